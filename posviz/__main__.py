@@ -1,0 +1,51 @@
+"""Command line: `python -m posviz verify` reproduces every lesson claim and exits 1 if one fails."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from posviz.claims import claim_rows
+
+
+def verify() -> int:
+    rows = claim_rows()
+    head = ("#", "lesson", "check", "expected", "reproduced", "tolerance", "pass")
+    table = [
+        (
+            str(r["claim"]),
+            r["lesson"],
+            r["check"],
+            r["expected"],
+            r["reproduced"],
+            r["tolerance"],
+            "PASS" if r["pass"] else "FAIL",
+        )
+        for r in rows
+    ]
+    widths = [max(len(str(line[i])) for line in [head, *table]) for i in range(len(head))]
+    last = None
+    for line in [head, *table]:
+        if line[0] != last and line is not head:
+            statement = next(r["statement"] for r in rows if str(r["claim"]) == line[0])
+            print(f"\n{line[0]}. {statement}")
+        last = line[0]
+        print("  ".join(str(cell).ljust(w) for cell, w in zip(line, widths, strict=True)))
+    claims_failed = sorted({r["claim"] for r in rows if not r["pass"]})
+    total = len({r["claim"] for r in rows})
+    print(
+        f"\n{total - len(claims_failed)} of {total} claims pass"
+        + (f"; failing: {claims_failed}" if claims_failed else "")
+    )
+    return 1 if claims_failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m posviz", description=__doc__)
+    parser.add_argument("command", choices=["verify"], help="verify: reproduce the lessons' claims")
+    parser.parse_args(argv)
+    return verify()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

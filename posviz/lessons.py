@@ -1,0 +1,298 @@
+"""The lessons' experiments, parametrised, and the registry of their verified claims.
+
+Each experiment reproduces its lesson's seed and random draw order at the defaults and
+returns the numbers and the arrays the app draws. Shapes use T (tokens), C (width).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from posviz import _checks
+from posviz.attention import attention_weights, self_attention
+from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
+
+LESSON_PERM = (3, 0, 5, 1, 4, 2)
+POSITION_KINDS = ("none", "constant", "ramp", "random", "sinusoidal", "learned", "rotary")
+DEFAULT_SCALES = {
+    "none": 0.0,
+    "constant": 0.6,
+    "ramp": 0.6,
+    "random": 0.5,
+    "sinusoidal": 1.0,
+    "learned": 1.0,
+    "rotary": 1.0,
+}
+
+
+def position_signal(kind: str, length: int, width: int, scale: float, *, seed: int = 0) -> np.ndarray:
+    """The additive position rows of one kind, times `scale` ("none" and "rotary" add zeros).
+
+    "random" draws N(0, 1) rows from RandomState(seed); "learned" takes the seeded table.
+
+    Returns: (T, C)
+
+    >>> position_signal("ramp", 6, 8, 0.6).shape
+    (6, 8)
+    """
+    if kind not in POSITION_KINDS:
+        raise ValueError(f"position kind must be one of {', '.join(POSITION_KINDS)}; got {kind!r}")
+    scale = _checks.finite_real("scale", scale)
+    if kind == "constant":
+        return constant(length, width, scale)
+    if kind == "ramp":
+        return ramp(length, width, scale)
+    if kind == "random":
+        return gaussian(length, width, scale, rng=np.random.RandomState(seed))
+    if kind == "sinusoidal":
+        return scale * sinusoidal(length, _checks.even_width("C", width))
+    if kind == "learned":
+        return scale * learned(length, width, seed=seed)
+    return np.zeros((_checks.integer("length", length), _checks.integer("width", width, minimum=1)))
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    """Lesson 000's shuffle test: attend-then-shuffle against shuffle-then-attend."""
+
+    x: np.ndarray  # (T, C) token content
+    pos: np.ndarray  # (T, C) additive position rows (zeros for none/rotary)
+    perm: np.ndarray  # (T,)
+    out: np.ndarray  # (T, C) attn(X + pos)
+    out_perm: np.ndarray  # (T, C) attn(X[perm] + pos)
+    reference: np.ndarray  # (T, C) out[perm], or out itself when the reorder is forgotten
+    weights: np.ndarray  # (T, T) attention weights of X + pos
+    weights_perm: np.ndarray  # (T, T) attention weights of X[perm] + pos
+
+    @property
+    def difference(self) -> np.ndarray:
+        """out_perm - reference: (T, C)"""
+        return self.out_perm - self.reference
+
+    @property
+    def max_diff(self) -> float:
+        return float(np.abs(self.difference).max(initial=0.0))
+
+
+def _weights(rng: np.random.RandomState, width: int, scale: float) -> tuple[np.ndarray, ...]:
+    return tuple(rng.randn(width, width) * scale for _ in range(3))
+
+
+def order_experiment(
+    *,
+    seed: int = 42,
+    length: int = 6,
+    width: int = 8,
+    weight_scale: float = 0.5,
+    perm: tuple[int, ...] | np.ndarray = LESSON_PERM,
+    position: str = "none",
+    scale: float | None = None,
+    causal: bool = False,
+    forget_reorder: bool = False,
+) -> OrderResult:
+    """Shuffle the tokens (positions stay in their slots) and compare with the shuffled output.
+
+    Draw order (lesson 000): X = randn(1, T, C), then w_q, w_k, w_v = randn(C, C) * weight_scale.
+    `scale` defaults to DEFAULT_SCALES[position]; `forget_reorder` is the lesson's exercise 1.
+
+    >>> order_experiment().max_diff < 1e-15
+    True
+    """
+    seed = _checks.integer("seed", seed)
+    length = _checks.integer("length", length, minimum=1)
+    width = _checks.integer("width", width, minimum=1)
+    weight_scale = _checks.finite_real("weight_scale", weight_scale)
+    perm = _checks.permutation(perm, length)
+    scale = DEFAULT_SCALES.get(position, 0.0) if scale is None else scale
+    pos = position_signal(position, length, width, scale, seed=seed)
+    if position == "rotary":
+        _checks.even_width("C", width, why="rotary embeddings rotate pairs of dimensions")
+    rng = np.random.RandomState(seed)
+    x = rng.randn(1, length, width)[0]
+    w_q, w_k, w_v = _weights(rng, width, weight_scale)
+    opts = {"causal": causal, "rotary": position == "rotary"}
+    out = self_attention(x + pos, w_q, w_k, w_v, **opts)
+    out_perm = self_attention(x[perm] + pos, w_q, w_k, w_v, **opts)
+    return OrderResult(
+        x=x,
+        pos=pos,
+        perm=perm,
+        out=out,
+        out_perm=out_perm,
+        reference=out if forget_reorder else out[perm],
+        weights=attention_weights(x + pos, w_q, w_k, **opts),
+        weights_perm=attention_weights(x[perm] + pos, w_q, w_k, **opts),
+    )
+
+
+@dataclass(frozen=True)
+class TwinResult:
+    """Lesson 000's identical-tokens test: one token vector at two positions."""
+
+    out: np.ndarray  # (T, C)
+    first: int
+    second: int
+
+    @property
+    def row_diff(self) -> float:
+        """max abs(out[first] - out[second])"""
+        return float(np.abs(self.out[self.first] - self.out[self.second]).max())
+
+
+def twin_experiment(
+    *,
+    seed: int = 42,
+    length: int = 6,
+    width: int = 8,
+    weight_scale: float = 0.5,
+    first: int = 0,
+    second: int = 4,
+    position: str = "none",
+    scale: float | None = None,
+    causal: bool = False,
+) -> TwinResult:
+    """Put one token vector at `first` and `second`, attend, compare the two output rows.
+
+    Draw order (lesson 000): w_q, w_k, w_v = randn(C, C) * weight_scale, then X = randn(1, T, C),
+    then the token randn(C).
+
+    >>> twin_experiment().row_diff
+    0.0
+    """
+    seed = _checks.integer("seed", seed)
+    length = _checks.integer("length", length, minimum=1)
+    width = _checks.integer("width", width, minimum=1)
+    weight_scale = _checks.finite_real("weight_scale", weight_scale)
+    first = _checks.integer("first", first)
+    second = _checks.integer("second", second)
+    if first >= length or second >= length:
+        raise ValueError(f"positions must be below the length {length}, got {first} and {second}")
+    scale = DEFAULT_SCALES.get(position, 0.0) if scale is None else scale
+    pos = position_signal(position, length, width, scale, seed=seed)
+    rng = np.random.RandomState(seed)
+    w_q, w_k, w_v = _weights(rng, width, weight_scale)
+    x = rng.randn(1, length, width)[0]
+    token = rng.randn(width)
+    x[first] = token
+    x[second] = token
+    out = self_attention(x + pos, w_q, w_k, w_v, causal=causal, rotary=position == "rotary")
+    return TwinResult(out=out, first=first, second=second)
+
+
+@dataclass(frozen=True)
+class SentenceResult:
+    """Module 09: two sentences through one head, with and without position rows."""
+
+    words1: tuple[str, ...]
+    words2: tuple[str, ...]
+    raw_pos: np.ndarray  # (T_max, d) unscaled N(0, 1) position draw
+    scale: float
+    out1: np.ndarray  # (T1, d) no position
+    out2: np.ndarray  # (T2, d)
+    out1p: np.ndarray  # (T1, d) with scale * raw_pos
+    out2p: np.ndarray  # (T2, d)
+    weights1: np.ndarray  # (T1, T1) no position
+    weights2: np.ndarray  # (T2, T2)
+    weights1p: np.ndarray  # (T1, T1) with position
+    weights2p: np.ndarray  # (T2, T2)
+    vectors: dict[str, np.ndarray] = field(repr=False)
+    w: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False)
+
+    def word_rows(self, word: str) -> tuple[int, int]:
+        """First position of `word` in each sentence."""
+        if word not in self.words1 or word not in self.words2:
+            raise ValueError(f"{word!r} must appear in both sentences")
+        return self.words1.index(word), self.words2.index(word)
+
+    def word_diff(self, word: str, *, with_position: bool) -> float:
+        """max abs difference of `word`'s output rows between the sentences."""
+        i, j = self.word_rows(word)
+        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
+        return float(np.abs(a[i] - b[j]).max())
+
+    def output_at(self, scale: float, which: int) -> np.ndarray:
+        """Sentence `which` (1 or 2) attended with the position draw times `scale`: (T, d)."""
+        words = self.words1 if which == 1 else self.words2
+        x = np.array([self.vectors[w] for w in words])
+        return self_attention(x + scale * self.raw_pos[: len(words)], *self.w)
+
+
+def sentence_words(text: str) -> tuple[str, ...]:
+    """Lower-cased whitespace-separated words of `text`."""
+    if not isinstance(text, str):
+        raise TypeError(f"a sentence must be a str, got {type(text).__name__}")
+    words = tuple(text.lower().split())
+    if not words:
+        raise ValueError("a sentence needs at least one word, got an empty string")
+    return words
+
+
+def sentence_experiment(
+    sentence1: str = "dog bites man",
+    sentence2: str = "man bites dog",
+    *,
+    seed: int = 2,
+    width: int = 6,
+    scale: float = 0.5,
+) -> SentenceResult:
+    """Run two sentences through one self-attention head, without and with position.
+
+    Draw order (module 09): one randn(d) per distinct word in order of first appearance
+    (sentence 1, then 2), then w_q, w_k, w_v = randn(d, d), then raw positions
+    randn(T_max, d); the position rows are scale * raw positions.
+
+    >>> sentence_experiment().word_diff("man", with_position=False) < 1e-12
+    True
+    """
+    words1, words2 = sentence_words(sentence1), sentence_words(sentence2)
+    seed = _checks.integer("seed", seed)
+    width = _checks.integer("width", width, minimum=1)
+    scale = _checks.finite_real("scale", scale)
+    rng = np.random.RandomState(seed)
+    vectors = {w: rng.randn(width) for w in dict.fromkeys(words1 + words2)}
+    w = tuple(rng.randn(width, width) for _ in range(3))
+    raw_pos = rng.randn(max(len(words1), len(words2)), width)
+    x1 = np.array([vectors[t] for t in words1])
+    x2 = np.array([vectors[t] for t in words2])
+    p1, p2 = scale * raw_pos[: len(words1)], scale * raw_pos[: len(words2)]
+    return SentenceResult(
+        words1=words1,
+        words2=words2,
+        raw_pos=raw_pos,
+        scale=scale,
+        out1=self_attention(x1, *w),
+        out2=self_attention(x2, *w),
+        out1p=self_attention(x1 + p1, *w),
+        out2p=self_attention(x2 + p2, *w),
+        weights1=attention_weights(x1, w[0], w[1]),
+        weights2=attention_weights(x2, w[0], w[1]),
+        weights1p=attention_weights(x1 + p1, w[0], w[1]),
+        weights2p=attention_weights(x2 + p2, w[0], w[1]),
+        vectors=vectors,
+        w=w,
+    )
+
+
+def reordering(words1: tuple[str, ...], words2: tuple[str, ...]) -> np.ndarray | None:
+    """A permutation p with words2[i] == words1[p[i]], or None if words2 is no reordering of words1.
+
+    >>> reordering(("dog", "bites", "man"), ("man", "bites", "dog")).tolist()
+    [2, 1, 0]
+    """
+    if sorted(words1) != sorted(words2):
+        return None
+    free: dict[str, list[int]] = {}
+    for i, w in enumerate(words1):
+        free.setdefault(w, []).append(i)
+    return np.array([free[w].pop(0) for w in words2], dtype=np.intp)
+
+
+def sentence_distance_curve(result: SentenceResult, word: str, scales: np.ndarray) -> np.ndarray:
+    """max abs difference of `word`'s output rows between the sentences at each scale.
+
+    Returns: (S,) for S scales
+    """
+    i, j = result.word_rows(word)
+    return np.array([np.abs(result.output_at(s, 1)[i] - result.output_at(s, 2)[j]).max() for s in scales])
