@@ -15,6 +15,7 @@ from posviz.attention import attention_weights, self_attention
 from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
+SENTENCE_POSITIONS = ("random", "ramp", "constant", "sinusoidal", "learned")
 POSITION_KINDS = ("none", "constant", "ramp", "random", "sinusoidal", "learned", "rotary")
 DEFAULT_SCALES = {
     "none": 0.0,
@@ -212,6 +213,39 @@ class SentenceResult:
         a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
         return float(np.abs(a[i] - b[j]).max())
 
+    def common_words(self) -> list[str]:
+        """Words of sentence 1 that also appear in sentence 2, in sentence-1 order."""
+        return [w for w in dict.fromkeys(self.words1) if w in self.words2]
+
+    def permuted_gap(self, *, with_position: bool) -> float | None:
+        """max |W2 - P W1 P^T| when sentence 2 reorders sentence 1's words; None if it does not."""
+        p = reordering(self.words1, self.words2)
+        if p is None:
+            return None
+        w1, w2 = (self.weights1p, self.weights2p) if with_position else (self.weights1, self.weights2)
+        return float(np.abs(w2 - w1[np.ix_(p, p)]).max())
+
+    def means_allclose(self, *, with_position: bool) -> bool:
+        """np.allclose of the two sentences' mean output vectors."""
+        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
+        return bool(np.allclose(a.mean(axis=0), b.mean(axis=0)))
+
+    def word_allclose(self, word: str, *, with_position: bool) -> bool:
+        """np.allclose of `word`'s output rows in the two sentences."""
+        i, j = self.word_rows(word)
+        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
+        return bool(np.allclose(a[i], b[j]))
+
+    def word_outputs(self, word: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
+        """`word`'s output rows in sentence 1 and sentence 2 with the position draw times `scale`: 2 x (d,)."""
+        i, j = self.word_rows(word)
+        return self.output_at(scale, 1)[i], self.output_at(scale, 2)[j]
+
+    def word_distance(self, word: str, scale: float) -> float:
+        """max abs difference of `word`'s two output rows at position scale `scale`."""
+        a, b = self.word_outputs(word, scale)
+        return float(np.abs(a - b).max())
+
     def output_at(self, scale: float, which: int) -> np.ndarray:
         """Sentence `which` (1 or 2) attended with the position draw times `scale`: (T, d)."""
         words = self.words1 if which == 1 else self.words2
@@ -236,12 +270,14 @@ def sentence_experiment(
     seed: int = 2,
     width: int = 6,
     scale: float = 0.5,
+    position: str = "random",
 ) -> SentenceResult:
     """Run two sentences through one self-attention head, without and with position.
 
     Draw order (module 09): one randn(d) per distinct word in order of first appearance
     (sentence 1, then 2), then w_q, w_k, w_v = randn(d, d), then raw positions
-    randn(T_max, d); the position rows are scale * raw positions.
+    randn(T_max, d); the position rows are scale * raw positions. Another additive `position`
+    kind (ramp, constant, sinusoidal, learned) replaces the raw draw by its unit-scale rows.
 
     >>> sentence_experiment().word_diff("man", with_position=False) < 1e-12
     True
@@ -253,7 +289,10 @@ def sentence_experiment(
     rng = np.random.RandomState(seed)
     vectors = {w: rng.randn(width) for w in dict.fromkeys(words1 + words2)}
     w = tuple(rng.randn(width, width) for _ in range(3))
-    raw_pos = rng.randn(max(len(words1), len(words2)), width)
+    longest = max(len(words1), len(words2))
+    if position not in SENTENCE_POSITIONS:
+        raise ValueError(f"position must be one of {', '.join(SENTENCE_POSITIONS)}; got {position!r}")
+    raw_pos = rng.randn(longest, width) if position == "random" else position_signal(position, longest, width, 1.0)
     x1 = np.array([vectors[t] for t in words1])
     x2 = np.array([vectors[t] for t in words2])
     p1, p2 = scale * raw_pos[: len(words1)], scale * raw_pos[: len(words2)]
@@ -289,10 +328,37 @@ def reordering(words1: tuple[str, ...], words2: tuple[str, ...]) -> np.ndarray |
     return np.array([free[w].pop(0) for w in words2], dtype=np.intp)
 
 
+def magnitude_steps() -> list[float]:
+    """Position scales a slider offers: 0, a 1-2-5 series from 1e-6 to 0.05, then 0.1 to 1 in steps of 0.05.
+
+    >>> steps = magnitude_steps(); steps[0], 0.001 in steps, 0.5 in steps, steps[-1]
+    (0.0, True, True, 1.0)
+    """
+    fine = [round(m * 10.0**e, 12) for e in range(-6, -1) for m in (1, 2, 5)]
+    coarse = [round(0.05 * i, 2) for i in range(2, 21)]
+    return [0.0, *fine, *coarse]
+
+
+def curve_scales(points: int = 61) -> np.ndarray:
+    """Scales at which to draw the distance curve: 0, then `points` log-spaced from 1e-6 to 1.
+
+    Returns: (points + 1,)
+    """
+    return np.concatenate([[0.0], np.geomspace(1e-6, 1.0, _checks.integer("points", points, minimum=2))])
+
+
 def sentence_distance_curve(result: SentenceResult, word: str, scales: np.ndarray) -> np.ndarray:
     """max abs difference of `word`'s output rows between the sentences at each scale.
 
     Returns: (S,) for S scales
     """
-    i, j = result.word_rows(word)
-    return np.array([np.abs(result.output_at(s, 1)[i] - result.output_at(s, 2)[j]).max() for s in scales])
+    return np.array([result.word_distance(word, float(s)) for s in scales])
+
+
+def magnitude_curve(sentence1: str, sentence2: str, word: str, points: int = 61) -> tuple[np.ndarray, np.ndarray]:
+    """(scales, distances) for the module-09 setup of two sentences, from scale 0 up to 1.
+
+    Returns: ((points + 1,), (points + 1,))
+    """
+    scales = curve_scales(points)
+    return scales, sentence_distance_curve(sentence_experiment(sentence1, sentence2), word, scales)

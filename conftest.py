@@ -1,0 +1,1 @@
+"""Makes the repository root importable (posviz, ui) for the tests and doctests."""

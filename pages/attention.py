@@ -1,0 +1,103 @@
+"""Before and after position: two sentences' attention weights, without and with position (module 09)."""
+
+import streamlit as st
+
+import ui
+from posviz import charts, lessons
+
+KINDS = lessons.SENTENCE_POSITIONS
+PARAMS = [
+    ui.Param("s1", "dog bites man", "text"),
+    ui.Param("s2", "man bites dog", "text"),
+    ui.Param("position", "random", "choice", options=KINDS),
+    ui.Param("pscale", 0.5, "float", 0.0, 1.0),
+    ui.Param("seed", 2, "int", 0, 99_999),
+    ui.Param("d", 6, "int", 2, 256, step=2),
+    ui.Param("word", "man", "text", max_len=60),
+]
+run = st.cache_data(lessons.sentence_experiment, max_entries=64)
+
+st.title("Attention before and after position")
+ui.intro(
+    "Two sentences with the same words in a different order, through one attention head with the same "
+    "weights. Without position, sentence 2's attention matrix is sentence 1's with its rows and columns "
+    "reordered, and each word gets the same output in both sentences. Adding position rows makes the "
+    "matrices and the words' outputs differ."
+)
+ui.url_state(PARAMS)
+s = st.session_state
+with st.sidebar:
+    st.text_input(f"sentence 1 (up to {ui.MAX_WORDS} words)", key="s1", max_chars=ui.MAX_TEXT)
+    st.text_input(f"sentence 2 (up to {ui.MAX_WORDS} words)", key="s2", max_chars=ui.MAX_TEXT)
+    st.selectbox("position signal", KINDS, key="position", help="random: randn(T, d) drawn after the weights")
+    st.slider("position scale", 0.0, 1.0, step=0.01, key="pscale")
+    st.number_input("seed", 0, 99_999, key="seed")
+    st.slider("width d (even)", 2, 256, step=2, key="d")
+ui.sync_url(PARAMS)
+
+text1 = ui.capped_sentence(s.s1, "Sentence 1", PARAMS[0].default)
+text2 = ui.capped_sentence(s.s2, "Sentence 2", PARAMS[1].default)
+result = ui.guarded(
+    lambda: run(text1, text2, seed=s.seed, width=s.d, scale=s.pscale, position=s.position),
+    lambda: run(),
+    "These sentences",
+)
+
+gap_plain = result.permuted_gap(with_position=False)
+gap_pos = result.permuted_gap(with_position=True)
+left, right = st.columns([3, 2])
+with left:
+    if gap_plain is None:
+        ui.headline("sentence 2 reorders sentence 1?", "no")
+        st.caption("The two sentences do not hold the same words, so there is no reordering to compare.")
+    else:
+        ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{gap_plain:.2g} → {gap_pos:.3g}")
+        ui.badge(lessons.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
+        ui.badge(not lessons.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
+with right:
+    st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
+    st.caption(f"position: {s.position} × {s.pscale:g}  ·  seed {s.seed}  ·  d = {s.d}")
+
+panels = [
+    (result.weights1, result.words1, "sentence 1, no position", "s1-plain"),
+    (result.weights2, result.words2, "sentence 2, no position", "s2-plain"),
+    (result.weights1p, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
+    (result.weights2p, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
+]
+for row in (panels[:2], panels[2:]):
+    for col, (weights, words, title, name) in zip(st.columns(2), row, strict=True):
+        with col:
+            labels = charts.labelled(words)
+            ui.matrix_chart(
+                weights,
+                title=title,
+                row_title="query",
+                col_title="key",
+                domain=(0.0, 1.0),
+                scheme=charts.WEIGHT_SCHEME,
+                value_title="weight",
+                row_labels=labels,
+                col_labels=labels,
+                name=f"weights-{name}",
+                height=max(200, 28 * len(words)),
+            )
+st.caption("All four matrices share one colour scale, weights from 0 to 1; each row sums to 1.")
+
+common = result.common_words()
+if common:
+    st.subheader("One word in both sentences")
+    if s.word not in common:
+        s.word = common[0]
+    word = st.selectbox("word", common, key="word")
+    a, b, c = st.columns(3)
+    a.metric(
+        f"'{word}': max diff, no position",
+        f"{result.word_diff(word, with_position=False):.3g}",
+        help="np.allclose: " + str(result.word_allclose(word, with_position=False)),
+    )
+    b.metric(
+        f"'{word}': max diff, with position",
+        f"{result.word_diff(word, with_position=True):.6g}",
+        help="np.allclose: " + str(result.word_allclose(word, with_position=True)),
+    )
+    c.metric("sentence means allclose, with position", str(result.means_allclose(with_position=True)))

@@ -1,0 +1,85 @@
+"""Shrinking big matrices for drawing: block means and windows, saying what was done.
+
+Shapes: R rows, K columns of the full matrix; r, k of the reduced one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from posviz import _checks
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """A matrix reduced for display: each cell is the mean of a row_factor x col_factor block."""
+
+    values: np.ndarray  # (r, k)
+    row_factor: int
+    col_factor: int
+    row_starts: np.ndarray  # (r,) first full-matrix row of each block
+    col_starts: np.ndarray  # (k,) first full-matrix column of each block
+
+    @property
+    def aggregated(self) -> bool:
+        return self.row_factor > 1 or self.col_factor > 1
+
+    @property
+    def note(self) -> str:
+        if not self.aggregated:
+            return "every value shown"
+        return f"each cell = mean of {self.row_factor} x {self.col_factor} values"
+
+
+def block_factors(rows: int, cols: int, max_cells: int) -> tuple[int, int]:
+    """Smallest block sizes (fr, fc), grown on the longer reduced side, with ceil(R/fr)*ceil(K/fc) <= max_cells.
+
+    >>> block_factors(8192, 2048, 40_000)
+    (64, 8)
+    """
+    rows, cols = _checks.integer("rows", rows), _checks.integer("cols", cols)
+    max_cells = _checks.integer("max_cells", max_cells, minimum=1)
+    fr = fc = 1
+    while math.ceil(rows / fr) * math.ceil(cols / fc) > max_cells:
+        if math.ceil(rows / fr) >= math.ceil(cols / fc):
+            fr *= 2
+        else:
+            fc *= 2
+    return fr, fc
+
+
+def block_mean(m: np.ndarray, max_cells: int = 40_000) -> Reduced:
+    """Average m over blocks so that at most `max_cells` cells remain (edge blocks may be partial).
+
+    Returns: Reduced with values (r, k)
+
+    >>> block_mean(np.ones((8192, 2048))).values.shape
+    (128, 256)
+    """
+    m = _checks.array("m", m, min_ndim=2)
+    if m.ndim != 2:
+        raise ValueError(f"m must be a 2-D matrix, got shape {m.shape}")
+    rows, cols = m.shape
+    fr, fc = block_factors(rows, cols, max_cells)
+    r, k = math.ceil(rows / fr), math.ceil(cols / fc)
+    padded = np.full((r * fr, k * fc), np.nan)
+    padded[:rows, :cols] = m
+    values = np.nanmean(padded.reshape(r, fr, k, fc), axis=(1, 3)) if (fr, fc) != (1, 1) else m.copy()
+    return Reduced(values, fr, fc, np.arange(r) * fr, np.arange(k) * fc)
+
+
+def window(m: np.ndarray, row0: int, col0: int, rows: int, cols: int) -> tuple[np.ndarray, int, int]:
+    """The part of m from (row0, col0), at most rows x cols, clipped to m; also its corrected origin.
+
+    Returns: ((r, k), row0, col0)
+
+    >>> window(np.zeros((10, 10)), 8, 0, 5, 5)[0].shape
+    (5, 5)
+    """
+    m = np.asarray(m)
+    row0 = min(_checks.integer("row0", row0), max(m.shape[0] - rows, 0))
+    col0 = min(_checks.integer("col0", col0), max(m.shape[1] - cols, 0))
+    return m[row0 : row0 + rows, col0 : col0 + cols], row0, col0

@@ -1,0 +1,107 @@
+"""Start the app with `streamlit run` on a free port and drive it with Debian's Chromium.
+
+Shared by the browser tests, tools/screenshots.py and the benchmarks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+def chromium_path() -> str | None:
+    """Debian's Chromium, if installed."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
+    """Run the app headless on a free loopback port; yield (base URL, process)."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "streamlit_app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                    if r.read().decode().strip() == "ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start: {proc.stderr.read().decode()[-2000:]}")
+            time.sleep(0.3)
+        yield base, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextlib.contextmanager
+def browser() -> Iterator[object]:
+    """A Playwright Chromium browser (Debian's binary), headless."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def settle(page, timeout: float = 60_000) -> None:
+    """Wait until the script has finished and the charts have drawn."""
+    page.wait_for_selector(DONE, timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_selector(DONE, timeout=timeout)
+    page.wait_for_load_state("networkidle", timeout=timeout)

@@ -1,0 +1,40 @@
+"""Screenshots of every page at 1280x720 (normal and presenter mode), for looking at with your eyes.
+
+python tools/screenshots.py [out_dir] [extra query string]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.harness import browser, serve, settle  # noqa: E402
+
+PAGES = ["overview", "order", "sinusoids", "attention", "magnitude"]
+
+
+def main() -> None:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "screenshots")
+    extra = sys.argv[2] if len(sys.argv) > 2 else ""
+    out.mkdir(parents=True, exist_ok=True)
+    with serve() as (base, _), browser() as b:
+        for presenter in (False, True):
+            page = b.new_page(viewport={"width": 1280, "height": 720})
+            for name in PAGES:
+                query = "&".join(q for q in ("presenter=true" if presenter else "", extra) if q)
+                page.goto(f"{base}/{name}" + (f"?{query}" if query else ""))
+                settle(page)
+                page.wait_for_timeout(800)
+                path = out / f"{name}{'-presenter' if presenter else ''}.png"
+                page.screenshot(path=str(path))
+                full = out / f"{name}{'-presenter' if presenter else ''}-full.png"
+                page.screenshot(path=str(full), full_page=True)
+                errors = page.locator("[data-testid='stException']").count()
+                print(path, "exceptions:", errors)
+            page.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,264 @@
+"""Streamlit helpers shared by the pages: URL state, presenter mode, badges, chart display.
+
+The core (posviz/) never imports this module; pages import it and posviz.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from posviz import charts, grids
+
+MAX_TEXT = 300
+MAX_WORDS = 64
+
+
+@dataclass(frozen=True)
+class Param:
+    """A view-defining control whose value lives in the URL under `key`.
+
+    kind: "int" and "float" within [lo, hi], "choice" among `options`, "bool", "text" (at most
+    `max_len` characters). A URL value that does not parse is reported and replaced by `default`.
+    """
+
+    key: str
+    default: object
+    kind: str
+    lo: float | None = None
+    hi: float | None = None
+    options: Sequence[object] = field(default_factory=tuple)
+    max_len: int = MAX_TEXT
+    step: int = 1
+
+    def parse(self, raw: str) -> object:
+        """The value a URL string stands for, or ValueError saying what was expected."""
+        if self.kind == "bool":
+            if raw.lower() in ("true", "1", "yes", "on"):
+                return True
+            if raw.lower() in ("false", "0", "no", "off"):
+                return False
+            raise ValueError("expected true or false")
+        if self.kind == "text":
+            if len(raw) > self.max_len:
+                raise ValueError(f"expected at most {self.max_len} characters, got {len(raw)}")
+            return raw
+        if self.kind == "choice":
+            for option in self.options:
+                if str(option) == raw or (isinstance(option, float) and _same_number(raw, option)):
+                    return option
+            shown = ", ".join(map(str, self.options[:12])) + (", …" if len(self.options) > 12 else "")
+            raise ValueError(f"expected one of {shown}")
+        return self._number(raw)
+
+    def _number(self, raw: str) -> int | float:
+        want = "a whole number" if self.kind == "int" else "a number"
+        expected = f"expected {want} from {self.lo:g} to {self.hi:g}"
+        try:
+            value = int(raw) if self.kind == "int" else float(raw)
+        except (ValueError, OverflowError):
+            raise ValueError(expected) from None
+        if not math.isfinite(value) or not self.lo <= value <= self.hi:
+            raise ValueError(expected)
+        if self.kind == "int" and (value - self.lo) % self.step:
+            raise ValueError(f"{expected} in steps of {self.step}")
+        return value
+
+    def format(self, value: object) -> str:
+        if self.kind == "bool":
+            return "true" if value else "false"
+        return str(value)
+
+
+def _same_number(raw: str, option: float) -> bool:
+    try:
+        return math.isclose(float(raw), option, rel_tol=1e-9, abs_tol=1e-15)
+    except (ValueError, OverflowError):
+        return False
+
+
+def _short(raw: str, limit: int = 40) -> str:
+    return raw if len(raw) <= limit else raw[:limit] + "…"
+
+
+def url_state(params: Sequence[Param]) -> None:
+    """Seed each control's session value from the URL (first run of the page), reporting bad values.
+
+    Call before the widgets; give each widget `key=param.key` and no `value`.
+    """
+    problems = []
+    for p in params:
+        if p.key in st.session_state:
+            continue
+        value = p.default
+        raw = st.query_params.get(p.key)
+        if raw is not None:
+            try:
+                value = p.parse(raw)
+            except ValueError as error:
+                problems.append(f"{p.key}={_short(raw)!r}: {error}; using {p.format(p.default)}")
+        st.session_state[p.key] = value
+    if problems:
+        note("Some link settings were not understood and fell back to defaults:\n" + "\n".join(problems))
+
+
+def sync_url(params: Sequence[Param]) -> None:
+    """Write every non-default control value into the URL so the view can be shared."""
+    for p in params:
+        value = st.session_state.get(p.key, p.default)
+        if value == p.default:
+            if p.key in st.query_params:
+                del st.query_params[p.key]
+        else:
+            st.query_params[p.key] = p.format(value)
+
+
+_MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~$:&")
+
+
+def escape(text: str) -> str:
+    """`text` with every Markdown/HTML special character backslash-escaped, so it shows literally."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in text)
+
+
+def note(message: str) -> None:
+    """A short visible warning. The message is escaped: text from a URL or a text box stays plain."""
+    st.warning("  \n".join(escape(line) for line in message.split("\n")), icon="⚠️")
+
+
+def presenter() -> bool:
+    """True when presenter mode is on (router toggle, or ?presenter=true when a page runs alone)."""
+    if "presenter" in st.session_state:
+        return bool(st.session_state["presenter"])
+    return st.query_params.get("presenter", "").lower() in ("true", "1")
+
+
+def intro(text: str) -> None:
+    """Explanatory prose, hidden in presenter mode to leave room for charts."""
+    if not presenter():
+        st.markdown(text)
+
+
+def badge(ok: bool, yes: str, no: str) -> None:
+    """A green or orange badge with the verdict in words."""
+    st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
+
+
+def headline(label: str, value: str, help_text: str | None = None) -> None:
+    """The page's key number, large enough for the back row."""
+    size = "3.2rem" if presenter() else "2.4rem"
+    st.caption(label, help=help_text)
+    st.markdown(
+        f"<div style='font-size:{size};font-weight:700;line-height:1.1;font-family:monospace'>{value}</div>",
+        unsafe_allow_html=True,
+    )
+
+
+def show_chart(chart: alt.TopLevelMixin, data: pd.DataFrame, name: str, *, downloads: bool = True) -> None:
+    """Draw a chart styled for the current mode, with its data as CSV and the chart as SVG."""
+    styled = charts.style(chart, presenter=presenter())
+    st.altair_chart(styled, width="stretch")
+    if downloads and not presenter():
+        left, right, _ = st.columns([1, 1, 4])
+        left.download_button(
+            "CSV",
+            data=data.to_csv(index=False),
+            file_name=f"{name}.csv",
+            mime="text/csv",
+            key=f"csv-{name}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+        right.download_button(
+            "SVG",
+            data=_svg_maker(styled),
+            file_name=f"{name}.svg",
+            mime="image/svg+xml",
+            key=f"svg-{name}",
+            on_click="ignore",
+            icon=":material/download:",
+        )
+
+
+def _svg_maker(chart: alt.TopLevelMixin) -> Callable[[], str]:
+    return lambda: charts.to_svg(chart)
+
+
+def guarded(
+    action: Callable[[], object], fallback: Callable[[], object], what: str, instead: str = "showing the defaults"
+) -> object:
+    """Run `action`; on the core's ValueError/TypeError show its message and run `fallback` instead."""
+    try:
+        return action()
+    except (ValueError, TypeError) as error:
+        note(f"{what}: {error}. {instead[:1].upper()}{instead[1:]} instead.")
+        return fallback()
+
+
+SMALL_CELLS = 400
+MAX_MARKS = 40_000
+
+
+def matrix_chart(
+    m,
+    *,
+    title: str,
+    row_title: str,
+    col_title: str,
+    domain: tuple[float, float],
+    name: str,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    scheme: str = charts.SIGNED_SCHEME,
+    value_title: str = "value",
+    height: int = 300,
+) -> None:
+    """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large."""
+    rows, cols = m.shape
+    if rows * cols <= SMALL_CELLS:
+        frame = charts.matrix_frame(
+            m,
+            row_labels if row_labels is not None else [str(i) for i in range(rows)],
+            col_labels if col_labels is not None else [str(j) for j in range(cols)],
+        )
+        chart = charts.token_heatmap(
+            frame,
+            title=title,
+            row_title=row_title,
+            col_title=col_title,
+            scheme=scheme,
+            domain=domain,
+            value_title=value_title,
+            annotate=rows * cols <= 100,
+            height=height,
+        )
+    else:
+        reduced = grids.block_mean(m, MAX_MARKS)
+        frame = charts.reduced_frame(reduced)
+        chart = charts.grid_heatmap(
+            reduced,
+            title=title,
+            row_title=row_title,
+            col_title=col_title,
+            scheme=scheme,
+            domain=domain,
+            value_title=value_title,
+            height=height,
+        )
+    show_chart(chart, frame, name)
+
+
+def capped_sentence(text: str, label: str, default: str) -> str:
+    """`text` cut to its first MAX_WORDS words, or `default` if it has none; says so when it changes it."""
+    words = text.split()
+    if not words:
+        note(f"{label} is empty; using {default!r}.")
+        return default
+    if len(words) > MAX_WORDS:
+        note(f"{label} has {len(words)} words; using the first {MAX_WORDS}.")
+    return " ".join(words[:MAX_WORDS])
