@@ -5,6 +5,7 @@ The core (posviz/) never imports this module; pages import it and posviz.
 
 from __future__ import annotations
 
+import html
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,23 @@ from posviz import charts, grids
 
 MAX_TEXT = 300
 MAX_WORDS = 64
+
+
+def page_setup() -> None:
+    """Call first on every page: hands a deep link opened before the router ever ran back to the router.
+
+    Streamlit treats an app with a pages/ folder as a legacy multipage app until its main script
+    calls st.navigation. So the first visitor of a freshly started server who opens /order directly
+    gets pages/order.py without the router (no presenter switch, no wide layout, file-name
+    navigation). Here we end that legacy mode and rerun, and the router serves the same URL.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+    if presenter():
+        st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
 
 
 @dataclass(frozen=True)
@@ -151,10 +169,12 @@ def badge(ok: bool, yes: str, no: str) -> None:
 
 def headline(label: str, value: str, help_text: str | None = None) -> None:
     """The page's key number, large enough for the back row."""
-    size = "3.2rem" if presenter() else "2.4rem"
-    st.caption(label, help=help_text)
+    size, label_size = ("3.4rem", "1.25rem") if presenter() else ("2.4rem", "0.95rem")
     st.markdown(
-        f"<div style='font-size:{size};font-weight:700;line-height:1.1;font-family:monospace'>{value}</div>",
+        f"<div style='font-size:{label_size};opacity:0.75' title='{html.escape(help_text or '')}'>"
+        f"{html.escape(label)}</div>"
+        f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-family:monospace'>"
+        f"{html.escape(value)}</div>",
         unsafe_allow_html=True,
     )
 
@@ -164,25 +184,23 @@ def show_chart(chart: alt.TopLevelMixin, data: pd.DataFrame, name: str, *, downl
     styled = charts.style(chart, presenter=presenter())
     st.altair_chart(styled, width="stretch")
     if downloads and not presenter():
-        left, right, _ = st.columns([1, 1, 4])
-        left.download_button(
-            "CSV",
-            data=data.to_csv(index=False),
-            file_name=f"{name}.csv",
-            mime="text/csv",
-            key=f"csv-{name}",
-            on_click="ignore",
-            icon=":material/download:",
-        )
-        right.download_button(
-            "SVG",
-            data=_svg_maker(styled),
-            file_name=f"{name}.svg",
-            mime="image/svg+xml",
-            key=f"svg-{name}",
-            on_click="ignore",
-            icon=":material/download:",
-        )
+        with st.popover("Download", icon=":material/download:"):
+            st.download_button(
+                "data (CSV)",
+                data=data.to_csv(index=False),
+                file_name=f"{name}.csv",
+                mime="text/csv",
+                key=f"csv-{name}",
+                on_click="ignore",
+            )
+            st.download_button(
+                "chart (SVG)",
+                data=_svg_maker(styled),
+                file_name=f"{name}.svg",
+                mime="image/svg+xml",
+                key=f"svg-{name}",
+                on_click="ignore",
+            )
 
 
 def _svg_maker(chart: alt.TopLevelMixin) -> Callable[[], str]:
@@ -217,10 +235,11 @@ def matrix_chart(
     scheme: str = charts.SIGNED_SCHEME,
     value_title: str = "value",
     height: int = 300,
+    annotate_cols: int = 6,
 ) -> None:
     """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large."""
     rows, cols = m.shape
-    if rows * cols <= SMALL_CELLS:
+    if rows * cols <= SMALL_CELLS and cols <= 24:
         frame = charts.matrix_frame(
             m,
             row_labels if row_labels is not None else [str(i) for i in range(rows)],
@@ -234,7 +253,7 @@ def matrix_chart(
             scheme=scheme,
             domain=domain,
             value_title=value_title,
-            annotate=rows * cols <= 100,
+            annotate=rows * cols <= 100 and cols <= annotate_cols,
             height=height,
         )
     else:

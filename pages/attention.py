@@ -6,6 +6,7 @@ import ui
 from posviz import charts, lessons
 
 KINDS = lessons.SENTENCE_POSITIONS
+ui.page_setup()
 PARAMS = [
     ui.Param("s1", "dog bites man", "text"),
     ui.Param("s2", "man bites dog", "text"),

@@ -8,6 +8,7 @@ import ui
 from posviz import charts, lessons
 
 STEPS = lessons.magnitude_steps()
+ui.page_setup()
 PARAMS = [
     ui.Param("scale", 0.5, "choice", options=STEPS),
     ui.Param("s1", "dog bites man", "text"),
@@ -51,7 +52,7 @@ distance = result.word_distance(word, s.scale)
 close = bool(np.allclose(a, b))
 left, right = st.columns([2, 3])
 with left:
-    ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.4g}")
+    ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.7g}")
     ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)")
     bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
     ui.show_chart(

@@ -8,6 +8,7 @@ import ui
 from posviz import lessons
 
 KINDS = posviz.POSITION_KINDS
+ui.page_setup()
 PARAMS = [
     ui.Param("seed", 42, "int", 0, 99_999),
     ui.Param("T", 6, "int", 2, 256),
@@ -105,6 +106,7 @@ for col, (title, matrix) in zip(cols, panels, strict=True):
             col_title="feature",
             domain=domain,
             name=f"order-{title.split(',')[0].replace(' ', '-')}",
+            height=340,
         )
 st.caption("All three panels share one diverging colour scale centred on 0, so a machine-zero difference is blank.")
 
@@ -135,7 +137,12 @@ with c:
     m1.metric("row difference, no position", f"{plain.row_diff:.3g}")
     m2.metric(f"row difference, {position} × {pscale:g}", f"{marked.row_diff:.3g}")
 rows = np.vstack([plain.out[[first, second]], marked.out[[first, second]]])
-labels = [f"slot {first}, none", f"slot {second}, none", f"slot {first}, {position}", f"slot {second}, {position}"]
+labels = [
+    f"slot {first}, no position",
+    f"slot {second}, no position",
+    f"slot {first}, with {position}",
+    f"slot {second}, with {position}",
+]
 ui.matrix_chart(
     rows,
     title="output rows of the two copies",
@@ -144,5 +151,5 @@ ui.matrix_chart(
     domain=posviz.charts.signed_domain(rows),
     row_labels=labels,
     name="identical-tokens",
-    height=160,
+    height=260,
 )

@@ -1,17 +1,58 @@
-"""Overview: what posviz is for, and every lesson claim reproduced live."""
+"""Overview: what posviz is for, and every lesson claim reproduced live by the core."""
 
 import pandas as pd
 import streamlit as st
 
 import posviz
+import ui
 
-st.title("posviz: why attention needs position")
-st.write(
-    "Self-attention treats its input as a set: shuffle the tokens and the outputs shuffle with them. "
+ui.page_setup()
+PAGE_TITLES = {
+    "order": "Order blindness",
+    "sinusoids": "Sinusoids",
+    "attention": "Before and after position",
+    "magnitude": "Position magnitude",
+}
+registry = st.cache_data(posviz.claims, max_entries=1)()
+
+st.title("Why attention needs position")
+ui.intro(
+    "Self-attention reads its input as a set: shuffle the tokens and the outputs shuffle with them, two "
+    "copies of a token get the same output, and *man* means the same in *dog bites man* and *man bites dog*. "
     "Adding a position vector to each token before attention is what lets order matter. "
-    "Every number below is recomputed by the posviz core when this page loads."
+    "The pages on the left show each step live; the table below reruns every numbered claim of the three "
+    "lessons on this server, now."
 )
-rows = pd.DataFrame(posviz.claim_rows())
-passed = sum(c.passed for c in posviz.claims())
-st.metric("lesson claims reproduced", f"{passed} of {len(posviz.claims())}")
-st.dataframe(rows.drop(columns=["page"]), hide_index=True)
+passed = sum(c.passed for c in registry)
+left, right = st.columns([1, 2])
+with left:
+    ui.headline("lesson claims reproduced on this machine", f"{passed} of {len(registry)}")
+    ui.badge(passed == len(registry), "all pass", "some fail: see the table")
+with right:
+    ui.intro(
+        "Expected values are the lessons' published numbers; reproduced values are computed from the same "
+        "seeds and random draw order. Run `python -m posviz verify` to print the same table in a terminal."
+    )
+
+rows = pd.DataFrame(posviz.claim_rows(registry))
+rows["pass"] = rows["pass"].map({True: "✅ pass", False: "❌ FAIL"})
+rows["shown on"] = "./" + rows.pop("page")
+st.dataframe(
+    rows,
+    hide_index=True,
+    width="stretch",
+    height=35 * (len(rows) + 1) + 3,
+    column_config={
+        "claim": st.column_config.NumberColumn("#", width="small"),
+        "lesson": st.column_config.TextColumn("lesson", width="small"),
+        "statement": st.column_config.TextColumn("claim", width="large"),
+        "shown on": st.column_config.LinkColumn(
+            "page", display_text=r"\./(.*)", help="the page that shows this claim live"
+        ),
+    },
+)
+st.caption(
+    "Pages: "
+    + " · ".join(f"{title} (./{path})" for path, title in PAGE_TITLES.items())
+    + ". Tolerance ± is an absolute difference; ≤ bounds a machine-zero value."
+)

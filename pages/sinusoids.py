@@ -9,6 +9,7 @@ import ui
 from posviz import charts, lessons, properties
 
 MAX_LENGTH, MAX_WIDTH, CURVE_WINDOW, SIM_WINDOW = 8192, 2048, 1024, 128
+ui.page_setup()
 PARAMS = [
     ui.Param("length", 64, "int", 1, MAX_LENGTH),
     ui.Param("width", 64, "int", 2, MAX_WIDTH, step=2),

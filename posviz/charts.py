@@ -22,8 +22,10 @@ SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00
 def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelMixin:
     """Font sizes for a laptop (12-14 px) or a lecture screen (16-22 px)."""
     label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
+    fit_width = alt.AutoSizeParams(type="fit-x", contains="padding")  # height stays the plot's own
     return (
-        chart.configure_axis(labelFontSize=label, titleFontSize=title)
+        chart.properties(autosize=fit_width)
+        .configure_axis(labelFontSize=label, titleFontSize=title)
         .configure_legend(labelFontSize=label, titleFontSize=title)
         .configure_title(fontSize=heading, anchor="start")
         .configure_header(labelFontSize=title, titleFontSize=title)
@@ -37,7 +39,7 @@ def _color(scheme: str, domain: tuple[float, float], title: str) -> alt.Color:
         "value:Q",
         title=title,
         scale=alt.Scale(scheme=scheme, domain=list(domain), clamp=True, **mid),
-        legend=alt.Legend(gradientLength=160),
+        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6),
     )
 
 
@@ -161,7 +163,9 @@ def token_heatmap(
     rows = list(dict.fromkeys(frame.sort_values("row_index")["row"]))
     cols = list(dict.fromkeys(frame.sort_values("col_index")["col"]))
     base = alt.Chart(frame, title=title).encode(
-        x=alt.X("col:O", title=col_title, sort=cols, axis=alt.Axis(labelAngle=-40, labelLimit=120)),
+        x=alt.X(
+            "col:O", title=col_title, sort=cols, axis=alt.Axis(labelAngle=0 if len(cols) <= 8 else -40, labelLimit=120)
+        ),
         y=alt.Y("row:O", title=row_title, sort=rows, axis=alt.Axis(labelLimit=120)),
         tooltip=[
             alt.Tooltip("row:N", title=row_title),
@@ -170,7 +174,7 @@ def token_heatmap(
         ],
     )
     rect = base.mark_rect().encode(color=_color(scheme, domain, value_title))
-    chart = rect.properties(height=height)
+    chart = rect.properties(width="container", height=height)
     if annotate:
         middle = (domain[0] + domain[1]) / 2
         light = alt.datum.value < middle if scheme == WEIGHT_SCHEME else abs(alt.datum.value) > domain[1] / 2
@@ -178,7 +182,7 @@ def token_heatmap(
             text=alt.Text("value:Q", format=".2f"),
             color=alt.condition(light, alt.value("white"), alt.value("black")),
         )
-        chart = alt.layer(rect, text).properties(height=height)
+        chart = alt.layer(rect, text).properties(width="container", height=height)
     return chart
 
 
@@ -204,7 +208,8 @@ def lines(
     if color is not None:
         encoding["color"] = alt.Color(f"{color}:N", title=color, scale=alt.Scale(range=list(SERIES_COLORS)))
         encoding["tooltip"].insert(0, alt.Tooltip(f"{color}:N"))
-    return alt.Chart(frame, title=title).mark_line(point=len(frame) <= 64).encode(**encoding).properties(height=height)
+    chart = alt.Chart(frame, title=title).mark_line(point=len(frame) <= 64).encode(**encoding)
+    return chart.properties(width="container", height=height)
 
 
 def hline(value: float, label: str) -> alt.LayerChart:
@@ -240,7 +245,7 @@ def grouped_bars(frame: pd.DataFrame, *, x: str, y: str, group: str, title: str,
             color=alt.Color(f"{group}:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2]))),
             tooltip=[f"{group}:N", f"{x}:O", alt.Tooltip(f"{y}:Q", format=".6g")],
         )
-        .properties(height=260)
+        .properties(width="container", height=260)
     )
 
 

@@ -362,3 +362,53 @@ def magnitude_curve(sentence1: str, sentence2: str, word: str, points: int = 61)
     """
     scales = curve_scales(points)
     return scales, sentence_distance_curve(sentence_experiment(sentence1, sentence2), word, scales)
+
+
+def shuffled(length: int, seed: int) -> np.ndarray:
+    """A seeded random permutation of 0..length-1 (RandomState(seed).permutation).
+
+    >>> shuffled(6, 0).shape
+    (6,)
+    """
+    length = _checks.integer("length", length, minimum=1)
+    return np.random.RandomState(_checks.integer("seed", seed)).permutation(length)
+
+
+def parse_permutation(text: str, length: int) -> np.ndarray:
+    """Read a typed permutation such as "3 0 5 1 4 2" or "3,0,5,1,4,2" of 0..length-1.
+
+    >>> parse_permutation("3, 0 5 1 4 2", 6).tolist()
+    [3, 0, 5, 1, 4, 2]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a permutation must be typed as text, got {type(text).__name__}")
+    parts = text.replace(",", " ").split()
+    if not all(p.isdigit() and len(p) <= 6 for p in parts):
+        raise ValueError(f"a permutation is whole numbers 0..{length - 1} separated by spaces or commas")
+    return _checks.permutation(np.array([int(p) for p in parts], dtype=np.intp), length)
+
+
+def parse_indices(text: str, limit: int, max_count: int = 6) -> list[int]:
+    """Read up to `max_count` distinct indices below `limit`, typed as "0 1 8" or "0,1,8".
+
+    >>> parse_indices("0, 1 8", 64)
+    [0, 1, 8]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"indices must be typed as text, got {type(text).__name__}")
+    parts = text.replace(",", " ").split()
+    if not parts or not all(p.isdigit() and len(p) <= 6 for p in parts):
+        raise ValueError(f"expected whole numbers from 0 to {limit - 1} separated by spaces, got {text[:40]!r}")
+    values = list(dict.fromkeys(int(p) for p in parts))
+    if len(values) > max_count or max(values) >= limit:
+        raise ValueError(f"expected at most {max_count} numbers, each from 0 to {limit - 1}, got {values[:8]}")
+    return values
+
+
+def machine_zero(difference: float, magnitude: float = 1.0) -> bool:
+    """True if `difference` is rounding noise: at most 64 float64 epsilons of `magnitude` (or of 1).
+
+    >>> machine_zero(4.4e-16), machine_zero(1e-6)
+    (True, False)
+    """
+    return bool(difference <= 64 * np.finfo(np.float64).eps * max(1.0, abs(magnitude)))

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import posviz
+from posviz import lessons
 from posviz.lessons import reordering, sentence_distance_curve
 
 
@@ -113,3 +114,37 @@ def test_verify_command_prints_every_claim_and_exits_zero():
     assert run.returncode == 0, run.stderr
     assert "11 of 11 claims pass" in run.stdout
     assert "FAIL" not in run.stdout
+
+
+def test_typed_permutations_are_read_and_checked():
+    assert lessons.parse_permutation("3 0 5 1 4 2", 6).tolist() == [3, 0, 5, 1, 4, 2]
+    assert lessons.parse_permutation("1,0", 2).tolist() == [1, 0]
+    for bad in ("3 0 5 1 4", "0 0 1 2 3 4", "a b", "-1 0 1 2 3 4", "0 1 2 3 4 6", "1.5 0"):
+        with pytest.raises(ValueError):
+            lessons.parse_permutation(bad, 6)
+
+
+def test_shuffle_is_a_seeded_permutation():
+    p = lessons.shuffled(50, 7)
+    assert sorted(p.tolist()) == list(range(50))
+    np.testing.assert_array_equal(p, lessons.shuffled(50, 7))
+    assert not np.array_equal(p, lessons.shuffled(50, 8))
+
+
+def test_indices_are_read_and_bounded():
+    assert lessons.parse_indices("0 1 1 8", 64) == [0, 1, 8]
+    for bad in ("", "64", "1 2 3 4 5 6 7", "x", "-1"):
+        with pytest.raises(ValueError):
+            lessons.parse_indices(bad, 64)
+
+
+def test_machine_zero_scales_with_magnitude():
+    assert lessons.machine_zero(4.4e-16)
+    assert not lessons.machine_zero(1e-12)
+    assert lessons.machine_zero(1e-12, magnitude=1e5)
+
+
+def test_magnitude_steps_hold_the_lesson_scales_in_order():
+    steps = lessons.magnitude_steps()
+    assert steps == sorted(steps) and len(set(steps)) == len(steps)
+    assert {0.0, 0.001, 0.5, 1.0} <= set(steps)

@@ -29,8 +29,11 @@ def main() -> None:
                 page.wait_for_timeout(800)
                 path = out / f"{name}{'-presenter' if presenter else ''}.png"
                 page.screenshot(path=str(path))
-                full = out / f"{name}{'-presenter' if presenter else ''}-full.png"
-                page.screenshot(path=str(full), full_page=True)
+                if not presenter:
+                    page.set_viewport_size({"width": 1280, "height": 2600})
+                    page.wait_for_timeout(1200)
+                    page.screenshot(path=str(out / f"{name}-tall.png"))
+                    page.set_viewport_size({"width": 1280, "height": 720})
                 errors = page.locator("[data-testid='stException']").count()
                 print(path, "exceptions:", errors)
             page.close()
