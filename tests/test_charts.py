@@ -1,0 +1,70 @@
+import numpy as np
+import pytest
+
+from posviz import charts, grids
+
+
+def spec(chart):
+    return chart.to_dict()
+
+
+def test_token_heatmap_has_fixed_weight_domain_labels_and_tooltips():
+    frame = charts.matrix_frame(np.eye(3), charts.labelled(["a", "b", "a"]), charts.labelled(["a", "b", "a"]))
+    d = spec(charts.token_heatmap(frame, title="w"))
+    rect, text = d["layer"]
+    color = rect["encoding"]["color"]
+    assert color["scale"]["domain"] == [0.0, 1.0] and color["scale"]["scheme"] == charts.WEIGHT_SCHEME
+    assert rect["encoding"]["x"]["sort"] == ["0 a", "1 b", "2 a"]
+    assert {t["field"] for t in rect["encoding"]["tooltip"]} == {"row", "col", "value"}
+    assert text["mark"]["type"] == "text"
+
+
+def test_signed_heatmaps_diverge_around_zero():
+    reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10))
+    d = spec(charts.grid_heatmap(reduced, title="pe", row_title="t", col_title="dim"))
+    scale = d["encoding"]["color"]["scale"]
+    assert scale["domainMid"] == 0 and scale["scheme"] == charts.SIGNED_SCHEME
+    assert d["encoding"]["x2"]["field"] == "col_end"
+
+
+def test_reduced_frame_says_what_each_cell_holds():
+    reduced = grids.block_mean(np.arange(64.0).reshape(8, 8), max_cells=16)
+    frame = charts.reduced_frame(reduced)
+    assert len(frame) == 16
+    assert reduced.note == "each cell = mean of 2 x 2 values"
+    assert frame["value"].iloc[0] == pytest.approx(np.mean([0, 1, 8, 9]))
+
+
+def test_signed_domain_is_symmetric_and_never_empty():
+    assert charts.signed_domain(np.array([[-3.0, 1.0]])) == (-3.0, 3.0)
+    lo, hi = charts.signed_domain(np.zeros((2, 2)))
+    assert lo < 0 < hi
+
+
+def test_lines_use_log_scales_on_request():
+    import pandas as pd
+
+    frame = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 100.0]})
+    d = spec(charts.lines(frame, x="x", y="y", title="t", x_title="x", y_title="y", log_x=True, log_y=True))
+    assert d["encoding"]["x"]["scale"]["type"] == "log" and d["encoding"]["y"]["scale"]["type"] == "log"
+
+
+def test_presenter_style_uses_16px_labels_or_more():
+    frame = charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
+    d = spec(charts.style(charts.token_heatmap(frame, title="t"), presenter=True))
+    assert d["config"]["axis"]["labelFontSize"] >= 16 and d["config"]["title"]["fontSize"] >= 16
+
+
+def test_columns_and_vectors_frames_are_long_form():
+    m = np.arange(12.0).reshape(4, 3)
+    f = charts.columns_frame(m, [0, 2], first=10, rows=3)
+    assert list(f["position"]) == [10, 11, 12, 10, 11, 12]
+    assert list(f["value"]) == [0.0, 3.0, 6.0, 2.0, 5.0, 8.0]
+    v = charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
+    assert list(v["vector"]) == ["a"] * 3 + ["b"] * 3
+
+
+def test_svg_export_renders():
+    frame = charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
+    svg = charts.to_svg(charts.style(charts.token_heatmap(frame, title="t")))
+    assert svg.lstrip().startswith("<svg") and "</svg>" in svg
