@@ -99,9 +99,18 @@ def browser() -> Iterator[object]:
             b.close()
 
 
-def settle(page, timeout: float = 60_000) -> None:
-    """Wait until the script has finished and the charts have drawn."""
-    page.wait_for_selector(DONE, timeout=timeout)
-    page.wait_for_timeout(300)
-    page.wait_for_selector(DONE, timeout=timeout)
-    page.wait_for_load_state("networkidle", timeout=timeout)
+def settle(page, timeout: float = 60_000, quiet_ms: int = 600) -> None:
+    """Wait until the script has finished and stayed finished for `quiet_ms`, with no stale elements."""
+    deadline = time.monotonic() + timeout / 1000
+    quiet_since = None
+    while time.monotonic() < deadline:
+        done = page.locator(DONE).count() == 1
+        stale = page.locator("[data-stale='true'], [data-testid='stSkeleton']").count()
+        if done and not stale:
+            quiet_since = quiet_since or time.monotonic()
+            if time.monotonic() - quiet_since >= quiet_ms / 1000:
+                return
+        else:
+            quiet_since = None
+        page.wait_for_timeout(100)
+    raise TimeoutError(f"the app did not settle within {timeout / 1000:.0f} s")

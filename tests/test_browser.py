@@ -1,0 +1,109 @@
+"""Real-browser tests: `streamlit run` headless, driven by Playwright through Debian's Chromium."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from tests.harness import chromium_path
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (apt-get install chromium)"),
+    pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed"),
+]
+
+PAGES = ["overview", "order", "sinusoids", "attention", "magnitude"]
+CHART = "[data-testid='stVegaLiteChart']"
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.harness import browser, serve
+
+    with serve() as (base, _), browser() as b:
+        yield base, b
+
+
+@pytest.fixture
+def page(app):
+    base, b = app
+    context = b.new_context(viewport={"width": 1280, "height": 720})
+    p = context.new_page()
+    p.base = base
+    yield p
+    context.close()
+
+
+def visit(page, path: str) -> None:
+    from tests.harness import settle
+
+    page.goto(page.base + path)
+    settle(page)
+
+
+def no_exception(page) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_deep_link_on_a_fresh_server_gets_the_router(page):
+    visit(page, "/order?T=7&perm_mode=shuffle")  # the first visit this server sees
+    no_exception(page)
+    assert page.get_by_text("Presenter mode").count() == 1
+    assert page.locator("input[type='range'][aria-label='tokens T']").input_value() == "7"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_renders_charts_without_exceptions(page, name):
+    visit(page, f"/{name}")
+    no_exception(page)
+    if name == "overview":
+        assert page.get_by_text("11 of 11").count() == 1
+    else:
+        page.wait_for_selector(CHART, timeout=30_000)
+        assert page.locator(CHART).count() >= 2
+
+
+def test_moving_a_slider_changes_the_number_and_the_chart(page):
+    from tests.harness import settle
+
+    visit(page, "/magnitude")
+    chart = page.locator(CHART).nth(1)
+    before_png = chart.screenshot()
+    assert page.get_by_text("12.53666").count() == 1
+    thumb = page.locator("input[type='range']").first
+    thumb.focus()
+    thumb.press("ArrowLeft")  # 0.5 -> 0.45
+    settle(page)
+    page.wait_for_timeout(500)
+    no_exception(page)
+    assert page.get_by_text("12.53666").count() == 0
+    assert "scale=0.45" in page.url
+    assert chart.screenshot() != before_png
+
+
+def test_a_shared_link_restores_the_view(page):
+    visit(page, "/sinusoids?length=300&width=32&base=500&dims=2%205")
+    no_exception(page)
+    assert page.get_by_label("length T (1 to 8192)").input_value() == "300"
+    assert page.get_by_label("width d (even, 2 to 2048)").input_value() == "32"
+    assert page.get_by_text("chosen dimensions over the first 300 positions").count() == 1
+
+
+def test_a_hostile_link_shows_a_note_not_a_traceback(page):
+    visit(page, "/attention?s1=%21%5Bx%5D%28http%3A%2F%2F127.0.0.1%3A9%2Fx.png%29&pscale=nan&d=7")
+    no_exception(page)
+    assert page.locator("[data-testid='stAlert']").count() >= 1
+    assert page.locator("img[src*='127.0.0.1:9']").count() == 0
+
+
+def test_presenter_mode_holds_across_pages(page):
+    visit(page, "/order?presenter=true")
+    page.get_by_role("link", name="Sinusoids").click()
+    page.wait_for_url("**/sinusoids**")
+    from tests.harness import settle
+
+    settle(page)
+    assert "presenter=true" in page.url
+    assert page.get_by_role("switch", name="Presenter mode").is_checked()
