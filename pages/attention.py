@@ -25,6 +25,7 @@ ui.intro(
     "reordered, and each word gets the same output in both sentences. Adding position rows makes the "
     "matrices and the words' outputs differ."
 )
+st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sP)W_q\,\big((X + sP)W_k\big)^{\top}}{\sqrt{d}}\Big)")
 ui.url_state(PARAMS)
 s = st.session_state
 with st.sidebar:
@@ -92,12 +93,12 @@ if common:
     word = st.selectbox("word", common, key="word")
     a, b, c = st.columns(3)
     a.metric(
-        f"'{word}': max diff, no position",
+        f"'{ui.escape(word)}': max diff, no position",
         f"{result.word_diff(word, with_position=False):.3g}",
         help="np.allclose: " + str(result.word_allclose(word, with_position=False)),
     )
     b.metric(
-        f"'{word}': max diff, with position",
+        f"'{ui.escape(word)}': max diff, with position",
         f"{result.word_diff(word, with_position=True):.6g}",
         help="np.allclose: " + str(result.word_allclose(word, with_position=True)),
     )

@@ -25,6 +25,7 @@ ui.intro(
     "and the word's two outputs are identical; as the scale grows they separate, about in proportion at "
     "small scales. A position signal far smaller than the token vectors is nearly invisible to attention."
 )
+st.latex(r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sP)_{i_1 j} - \mathrm{attn}(X_2 + sP)_{i_2 j}\big|")
 ui.url_state(PARAMS)
 s = st.session_state
 with st.sidebar:
@@ -61,7 +62,7 @@ with left:
             x="component",
             y="value",
             group="vector",
-            title=f"output of '{word}' in both sentences",
+            title=f"'{word}' in each sentence",
             y_title="output",
         ),
         bars,

@@ -242,7 +242,12 @@ def grouped_bars(frame: pd.DataFrame, *, x: str, y: str, group: str, title: str,
             x=alt.X(f"{x}:O", title=x, axis=alt.Axis(labelAngle=0)),
             xOffset=alt.XOffset(f"{group}:N"),
             y=alt.Y(f"{y}:Q", title=y_title),
-            color=alt.Color(f"{group}:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2]))),
+            color=alt.Color(
+                f"{group}:N",
+                title=None,
+                scale=alt.Scale(range=list(SERIES_COLORS[:2])),
+                legend=alt.Legend(orient="bottom", direction="vertical"),
+            ),
             tooltip=[f"{group}:N", f"{x}:O", alt.Tooltip(f"{y}:Q", format=".6g")],
         )
         .properties(width="container", height=260)

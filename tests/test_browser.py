@@ -92,9 +92,14 @@ def test_a_shared_link_restores_the_view(page):
 
 
 def test_a_hostile_link_shows_a_note_not_a_traceback(page):
-    visit(page, "/attention?s1=%21%5Bx%5D%28http%3A%2F%2F127.0.0.1%3A9%2Fx.png%29&pscale=nan&d=7")
+    image = "%21%5Bx%5D%28http%3A%2F%2F127.0.0.1%3A9%2Fx.png%29"  # ![x](http://127.0.0.1:9/x.png)
+    visit(page, f"/attention?s1={image}%20bites%20man&s2=man%20bites%20{image}&word={image}&pscale=nan&d=7")
     no_exception(page)
     assert page.locator("[data-testid='stAlert']").count() >= 1
+    assert page.locator("img[src*='127.0.0.1:9']").count() == 0
+    visit(page, f"/magnitude?s1={image}%20bites%20man&s2=man%20bites%20{image}&word={image}")
+    no_exception(page)
+    assert page.get_by_text("![x](http://127.0.0.1:9/x.png)").count() >= 1
     assert page.locator("img[src*='127.0.0.1:9']").count() == 0
 
 
