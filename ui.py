@@ -14,7 +14,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from posviz import charts, grids
+from posviz import charts, grids, images
 
 MAX_TEXT = 300
 MAX_WORDS = 64
@@ -236,6 +236,8 @@ def matrix_chart(
     value_title: str = "value",
     height: int = 300,
     annotate_cols: int = 6,
+    row_offset: int = 0,
+    col_offset: int = 0,
 ) -> None:
     """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large."""
     rows, cols = m.shape
@@ -258,6 +260,13 @@ def matrix_chart(
         )
     else:
         reduced = grids.block_mean(m, MAX_MARKS)
+        reduced = grids.Reduced(
+            reduced.values,
+            reduced.row_factor,
+            reduced.col_factor,
+            reduced.row_starts + row_offset,
+            reduced.col_starts + col_offset,
+        )
         frame = charts.reduced_frame(reduced)
         chart = charts.grid_heatmap(
             reduced,
@@ -281,3 +290,20 @@ def capped_sentence(text: str, label: str, default: str) -> str:
     if len(words) > MAX_WORDS:
         note(f"{label} has {len(words)} words; using the first {MAX_WORDS}.")
     return " ".join(words[:MAX_WORDS])
+
+
+def show_image(
+    reduced: grids.Reduced, *, title: str, scheme: str, domain: tuple[float, float], value_title: str, what: str
+) -> None:
+    """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar."""
+    stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
+    picture = images.upscale(images.colorize(reduced.values, stops, domain))
+    st.markdown(f"**{escape(title)}**")
+    st.image(
+        picture,
+        output_format="PNG",
+        width="stretch",
+        caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
+    )
+    bar = charts.colorbar(scheme, domain, value_title)
+    st.altair_chart(charts.style(bar, presenter=presenter()), width="stretch")

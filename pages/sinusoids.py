@@ -8,7 +8,7 @@ import posviz
 import ui
 from posviz import charts, lessons, properties
 
-MAX_LENGTH, MAX_WIDTH, CURVE_WINDOW, SIM_WINDOW = 8192, 2048, 1024, 128
+MAX_LENGTH, MAX_WIDTH, CURVE_WINDOW, SIM_WINDOW, TABLE_CELLS = 8192, 2048, 256, 64, 16_384
 ui.page_setup()
 PARAMS = [
     ui.Param("length", 64, "int", 1, MAX_LENGTH),
@@ -17,8 +17,16 @@ PARAMS = [
     ui.Param("start", 0, "int", 0, 1_000_000),
     ui.Param("dims", "0 1 8 9", "text", max_len=80),
     ui.Param("k", 3, "int", 1, MAX_LENGTH - 1),
+    ui.Param("view", "block means", "choice", options=("block means", "zoom: exact values", "full matrix as an image")),
+    ui.Param("zr", 0, "int", 0, MAX_LENGTH - 1),
+    ui.Param("zc", 0, "int", 0, MAX_WIDTH - 1),
 ]
-table = st.cache_data(posviz.sinusoidal, max_entries=16)
+VIEWS = ("block means", "zoom: exact values", "full matrix as an image")
+WINDOW = 128
+summarize = st.cache_data(properties.summarize_sinusoid, max_entries=4)
+table = st.cache_data(posviz.sinusoidal, max_entries=8)
+
+zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
 
 st.title("Sinusoids")
 ui.intro(
@@ -42,38 +50,67 @@ with st.sidebar:
     st.number_input("offset k for the linear-map check", 1, MAX_LENGTH - 1, key="k")
 ui.sync_url(PARAMS)
 
-pe = table(s.length, s.width, start=s.start, base=s.base)
-norms = properties.squared_norms(pe)
-norm_dev = properties.norm_deviation(pe)
+summary = summarize(s.length, s.width, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
 sin0, cos0 = properties.first_row_errors(s.width, s.base)
-k = min(s.k, max(s.length - 1, 1))
-residual = properties.offset_residual(pe, k, s.base) if s.length > 1 else 0.0
+k = summary.offset
 
 m1, m2, m3 = st.columns(3)
 with m1:
-    ui.headline("max |‖pe_t‖² − d/2| over all rows", f"{norm_dev:.2g}")
-    ui.badge(norm_dev < 1e-9, f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
+    ui.headline("max |‖pe_t‖² − d/2| over all rows", f"{summary.norm_deviation:.2g}")
+    ui.badge(summary.norm_deviation < 1e-9, f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
 with m2:
     ui.headline("position 0: max |sin|, max |cos − 1|", f"{sin0:.2g}, {cos0:.2g}")
     ui.badge(sin0 == 0 and cos0 == 0, "sines 0, cosines 1", "position 0 is off")
 with m3:
-    ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", f"{residual:.2g}")
-    ui.badge(residual < 1e-9, f"one matrix shifts every row by {k}", "no single linear map")
+    ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", f"{summary.offset_residual:.2g}")
+    ui.badge(summary.offset_residual < 1e-9, f"one matrix shifts every row by {k}", "no single linear map")
 
-reduced = posviz.grids.block_mean(pe, ui.MAX_MARKS)
-ui.show_chart(
-    charts.grid_heatmap(
-        reduced,
-        title=f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}",
-        row_title="position t (from start)",
-        col_title="dimension",
-        value_title="pe",
-        domain=(-1.0, 1.0),
-        height=360,
-    ),
-    charts.reduced_frame(reduced),
-    "sinusoid-table",
-)
+
+@st.fragment
+def table_view() -> None:
+    view = st.segmented_control("view", VIEWS, key="view") or VIEWS[0]
+    title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
+    if view == VIEWS[0]:
+        chart = charts.grid_heatmap(
+            summary.chart,
+            title=title,
+            row_title="position t (from start)",
+            col_title="dimension",
+            value_title="pe",
+            domain=(-1.0, 1.0),
+            height=360,
+        )
+        ui.show_chart(chart, charts.reduced_frame(summary.chart), "sinusoid-table")
+    elif view == VIEWS[1]:
+        a, b = st.columns(2)
+        row0 = a.number_input("first row of the window", 0, s.length - 1, key="zr", step=16)
+        col0 = b.number_input("first dimension of the window", 0, s.width - 1, key="zc", step=16)
+        part, row0, col0 = zoom(s.length, s.width, s.start, s.base, row0, col0, WINDOW)
+        ui.matrix_chart(
+            part,
+            title=f"{title}: exact values, rows {row0}.., dimensions {col0}..",
+            row_title="position t (from start)",
+            col_title="dimension",
+            domain=(-1.0, 1.0),
+            name="sinusoid-window",
+            value_title="pe",
+            row_offset=row0,
+            col_offset=col0,
+            height=360,
+        )
+    else:
+        ui.show_image(
+            summary.image,
+            title=title,
+            scheme=charts.SIGNED_SCHEME,
+            domain=(-1.0, 1.0),
+            value_title="pe",
+            what="dimension →, position ↓",
+        )
+    ui.sync_url(PARAMS)
+
+
+table_view()
 
 left, right = st.columns(2)
 with left:
@@ -99,7 +136,8 @@ with right:
         "drawing dimensions 0 and 1",
     )
     shown = min(s.length, CURVE_WINDOW)
-    curves = charts.columns_frame(pe, dims, first=s.start, rows=shown)
+    head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
+    curves = charts.columns_frame(head, dims, first=s.start, rows=shown)
     ui.show_chart(
         charts.lines(
             curves,
@@ -117,7 +155,9 @@ with right:
 left, right = st.columns(2)
 with left:
     stride = max(1, s.length // 2048)
-    norm_frame = pd.DataFrame({"position": s.start + np.arange(0, s.length, stride), "squared norm": norms[::stride]})
+    norm_frame = pd.DataFrame(
+        {"position": s.start + np.arange(0, s.length, stride), "squared norm": summary.squared_norms[::stride]}
+    )
     chart = charts.lines(
         norm_frame,
         x="position",
@@ -130,7 +170,7 @@ with left:
     if stride > 1:
         st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
 with right:
-    window = pe[:SIM_WINDOW]
+    window = head[:SIM_WINDOW]
     sim = properties.similarity(window)
     spread = properties.diagonal_spread(sim)
     ui.matrix_chart(

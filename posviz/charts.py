@@ -1,7 +1,8 @@
 """Altair chart builders: finished arrays in, alt.Chart out. No maths here, no streamlit.
 
 Colour schemes are colour-blind-safe with fixed domains: signed values diverge around 0
-("blueorange"), attention weights run over [0, 1] ("viridis").
+("blueorange"), attention weights run over [0, 1] ("viridis"). Both are drawn through the same
+11 RGB stops as `posviz.images`, so a PNG view and a chart of the same matrix share colours.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from posviz import images
 from posviz.grids import Reduced
 
 SIGNED_SCHEME = "blueorange"
@@ -33,13 +35,24 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
     )
 
 
+def color_scale(scheme: str, domain: tuple[float, float]) -> alt.Scale:
+    """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.images.colorize` draws it."""
+    stops = images.SIGNED_STOPS if scheme == SIGNED_SCHEME else images.WEIGHT_STOPS
+    lo, hi = float(domain[0]), float(domain[1])
+    positions = [lo + (hi - lo) * i / (len(stops) - 1) for i in range(len(stops))]
+    return alt.Scale(domain=positions, range=list(stops), interpolate="rgb", clamp=True)
+
+
 def _color(scheme: str, domain: tuple[float, float], title: str) -> alt.Color:
-    mid = {"domainMid": 0} if scheme == SIGNED_SCHEME else {}
+    lo, hi = float(domain[0]), float(domain[1])
+    ticks = [lo, 0.0, hi] if scheme == SIGNED_SCHEME else [lo, (lo + hi) / 2, hi]
     return alt.Color(
         "value:Q",
         title=title,
-        scale=alt.Scale(scheme=scheme, domain=list(domain), clamp=True, **mid),
-        legend=alt.Legend(orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6),
+        scale=color_scale(scheme, domain),
+        legend=alt.Legend(
+            orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6, values=ticks
+        ),
     )
 
 
@@ -254,8 +267,26 @@ def grouped_bars(frame: pd.DataFrame, *, x: str, y: str, group: str, title: str,
     )
 
 
+def colorbar(scheme: str, domain: tuple[float, float], title: str, steps: int = 101) -> alt.Chart:
+    """A colour bar for an image: `steps` swatches across `domain` on the chart's own scale."""
+    lo, hi = float(domain[0]), float(domain[1])
+    values = np.linspace(lo, hi, steps)
+    frame = pd.DataFrame({"value": values, "end": values + (hi - lo) / (steps - 1)})
+    return (
+        alt.Chart(frame)
+        .mark_rect()
+        .encode(
+            x=alt.X("value:Q", title=title, scale=alt.Scale(domain=[lo, hi], nice=False)),
+            x2="end:Q",
+            color=alt.Color("value:Q", scale=color_scale(scheme, domain), legend=None),
+        )
+        .properties(width="container", height=24)
+    )
+
+
 def to_svg(chart: alt.TopLevelMixin) -> str:
     """The chart as SVG text (needs vl-convert-python)."""
     import vl_convert as vlc
 
-    return vlc.vegalite_to_svg(chart.to_dict())
+    with alt.data_transformers.disable_max_rows():
+        return vlc.vegalite_to_svg(chart.to_dict())

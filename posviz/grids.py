@@ -51,6 +51,36 @@ def block_factors(rows: int, cols: int, max_cells: int) -> tuple[int, int]:
     return fr, fc
 
 
+def fit_factors(rows: int, cols: int, max_rows: int, max_cols: int) -> tuple[int, int]:
+    """Smallest power-of-two block sizes with ceil(R/fr) <= max_rows and ceil(K/fc) <= max_cols.
+
+    >>> fit_factors(8192, 2048, 768, 1024)
+    (16, 2)
+    """
+    fr = fc = 1
+    while math.ceil(rows / fr) > max_rows:
+        fr *= 2
+    while math.ceil(cols / fc) > max_cols:
+        fc *= 2
+    return fr, fc
+
+
+def block_mean_by(m: np.ndarray, fr: int, fc: int) -> np.ndarray:
+    """Means of fr x fc blocks of m; edge blocks may be partial.
+
+    Returns: (ceil(R/fr), ceil(K/fc))
+    """
+    rows, cols = m.shape
+    if (fr, fc) == (1, 1):
+        return np.array(m, dtype=np.float64)
+    r, k = math.ceil(rows / fr), math.ceil(cols / fc)
+    if rows % fr == 0 and cols % fc == 0:
+        return m.reshape(r, fr, k, fc).mean(axis=(1, 3))
+    padded = np.full((r * fr, k * fc), np.nan)
+    padded[:rows, :cols] = m
+    return np.nanmean(padded.reshape(r, fr, k, fc), axis=(1, 3))
+
+
 def block_mean(m: np.ndarray, max_cells: int = 40_000) -> Reduced:
     """Average m over blocks so that at most `max_cells` cells remain (edge blocks may be partial).
 
@@ -62,13 +92,13 @@ def block_mean(m: np.ndarray, max_cells: int = 40_000) -> Reduced:
     m = _checks.array("m", m, min_ndim=2)
     if m.ndim != 2:
         raise ValueError(f"m must be a 2-D matrix, got shape {m.shape}")
-    rows, cols = m.shape
-    fr, fc = block_factors(rows, cols, max_cells)
-    r, k = math.ceil(rows / fr), math.ceil(cols / fc)
-    padded = np.full((r * fr, k * fc), np.nan)
-    padded[:rows, :cols] = m
-    values = np.nanmean(padded.reshape(r, fr, k, fc), axis=(1, 3)) if (fr, fc) != (1, 1) else m.copy()
-    return Reduced(values, fr, fc, np.arange(r) * fr, np.arange(k) * fc)
+    fr, fc = block_factors(*m.shape, max_cells)
+    return reduced(block_mean_by(m, fr, fc), fr, fc)
+
+
+def reduced(values: np.ndarray, fr: int, fc: int) -> Reduced:
+    """Wrap block means computed with factors (fr, fc) as a Reduced."""
+    return Reduced(values, fr, fc, np.arange(values.shape[0]) * fr, np.arange(values.shape[1]) * fc)
 
 
 def window(m: np.ndarray, row0: int, col0: int, rows: int, cols: int) -> tuple[np.ndarray, int, int]:

@@ -5,10 +5,12 @@ Shapes: T positions, d width.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from posviz import _checks
-from posviz.encodings import DEFAULT_BASE, frequencies, offset_matrix, sinusoidal
+from posviz import _checks, grids
+from posviz.encodings import DEFAULT_BASE, frequencies, sinusoidal
 
 
 def wavelengths(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
@@ -47,14 +49,27 @@ def first_row_errors(width: int, base: float = DEFAULT_BASE) -> tuple[float, flo
     return float(np.abs(row[0::2]).max()), float(np.abs(row[1::2] - 1).max())
 
 
+def apply_offset_map(pe: np.ndarray, offset: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """pe @ offset_matrix(offset, d, base).T, using its 2x2 block structure: O(T d), not O(T d^2).
+
+    Returns: (T, d)
+    """
+    theta = _checks.integer("offset", offset, minimum=-(2**62)) * frequencies(pe.shape[-1], base)
+    cos, sin = np.cos(theta), np.sin(theta)
+    s, c = pe[..., 0::2], pe[..., 1::2]
+    out = np.empty_like(pe)
+    out[..., 0::2] = cos * s + sin * c
+    out[..., 1::2] = -sin * s + cos * c
+    return out
+
+
 def offset_residual(pe: np.ndarray, offset: int, base: float = DEFAULT_BASE) -> float:
     """max |pe[t + k] - M_k pe[t]| over the table: 0 up to rounding when one matrix moves every row by k."""
     pe = _checks.array("pe", pe, min_ndim=2)
     offset = _checks.integer("offset", offset, minimum=1)
     if offset >= pe.shape[0]:
         raise ValueError(f"offset must be below the table length {pe.shape[0]}, got {offset}")
-    m = offset_matrix(offset, pe.shape[1], base)
-    return float(np.abs(pe[offset:] - pe[:-offset] @ m.T).max())
+    return float(np.abs(pe[offset:] - apply_offset_map(pe[:-offset], offset, base)).max())
 
 
 def similarity(pe: np.ndarray) -> np.ndarray:
@@ -71,3 +86,85 @@ def diagonal_spread(m: np.ndarray) -> float:
     m = _checks.array("m", m, min_ndim=2)
     n = m.shape[0]
     return max((float(np.ptp(np.diagonal(m, k))) for k in range(-n + 1, n)), default=0.0)
+
+
+def sinusoid_window(
+    length: int, width: int, start: int, base: float, row0: int, col0: int, size: int = 128
+) -> tuple[np.ndarray, int, int]:
+    """Exact values of an at most size x size window of sinusoidal(length, width, start, base).
+
+    The window is moved inside the table if it would run past an edge; its origin is returned.
+    Returns: ((r, k), row0, col0)
+
+    >>> sinusoid_window(8192, 2048, 0, 10000.0, 8190, 0)[0].shape
+    (128, 128)
+    """
+    length = _checks.integer("length", length, minimum=1)
+    width = _checks.even_width("width", width)
+    size = _checks.integer("size", size, minimum=1)
+    row0 = min(_checks.integer("row0", row0), max(length - size, 0))
+    col0 = min(_checks.integer("col0", col0), max(width - size, 0))
+    rows = sinusoidal(min(size, length - row0), width, start + row0, base)
+    return rows[:, col0 : col0 + size], row0, col0
+
+
+CHUNK_ROWS = 512
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """What the sinusoid page draws of a table, computed in row chunks so memory stays bounded."""
+
+    chart: grids.Reduced  # block means with at most `max_cells` cells
+    image: grids.Reduced  # block means at image resolution
+    squared_norms: np.ndarray  # (T,)
+    norm_deviation: float
+    offset: int
+    offset_residual: float  # max |pe[t+k] - M_k pe[t]| over every t with t + k < T
+
+
+def summarize_sinusoid(
+    length: int,
+    width: int,
+    start: int = 0,
+    base: float = DEFAULT_BASE,
+    *,
+    offset: int = 1,
+    max_cells: int = 40_000,
+    image_shape: tuple[int, int] = (768, 1024),
+) -> TableSummary:
+    """Block means, row norms and the offset-map residual of sinusoidal(length, width, start, base).
+
+    Never holds more than about CHUNK_ROWS rows of the table at once (plus the outputs).
+
+    >>> summarize_sinusoid(8192, 2048, offset=3).chart.values.shape
+    (128, 256)
+    """
+    length = _checks.integer("length", length, minimum=1)
+    width = _checks.even_width("width", width)
+    offset = _checks.integer("offset", offset, minimum=1)
+    fr, fc = grids.block_factors(length, width, max_cells)
+    ir, ic = grids.fit_factors(length, width, *image_shape)
+    step = max(fr, ir) * max(1, CHUNK_ROWS // max(fr, ir))
+    charts, images, norms, residual = [], [], [], 0.0
+    for r0 in range(0, length, step):
+        rows = min(step, length - r0)
+        pe = sinusoidal(rows, width, start + r0, base)
+        charts.append(grids.block_mean_by(pe, fr, fc))
+        images.append(grids.block_mean_by(pe, ir, ic))
+        norms.append((pe**2).sum(axis=-1))
+        shifted = min(rows, length - offset - r0)  # rows t of this chunk that have a row t + offset
+        if shifted > 0:
+            inside = max(0, rows - offset)  # rows t + offset that this chunk already holds
+            extra = sinusoidal(shifted - inside, width, start + r0 + offset + inside, base)
+            ahead = np.vstack([pe[offset : offset + inside], extra])
+            residual = max(residual, float(np.abs(ahead - apply_offset_map(pe[:shifted], offset, base)).max()))
+    norms = np.concatenate(norms)
+    return TableSummary(
+        chart=grids.reduced(np.vstack(charts), fr, fc),
+        image=grids.reduced(np.vstack(images), ir, ic),
+        squared_norms=norms,
+        norm_deviation=float(np.abs(norms - width / 2).max()),
+        offset=offset,
+        offset_residual=residual,
+    )

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from posviz import charts, grids
+from posviz import charts, grids, images
 
 
 def spec(chart):
@@ -13,7 +13,8 @@ def test_token_heatmap_has_fixed_weight_domain_labels_and_tooltips():
     d = spec(charts.token_heatmap(frame, title="w"))
     rect, text = d["layer"]
     color = rect["encoding"]["color"]
-    assert color["scale"]["domain"] == [0.0, 1.0] and color["scale"]["scheme"] == charts.WEIGHT_SCHEME
+    assert color["scale"]["domain"][0] == 0.0 and color["scale"]["domain"][-1] == 1.0
+    assert color["scale"]["range"] == list(images.WEIGHT_STOPS) and color["scale"]["interpolate"] == "rgb"
     assert rect["encoding"]["x"]["sort"] == ["0 a", "1 b", "2 a"]
     assert {t["field"] for t in rect["encoding"]["tooltip"]} == {"row", "col", "value"}
     assert text["mark"]["type"] == "text"
@@ -23,7 +24,8 @@ def test_signed_heatmaps_diverge_around_zero():
     reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10))
     d = spec(charts.grid_heatmap(reduced, title="pe", row_title="t", col_title="dim"))
     scale = d["encoding"]["color"]["scale"]
-    assert scale["domainMid"] == 0 and scale["scheme"] == charts.SIGNED_SCHEME
+    assert scale["domain"][0] == -scale["domain"][-1] and scale["domain"][5] == 0.0
+    assert scale["range"] == list(images.SIGNED_STOPS)
     assert d["encoding"]["x2"]["field"] == "col_end"
 
 
@@ -68,3 +70,37 @@ def test_svg_export_renders():
     frame = charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
     svg = charts.to_svg(charts.style(charts.token_heatmap(frame, title="t")))
     assert svg.lstrip().startswith("<svg") and "</svg>" in svg
+
+
+def test_png_colours_match_the_chart_palette_at_every_stop():
+    domain = (-2.0, 2.0)
+    scale = charts.color_scale(charts.SIGNED_SCHEME, domain)
+    stops = np.array([scale.domain])
+    image = images.colorize(stops, images.SIGNED_STOPS, domain)[0]
+    assert ["#" + "".join(f"{c:02x}" for c in px) for px in image] == list(scale.range)
+
+
+def test_colorize_clamps_interpolates_and_greys_nan():
+    image = images.colorize(np.array([[-5.0, 0.5, np.nan, 5.0]]), images.WEIGHT_STOPS, (0.0, 1.0))[0]
+    assert tuple(image[0]) == (0x44, 0x01, 0x54) and tuple(image[3]) == (0xFD, 0xE7, 0x25)
+    assert tuple(image[1]) == (0x21, 0x91, 0x8D) and tuple(image[2]) == images.MISSING
+    with pytest.raises(ValueError, match="rise"):
+        images.colorize(np.zeros((1, 1)), images.WEIGHT_STOPS, (1.0, 1.0))
+
+
+def test_palette_stops_are_vegas_schemes():
+    """Rendered by Vega itself through vl-convert: the stored stops are its schemes (within 2/255)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "extract", Path(__file__).resolve().parents[1] / "tools" / "extract_palettes.py"
+    )
+    extract = importlib.util.module_from_spec(spec)
+    sys.modules["extract"] = extract
+    spec.loader.exec_module(extract)
+    for scheme, stops in (("blueorange", images.SIGNED_STOPS), ("viridis", images.WEIGHT_STOPS)):
+        rendered = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in extract.sample(scheme)])
+        stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops])
+        assert np.abs(rendered - stored).max() <= 2

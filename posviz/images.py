@@ -1,0 +1,58 @@
+"""Matrices as colour images: the same piecewise-linear RGB palettes the Altair charts use.
+
+Shapes: R rows, K columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from posviz import _checks
+
+# Vega's "blueorange" and "viridis" sampled at 11 evenly spaced points (tools/extract_palettes.py).
+SIGNED_STOPS = (
+    "#134b85", "#2f78b3", "#5da2cb", "#9dcae1", "#d2e5ef", "#f2f0eb",
+    "#fce0ba", "#fbbf74", "#e8932f", "#c5690d", "#994a07",
+)  # fmt: skip
+WEIGHT_STOPS = (
+    "#440154", "#482575", "#414487", "#35608d", "#2a788e", "#21918d",
+    "#22a884", "#43bf71", "#7ad151", "#bcdf27", "#fde725",
+)  # fmt: skip
+MISSING = (200, 200, 200)
+
+
+def _rgb(stops: tuple[str, ...]) -> np.ndarray:
+    return np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops], dtype=np.float64)
+
+
+def colorize(m: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float]) -> np.ndarray:
+    """Map values to colours: linear in RGB between evenly spaced stops over `domain`, clamped at its ends.
+
+    NaN becomes light grey.
+    Returns: (R, K, 3) uint8
+
+    >>> colorize(np.zeros((2, 3)), SIGNED_STOPS, (-1.0, 1.0)).shape
+    (2, 3, 3)
+    """
+    m = np.asarray(m, dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError(f"m must be a 2-D matrix, got shape {m.shape}")
+    lo, hi = _checks.finite_real("domain[0]", domain[0]), _checks.finite_real("domain[1]", domain[1])
+    if not lo < hi:
+        raise ValueError(f"domain must rise, got ({lo}, {hi})")
+    rgb = _rgb(stops)
+    positions = np.linspace(lo, hi, len(stops))
+    safe = np.where(np.isnan(m), lo, m)
+    out = np.stack([np.interp(safe, positions, rgb[:, c]) for c in range(3)], axis=-1)
+    out = np.rint(out).astype(np.uint8)
+    out[np.isnan(m)] = MISSING
+    return out
+
+
+def upscale(image: np.ndarray, min_pixels: int = 256) -> np.ndarray:
+    """Repeat pixels so that the short side has at least `min_pixels` (nearest neighbour, exact colours).
+
+    Returns: (R * f, K * f, 3)
+    """
+    factor = max(1, -(-min_pixels // max(1, min(image.shape[:2]))))
+    return np.repeat(np.repeat(image, factor, axis=0), factor, axis=1) if factor > 1 else image
