@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import altair as alt
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -305,5 +306,12 @@ def show_image(
         width="stretch",
         caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
     )
-    bar = charts.colorbar(scheme, domain, value_title)
-    st.altair_chart(charts.style(bar, presenter=presenter()), width="stretch")
+    bar = images.colorize(np.linspace(domain[0], domain[1], 512)[None, :], stops, domain)
+    st.image(np.repeat(bar, 18, axis=0), output_format="PNG", width="stretch")
+    ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
+    st.markdown(
+        "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
+        + "".join(f"<span>{t:g}</span>" for t in ticks)
+        + f"</div><div style='text-align:center;font-size:0.9rem;opacity:0.75'>{html.escape(value_title)}</div>",
+        unsafe_allow_html=True,
+    )

@@ -172,10 +172,10 @@ def main() -> None:
             for label, query in (
                 ("defaults (64x64)", ""),
                 ("1024x256", "?length=1024&width=256"),
-                ("8192x2048 (maximum)", "?length=8192&width=2048"),
-                ("8192x2048 as an image", "?length=8192&width=2048&view=full+matrix+as+an+image"),
+                ("8192x2048 (maximum, image)", "?length=8192&width=2048"),
+                ("8192x2048 (maximum, block-mean chart)", "?length=8192&width=2048&view=chart"),
             ):
-                runs = [view(ctx, f"{base}/sinusoids{query}", 3) for _ in range(args.repeats)]
+                runs = [view(ctx, f"{base}/sinusoids{query}", 1) for _ in range(args.repeats)]
                 rows.append((f"posviz sinusoids, {label}", runs, peak_rss_mb(proc.pid)))
             for name in ("order", "attention", "magnitude", "overview"):
                 runs = [view(ctx, f"{base}/{name}", 0 if name == "overview" else 1) for _ in range(args.repeats)]

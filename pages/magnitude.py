@@ -42,51 +42,58 @@ if not common:
     text1, text2 = PARAMS[1].default, PARAMS[2].default
     result, common = run(text1, text2), ["man"]
 
-st.select_slider("position scale (fine steps near 0)", STEPS, key="scale", format_func=lambda v: f"{v:g}")
-if s.word not in common:
-    s.word = common[0]
-word = st.selectbox("word in both sentences", common, key="word")
-ui.sync_url(PARAMS)
 
-a, b = result.word_outputs(word, s.scale)
-distance = result.word_distance(word, s.scale)
-close = bool(np.allclose(a, b))
-left, right = st.columns([2, 3])
-with left:
-    ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.7g}")
-    ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)")
-    bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
-    ui.show_chart(
-        charts.grouped_bars(
+@st.fragment
+def live() -> None:
+    """The slider and everything it changes: a slider move reruns only this block."""
+    st.select_slider("position scale (fine steps near 0)", STEPS, key="scale", format_func=lambda v: f"{v:g}")
+    if s.word not in common:
+        s.word = common[0]
+    word = st.selectbox("word in both sentences", common, key="word")
+    ui.sync_url(PARAMS)
+
+    a, b = result.word_outputs(word, s.scale)
+    distance = result.word_distance(word, s.scale)
+    close = bool(np.allclose(a, b))
+    left, right = st.columns([2, 3])
+    with left:
+        ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.7g}")
+        ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)")
+        bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
+        ui.show_chart(
+            charts.grouped_bars(
+                bars,
+                x="component",
+                y="value",
+                group="vector",
+                title=f"'{word}' in each sentence",
+                y_title="output",
+            ),
             bars,
-            x="component",
-            y="value",
-            group="vector",
-            title=f"'{word}' in each sentence",
-            y_title="output",
-        ),
-        bars,
-        "word-outputs",
-    )
-with right:
-    scales, distances = curve(text1, text2, word)
-    frame = pd.DataFrame({"scale": scales, "distance": distances})
-    if s.loglog:
-        frame = frame[(frame.scale > 0) & (frame.distance > 0)]
-    here = max(distance, 1e-18) if s.loglog else distance
-    chart = charts.lines(
-        frame,
-        x="scale",
-        y="distance",
-        title="distance between the two outputs against the scale",
-        x_title="position scale" + (" (log)" if s.loglog else ""),
-        y_title="max abs difference" + (" (log)" if s.loglog else ""),
-        log_x=s.loglog,
-        log_y=s.loglog,
-        height=380,
-    )
-    if s.scale > 0 or not s.loglog:
-        chart = chart + charts.marker(s.scale, here, f"{s.scale:g} → {distance:.3g}")
-    ui.show_chart(chart, frame, "distance-curve")
-    if s.loglog and s.scale == 0:
-        st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")
+            "word-outputs",
+        )
+    with right:
+        scales, distances = curve(text1, text2, word)
+        frame = pd.DataFrame({"scale": scales, "distance": distances})
+        if s.loglog:
+            frame = frame[(frame.scale > 0) & (frame.distance > 0)]
+        here = max(distance, 1e-18) if s.loglog else distance
+        chart = charts.lines(
+            frame,
+            x="scale",
+            y="distance",
+            title="distance between the two outputs against the scale",
+            x_title="position scale" + (" (log)" if s.loglog else ""),
+            y_title="max abs difference" + (" (log)" if s.loglog else ""),
+            log_x=s.loglog,
+            log_y=s.loglog,
+            height=380,
+        )
+        if s.scale > 0 or not s.loglog:
+            chart = chart + charts.marker(s.scale, here, f"{s.scale:g} → {distance:.3g}")
+        ui.show_chart(chart, frame, "distance-curve")
+        if s.loglog and s.scale == 0:
+            st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")
+
+
+live()

@@ -8,32 +8,33 @@ import posviz
 import ui
 from posviz import charts, lessons, properties
 
-MAX_LENGTH, MAX_WIDTH, CURVE_WINDOW, SIM_WINDOW, TABLE_CELLS = 8192, 2048, 256, 64, 16_384
 ui.page_setup()
+MAX_LENGTH, MAX_WIDTH = 8192, 2048
+CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 128, 16_384
+VIEWS = ("auto", "chart", "zoom: exact values", "image")
+CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 PARAMS = [
     ui.Param("length", 64, "int", 1, MAX_LENGTH),
     ui.Param("width", 64, "int", 2, MAX_WIDTH, step=2),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0),
     ui.Param("start", 0, "int", 0, 1_000_000),
-    ui.Param("dims", "0 1 8 9", "text", max_len=80),
     ui.Param("k", 3, "int", 1, MAX_LENGTH - 1),
-    ui.Param("view", "block means", "choice", options=("block means", "zoom: exact values", "full matrix as an image")),
+    ui.Param("view", "auto", "choice", options=VIEWS),
     ui.Param("zr", 0, "int", 0, MAX_LENGTH - 1),
     ui.Param("zc", 0, "int", 0, MAX_WIDTH - 1),
+    ui.Param("check", CHECKS[0], "choice", options=CHECKS),
+    ui.Param("dims", "0 1 8 9", "text", max_len=80),
 ]
-VIEWS = ("block means", "zoom: exact values", "full matrix as an image")
-WINDOW = 128
 summarize = st.cache_data(properties.summarize_sinusoid, max_entries=4)
 table = st.cache_data(posviz.sinusoidal, max_entries=8)
-
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
 
 st.title("Sinusoids")
 ui.intro(
     "Each pair of features turns around a circle at its own rate as the position grows: "
-    "the first pair every 2π positions, the last pair almost `base` times slower. "
-    "Together the pairs give every position a distinct code, and moving k positions is the same "
-    "rotation for every row."
+    "the first pair once every 2π positions, the last pair almost `base` times slower. "
+    "Together the pairs give every position a distinct code of constant length, and moving k positions "
+    "is the same rotation for every row."
 )
 st.latex(
     r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
@@ -46,7 +47,6 @@ with st.sidebar:
     st.number_input(f"width d (even, 2 to {MAX_WIDTH})", 2, MAX_WIDTH, step=2, key="width")
     st.number_input("base", 2.0, 10_000_000.0, step=1000.0, key="base", format="%.0f")
     st.number_input("start s (first position)", 0, 1_000_000, key="start")
-    st.text_input("dimensions to draw (up to 6)", key="dims", max_chars=80)
     st.number_input("offset k for the linear-map check", 1, MAX_LENGTH - 1, key="k")
 ui.sync_url(PARAMS)
 
@@ -68,9 +68,12 @@ with m3:
 
 @st.fragment
 def table_view() -> None:
-    view = st.segmented_control("view", VIEWS, key="view") or VIEWS[0]
+    view = st.segmented_control("table view", VIEWS, key="view") or "auto"
+    if view == "auto":
+        view = "image" if summary.chart.aggregated else "chart"
+        st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
-    if view == VIEWS[0]:
+    if view == "chart":
         chart = charts.grid_heatmap(
             summary.chart,
             title=title,
@@ -81,14 +84,15 @@ def table_view() -> None:
             height=360,
         )
         ui.show_chart(chart, charts.reduced_frame(summary.chart), "sinusoid-table")
-    elif view == VIEWS[1]:
+    elif view == "zoom: exact values":
+        s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.width - 1)
         a, b = st.columns(2)
-        row0 = a.number_input("first row of the window", 0, s.length - 1, key="zr", step=16)
-        col0 = b.number_input("first dimension of the window", 0, s.width - 1, key="zc", step=16)
-        part, row0, col0 = zoom(s.length, s.width, s.start, s.base, row0, col0, WINDOW)
+        a.number_input("first row of the window", 0, s.length - 1, key="zr", step=16)
+        b.number_input("first dimension of the window", 0, s.width - 1, key="zc", step=16)
+        part, row0, col0 = zoom(s.length, s.width, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
         ui.matrix_chart(
             part,
-            title=f"{title}: exact values, rows {row0}.., dimensions {col0}..",
+            title=f"{title}: exact values from row {row0}, dimension {col0}",
             row_title="position t (from start)",
             col_title="dimension",
             domain=(-1.0, 1.0),
@@ -110,76 +114,86 @@ def table_view() -> None:
     ui.sync_url(PARAMS)
 
 
-table_view()
-
-left, right = st.columns(2)
-with left:
-    waves = pd.DataFrame({"pair": np.arange(s.width // 2), "wavelength": properties.wavelengths(s.width, s.base)})
-    ui.show_chart(
-        charts.lines(
-            waves,
-            x="pair",
-            y="wavelength",
-            title="wavelength of each sin/cos pair",
-            x_title="pair i (dimensions 2i, 2i+1)",
-            y_title="positions per turn (log)",
-            log_y=True,
-        ),
-        waves,
-        "wavelengths",
-    )
-with right:
-    dims = ui.guarded(
-        lambda: lessons.parse_indices(s.dims, s.width),
-        lambda: [0, 1],
-        "Dimensions to draw",
-        "drawing dimensions 0 and 1",
-    )
-    shown = min(s.length, CURVE_WINDOW)
+@st.fragment
+def check_view() -> None:
+    check = st.segmented_control("check", CHECKS, key="check") or CHECKS[0]
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
-    curves = charts.columns_frame(head, dims, first=s.start, rows=shown)
-    ui.show_chart(
-        charts.lines(
-            curves,
+    if check == "row norms":
+        stride = max(1, s.length // 2048)
+        frame = pd.DataFrame(
+            {"position": s.start + np.arange(0, s.length, stride), "squared norm": summary.squared_norms[::stride]}
+        )
+        chart = charts.lines(
+            frame,
             x="position",
-            y="value",
-            color="dimension",
-            title=f"chosen dimensions over the first {shown} positions",
+            y="squared norm",
+            title="squared norm of every row",
             x_title="position",
-            y_title="pe",
-        ),
-        curves,
-        "dimension-curves",
-    )
+            y_title="‖pe_t‖²",
+        )
+        ui.show_chart(chart + charts.hline(s.width / 2, f"d/2 = {s.width // 2}"), frame, "row-norms")
+        if stride > 1:
+            st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
+    elif check == "similarity":
+        sim = properties.similarity(head[:SIM_WINDOW])
+        spread = properties.diagonal_spread(sim)
+        ui.badge(
+            spread < 1e-9,
+            f"depends only on t − u (spread along diagonals {spread:.1g})",
+            f"varies along diagonals ({spread:.2g})",
+        )
+        ui.matrix_chart(
+            sim,
+            title=f"similarity pe·peᵀ, first {sim.shape[0]} positions",
+            row_title="position t",
+            col_title="position u",
+            domain=charts.signed_domain(sim),
+            name="similarity",
+            value_title="dot product",
+            row_offset=s.start,
+            col_offset=s.start,
+            height=360,
+        )
+    elif check == "wavelengths":
+        waves = pd.DataFrame({"pair": np.arange(s.width // 2), "wavelength": properties.wavelengths(s.width, s.base)})
+        ui.show_chart(
+            charts.lines(
+                waves,
+                x="pair",
+                y="wavelength",
+                title="wavelength of each sin/cos pair",
+                x_title="pair i (dimensions 2i, 2i+1)",
+                y_title="positions per turn (log)",
+                log_y=True,
+            ),
+            waves,
+            "wavelengths",
+        )
+    else:
+        st.text_input("dimensions to draw (up to 6)", key="dims", max_chars=80)
+        dims = ui.guarded(
+            lambda: lessons.parse_indices(s.dims, s.width),
+            lambda: [0, 1],
+            "Dimensions to draw",
+            "drawing dimensions 0 and 1",
+        )
+        shown = min(s.length, CURVE_WINDOW)
+        curves = charts.columns_frame(head, dims, first=s.start, rows=shown)
+        ui.show_chart(
+            charts.lines(
+                curves,
+                x="position",
+                y="value",
+                color="dimension",
+                title=f"chosen dimensions over the first {shown} positions",
+                x_title="position",
+                y_title="pe",
+            ),
+            curves,
+            "dimension-curves",
+        )
+    ui.sync_url(PARAMS)
 
-left, right = st.columns(2)
-with left:
-    stride = max(1, s.length // 2048)
-    norm_frame = pd.DataFrame(
-        {"position": s.start + np.arange(0, s.length, stride), "squared norm": summary.squared_norms[::stride]}
-    )
-    chart = charts.lines(
-        norm_frame,
-        x="position",
-        y="squared norm",
-        title="squared norm of every row",
-        x_title="position",
-        y_title="‖pe_t‖²",
-    ) + charts.hline(s.width / 2, f"d/2 = {s.width // 2}")
-    ui.show_chart(chart, norm_frame, "row-norms")
-    if stride > 1:
-        st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
-with right:
-    window = head[:SIM_WINDOW]
-    sim = properties.similarity(window)
-    spread = properties.diagonal_spread(sim)
-    ui.matrix_chart(
-        sim,
-        title=f"similarity pe·peᵀ, first {window.shape[0]} positions",
-        row_title="position t",
-        col_title="position u",
-        domain=charts.signed_domain(sim),
-        name="similarity",
-        value_title="dot product",
-    )
-    ui.badge(spread < 1e-9, f"depends only on t − u (spread {spread:.1g})", f"varies along diagonals ({spread:.2g})")
+
+table_view()
+check_view()

@@ -147,15 +147,30 @@ def test_bad_typed_permutation_gives_a_note_and_a_shuffle():
 
 
 def test_sinusoid_page_badges_pass_at_defaults_and_large_sizes():
-    at = page("sinusoids")
+    at = page("sinusoids", check="similarity")
     assert markdown(at).count(":green-badge") == 4
-    at = page("sinusoids", length="8192", width="2048", start="5000", base="500000")
+    at = page("sinusoids", length="8192", width="2048", start="5000", base="500000", check="similarity")
     ok(at)
     assert markdown(at).count(":green-badge") == 4
+    assert "auto: image" in "\n".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("view", ["auto", "chart", "zoom: exact values", "image"])
+@pytest.mark.parametrize("check", ["row norms", "similarity", "wavelengths", "dimensions over position"])
+def test_sinusoid_page_every_view_and_check_runs(view, check):
+    at = page("sinusoids", length="300", width="64", view=view, check=check, zr="5000")
+    ok(at)
+    assert not at.warning
+
+
+def test_sinusoid_zoom_window_is_clamped_into_a_short_table():
+    at = page("sinusoids", length="100", view="zoom: exact values", zr="5000")
+    ok(at)
+    assert at.number_input(key="zr").value == 99
 
 
 def test_sinusoid_page_bad_dimensions_give_a_note():
-    at = page("sinusoids", dims="0 999")
+    at = page("sinusoids", dims="0 999", check="dimensions over position")
     ok(at)
     assert "Dimensions" in at.warning[0].value
 

@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 
 import pytest
 
 from tests.harness import chromium_path
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (apt-get install chromium)"),
-    pytest.mark.skipif(importlib.util.find_spec("playwright") is None, reason="playwright is not installed"),
+MISSING = [
+    why
+    for why, missing in (
+        ("Debian's chromium is not installed (apt-get install chromium)", chromium_path() is None),
+        (
+            "playwright is not installed (pip install -r requirements-dev.txt)",
+            importlib.util.find_spec("playwright") is None,
+        ),
+    )
+    if missing
 ]
+if MISSING and os.environ.get("POSVIZ_REQUIRE_BROWSER"):
+    raise RuntimeError("browser tests are required here (POSVIZ_REQUIRE_BROWSER is set): " + "; ".join(MISSING))
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(MISSING), reason="; ".join(MISSING))]
 
 PAGES = ["overview", "order", "sinusoids", "attention", "magnitude"]
 CHART = "[data-testid='stVegaLiteChart']"

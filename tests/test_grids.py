@@ -54,3 +54,35 @@ def test_property_checks_detect_a_broken_table():
     assert properties.norm_deviation(pe) > 0.01
     assert properties.offset_residual(pe, 1) > 0.01
     assert properties.diagonal_spread(properties.similarity(pe)) > 0.01
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    length=st.integers(1, 1500),
+    half=st.integers(1, 40),
+    start=st.integers(0, 500),
+    offset=st.integers(1, 1600),
+    cells=st.sampled_from([64, 500, 40_000]),
+)
+def test_chunked_summary_equals_the_whole_table(length, half, start, offset, cells):
+    width = 2 * half
+    pe = posviz.sinusoidal(length, width, start)
+    s = properties.summarize_sinusoid(length, width, start, offset=offset, max_cells=cells, image_shape=(50, 30))
+    np.testing.assert_allclose(s.chart.values, grids.block_mean(pe, cells).values, atol=1e-12)
+    fr, fc = grids.fit_factors(length, width, 50, 30)
+    np.testing.assert_allclose(s.image.values, grids.block_mean_by(pe, fr, fc), atol=1e-12)
+    np.testing.assert_allclose(s.squared_norms, properties.squared_norms(pe), atol=1e-12)
+    expected = properties.offset_residual(pe, offset) if offset < length else 0.0
+    assert s.offset_residual == pytest.approx(expected, abs=1e-12)
+
+
+def test_block_offset_map_equals_the_dense_matrix():
+    pe = posviz.sinusoidal(40, 24, 3, 500.0)
+    dense = pe @ posviz.offset_matrix(5, 24, 500.0).T
+    np.testing.assert_allclose(properties.apply_offset_map(pe, 5, 500.0), dense, atol=1e-14)
+
+
+def test_zoom_window_holds_exact_values_and_stays_inside():
+    part, r0, c0 = properties.sinusoid_window(1000, 64, 7, 10000.0, 990, 60, size=16)
+    assert (r0, c0) == (984, 48) and part.shape == (16, 16)
+    np.testing.assert_array_equal(part, posviz.sinusoidal(1000, 64, 7)[984:, 48:])
