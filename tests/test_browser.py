@@ -94,11 +94,11 @@ def test_moving_a_slider_changes_the_number_and_the_chart(page):
 
 
 def test_a_shared_link_restores_the_view(page):
-    visit(page, "/sinusoids?length=300&width=32&base=500&dims=2%205")
+    visit(page, "/sinusoids?length=300&width=32&base=500&check=dimensions+over+position&dims=2%205")
     no_exception(page)
     assert page.get_by_label("length T (1 to 8192)").input_value() == "300"
     assert page.get_by_label("width d (even, 2 to 2048)").input_value() == "32"
-    assert page.get_by_text("chosen dimensions over the first 300 positions").count() == 1
+    assert page.get_by_label("dimensions to draw (up to 6)").input_value() == "2 5"
 
 
 def test_a_hostile_link_shows_a_note_not_a_traceback(page):
