@@ -145,6 +145,11 @@ def escape(text: str) -> str:
     return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in text)
 
 
+def html_text(text: str) -> str:
+    """`text` for an HTML snippet: HTML-escaped, and Markdown punctuation as character references."""
+    return "".join(f"&#{ord(c)};" if c in "[]()!*_`\\" else c for c in html.escape(text))
+
+
 def note(message: str) -> None:
     """A short visible warning. The message is escaped: text from a URL or a text box stays plain."""
     st.warning("  \n".join(escape(line) for line in message.split("\n")), icon="⚠️")
@@ -172,10 +177,10 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     """The page's key number, large enough for the back row."""
     size, label_size = ("3.4rem", "1.25rem") if presenter() else ("2.4rem", "0.95rem")
     st.markdown(
-        f"<div style='font-size:{label_size};opacity:0.75' title='{html.escape(help_text or '')}'>"
-        f"{html.escape(label)}</div>"
+        f"<div style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
+        f"{html_text(label)}</div>"
         f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-family:monospace'>"
-        f"{html.escape(value)}</div>",
+        f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )
 

@@ -1,0 +1,116 @@
+"""Hostile links and text on every page: a short note and the defaults, never a traceback or a remote fetch."""
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import ui
+
+ROOT = Path(__file__).resolve().parents[1]
+UNESCAPED_TAG = re.compile(r"(?<!\\)<(script|img)", re.IGNORECASE)
+UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(http")
+PAGES = ["overview", "order", "sinusoids", "attention", "magnitude"]
+HOSTILE = [
+    "abc",
+    "-1",
+    "10**12",
+    "1000000000000",
+    "nan",
+    "inf",
+    "-inf",
+    "",
+    "x" * 5000,
+    "ünïcödé 🧭 中文",
+    "<script>alert(1)</script>",
+    "![x](http://127.0.0.1:9/x.png)",
+    "<img src=http://127.0.0.1:9/y.png>",
+    "7",
+    "0 0 1 2 3 4",
+    "1e308",
+    "[1, 2]",
+]
+
+
+def page_keys(name: str) -> list[str]:
+    """The URL keys a page reads: the first argument of every ui.Param(...) in its source."""
+    tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text())
+    return [
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Param" and node.args
+    ]
+
+
+def run(name: str, query: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def assert_safe(at: AppTest) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+    for element in list(at.markdown) + list(at.warning) + list(at.caption):
+        text = element.value  # Markdown source: a backslash before < or ] makes it literal text
+        assert not UNESCAPED_TAG.search(text), text[:200]
+        assert not UNESCAPED_LINK.search(text), text[:200]
+
+
+@pytest.mark.parametrize("value", HOSTILE, ids=range(len(HOSTILE)))
+@pytest.mark.parametrize("name", PAGES)
+def test_every_key_set_to_a_hostile_value(name, value):
+    keys = page_keys(name) + ["presenter", "unknown_key"]
+    at = run(name, dict.fromkeys(keys, value))
+    assert_safe(at)
+
+
+@pytest.mark.parametrize("name", ["order", "sinusoids", "attention", "magnitude"])
+def test_a_bad_value_for_each_key_is_reported_by_name(name):
+    for key in page_keys(name):
+        at = run(name, {key: "x" * 2000})
+        assert_safe(at)
+        assert any(ui.escape(key) in w.value for w in at.warning), (name, key)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![x](http://127.0.0.1:9/x.png) bites man",
+        "<script>alert(1)</script> bites man",
+        "**bold** _it_ `code` # heading",
+        "man",
+        " ".join(["dog"] * 70),
+        "ünïcödé man 🧭",
+    ],
+)
+def test_hostile_sentences_are_plain_text(text):
+    at = run("attention", {})
+    at.text_input(key="s1").set_value(text).run()
+    assert_safe(at)
+    at = run("magnitude", {})
+    at.text_input(key="s1").set_value(text).run()
+    assert_safe(at)
+
+
+def test_single_word_sentences_work():
+    at = run("attention", {"s1": "man", "s2": "man"})
+    assert_safe(at)
+    assert not at.warning
+
+
+def test_deploy_configuration_loads_and_hides_tracebacks():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["client"]["showErrorDetails"] in ("type", "none")
+    assert config["server"]["fileWatcherType"] == "none"
+    assert config["browser"]["gatherUsageStats"] is False
+    assert config["server"]["maxUploadSize"] <= 1
+    from streamlit import config as st_config
+
+    for section, values in config.items():
+        for key, value in values.items():
+            assert st_config.get_option(f"{section}.{key}") is not None
+            st_config.set_option(f"{section}.{key}", value)
