@@ -10,8 +10,13 @@ pages = [
     st.Page("pages/sinusoids.py", title="Sinusoids", icon=":material/waves:", url_path="sinusoids"),
     st.Page("pages/attention.py", title="Before and after position", icon=":material/grid_on:", url_path="attention"),
     st.Page("pages/magnitude.py", title="Position magnitude", icon=":material/tune:", url_path="magnitude"),
+    st.Page("pages/rotary.py", title="Learned and rotary", icon=":material/rotate_right:", url_path="rotary"),
+    st.Page("pages/offsets.py", title="Start offsets", icon=":material/skip_next:", url_path="offsets"),
+    st.Page("pages/causal.py", title="Causal mask", icon=":material/change_history:", url_path="causal"),
+    st.Page("pages/layouts.py", title="Layouts", icon=":material/swap_horiz:", url_path="layouts"),
+    st.Page("pages/bugs.py", title="Spot the bug", icon=":material/bug_report:", url_path="bugs"),
 ]
-page = st.navigation(pages)
+page = st.navigation({"The lessons": pages[:5], "Beyond the lessons": pages[5:]})
 st.sidebar.toggle(
     "Presenter mode",
     key="presenter",

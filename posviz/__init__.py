@@ -3,7 +3,7 @@
 The core is numpy only (plus pandas and Altair in `posviz.charts`); it never imports streamlit.
 """
 
-from posviz.attention import attention_weights, causal_mask, self_attention, softmax
+from posviz.attention import attention_weights, causal_mask, prefix_mean, self_attention, softmax
 from posviz.claims import Check, Claim, claim_rows, claims
 from posviz.encodings import (
     angles,
@@ -16,6 +16,7 @@ from posviz.encodings import (
     rope,
     sinusoidal,
 )
+from posviz.generation import incremental_generation
 from posviz.lessons import (
     POSITION_KINDS,
     order_experiment,
@@ -23,9 +24,20 @@ from posviz.lessons import (
     sentence_experiment,
     twin_experiment,
 )
+from posviz.relative import alibi_bias, alibi_slopes, half_permutation, rope_rotate_half
+from posviz.variants import concat_permutation, sinusoidal_concat, t2t_frequencies
 
 __all__ = [
     "POSITION_KINDS",
+    "alibi_bias",
+    "alibi_slopes",
+    "concat_permutation",
+    "half_permutation",
+    "incremental_generation",
+    "prefix_mean",
+    "rope_rotate_half",
+    "sinusoidal_concat",
+    "t2t_frequencies",
     "Check",
     "Claim",
     "angles",

@@ -125,3 +125,16 @@ def self_attention(
     if w_v.ndim != 2 or w_v.shape[0] != x.shape[-1]:
         raise ValueError(f"w_v must be 2-D with {x.shape[-1]} rows (C, d_v), got shape {w_v.shape}")
     return weights @ (x @ w_v)
+
+
+def prefix_mean(v: np.ndarray) -> np.ndarray:
+    """Row t is the mean of rows 0..t: what causal attention returns when every score is equal.
+
+    Returns: same shape as v (..., T, d)
+
+    >>> prefix_mean(np.array([[2.0], [4.0], [6.0]])).ravel().tolist()
+    [2.0, 3.0, 4.0]
+    """
+    v = _checks.array("v", v, min_ndim=2)
+    counts = np.arange(1, v.shape[-2] + 1)[:, None]
+    return np.cumsum(v, axis=-2) / counts

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from posviz import _checks
-from posviz.attention import attention_weights, self_attention
+from posviz.attention import attention_weights, prefix_mean, self_attention
 from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
@@ -412,3 +412,27 @@ def machine_zero(difference: float, magnitude: float = 1.0) -> bool:
     (True, False)
     """
     return bool(difference <= 64 * np.finfo(np.float64).eps * max(1.0, abs(magnitude)))
+
+
+@dataclass(frozen=True)
+class UniformCausal:
+    """Causal attention with every score equal (w_q = 0): the weights and how far the output is from a running mean."""
+
+    weights: np.ndarray  # (T, T), row t = 1/(t+1) on keys 0..t
+    gap: float  # max |weights @ v - prefix_mean(v)|
+
+
+def uniform_causal(seed: int, length: int, width: int) -> UniformCausal:
+    """Equal scores under a causal mask: each output is the mean of the values up to it.
+
+    >>> uniform_causal(0, 5, 4).gap < 1e-12
+    True
+    """
+    rng = np.random.default_rng(_checks.integer("seed", seed))
+    length = _checks.integer("length", length, minimum=1)
+    width = _checks.integer("width", width, minimum=1)
+    x = rng.standard_normal((length, width))
+    w_k, w_v = rng.standard_normal((2, width, width))
+    weights = attention_weights(x, np.zeros((width, width)), w_k, causal=True)
+    v = x @ w_v
+    return UniformCausal(weights, float(np.abs(weights @ v - prefix_mean(v)).max()))

@@ -168,3 +168,26 @@ def summarize_sinusoid(
         offset=offset,
         offset_residual=residual,
     )
+
+
+@dataclass(frozen=True)
+class TableChecks:
+    """The sinusoid page's three checks applied to any table, correct or not."""
+
+    norm_deviation: float  # max |row squared norm - d/2|
+    first_row: tuple[float, float]  # row 0: max |even columns|, max |odd columns - 1|
+    offset_residual: float | None  # max |pe[t+k] - M_k pe[t]|; None when d is odd (no pairs)
+
+
+def check_table(pe: np.ndarray, base: float = DEFAULT_BASE, offset: int = 1) -> TableChecks:
+    """Run the norm, position-0 and offset-map checks on a (T, d) table.
+
+    >>> check_table(sinusoidal(16, 8)).offset_residual < 1e-12
+    True
+    """
+    pe = _checks.array("pe", pe, min_ndim=2)
+    first = (float(np.abs(pe[0, 0::2]).max()), float(np.abs(pe[0, 1::2] - 1).max(initial=0.0)))
+    residual = None
+    if pe.shape[1] % 2 == 0 and pe.shape[0] > offset:
+        residual = offset_residual(pe, offset, base)
+    return TableChecks(norm_deviation(pe), first, residual)

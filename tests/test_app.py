@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["overview", "order", "sinusoids", "attention", "magnitude"]
+PAGES = ["overview", "order", "sinusoids", "attention", "magnitude", "rotary", "offsets", "causal", "layouts", "bugs"]
 
 
 def page(name: str, **query: str) -> AppTest:
@@ -218,3 +218,47 @@ def test_presenter_mode_hides_prose():
     plain, presenting = page("order"), page("order", presenter="true")
     assert len(presenting.markdown) < len(plain.markdown)
     assert "3.4rem" in markdown(presenting)
+
+
+def test_rotary_page_shows_relative_scores_and_the_learned_limit():
+    at = page("rotary")
+    ok(at)
+    heads = headline_values(at)
+    assert float(heads[0]) < 1e-9 < float(heads[1])
+    assert "constant along every diagonal" in markdown(at)
+    at = page("rotary", T="40", max_length="32")
+    ok(at)
+    assert "trained for 32 positions" in at.error[0].value
+
+
+@pytest.mark.parametrize(("bug", "drifts"), [("none", False), ("reset", True), ("off_by_one", True)])
+@pytest.mark.parametrize("scheme", ["rotary", "sinusoidal"])
+def test_offsets_page_shows_drift_only_with_a_bug(bug, drifts, scheme):
+    at = page("offsets", bug=bug, scheme=scheme)
+    ok(at)
+    assert ("the cached run drifts" in markdown(at)) == drifts
+
+
+def test_causal_page_reproduces_claim_11():
+    at = page("causal")
+    assert headline_values(at)[:2] == ["4.44e-16", "1.6508"]
+    assert "the mask alone makes it order-aware" in markdown(at)
+
+
+def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():
+    at = page("layouts", width="512")
+    heads = headline_values(at)
+    assert heads[:2] == ["0", "0"]
+    assert heads[2] == "0.00010366 vs 0.0001"
+
+
+@pytest.mark.parametrize(
+    "bug",
+    ["2i exponent", "multiply", "odd width", "concat read as interleaved", "start reset to 0", "off-by-one start"],
+)
+def test_every_bug_breaks_a_badge_the_correct_version_keeps(bug):
+    at = page("bugs", bug=bug)
+    ok(at)
+    text = markdown(at)
+    assert "FAILS" in text or "drifts after the prompt" in text
+    assert "correct table: fails" not in text

@@ -1,0 +1,97 @@
+"""Spot the bug: real mistakes in writing position code, each breaking a picture and a check."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from posviz import charts, generation, grids, properties, variants
+
+ui.page_setup()
+START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
+CHOICES = tuple(variants.BUGS) + tuple(START_BUGS)
+HINTS = {
+    "none": "The reference: every check passes.",
+    "2i exponent": "Recognise it: sine and cosine of a pair run at different speeds, so rows stop having norm d/2.",
+    "multiply": "Recognise it: the right half of the heatmap is noise instead of slow, smooth columns; "
+    "norms still pass, the wavelengths are wrong.",
+    "odd width": "Recognise it: one column has no partner; the squared norms wobble around (d-1)/2.",
+    "concat read as interleaved": "Recognise it: position 0 is not (0, 1, 0, 1, …) and no single rotation "
+    "moves a row to the next.",
+    "start reset to 0": "Recognise it: generation with a cache stops matching a full recompute right after the prompt.",
+    "off-by-one start": "Recognise it: the same drift, smaller; every new token sits one position too late.",
+}
+PARAMS = [
+    ui.Param("bug", "2i exponent", "choice", options=CHOICES),
+    ui.Param("length", 64, "int", 4, 512),
+    ui.Param("width", 32, "int", 4, 256, step=2),
+]
+tables = st.cache_data(variants.buggy_sinusoidal, max_entries=16)
+checks = st.cache_data(properties.check_table, max_entries=16)
+generate = st.cache_data(generation.demo_generation, max_entries=8)
+
+st.title("Spot the bug")
+ui.intro("Each switch is a mistake found in real position-encoding code. The correct table is on the left.")
+ui.url_state(PARAMS)
+s = st.session_state
+with st.sidebar:
+    st.radio("mistake", CHOICES, key="bug")
+    st.slider("positions", 4, 512, key="length")
+    st.slider("width d (even)", 4, 256, step=2, key="width")
+ui.sync_url(PARAMS)
+
+st.subheader(s.bug)
+st.markdown(variants.BUGS.get(s.bug, "incremental generation with rotary embeddings") + ". " + HINTS[s.bug])
+
+if s.bug in START_BUGS:
+    good = generate(length=24, prefill=6)
+    bad = generate(length=24, prefill=6, bug=START_BUGS[s.bug])
+    a, b = st.columns(2)
+    with a:
+        ui.headline("correct: max |cached − full|", f"{good.errors.max():.2g}")
+        ui.badge(good.errors.max() < 1e-9, "cached = recomputed", "drifts")
+    with b:
+        ui.headline(f"{s.bug}: max |cached − full|", f"{bad.errors.max():.3g}")
+        ui.badge(bad.errors.max() < 1e-9, "cached = recomputed", "drifts after the prompt")
+    frame = pd.DataFrame(
+        {"token": np.arange(24), "error": bad.errors, "phase": np.where(np.arange(24) < 6, "prefill", "one at a time")}
+    )
+    ui.show_chart(charts.step_errors(frame, title="error per token with the bug"), frame, "bug-errors")
+else:
+    correct, broken = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
+    good, bad = checks(correct, offset=1), checks(broken, offset=1)
+    cols = st.columns(3)
+    rows = [
+        ("‖pe_t‖² = d/2", good.norm_deviation < 1e-9, bad.norm_deviation < 1e-9, f"{bad.norm_deviation:.2g}"),
+        (
+            "position 0 = (0, 1, 0, 1, …)",
+            max(good.first_row) < 1e-12,
+            max(bad.first_row) < 1e-12,
+            f"{max(bad.first_row):.2g}",
+        ),
+        (
+            "pe[t+1] = M₁ pe[t]",
+            (good.offset_residual or 0) < 1e-9,
+            bad.offset_residual is not None and bad.offset_residual < 1e-9,
+            "no pairs" if bad.offset_residual is None else f"{bad.offset_residual:.2g}",
+        ),
+    ]
+    for col, (label, fine, still, measured) in zip(cols, rows, strict=True):
+        with col:
+            ui.headline(f"{label}: deviation with the bug", measured)
+            ui.badge(fine, "correct table: passes", "correct table: fails")
+            ui.badge(still, "buggy table: passes", "buggy table: FAILS")
+    left, right = st.columns(2)
+    for column, table, title, name in (
+        (left, correct, "correct", "correct-table"),
+        (right, broken, f"with the bug: {s.bug}", "buggy-table"),
+    ):
+        with column:
+            reduced = grids.block_mean(table, 16_384)
+            ui.show_chart(
+                charts.grid_heatmap(
+                    reduced, title=title, row_title="position", col_title="dimension", value_title="pe", height=320
+                ),
+                charts.reduced_frame(reduced),
+                name,
+            )

@@ -1,0 +1,84 @@
+"""The causal mask carries position: even with no position signal, masking breaks order blindness."""
+
+import streamlit as st
+
+import ui
+from posviz import charts, lessons
+
+ui.page_setup()
+PARAMS = [
+    ui.Param("seed", 42, "int", 0, 99_999),
+    ui.Param("T", 6, "int", 2, 64),
+    ui.Param("C", 8, "int", 2, 64),
+    ui.Param("wscale", 0.5, "float", 0.0, 3.0),
+    ui.Param("shuffle_seed", 0, "int", 0, 99_999),
+]
+experiment = st.cache_data(lessons.order_experiment, max_entries=32)
+twins = st.cache_data(lessons.twin_experiment, max_entries=32)
+
+st.title("The causal mask carries position")
+ui.intro(
+    "A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells "
+    "the first token from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two "
+    "copies of one token get different outputs."
+)
+st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
+ui.url_state(PARAMS)
+s = st.session_state
+with st.sidebar:
+    st.number_input("seed", 0, 99_999, key="seed")
+    st.slider("tokens T", 2, 64, key="T")
+    st.slider("width C", 2, 64, key="C")
+    st.slider("weight scale", 0.0, 3.0, step=0.05, key="wscale")
+    st.number_input("shuffle seed (used when T is not 6)", 0, 99_999, key="shuffle_seed")
+ui.sync_url(PARAMS)
+
+perm = lessons.LESSON_PERM if s.T == 6 else tuple(int(p) for p in lessons.shuffled(s.T, s.shuffle_seed))
+plain = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm)
+masked = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm, causal=True)
+twin = twins(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
+
+a, b, c = st.columns(3)
+with a:
+    ui.headline("no mask: max |attn(PX) − P attn(X)|", f"{plain.max_diff:.3g}")
+    ui.badge(lessons.machine_zero(plain.max_diff), "order-blind", "order-aware")
+with b:
+    ui.headline("causal mask: max |attn(PX) − P attn(X)|", f"{masked.max_diff:.5g}")
+    ui.badge(not lessons.machine_zero(masked.max_diff), "the mask alone makes it order-aware", "order-blind")
+with c:
+    ui.headline(f"one token at 0 and {s.T - 1}, causal: row difference", f"{twin.row_diff:.3g}")
+    ui.badge(twin.row_diff > 1e-9, "the copies differ", "the copies are equal")
+
+left, right = st.columns(2)
+labels = [str(t) for t in range(s.T)]
+with left:
+    ui.matrix_chart(
+        masked.weights,
+        title="causal attention weights of X",
+        row_title="query t",
+        col_title="key j",
+        domain=(0.0, 1.0),
+        scheme=charts.WEIGHT_SCHEME,
+        value_title="weight",
+        row_labels=labels,
+        col_labels=labels,
+        name="causal-weights",
+        height=300,
+    )
+with right:
+    uniform = lessons.uniform_causal(s.seed, s.T, s.C)
+    gap = uniform.gap
+    ui.matrix_chart(
+        uniform.weights,
+        title="equal scores (w_q = 0): row t is 1/(t+1)",
+        row_title="query t",
+        col_title="key j",
+        domain=(0.0, 1.0),
+        scheme=charts.WEIGHT_SCHEME,
+        value_title="weight",
+        row_labels=labels,
+        col_labels=labels,
+        name="uniform-causal",
+        height=300,
+    )
+    ui.badge(gap < 1e-12, f"output = running mean of the values (max diff {gap:.1g})", f"differs by {gap:.2g}")

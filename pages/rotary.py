@@ -1,0 +1,116 @@
+"""Learned and rotary: a finite learned table, rotary embeddings, and ALiBi, on the same axes."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import posviz
+import ui
+from posviz import charts, properties, relative
+
+ui.page_setup()
+BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
+PARAMS = [
+    ui.Param("max_length", 32, "int", 4, 512),
+    ui.Param("T", 24, "int", 1, 1024),
+    ui.Param("start", 0, "int", 0, 1024),
+    ui.Param("d", 16, "int", 2, 64, step=2),
+    ui.Param("base", 10_000.0, "choice", options=BASES),
+    ui.Param("pair", 0, "int", 0, 31),
+    ui.Param("shift", 100, "int", 0, 100_000),
+    ui.Param("heads", 8, "int", 1, 32),
+    ui.Param("head", 1, "int", 1, 32),
+    ui.Param("seed", 0, "int", 0, 99_999),
+]
+st.title("Learned tables, rotary embeddings and ALiBi")
+ui.intro(
+    "A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. "
+    "Rotary embeddings rotate each query and key pair by an angle proportional to its position, so a query-key "
+    "score depends only on how far apart the two positions are. ALiBi adds a penalty that grows linearly "
+    "with that distance."
+)
+ui.url_state(PARAMS)
+s = st.session_state
+with st.sidebar:
+    st.slider("learned table rows", 4, 512, key="max_length")
+    st.slider("positions asked for", 1, 1024, key="T")
+    st.number_input("first position asked for", 0, 1024, key="start")
+    st.slider("head width d (even)", 2, 64, step=2, key="d")
+    st.select_slider("RoPE base", BASES, key="base", format_func=lambda b: f"{b:,.0f}")
+    st.number_input("shift every position by s", 0, 100_000, key="shift")
+    st.number_input("ALiBi heads", 1, 32, key="heads")
+    st.number_input("seed", 0, 99_999, key="seed")
+ui.sync_url(PARAMS)
+s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
+
+st.subheader("A learned table has a last row")
+try:
+    rows = posviz.learned(s.T, s.d, max_length=s.max_length, start=s.start, seed=s.seed)
+except ValueError as error:
+    st.error(
+        f"Position {s.start + s.T - 1} asked of a table trained for {s.max_length} positions: {error}. "
+        "A model meets this as an index error in its embedding lookup; it has to be cut, or the table extended "
+        "and trained again."
+    )
+else:
+    ui.badge(True, f"positions {s.start}..{s.start + s.T - 1} are inside the table's {s.max_length} rows", "")
+    ui.matrix_chart(
+        rows,
+        title="the learned rows asked for (seeded stand-in, N(0, 1))",
+        row_title="position",
+        col_title="dimension",
+        domain=charts.signed_domain(rows),
+        name="learned-rows",
+        row_offset=s.start,
+        height=240,
+    )
+
+st.subheader("Rotary: scores depend only on the offset")
+rng = np.random.default_rng(s.seed)
+q, k = rng.standard_normal(s.d), rng.standard_normal(s.d)
+length = min(s.T, 64)
+rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
+spread = properties.diagonal_spread(rot)
+moved_rot = relative.shift_change(q, k, length, s.shift, scheme="rotary", base=s.base)
+moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", base=s.base)
+a, b = st.columns(2)
+with a:
+    ui.headline(f"shift all positions by {s.shift}: rotary scores change by", f"{moved_rot:.2g}")
+    ui.badge(moved_rot < 1e-9, "rotary: unchanged (relative)", "rotary: changed")
+with b:
+    ui.headline(f"shift all positions by {s.shift}: added-sinusoid scores change by", f"{moved_sin:.3g}")
+    ui.badge(moved_sin > 1e-9, "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
+
+left, right = st.columns(2)
+with left:
+    st.number_input("pair i to follow (dimensions 2i, 2i+1)", 0, s.d // 2 - 1, key="pair")
+    turned = posviz.rope(np.tile(q, (length, 1)), 0, s.base)[:, 2 * s.pair : 2 * s.pair + 2]
+    circle = pd.DataFrame({"x": turned[:, 0], "y": turned[:, 1], "position": np.arange(length)})
+    ui.show_chart(charts.trajectory(circle, title=f"query pair {s.pair} as its position grows"), circle, "rope-pair")
+with right:
+    ui.badge(spread < 1e-9, f"constant along every diagonal (spread {spread:.1g})", f"spread {spread:.2g}")
+    ui.matrix_chart(
+        rot,
+        title="rotary score q·k, query at i, key at j",
+        row_title="query position i",
+        col_title="key position j",
+        domain=charts.signed_domain(rot),
+        name="rope-scores",
+        height=300,
+    )
+
+st.subheader("ALiBi: a linear penalty per head")
+slopes = relative.alibi_slopes(s.heads)
+st.number_input("head to draw", 1, s.heads, key="head")
+bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
+st.caption("slopes 2^(-8h/n): " + ", ".join(f"{v:.4g}" for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
+ui.matrix_chart(
+    bias,
+    title=f"ALiBi bias of head {s.head}, slope {slopes[s.head - 1]:.4g} (symmetric form)",
+    row_title="query position i",
+    col_title="key position j",
+    domain=charts.signed_domain(bias),
+    name="alibi-bias",
+    height=300,
+)
+ui.sync_url(PARAMS)

@@ -1,0 +1,125 @@
+"""Relative position schemes: rotate-half RoPE, ALiBi, and query-key scores for fixed content.
+
+Dimension letters:
+    T  positions      d  head width (even for RoPE)      H  heads
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from posviz import _checks
+from posviz.encodings import DEFAULT_BASE, angles, rope, sinusoidal
+
+
+def half_permutation(width: int) -> np.ndarray:
+    """Dimension order that turns interleaved pairs (2i, 2i+1) into halves (i, i + d/2): evens, then odds.
+
+    rope_rotate_half(x[..., p]) == rope(x)[..., p] for p = half_permutation(d).
+
+    >>> half_permutation(6).tolist()
+    [0, 2, 4, 1, 3, 5]
+    """
+    width = _checks.even_width("width", width, why="RoPE rotates pairs of dimensions")
+    return np.concatenate([np.arange(0, width, 2), np.arange(1, width, 2)])
+
+
+def rope_rotate_half(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
+    """RoPE in the rotate-half layout of GPT-NeoX and Llama: dimension i pairs with i + d/2.
+
+    out[i] = x[i] cos - x[i + d/2] sin,  out[i + d/2] = x[i + d/2] cos + x[i] sin,
+    with angle (start + t) * base ** (-2i / d) for i < d/2.
+
+    x: (..., T, d), d even.
+    Returns: (..., T, d)
+
+    >>> rope_rotate_half(np.ones((5, 8))).shape
+    (5, 8)
+    """
+    x = _checks.array("x", x, min_ndim=2)
+    width = _checks.even_width("the last axis of x", x.shape[-1], why="RoPE rotates pairs of dimensions")
+    theta = angles(x.shape[-2], width, start, base)
+    cos, sin = np.cos(theta), np.sin(theta)
+    first, second = x[..., : width // 2], x[..., width // 2 :]
+    return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
+
+
+def alibi_slopes(heads: int) -> np.ndarray:
+    """ALiBi head slopes (Press et al. 2022): 2 ** (-8h / n) for h = 1..n when n is a power of two.
+
+    Otherwise the paper's rule: the slopes of the largest power of two below n, then every other
+    slope of twice that many.
+
+    Returns: (H,)
+
+    >>> alibi_slopes(8).tolist()
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+    """
+    heads = _checks.integer("heads", heads, minimum=1)
+
+    def power_of_two(n: int) -> list[float]:
+        return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+
+    if heads & (heads - 1) == 0:
+        return np.array(power_of_two(heads))
+    lower = 2 ** math.floor(math.log2(heads))
+    return np.array(power_of_two(lower) + power_of_two(2 * lower)[0::2][: heads - lower])
+
+
+def alibi_bias(length: int, slope: float, *, causal: bool = True) -> np.ndarray:
+    """The bias ALiBi adds to attention scores: -slope * (i - j), for keys j at or before query i.
+
+    With causal=False the symmetric form -slope * |i - j|; with causal=True keys after the query
+    get -inf (they are masked anyway).
+
+    Returns: (T, T)
+
+    >>> alibi_bias(3, 0.5).tolist()
+    [[-0.0, -inf, -inf], [-0.5, -0.0, -inf], [-1.0, -0.5, -0.0]]
+    """
+    length = _checks.integer("length", length, minimum=1)
+    slope = _checks.finite_real("slope", slope)
+    offset = np.arange(length)[:, None] - np.arange(length)[None, :]  # i - j
+    if not causal:
+        return -slope * np.abs(offset)
+    return np.where(offset >= 0, -slope * offset, -np.inf)
+
+
+def fixed_content_scores(
+    q: np.ndarray, k: np.ndarray, length: int, *, scheme: str, start: int = 0, base: float = DEFAULT_BASE
+) -> np.ndarray:
+    """Score q . k between the same query content at position i and key content at position j.
+
+    scheme "rotary": rope(q)_i . rope(k)_j, a function of j - i only;
+    "sinusoidal": (q + pe_i) . (k + pe_j), which also depends on i and j themselves.
+    Positions are start, start + 1, ....
+
+    Returns: (T, T), entry [i, j]
+    """
+    q = _checks.array("q", q)
+    k = _checks.array("k", k)
+    if q.shape != k.shape or q.ndim != 1:
+        raise ValueError(f"q and k must be vectors of one width, got shapes {q.shape} and {k.shape}")
+    length = _checks.integer("length", length, minimum=1)
+    if scheme == "rotary":
+        rq = rope(np.tile(q, (length, 1)), start, base)
+        rk = rope(np.tile(k, (length, 1)), start, base)
+        return rq @ rk.T
+    if scheme == "sinusoidal":
+        pe = sinusoidal(length, q.size, start, base)
+        return (q + pe) @ (k + pe).T
+    raise ValueError(f"scheme must be 'rotary' or 'sinusoidal', got {scheme!r}")
+
+
+def shift_change(
+    q: np.ndarray, k: np.ndarray, length: int, shift: int, *, scheme: str, base: float = DEFAULT_BASE
+) -> float:
+    """max |scores with every position moved by `shift` - scores from position 0|: 0 for rotary.
+
+    >>> q = k = np.ones(8); shift_change(q, k, 6, 100, scheme="rotary") < 1e-9
+    True
+    """
+    moved = fixed_content_scores(q, k, length, scheme=scheme, start=shift, base=base)
+    return float(np.abs(moved - fixed_content_scores(q, k, length, scheme=scheme, base=base)).max())

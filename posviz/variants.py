@@ -1,0 +1,141 @@
+"""Other layouts of the sinusoidal table, and the classic mistakes in writing it.
+
+Dimension letters: T positions, d width.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from posviz import _checks
+from posviz.encodings import DEFAULT_BASE, frequencies, sinusoidal
+
+TIMESCALES = ("paper", "tensor2tensor")
+BUGS = {
+    "none": "the paper's formula, interleaved sin/cos",
+    "2i exponent": "the cosine at dimension 2i+1 uses exponent (2i+1)/d instead of its pair's 2i/d",
+    "multiply": "positions multiplied by base^(2i/d) instead of divided",
+    "odd width": "an odd width: the last sine has no cosine partner",
+    "concat read as interleaved": "a [sin | cos] table fed to code that expects interleaved pairs",
+}
+
+
+def t2t_frequencies(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """tensor2tensor's frequencies: geometric from 1 down to exactly 1/base over d/2 steps.
+
+    omega_i = base ** (-i / (d/2 - 1)); the paper's are base ** (-2i / d), whose slowest is
+    base ** (-(d - 2) / d) (1.0366e-4 for d = 512), not 1/base.
+
+    Returns: (d/2,)
+
+    >>> float(t2t_frequencies(512)[-1])
+    0.0001
+    """
+    width = _checks.even_width("width", width)
+    base = _checks.positive_real("base", base)
+    half = width // 2
+    return base ** (-np.arange(half) / max(half - 1, 1))
+
+
+def sinusoidal_concat(
+    length: int, width: int, start: int = 0, base: float = DEFAULT_BASE, *, timescales: str = "paper"
+) -> np.ndarray:
+    """The [sin | cos] layout of tensor2tensor and the TensorFlow tutorial: all sines, then all cosines.
+
+    timescales "paper" uses the paper's frequencies (then it is the interleaved table with its columns
+    permuted); "tensor2tensor" uses t2t_frequencies.
+
+    Returns: (T, d)
+
+    >>> sinusoidal_concat(4, 8).shape
+    (4, 8)
+    """
+    if timescales not in TIMESCALES:
+        raise ValueError(f"timescales must be one of {TIMESCALES}, got {timescales!r}")
+    length = _checks.integer("length", length)
+    start = _checks.integer("start", start)
+    omega = frequencies(width, base) if timescales == "paper" else t2t_frequencies(width, base)
+    theta = np.arange(start, start + length, dtype=np.float64)[:, None] * omega[None, :]
+    return np.concatenate([np.sin(theta), np.cos(theta)], axis=1)
+
+
+def concat_permutation(width: int) -> np.ndarray:
+    """Columns p with sinusoidal(...)[:, p] == sinusoidal_concat(...) (paper timescales).
+
+    >>> concat_permutation(6).tolist()
+    [0, 2, 4, 1, 3, 5]
+    """
+    width = _checks.even_width("width", width)
+    return np.concatenate([np.arange(0, width, 2), np.arange(1, width, 2)])
+
+
+def buggy_sinusoidal(length: int, width: int, bug: str, base: float = DEFAULT_BASE) -> np.ndarray:
+    """The sinusoidal table as a common mistake writes it (see BUGS); "none" is the correct table.
+
+    "odd width" builds width + 1 columns the paper's way and drops the last cosine.
+
+    Returns: (T, d), or (T, d - 1) for "odd width"
+    """
+    if bug not in BUGS:
+        raise ValueError(f"bug must be one of {', '.join(BUGS)}; got {bug!r}")
+    length = _checks.integer("length", length)
+    width = _checks.even_width("width", width)
+    pos = np.arange(length, dtype=np.float64)[:, None]
+    if bug == "none":
+        return sinusoidal(length, width, base=base)
+    if bug == "2i exponent":
+        exponent = np.arange(width) / width  # j / d for every column j, the pair's 2i / d only for sines
+        pe = pos / base**exponent
+        pe[:, 0::2], pe[:, 1::2] = np.sin(pe[:, 0::2]), np.cos(pe[:, 1::2])
+        return pe
+    if bug == "multiply":
+        theta = pos * base ** (np.arange(0, width, 2) / width)
+        pe = np.empty((length, width))
+        pe[:, 0::2], pe[:, 1::2] = np.sin(theta), np.cos(theta)
+        return pe
+    if bug == "odd width":
+        return sinusoidal(length, width, base=base)[:, :-1]
+    return sinusoidal_concat(length, width, base=base)  # read by interleaved code: pairs are wrong
+
+
+@dataclass(frozen=True)
+class LayoutComparison:
+    """The layouts side by side, and the numbers that say how they differ."""
+
+    interleaved: np.ndarray  # (T, d) the paper's table
+    concat: np.ndarray  # (T, d) [sin | cos] with the paper's frequencies
+    concat_t2t: np.ndarray  # (T, d) [sin | cos] with tensor2tensor's frequencies
+    table_gap: float  # max |interleaved[:, p] - concat|: 0 exactly
+    rope_gap: float  # max |rope_rotate_half(x[:, p]) - rope(x)[:, p]| on random x: 0 exactly
+    timescale_gap: float  # max |concat_t2t - concat|: a real difference
+    slowest_paper: float
+    slowest_t2t: float
+
+
+def compare_layouts(length: int, width: int, base: float = DEFAULT_BASE, seed: int = 0) -> LayoutComparison:
+    """Build each layout and measure: equal up to a fixed permutation, except tensor2tensor's timescales.
+
+    >>> compare_layouts(16, 8).table_gap
+    0.0
+    """
+    from posviz.encodings import rope
+    from posviz.relative import half_permutation, rope_rotate_half
+
+    interleaved = sinusoidal(length, width, base=base)
+    concat = sinusoidal_concat(length, width, base=base)
+    concat_t2t = sinusoidal_concat(length, width, base=base, timescales="tensor2tensor")
+    p = concat_permutation(width)
+    x = np.random.default_rng(_checks.integer("seed", seed)).standard_normal((length, width))
+    q = half_permutation(width)
+    return LayoutComparison(
+        interleaved=interleaved,
+        concat=concat,
+        concat_t2t=concat_t2t,
+        table_gap=float(np.abs(interleaved[:, p] - concat).max(initial=0.0)),
+        rope_gap=float(np.abs(rope_rotate_half(x[:, q], 0, base) - rope(x, 0, base)[:, q]).max(initial=0.0)),
+        timescale_gap=float(np.abs(concat_t2t - concat).max(initial=0.0)),
+        slowest_paper=float(frequencies(width, base)[-1]),
+        slowest_t2t=float(t2t_frequencies(width, base)[-1]),
+    )
