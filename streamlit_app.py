@@ -15,6 +15,7 @@ pages = [
     st.Page("pages/causal.py", title="Causal mask", icon=":material/change_history:", url_path="causal"),
     st.Page("pages/layouts.py", title="Layouts", icon=":material/swap_horiz:", url_path="layouts"),
     st.Page("pages/bugs.py", title="Spot the bug", icon=":material/bug_report:", url_path="bugs"),
+    st.Page("pages/minilm.py", title="A real transformer", icon=":material/model_training:", url_path="minilm"),
 ]
 page = st.navigation({"The lessons": pages[:5], "Beyond the lessons": pages[5:]})
 st.sidebar.toggle(

@@ -6,7 +6,19 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["overview", "order", "sinusoids", "attention", "magnitude", "rotary", "offsets", "causal", "layouts", "bugs"]
+PAGES = [
+    "overview",
+    "order",
+    "sinusoids",
+    "attention",
+    "magnitude",
+    "rotary",
+    "offsets",
+    "causal",
+    "layouts",
+    "bugs",
+    "minilm",
+]
 
 
 def page(name: str, **query: str) -> AppTest:
@@ -262,3 +274,21 @@ def test_every_bug_breaks_a_badge_the_correct_version_keeps(bug):
     text = markdown(at)
     assert "FAILS" in text or "drifts after the prompt" in text
     assert "correct table: fails" not in text
+
+
+def test_minilm_page_shows_the_real_model_order_blind_without_position_rows():
+    at = page("minilm")
+    ok(at)
+    heads = headline_values(at)
+    assert heads[0] == "2.36"
+    assert float(heads[3]) < 1e-12 and float(heads[4]) > 0.1
+    assert "identical in both sentences (order-blind)" in markdown(at)
+    at.select_slider(key="scale").set_value(0.0).run()
+    ok(at)
+    assert float(headline_values(at)[4]) < 1e-12
+
+
+def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
+    at = page("minilm", s1="dog 🧭 bites man")
+    ok(at)
+    assert "no piece for 🧭" in at.warning[0].value

@@ -13,7 +13,19 @@ import ui
 ROOT = Path(__file__).resolve().parents[1]
 UNESCAPED_TAG = re.compile(r"(?<!\\)<(script|img)", re.IGNORECASE)
 UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(http")
-PAGES = ["overview", "order", "sinusoids", "attention", "magnitude", "rotary", "offsets", "causal", "layouts", "bugs"]
+PAGES = [
+    "overview",
+    "order",
+    "sinusoids",
+    "attention",
+    "magnitude",
+    "rotary",
+    "offsets",
+    "causal",
+    "layouts",
+    "bugs",
+    "minilm",
+]
 HOSTILE = [
     "abc",
     "-1",

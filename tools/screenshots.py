@@ -12,7 +12,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.harness import browser, serve, settle  # noqa: E402
 
-PAGES = ["overview", "order", "sinusoids", "attention", "magnitude", "rotary", "offsets", "causal", "layouts", "bugs"]
+PAGES = [
+    "overview",
+    "order",
+    "sinusoids",
+    "attention",
+    "magnitude",
+    "rotary",
+    "offsets",
+    "causal",
+    "layouts",
+    "bugs",
+    "minilm",
+]
 
 
 def main() -> None:

@@ -1,0 +1,183 @@
+"""A real trained transformer: all-MiniLM-L6-v2's learned position table and its first attention layer."""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from posviz import charts, grids, lessons, minilm
+
+ui.page_setup()
+STEPS = lessons.magnitude_steps()
+PARAMS = [
+    ui.Param("s1", "dog bites man", "text"),
+    ui.Param("s2", "man bites dog", "text"),
+    ui.Param("head", 1, "int", 1, 12),
+    ui.Param("scale", 1.0, "choice", options=STEPS),
+    ui.Param("token", "man", "text", max_len=60),
+]
+table = st.cache_resource(minilm.position_table)
+pair = st.cache_data(minilm.compare_texts, max_entries=32)
+curve = st.cache_data(minilm.curve_texts, max_entries=32)
+
+st.title("A real transformer: all-MiniLM-L6-v2")
+ui.intro(
+    "The toy pages use random weights. This one uses a trained sentence encoder (6 layers, width 384, "
+    "12 heads), which adds a learned position row to every token before its first attention layer. "
+    "Training gave position 0 a long vector of its own and made neighbouring rows similar: a smooth code "
+    "of position, found without any formula. Remove the rows and the model is as order-blind as the toy."
+)
+ui.url_state(PARAMS)
+s = st.session_state
+with st.sidebar:
+    st.text_input(f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)", key="s1", max_chars=ui.MAX_TEXT)
+    st.text_input(f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)", key="s2", max_chars=ui.MAX_TEXT)
+    st.slider("attention head", 1, 12, key="head")
+ui.sync_url(PARAMS)
+
+pos = table()
+st.subheader("The learned position table")
+a, b, c = st.columns(3)
+with a:
+    ui.headline("norm of position 0", f"{pos.norms[0]:.3g}")
+    st.caption(f"median of positions 1-511: {np.median(pos.norms[1:]):.3g}")
+with b:
+    ui.headline("cosine of neighbouring positions", f"{pos.neighbour_cosine:.2f}")
+    st.caption(f"median over all t; positions 128 apart: {pos.by_distance[127]:.2f}")
+with c:
+    ui.headline("most opposite pair of rows", f"{pos.cosine.min():.2f}")
+    st.caption("cosine similarity; far positions can point away from each other")
+
+left, right = st.columns(2)
+with left:
+    ui.show_image(
+        grids.reduced(pos.table, 1, 1),
+        title="position rows (512 x 384)",
+        scheme=charts.SIGNED_SCHEME,
+        domain=charts.signed_domain(pos.table),
+        value_title="value",
+        what="dimension →, position ↓",
+    )
+with right:
+    norms = pd.DataFrame({"position": np.arange(len(pos.norms)), "norm": pos.norms})
+    ui.show_chart(
+        charts.lines(
+            norms, x="position", y="norm", title="norm of each position row", x_title="position", y_title="‖p_t‖"
+        ),
+        norms,
+        "minilm-norms",
+    )
+    gaps = np.arange(1, len(pos.norms))
+    profile = pd.DataFrame(
+        {
+            "distance": np.concatenate([gaps, gaps]),
+            "cosine": np.concatenate([pos.by_distance, pos.sinusoid_by_distance]),
+            "table": ["MiniLM, learned"] * gaps.size + ["sinusoidal, same shape"] * gaps.size,
+        }
+    )
+    ui.show_chart(
+        charts.lines(
+            profile,
+            x="distance",
+            y="cosine",
+            color="table",
+            log_x=True,
+            title="median cosine of positions k apart",
+            x_title="k (log)",
+            y_title="cosine",
+        ),
+        profile,
+        "minilm-cosine-profile",
+    )
+left, right = st.columns(2)
+with left:
+    ui.show_image(
+        grids.reduced(pos.cosine, 1, 1),
+        title="cosine between positions: MiniLM (learned)",
+        scheme=charts.SIGNED_SCHEME,
+        domain=(-1.0, 1.0),
+        value_title="cosine",
+        what="position →, position ↓",
+    )
+with right:
+    ui.show_image(
+        grids.reduced(pos.sinusoid_cosine, 1, 1),
+        title="cosine between positions: sinusoidal",
+        scheme=charts.SIGNED_SCHEME,
+        domain=(-1.0, 1.0),
+        value_title="cosine",
+        what="position →, position ↓",
+    )
+
+st.subheader("The two sentences through the real first layer")
+text1 = ui.capped_sentence(s.s1, "Sentence 1", PARAMS[0].default)
+text2 = ui.capped_sentence(s.s2, "Sentence 2", PARAMS[1].default)
+result = pair(text1, text2, s.scale)
+for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2")):
+    if tokens.unknown:
+        ui.note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")
+    if tokens.truncated:
+        ui.note(f"{label} is longer than {minilm.MAX_TOKENS} tokens; the rest is cut.")
+st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
+st.select_slider(
+    "scale of the position rows (1 = the trained model)", STEPS, key="scale", format_func=lambda v: f"{v:g}"
+)
+shared = result.shared_tokens()
+if not shared:
+    ui.note("The sentences share no token, so there is no word to compare; try the defaults.")
+    st.stop()
+if s.token not in shared:
+    s.token = shared[0]
+token = st.selectbox("token in both sentences", shared, key="token")
+ui.sync_url(PARAMS)
+
+plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
+a, b = st.columns(2)
+with a:
+    ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", f"{plain:.2g}")
+    ui.badge(lessons.machine_zero(plain), "identical in both sentences (order-blind)", "different")
+with b:
+    ui.headline(f"'{token}', layer-0 output, rows × {s.scale:g}: max diff", f"{real:.4g}")
+    ui.badge(not lessons.machine_zero(real), "different: position tells the sentences apart", "identical")
+
+h = s.head - 1
+for weights, tokens, name in (
+    (result.weights_plain, "no position", "plain"),
+    (result.weights, f"position rows × {s.scale:g}", "position"),
+):
+    cols = st.columns(2)
+    for col, w, toks, which in zip(cols, weights, (result.first, result.second), (1, 2), strict=True):
+        with col:
+            labels = charts.labelled(toks.tokens)
+            ui.matrix_chart(
+                w[h],
+                title=f"head {s.head}, sentence {which}, {tokens}",
+                row_title="query",
+                col_title="key",
+                domain=(0.0, 1.0),
+                scheme=charts.WEIGHT_SCHEME,
+                value_title="weight",
+                row_labels=labels,
+                col_labels=labels,
+                name=f"minilm-{name}-{which}",
+                height=max(220, 26 * len(labels)),
+                annotate_cols=8,
+            )
+
+scales, distances = curve(text1, text2, token)
+frame = pd.DataFrame({"scale": scales[1:], "distance": distances[1:]})
+chart = charts.lines(
+    frame,
+    x="scale",
+    y="distance",
+    log_x=True,
+    log_y=True,
+    height=320,
+    title=f"'{token}': distance between its two layer-0 outputs against the scale",
+    x_title="scale of the position rows (log)",
+    y_title="max abs difference (log)",
+)
+if s.scale > 0:
+    chart = chart + charts.marker(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}")
+ui.show_chart(chart, frame, "minilm-distance")
+st.caption(f"At scale 0 the distance is {distances[0]:.2g}; the log axes start at 1e-4.")

@@ -1,0 +1,268 @@
+"""A real trained transformer beside the toy: all-MiniLM-L6-v2's embeddings and first attention layer.
+
+Reads only posviz/data/minilm/ (see its README for where the weights came from). Follows BERT's
+equations with numpy:
+    h = LayerNorm(word[ids] + s * position[0..T-1] + token_type[0])          # s = 1 in the model
+    q, k, v = h W_q^T + b_q, h W_k^T + b_k, h W_v^T + b_v, split into H heads of width d/H
+    out_head = softmax(q k^T / sqrt(d/H)) v,   out = the heads side by side
+
+Dimension letters: T tokens (with [CLS] and [SEP]), d = 384 width, H = 12 heads, V = 30,522 words.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from posviz import _checks
+from posviz.attention import softmax
+
+DATA = Path(__file__).resolve().parent / "data" / "minilm"
+MAX_TOKENS = 64
+
+
+@dataclass(frozen=True)
+class MiniLM:
+    """The shipped parameters. Word rows are int8 times a per-row scale."""
+
+    word: np.ndarray  # (V, d) int8
+    word_scale: np.ndarray  # (V,)
+    position: np.ndarray  # (512, d)
+    token_type: np.ndarray  # (2, d)
+    ln_weight: np.ndarray  # (d,)
+    ln_bias: np.ndarray  # (d,)
+    w_q: np.ndarray  # (d, d) as stored by torch: out x in
+    b_q: np.ndarray
+    w_k: np.ndarray
+    b_k: np.ndarray
+    w_v: np.ndarray
+    b_v: np.ndarray
+    heads: int
+    eps: float
+    folder: Path
+
+    @property
+    def width(self) -> int:
+        return self.position.shape[1]
+
+    def word_rows(self, ids: np.ndarray) -> np.ndarray:
+        """Word embeddings of `ids`: (T, d)"""
+        ids = np.asarray(ids)
+        return self.word[ids].astype(np.float64) * self.word_scale[ids, None]
+
+
+def load_minilm(folder: Path = DATA) -> MiniLM:
+    """Load the shipped arrays and check their shapes against provenance.json."""
+    folder = Path(folder)
+    with np.load(folder / "layer0.npz") as z:
+        arrays = {name: z[name] for name in z.files}
+    expected = json.loads((folder / "provenance.json").read_text())["shapes"]
+    for name, shape in expected.items():
+        if list(arrays[name].shape) != shape:
+            raise ValueError(f"{name} should have shape {shape}, the file has {list(arrays[name].shape)}")
+    as_float = {k: v.astype(np.float64) for k, v in arrays.items() if k not in ("word", "heads", "layer_norm_eps")}
+    return MiniLM(
+        word=arrays["word"], heads=int(arrays["heads"]), eps=float(arrays["layer_norm_eps"]), folder=folder,
+        **{k: as_float[k] for k in ("word_scale", "position", "token_type", "ln_weight", "ln_bias",
+                                    "w_q", "b_q", "w_k", "b_k", "w_v", "b_v")},
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A sentence as the model reads it."""
+
+    ids: np.ndarray  # (T,)
+    tokens: tuple[str, ...]  # ("[CLS]", ..., "[SEP]")
+    unknown: tuple[str, ...]  # words the vocabulary cannot cover (they became [UNK])
+    truncated: bool
+
+
+def tokenize(text: str, folder: Path = DATA, max_tokens: int = MAX_TOKENS) -> Tokens:
+    """Lower-casing WordPiece with [CLS] and [SEP], by the model's own tokenizer.json (`tokenizers`)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    tokenizer = _tokenizer(str(folder))
+    encoding = tokenizer.encode(text)
+    ids, tokens = list(encoding.ids), list(encoding.tokens)
+    truncated = len(ids) > max_tokens
+    if truncated:
+        ids, tokens = ids[: max_tokens - 1] + ids[-1:], tokens[: max_tokens - 1] + tokens[-1:]
+    spans = [encoding.offsets[i] for i, t in enumerate(encoding.tokens) if t == "[UNK]"]
+    unknown = tuple(dict.fromkeys(text[a:b] for a, b in spans))
+    return Tokens(np.array(ids), tuple(tokens), unknown, truncated)
+
+
+_TOKENIZERS: dict[str, object] = {}
+
+
+def _tokenizer(folder: str):
+    from tokenizers import Tokenizer
+
+    if folder not in _TOKENIZERS:
+        tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
+        tokenizer.no_padding()  # the shipped file pads to 128; posviz reads one sentence at a time
+        tokenizer.no_truncation()  # truncation to MAX_TOKENS happens in tokenize(), and is reported
+        _TOKENIZERS[folder] = tokenizer
+    return _TOKENIZERS[folder]
+
+
+def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance, as torch)."""
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+def embed(model: MiniLM, ids: np.ndarray, position_scale: float = 1.0) -> np.ndarray:
+    """The embedding layer's output with the position rows times `position_scale` (1 = the model).
+
+    Returns: (T, d)
+    """
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not 1 <= ids.size <= model.position.shape[0]:
+        raise ValueError(f"ids must be 1 to {model.position.shape[0]} token ids, got shape {ids.shape}")
+    scale = _checks.finite_real("position_scale", position_scale)
+    x = model.word_rows(ids) + scale * model.position[: ids.size] + model.token_type[0]
+    return layer_norm(x, model.ln_weight, model.ln_bias, model.eps)
+
+
+def attention(model: MiniLM, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Layer 0's self-attention on h: per-head weights and the heads' outputs side by side.
+
+    Returns: ((H, T, T), (T, d))
+    """
+    h = _checks.array("h", h, min_ndim=2)
+    t, d = h.shape
+    hs = d // model.heads
+
+    def split(w: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (h @ w.T + b).reshape(t, model.heads, hs).transpose(1, 0, 2)  # (H, T, hs)
+
+    q, k, v = split(model.w_q, model.b_q), split(model.w_k, model.b_k), split(model.w_v, model.b_v)
+    weights = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(hs))  # (H, T, T)
+    return weights, (weights @ v).transpose(1, 0, 2).reshape(t, d)
+
+
+@dataclass(frozen=True)
+class RealPair:
+    """Two sentences through the real layer 0, with the position rows scaled by s and removed (s = 0)."""
+
+    first: Tokens
+    second: Tokens
+    scale: float
+    weights: tuple[np.ndarray, np.ndarray]  # with position: (H, T1, T1), (H, T2, T2)
+    weights_plain: tuple[np.ndarray, np.ndarray]  # without position
+    outputs: tuple[np.ndarray, np.ndarray]  # with position: (T1, d), (T2, d)
+    outputs_plain: tuple[np.ndarray, np.ndarray]
+
+    def shared_tokens(self) -> list[str]:
+        """Tokens (not [CLS]/[SEP]) that appear in both sentences, in sentence-1 order."""
+        special = {"[CLS]", "[SEP]"}
+        return [t for t in dict.fromkeys(self.first.tokens) if t in self.second.tokens and t not in special]
+
+    def rows(self, token: str) -> tuple[int, int]:
+        if token not in self.first.tokens or token not in self.second.tokens:
+            raise ValueError(f"{token!r} must be a token of both sentences")
+        return self.first.tokens.index(token), self.second.tokens.index(token)
+
+    def token_diff(self, token: str, *, with_position: bool) -> float:
+        """max abs difference of the token's layer-0 output between the sentences."""
+        i, j = self.rows(token)
+        a, b = self.outputs if with_position else self.outputs_plain
+        return float(np.abs(a[i] - b[j]).max())
+
+
+def compare(model: MiniLM, sentence1: str, sentence2: str, scale: float = 1.0) -> RealPair:
+    """Run both sentences through the embeddings and layer-0 attention, with and without position rows."""
+    first, second = tokenize(sentence1, model.folder), tokenize(sentence2, model.folder)
+    with_pos = [attention(model, embed(model, t.ids, scale)) for t in (first, second)]
+    plain = [attention(model, embed(model, t.ids, 0.0)) for t in (first, second)]
+    return RealPair(
+        first, second, float(scale),
+        weights=(with_pos[0][0], with_pos[1][0]), weights_plain=(plain[0][0], plain[1][0]),
+        outputs=(with_pos[0][1], with_pos[1][1]), outputs_plain=(plain[0][1], plain[1][1]),
+    )  # fmt: skip
+
+
+def distance_curve(model: MiniLM, sentence1: str, sentence2: str, token: str, scales: np.ndarray) -> np.ndarray:
+    """max abs difference of `token`'s layer-0 output between the sentences at each position scale.
+
+    Returns: (S,)
+    """
+    first, second = tokenize(sentence1, model.folder), tokenize(sentence2, model.folder)
+    if token not in first.tokens or token not in second.tokens:
+        raise ValueError(f"{token!r} must be a token of both sentences")
+    i, j = first.tokens.index(token), second.tokens.index(token)
+    out = []
+    for s in np.asarray(scales, dtype=float):
+        a = attention(model, embed(model, first.ids, s))[1][i]
+        b = attention(model, embed(model, second.ids, s))[1][j]
+        out.append(float(np.abs(a - b).max()))
+    return np.array(out)
+
+
+def cosine_similarity(table: np.ndarray) -> np.ndarray:
+    """Cosine similarity between all rows of a table: (T, T)"""
+    table = _checks.array("table", table, min_ndim=2)
+    unit = table / np.linalg.norm(table, axis=1, keepdims=True)
+    return unit @ unit.T
+
+
+@lru_cache(maxsize=1)
+def default_model() -> MiniLM:
+    """The shipped model, loaded once per process (about 20 MB in memory)."""
+    return load_minilm()
+
+
+def compare_texts(sentence1: str, sentence2: str, scale: float = 1.0) -> RealPair:
+    """compare() on the shipped model."""
+    return compare(default_model(), sentence1, sentence2, scale)
+
+
+def curve_texts(sentence1: str, sentence2: str, token: str, points: int = 41) -> tuple[np.ndarray, np.ndarray]:
+    """(scales, distances) on the shipped model: 0, then `points` log-spaced scales from 1e-4 to 1.
+
+    Returns: ((points + 1,), (points + 1,))
+    """
+    scales = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, _checks.integer("points", points, minimum=2))])
+    return scales, distance_curve(default_model(), sentence1, sentence2, token, scales)
+
+
+@dataclass(frozen=True)
+class PositionTable:
+    """What the trained position table looks like, next to a sinusoidal table of the same shape."""
+
+    table: np.ndarray  # (512, d)
+    norms: np.ndarray  # (512,)
+    cosine: np.ndarray  # (512, 512)
+    sinusoid_cosine: np.ndarray  # (512, 512)
+    neighbour_cosine: float  # median cosine between positions t and t + 1
+    by_distance: np.ndarray  # (511,) median cosine between positions k apart, k = 1..511
+    sinusoid_by_distance: np.ndarray  # (511,) the same for the sinusoidal table
+
+
+def position_table() -> PositionTable:
+    """The shipped model's learned position rows and their geometry."""
+    from posviz.encodings import sinusoidal
+
+    table = default_model().position
+    cosine = cosine_similarity(table)
+    sinusoid = cosine_similarity(sinusoidal(*table.shape))
+
+    def profile(m: np.ndarray) -> np.ndarray:
+        return np.array([np.median(np.diagonal(m, k)) for k in range(1, len(m))])
+
+    return PositionTable(
+        table=table,
+        norms=np.linalg.norm(table, axis=1),
+        cosine=cosine,
+        sinusoid_cosine=sinusoid,
+        neighbour_cosine=float(np.median(np.diagonal(cosine, 1))),
+        by_distance=profile(cosine),
+        sinusoid_by_distance=profile(sinusoid),
+    )

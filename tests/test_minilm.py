@@ -1,0 +1,152 @@
+"""The real model: shipped data, an independent BERT formulation, order-blindness, and the extractor."""
+
+import json
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from posviz import minilm
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import extract_minilm  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model():
+    return minilm.load_minilm()
+
+
+def test_shipped_data_has_its_provenance_licence_and_shapes(model):
+    folder = minilm.DATA
+    provenance = json.loads((folder / "provenance.json").read_text())
+    assert provenance["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert provenance["model_license"] == "Apache-2.0"
+    assert "Apache License" in (folder / "LICENSE-Apache-2.0.txt").read_text()
+    assert (folder / "layer0.npz").stat().st_size < 16 * 2**20
+    assert model.word.shape == (30522, 384) and model.position.shape == (512, 384)
+    assert model.heads == 12 and model.w_q.shape == (384, 384)
+    import hashlib
+
+    assert hashlib.sha256((folder / "layer0.npz").read_bytes()).hexdigest() == provenance["sha256"]["layer0.npz"]
+
+
+def bert_layer0(model, ids, with_position=True):
+    """BERT's equations written out again: explicit per-head loops, std-based LayerNorm, torch's x W^T."""
+    words = np.stack([model.word[i].astype(float) * model.word_scale[i] for i in ids])
+    x = words + model.token_type[0] + (model.position[: len(ids)] if with_position else 0.0)
+    h = np.stack([(row - row.mean()) / np.sqrt(row.var() + model.eps) for row in x]) * model.ln_weight + model.ln_bias
+    hs = 384 // model.heads
+    heads_out, heads_w = [], []
+    for head in range(model.heads):
+        cols = slice(head * hs, (head + 1) * hs)
+        q = h @ model.w_q[cols].T + model.b_q[cols]
+        k = h @ model.w_k[cols].T + model.b_k[cols]
+        v = h @ model.w_v[cols].T + model.b_v[cols]
+        scores = q @ k.T / np.sqrt(hs)
+        w = np.exp(scores - scores.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        heads_w.append(w)
+        heads_out.append(w @ v)
+    return np.stack(heads_w), np.concatenate(heads_out, axis=1)
+
+
+@pytest.mark.parametrize("text", ["dog bites man", "The quick brown fox jumps over the lazy dog.", "a"])
+def test_forward_pass_matches_an_independent_formulation(model, text):
+    ids = minilm.tokenize(text).ids
+    for scale, with_position in ((1.0, True), (0.0, False)):
+        weights, out = minilm.attention(model, minilm.embed(model, ids, scale))
+        ref_w, ref_out = bert_layer0(model, ids, with_position)
+        np.testing.assert_allclose(weights, ref_w, atol=1e-10)
+        np.testing.assert_allclose(out, ref_out, atol=1e-9)
+
+
+def test_order_blind_without_position_rows_and_not_with_them(model):
+    pair = minilm.compare(model, "dog bites man", "man bites dog")
+    assert pair.token_diff("man", with_position=False) < 1e-12
+    assert pair.token_diff("man", with_position=True) > 0.1
+    ids = minilm.tokenize("the cat sat on the mat").ids
+    perm = np.array([0, 3, 1, 5, 2, 4, 6, 7])[: len(ids)]
+    _, out = minilm.attention(model, minilm.embed(model, ids, 0.0))
+    _, shuffled = minilm.attention(model, minilm.embed(model, ids[perm], 0.0))
+    np.testing.assert_allclose(shuffled, out[perm], atol=1e-12)
+
+
+def test_the_learned_table_has_a_long_first_row_and_smooth_neighbours():
+    table = minilm.position_table()
+    assert table.norms[0] == pytest.approx(2.36, abs=0.01)
+    assert table.norms[0] > 4 * np.median(table.norms[1:])
+    assert table.neighbour_cosine > 0.8 and table.cosine.min() < -0.5
+
+
+def test_distance_shrinks_with_the_scale_on_the_real_model():
+    scales, distances = minilm.curve_texts("dog bites man", "man bites dog", "man", points=5)
+    assert distances[0] < 1e-12
+    assert np.all(np.diff(distances[1:]) > 0)
+
+
+def test_tokenizer_reports_unknown_pieces_and_truncation():
+    tokens = minilm.tokenize("Dog 🧭 bites")
+    assert tokens.tokens == ("[CLS]", "dog", "[UNK]", "bites", "[SEP]") and tokens.unknown == ("🧭",)
+    long = minilm.tokenize(" ".join(["word"] * 100))
+    assert long.truncated and len(long.ids) == minilm.MAX_TOKENS and long.tokens[-1] == "[SEP]"
+
+
+def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
+    header, blobs, offset = {}, [], 0
+    for name, array in tensors.items():
+        raw = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(raw)]}
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps({"__metadata__": {"format": "pt"}, **header}).encode()
+    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
+    rng = np.random.default_rng(0)
+    vocab, width = 10, 8
+    shapes = {
+        "embeddings.word_embeddings.weight": (vocab, width),
+        "embeddings.position_embeddings.weight": (16, width),
+        "embeddings.token_type_embeddings.weight": (2, width),
+        "embeddings.LayerNorm.weight": (width,),
+        "embeddings.LayerNorm.bias": (width,),
+        **{f"encoder.layer.0.attention.self.{p}.weight": (width, width) for p in ("query", "key", "value")},
+        **{f"encoder.layer.0.attention.self.{p}.bias": (width,) for p in ("query", "key", "value")},
+        "pooler.dense.weight": (width, width),
+    }
+    tensors = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in shapes.items()}
+    write_safetensors(tmp_path / "model.safetensors", tensors)
+    read = extract_minilm.read_safetensors(tmp_path / "model.safetensors")
+    assert read.keys() == tensors.keys()
+    for name in tensors:
+        np.testing.assert_array_equal(read[name], tensors[name])
+    config = {"num_attention_heads": 2, "layer_norm_eps": 1e-12}
+    out = tmp_path / "data"
+    extract_minilm.build(read, b"{}", config, {"model": "synthetic"}, out)
+    small = minilm.load_minilm(out)
+    assert small.heads == 2 and small.position.shape == (16, width)
+    words = tensors["embeddings.word_embeddings.weight"]
+    error = np.abs(small.word_rows(np.arange(vocab)) - words)
+    assert np.all(error <= small.word_scale[:, None] / 2 + 1e-7)
+    np.testing.assert_array_equal(small.w_q, tensors["encoder.layer.0.attention.self.query.weight"])
+    weights, out_rows = minilm.attention(small, minilm.embed(small, np.array([1, 2, 3])))
+    assert weights.shape == (2, 3, 3) and out_rows.shape == (3, width)
+
+
+def test_extractor_refuses_a_checkpoint_without_layer_0(tmp_path):
+    with pytest.raises(ValueError, match="lacks"):
+        extract_minilm.build({}, b"{}", {"num_attention_heads": 2, "layer_norm_eps": 1e-12}, {}, tmp_path)
+
+
+def test_bad_input_is_refused(model):
+    with pytest.raises(ValueError, match="token ids"):
+        minilm.embed(model, np.arange(600))
+    with pytest.raises(ValueError, match="both sentences"):
+        minilm.compare(model, "dog", "cat").token_diff("dog", with_position=True)
+    with pytest.raises(TypeError):
+        minilm.tokenize(None)
