@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation, grids, properties, variants
+from posviz import charts, generation, grids, variants
 
 ui.page_setup()
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
@@ -26,8 +26,7 @@ PARAMS = [
     ui.Param("length", 64, "int", 4, 512),
     ui.Param("width", 32, "int", 4, 256, step=2),
 ]
-tables = st.cache_data(variants.buggy_sinusoidal, max_entries=16)
-checks = st.cache_data(properties.check_table, max_entries=16)
+tables = st.cache_data(variants.table_with_checks, max_entries=16)
 generate = st.cache_data(generation.demo_generation, max_entries=8)
 
 st.title("Spot the bug")
@@ -58,8 +57,7 @@ if s.bug in START_BUGS:
     )
     ui.show_chart(charts.step_errors(frame, title="error per token with the bug"), frame, "bug-errors")
 else:
-    correct, broken = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
-    good, bad = checks(correct, offset=1), checks(broken, offset=1)
+    (correct, good), (broken, bad) = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
     cols = st.columns(3)
     rows = [
         ("‖pe_t‖² = d/2", good.norm_deviation < 1e-9, bad.norm_deviation < 1e-9, f"{bad.norm_deviation:.2g}"),

@@ -6,11 +6,15 @@ Dimension letters: T positions, d width.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posviz import _checks
 from posviz.encodings import DEFAULT_BASE, frequencies, sinusoidal
+
+if TYPE_CHECKING:
+    from posviz.properties import TableChecks
 
 TIMESCALES = ("paper", "tensor2tensor")
 BUGS = {
@@ -139,3 +143,15 @@ def compare_layouts(length: int, width: int, base: float = DEFAULT_BASE, seed: i
         slowest_paper=float(frequencies(width, base)[-1]),
         slowest_t2t=float(t2t_frequencies(width, base)[-1]),
     )
+
+
+def table_with_checks(length: int, width: int, bug: str, base: float = DEFAULT_BASE) -> tuple[np.ndarray, TableChecks]:
+    """buggy_sinusoidal(...) and properties.check_table of it (offset 1), keyed by scalars for caching.
+
+    >>> table_with_checks(16, 8, "none")[1].norm_deviation
+    0.0
+    """
+    from posviz.properties import check_table
+
+    table = buggy_sinusoidal(length, width, bug, base)
+    return table, check_table(table, base, offset=1)
