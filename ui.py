@@ -247,43 +247,19 @@ def matrix_chart(
 ) -> None:
     """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large."""
     rows, cols = m.shape
+    common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
+                  value_title=value_title, height=height)  # fmt: skip
     if rows * cols <= SMALL_CELLS and cols <= 24:
         frame = charts.matrix_frame(
             m,
-            row_labels if row_labels is not None else [str(i) for i in range(rows)],
-            col_labels if col_labels is not None else [str(j) for j in range(cols)],
+            row_labels if row_labels is not None else [str(row_offset + i) for i in range(rows)],
+            col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
-        chart = charts.token_heatmap(
-            frame,
-            title=title,
-            row_title=row_title,
-            col_title=col_title,
-            scheme=scheme,
-            domain=domain,
-            value_title=value_title,
-            annotate=rows * cols <= 100 and cols <= annotate_cols,
-            height=height,
-        )
+        chart = charts.token_heatmap(frame, annotate=rows * cols <= 100 and cols <= annotate_cols, **common)
     else:
-        reduced = grids.block_mean(m, MAX_MARKS)
-        reduced = grids.Reduced(
-            reduced.values,
-            reduced.row_factor,
-            reduced.col_factor,
-            reduced.row_starts + row_offset,
-            reduced.col_starts + col_offset,
-        )
+        reduced = grids.block_mean(m, MAX_MARKS).shifted(row_offset, col_offset)
         frame = charts.reduced_frame(reduced)
-        chart = charts.grid_heatmap(
-            reduced,
-            title=title,
-            row_title=row_title,
-            col_title=col_title,
-            scheme=scheme,
-            domain=domain,
-            value_title=value_title,
-            height=height,
-        )
+        chart = charts.grid_heatmap(reduced, **common)
     show_chart(chart, frame, name)
 
 

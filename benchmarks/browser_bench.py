@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import argparse
 import base64
-import contextlib
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.harness import browser, free_port, serve  # noqa: E402
+from tests.harness import browser, serve  # noqa: E402
 
 RENDERED = """() => {
   const app = document.querySelector("[data-testid='stApp']");
@@ -120,39 +117,6 @@ def slider_latency(b, url: str, moves: int) -> list[float]:
     return times
 
 
-@contextlib.contextmanager
-def serve_baseline():
-    port = free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "benchmarks" / "baseline_app.py"),
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError), urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
-                break
-            time.sleep(0.3)
-        yield base, proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
@@ -160,7 +124,7 @@ def main() -> None:
     args = parser.parse_args()
     rows = []
     with browser() as b:
-        with serve_baseline() as (base, proc):
+        with serve("benchmarks/baseline_app.py") as (base, proc):
             ctx = b.new_context(viewport={"width": 1280, "height": 720})
             view(ctx, f"{base}/?length=64&width=64", 1)  # warm the server and the browser cache
             runs = [view(ctx, f"{base}/?length=1024&width=256", 1) for _ in range(args.repeats)]

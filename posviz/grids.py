@@ -27,6 +27,10 @@ class Reduced:
     def aggregated(self) -> bool:
         return self.row_factor > 1 or self.col_factor > 1
 
+    def shifted(self, rows: int, cols: int) -> Reduced:
+        """The same blocks, numbered from (rows, cols) instead of (0, 0)."""
+        return Reduced(self.values, self.row_factor, self.col_factor, self.row_starts + rows, self.col_starts + cols)
+
     @property
     def note(self) -> str:
         if not self.aggregated:

@@ -27,6 +27,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# Every page file; each one's URL path is its file name (see streamlit_app.py).
+PAGES = sorted(p.stem for p in (ROOT / "pages").glob("*.py"))
 
 
 def chromium_path() -> str | None:

@@ -5,20 +5,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.harness import PAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [
-    "overview",
-    "order",
-    "sinusoids",
-    "attention",
-    "magnitude",
-    "rotary",
-    "offsets",
-    "causal",
-    "layouts",
-    "bugs",
-    "minilm",
-]
 
 
 def page(name: str, **query: str) -> AppTest:

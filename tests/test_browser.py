@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.harness import chromium_path
+from tests.harness import PAGES, chromium_path
 
 MISSING = [
     why
@@ -24,19 +24,6 @@ if MISSING and os.environ.get("POSVIZ_REQUIRE_BROWSER"):
     raise RuntimeError("browser tests are required here (POSVIZ_REQUIRE_BROWSER is set): " + "; ".join(MISSING))
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(bool(MISSING), reason="; ".join(MISSING))]
 
-PAGES = [
-    "overview",
-    "order",
-    "sinusoids",
-    "attention",
-    "magnitude",
-    "rotary",
-    "offsets",
-    "causal",
-    "layouts",
-    "bugs",
-    "minilm",
-]
 CHART = "[data-testid='stVegaLiteChart']"
 
 

@@ -9,23 +9,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui
+from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 UNESCAPED_TAG = re.compile(r"(?<!\\)<(script|img)", re.IGNORECASE)
 UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(http")
-PAGES = [
-    "overview",
-    "order",
-    "sinusoids",
-    "attention",
-    "magnitude",
-    "rotary",
-    "offsets",
-    "causal",
-    "layouts",
-    "bugs",
-    "minilm",
-]
 HOSTILE = [
     "abc",
     "-1",
@@ -80,7 +68,7 @@ def test_every_key_set_to_a_hostile_value(name, value):
     assert_safe(at)
 
 
-@pytest.mark.parametrize("name", PAGES[1:])
+@pytest.mark.parametrize("name", PAGES)
 def test_a_bad_value_for_each_key_is_reported_by_name(name):
     for key in page_keys(name):
         at = run(name, {key: "x" * 2000})

@@ -10,21 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.harness import browser, serve, settle  # noqa: E402
-
-PAGES = [
-    "overview",
-    "order",
-    "sinusoids",
-    "attention",
-    "magnitude",
-    "rotary",
-    "offsets",
-    "causal",
-    "layouts",
-    "bugs",
-    "minilm",
-]
+from tests.harness import PAGES, browser, serve, settle  # noqa: E402
 
 
 def main() -> None:
