@@ -7,12 +7,6 @@ import posviz
 import ui
 
 ui.page_setup()
-PAGE_TITLES = {
-    "order": "Order blindness",
-    "sinusoids": "Sinusoids",
-    "attention": "Before and after position",
-    "magnitude": "Position magnitude",
-}
 registry = st.cache_data(posviz.claims, max_entries=1)()
 
 st.title("Why attention needs position")
@@ -52,7 +46,7 @@ st.dataframe(
     },
 )
 st.caption(
-    "Pages: "
-    + " · ".join(f"{title} (./{path})" for path, title in PAGE_TITLES.items())
-    + ". Tolerance ± is an absolute difference; ≤ bounds a machine-zero value."
+    "Tolerance ± is an absolute difference; ≤ bounds a machine-zero value. Beyond the lessons, the pages "
+    "in the second group cover learned and rotary positions, start offsets, the causal mask, layouts, "
+    "common bugs, and a real trained transformer."
 )
