@@ -40,7 +40,8 @@ with st.sidebar:
 ui.sync_url(PARAMS)
 
 st.subheader(s.bug)
-st.markdown(variants.BUGS.get(s.bug, "incremental generation with rotary embeddings") + ". " + HINTS[s.bug])
+what = variants.BUGS.get(s.bug, "incremental generation with rotary embeddings")
+st.markdown(what[:1].upper() + what[1:] + ". " + HINTS[s.bug])
 
 if s.bug in START_BUGS:
     good = generate(length=24, prefill=6)

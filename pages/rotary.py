@@ -16,7 +16,7 @@ PARAMS = [
     ui.Param("start", 0, "int", 0, 1024),
     ui.Param("d", 16, "int", 2, 64, step=2),
     ui.Param("base", 10_000.0, "choice", options=BASES),
-    ui.Param("pair", 0, "int", 0, 31),
+    ui.Param("pair", 2, "int", 0, 31),
     ui.Param("shift", 100, "int", 0, 100_000),
     ui.Param("heads", 8, "int", 1, 32),
     ui.Param("head", 1, "int", 1, 32),

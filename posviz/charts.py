@@ -62,6 +62,12 @@ def signed_domain(*matrices: np.ndarray) -> tuple[float, float]:
     return (-a, a)
 
 
+def robust_domain(m: np.ndarray, quantile: float = 0.99) -> tuple[float, float]:
+    """A symmetric domain at the `quantile` of |m|, so a few large values do not wash out the rest."""
+    a = max(float(np.quantile(np.abs(m), quantile)), 1e-12)
+    return (-a, a)
+
+
 def reduced_frame(reduced: Reduced) -> pd.DataFrame:
     """Long-form rows (row, row_end, col, col_end, value) of a block-reduced matrix."""
     r, k = reduced.values.shape
