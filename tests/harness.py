@@ -43,15 +43,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
-    """Run the app headless on a free loopback port; yield (base URL, process)."""
+def serve(script: str = "streamlit_app.py", timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
+    """Run a Streamlit script (relative to the repository) headless on a free loopback port; yield (URL, process)."""
     port = free_port()
     cmd = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "streamlit_app.py",
+        script,
         "--server.headless",
         "true",
         "--server.port",

@@ -1,0 +1,120 @@
+"""Server load without browsers: N concurrent sessions speaking Streamlit's own WebSocket protocol.
+
+On a 2-core machine, 20 Chromium pages starve the server they test (benchmarks/load_test.py). Here
+each client is a WebSocket that asks for a page view (a new session with a link's query string) and
+then two reruns of it, as a widget change would, and waits for the script to finish. What is
+measured is the server alone: its script runs, serialisation and memory.
+
+    python benchmarks/load_protocol.py [--clients 20] [--settings 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import websockets  # noqa: E402  (a dependency of streamlit)
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+from benchmarks.browser_bench import peak_rss_mb  # noqa: E402
+from benchmarks.load_test import SETTINGS, sample  # noqa: E402
+from tests.harness import serve  # noqa: E402
+
+DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+
+
+async def run_script(ws, query: str, page: str, timeout: float) -> tuple[float, list[str]]:
+    """Ask for one script run; seconds until it finished, and the exceptions it showed."""
+    msg = BackMsg()
+    msg.rerun_script.query_string = query
+    msg.rerun_script.page_name = page
+    start = time.perf_counter()
+    await ws.send(msg.SerializeToString())
+    problems = []
+    while True:
+        forward = ForwardMsg()
+        forward.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
+        kind = forward.WhichOneof("type")
+        if kind == "delta" and forward.delta.new_element.WhichOneof("type") == "exception":
+            problems.append(forward.delta.new_element.exception.message[:120])
+        if kind == "script_finished" and forward.script_finished in DONE:
+            return time.perf_counter() - start, problems
+
+
+async def client(port: int, index: int, settings: int, results: dict) -> None:
+    for step in range(settings):
+        target = urlsplit(SETTINGS[(index * 7 + step) % len(SETTINGS)])
+        page = target.path.strip("/")
+        try:
+            async with websockets.connect(
+                f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=2**27
+            ) as ws:
+                seconds, problems = await run_script(ws, target.query, page, 120)
+                results["views"].append(seconds)
+                for _ in range(2):
+                    seconds, more = await run_script(ws, target.query, page, 120)
+                    results["reruns"].append(seconds)
+                    problems += more
+            results["errors"] += [f"client {index}: {page}?{target.query}: {p}" for p in problems]
+        except (TimeoutError, OSError, websockets.WebSocketException) as error:
+            results["errors"].append(f"client {index}: {page}?{target.query}: {type(error).__name__}")
+
+
+async def main_async(args) -> None:
+    results = {"views": [], "reruns": [], "errors": []}
+    samples: dict = {}
+    with serve() as (base, proc):
+        port = int(base.rsplit(":", 1)[1])
+        stop = threading.Event()
+        sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
+        sampler.start()
+        started = time.perf_counter()
+        await asyncio.gather(*(client(port, i, args.settings, results) for i in range(args.clients)))
+        elapsed = time.perf_counter() - started
+        stop.set()
+        sampler.join()
+        samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
+
+    def pct(values, q):
+        return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else float("nan")
+
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent protocol sessions, "
+        f"{args.settings} settings each (a view and two reruns), {elapsed:.0f} s in all"
+    )
+    print()
+    print("| measure | p50 (s) | p95 (s) | count |")
+    print("|---|---|---|---|")
+    for label, key in (("rerun of a page (script run, server side)", "reruns"), ("new page view", "views")):
+        print(f"| {label} | {pct(results[key], 50):.2f} | {pct(results[key], 95):.2f} | {len(results[key])} |")
+    print()
+    print(f"errors seen: {len(results['errors'])}")
+    for line in results["errors"][:10]:
+        print("  ", line)
+    print(
+        f"server peak RSS: {samples['rss']:.0f} MB; largest cache memory in /_stcore/metrics: "
+        f"{samples.get('cache', float('nan')):.1f} MB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--settings", type=int, default=30)
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
