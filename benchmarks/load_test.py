@@ -145,9 +145,13 @@ async def main_async(args) -> None:
         f"| {len(results['views'])} |"
     )
     print()
-    print(f"errors seen: {len(results['errors'])}")
-    for line in results["errors"][:20]:
-        print("  ", line)
+    kinds = {"exception": 0, "page error": 0, "TimeoutError": 0}
+    for line in results["errors"]:
+        for kind in kinds:
+            kinds[kind] += kind in line
+    print(f"errors seen: {len(results['errors'])} ({', '.join(f'{k}: {v}' for k, v in kinds.items())})")
+    for line in results["errors"][:5]:
+        print("  ", line.splitlines()[0])
     print(
         f"server peak RSS: {samples['rss']:.0f} MB; largest cache memory in /_stcore/metrics: "
         f"{samples.get('cache', float('nan')):.1f} MB"
