@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import os
 import platform
-import statistics
 import sys
 import threading
 import time
@@ -29,7 +28,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
 from benchmarks.browser_bench import peak_rss_mb  # noqa: E402
-from benchmarks.load_test import SETTINGS, sample  # noqa: E402
+from benchmarks.load_test import SETTINGS, report, sample  # noqa: E402
 from tests.harness import serve  # noqa: E402
 
 DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
@@ -67,7 +66,7 @@ async def client(port: int, index: int, settings: int, results: dict) -> None:
                     seconds, more = await run_script(ws, target.query, page, 120)
                     results["reruns"].append(seconds)
                     problems += more
-            results["errors"] += [f"client {index}: {page}?{target.query}: {p}" for p in problems]
+            results["errors"] += [f"client {index}: {page}?{target.query}: exception {p}" for p in problems]
         except (TimeoutError, OSError, websockets.WebSocketException) as error:
             results["errors"].append(f"client {index}: {page}?{target.query}: {type(error).__name__}")
 
@@ -87,26 +86,12 @@ async def main_async(args) -> None:
         sampler.join()
         samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
 
-    def pct(values, q):
-        return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else float("nan")
-
-    print(
+    header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent protocol sessions, "
         f"{args.settings} settings each (a view and two reruns), {elapsed:.0f} s in all"
     )
-    print()
-    print("| measure | p50 (s) | p95 (s) | count |")
-    print("|---|---|---|---|")
-    for label, key in (("rerun of a page (script run, server side)", "reruns"), ("new page view", "views")):
-        print(f"| {label} | {pct(results[key], 50):.2f} | {pct(results[key], 95):.2f} | {len(results[key])} |")
-    print()
-    print(f"errors seen: {len(results['errors'])}")
-    for line in results["errors"][:10]:
-        print("  ", line)
-    print(
-        f"server peak RSS: {samples['rss']:.0f} MB; largest cache memory in /_stcore/metrics: "
-        f"{samples.get('cache', float('nan')):.1f} MB"
-    )
+    rows = [("rerun of a page (script run, server side)", "reruns"), ("new page view", "views")]
+    report(header, rows, results, samples)
 
 
 def main() -> None:

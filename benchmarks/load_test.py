@@ -126,29 +126,30 @@ async def main_async(args) -> None:
         sampler.join()
         samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
 
-    def pct(values, q):
-        return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else float("nan")
-
-    print(
+    header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent Chromium pages, "
         f"{args.settings} settings each, {elapsed:.0f} s in all"
     )
+    report(header, [("rerun after a slider move", "reruns"), ("page view from a link", "views")], results, samples)
+
+
+def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dict) -> None:
+    """Print the load table: p50/p95 of each timing list, errors by kind, peak RSS and cache memory."""
+
+    def pct(values, q):
+        return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else float("nan")
+
+    print(header)
     print()
     print("| measure | p50 (s) | p95 (s) | count |")
     print("|---|---|---|---|")
-    print(
-        f"| rerun after a slider move | {pct(results['reruns'], 50):.2f} | {pct(results['reruns'], 95):.2f} "
-        f"| {len(results['reruns'])} |"
-    )
-    print(
-        f"| page view from a link | {pct(results['views'], 50):.2f} | {pct(results['views'], 95):.2f} "
-        f"| {len(results['views'])} |"
-    )
+    for label, key in rows:
+        print(f"| {label} | {pct(results[key], 50):.2f} | {pct(results[key], 95):.2f} | {len(results[key])} |")
     print()
     kinds = {"exception": 0, "page error": 0, "TimeoutError": 0}
     for line in results["errors"]:
         for kind in kinds:
-            kinds[kind] += kind in line
+            kinds[kind] += kind.lower() in line.lower()
     print(f"errors seen: {len(results['errors'])} ({', '.join(f'{k}: {v}' for k, v in kinds.items())})")
     for line in results["errors"][:5]:
         print("  ", line.splitlines()[0])
