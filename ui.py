@@ -263,6 +263,16 @@ def matrix_chart(
     show_chart(chart, frame, name)
 
 
+def weights_chart(
+    weights, tokens: Sequence[str], *, title: str, name: str, height: int | None = None, annotate_cols: int = 6
+) -> None:
+    """Attention weights labelled by token ("0 dog", "1 bites", ...) on the fixed [0, 1] weight scale."""
+    labels = charts.labelled(tokens)
+    matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
+                 scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
+                 name=name, height=height or max(220, 26 * len(labels)), annotate_cols=annotate_cols)  # fmt: skip
+
+
 def capped_sentence(text: str, label: str, default: str) -> str:
     """`text` cut to its first MAX_WORDS words, or `default` if it has none; says so when it changes it."""
     words = text.split()

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, lessons
+from posviz import lessons
 
 KINDS = lessons.SENTENCE_POSITIONS
 ui.page_setup()
@@ -69,20 +69,7 @@ panels = [
 for row in (panels[:2], panels[2:]):
     for col, (weights, words, title, name) in zip(st.columns(2), row, strict=True):
         with col:
-            labels = charts.labelled(words)
-            ui.matrix_chart(
-                weights,
-                title=title,
-                row_title="query",
-                col_title="key",
-                domain=(0.0, 1.0),
-                scheme=charts.WEIGHT_SCHEME,
-                value_title="weight",
-                row_labels=labels,
-                col_labels=labels,
-                name=f"weights-{name}",
-                height=max(200, 28 * len(words)),
-            )
+            ui.weights_chart(weights, words, title=title, name=f"weights-{name}")
 st.caption("All four matrices share one colour scale, weights from 0 to 1; each row sums to 1.")
 
 common = result.common_words()

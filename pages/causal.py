@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, lessons
+from posviz import lessons
 
 ui.page_setup()
 PARAMS = [
@@ -50,35 +50,13 @@ with c:
     ui.badge(twin.row_diff > 1e-9, "the copies differ", "the copies are equal")
 
 left, right = st.columns(2)
-labels = [str(t) for t in range(s.T)]
+tokens = ["x"] * s.T  # labelled "0 x", "1 x", ...: anonymous tokens by position
 with left:
-    ui.matrix_chart(
-        masked.weights,
-        title="causal attention weights of X",
-        row_title="query t",
-        col_title="key j",
-        domain=(0.0, 1.0),
-        scheme=charts.WEIGHT_SCHEME,
-        value_title="weight",
-        row_labels=labels,
-        col_labels=labels,
-        name="causal-weights",
-        height=300,
-    )
+    ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights", height=300)
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.C)
     gap = uniform.gap
-    ui.matrix_chart(
-        uniform.weights,
-        title="equal scores (w_q = 0): row t is 1/(t+1)",
-        row_title="query t",
-        col_title="key j",
-        domain=(0.0, 1.0),
-        scheme=charts.WEIGHT_SCHEME,
-        value_title="weight",
-        row_labels=labels,
-        col_labels=labels,
-        name="uniform-causal",
-        height=300,
+    ui.weights_chart(
+        uniform.weights, tokens, title="equal scores (w_q = 0): row t is 1/(t+1)", name="uniform-causal", height=300
     )
     ui.badge(gap < 1e-12, f"output = running mean of the values (max diff {gap:.1g})", f"differs by {gap:.2g}")

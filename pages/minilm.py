@@ -148,19 +148,11 @@ for weights, tokens, name in (
     cols = st.columns(2)
     for col, w, toks, which in zip(cols, weights, (result.first, result.second), (1, 2), strict=True):
         with col:
-            labels = charts.labelled(toks.tokens)
-            ui.matrix_chart(
+            ui.weights_chart(
                 w[h],
+                toks.tokens,
                 title=f"head {s.head}, sentence {which}, {tokens}",
-                row_title="query",
-                col_title="key",
-                domain=(0.0, 1.0),
-                scheme=charts.WEIGHT_SCHEME,
-                value_title="weight",
-                row_labels=labels,
-                col_labels=labels,
                 name=f"minilm-{name}-{which}",
-                height=max(220, 26 * len(labels)),
                 annotate_cols=8,
             )
 
