@@ -50,12 +50,13 @@ with c:
 
 left, right = st.columns(2)
 with left:
+    clip = charts.robust_domain(pos.table)
     ui.show_image(
         grids.reduced(pos.table, 1, 1),
         title="position rows (512 x 384)",
         scheme=charts.SIGNED_SCHEME,
-        domain=charts.signed_domain(pos.table),
-        value_title="value",
+        domain=clip,
+        value_title=f"value (colours clipped at ±{clip[1]:.2g}, the 99th percentile)",
         what="dimension →, position ↓",
     )
 with right:

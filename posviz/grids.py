@@ -103,17 +103,3 @@ def block_mean(m: np.ndarray, max_cells: int = 40_000) -> Reduced:
 def reduced(values: np.ndarray, fr: int, fc: int) -> Reduced:
     """Wrap block means computed with factors (fr, fc) as a Reduced."""
     return Reduced(values, fr, fc, np.arange(values.shape[0]) * fr, np.arange(values.shape[1]) * fc)
-
-
-def window(m: np.ndarray, row0: int, col0: int, rows: int, cols: int) -> tuple[np.ndarray, int, int]:
-    """The part of m from (row0, col0), at most rows x cols, clipped to m; also its corrected origin.
-
-    Returns: ((r, k), row0, col0)
-
-    >>> window(np.zeros((10, 10)), 8, 0, 5, 5)[0].shape
-    (5, 5)
-    """
-    m = np.asarray(m)
-    row0 = min(_checks.integer("row0", row0), max(m.shape[0] - rows, 0))
-    col0 = min(_checks.integer("col0", col0), max(m.shape[1] - cols, 0))
-    return m[row0 : row0 + rows, col0 : col0 + cols], row0, col0

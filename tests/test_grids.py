@@ -33,11 +33,6 @@ def test_small_matrices_are_not_aggregated():
     np.testing.assert_array_equal(reduced.values, np.eye(4))
 
 
-def test_window_is_clipped_to_the_matrix():
-    part, r0, c0 = grids.window(np.arange(100).reshape(10, 10), 8, 9, 4, 4)
-    assert part.shape == (4, 4) and (r0, c0) == (6, 6)
-
-
 def test_sinusoid_properties():
     pe = posviz.sinusoidal(200, 64)
     assert properties.norm_deviation(pe) < 1e-12
