@@ -15,7 +15,6 @@ import asyncio
 import os
 import platform
 import sys
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,8 +26,7 @@ import websockets  # noqa: E402  (a dependency of streamlit)
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from benchmarks.browser_bench import peak_rss_mb  # noqa: E402
-from benchmarks.load_test import SETTINGS, report, sample  # noqa: E402
+from benchmarks.load_test import SETTINGS, report, sampling  # noqa: E402
 from tests.harness import serve  # noqa: E402
 
 DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
@@ -73,18 +71,11 @@ async def client(port: int, index: int, settings: int, results: dict) -> None:
 
 async def main_async(args) -> None:
     results = {"views": [], "reruns": [], "errors": []}
-    samples: dict = {}
-    with serve() as (base, proc):
+    with serve() as (base, proc), sampling(proc, base) as samples:
         port = int(base.rsplit(":", 1)[1])
-        stop = threading.Event()
-        sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
-        sampler.start()
         started = time.perf_counter()
         await asyncio.gather(*(client(port, i, args.settings, results) for i in range(args.clients)))
         elapsed = time.perf_counter() - started
-        stop.set()
-        sampler.join()
-        samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
 
     header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent protocol sessions, "

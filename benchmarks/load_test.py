@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import statistics
@@ -91,6 +92,21 @@ async def client(browser, base: str, index: int, settings: int, results: dict) -
     await context.close()
 
 
+@contextlib.contextmanager
+def sampling(proc, base: str):
+    """Sample the server's peak RSS and cache memory while the block runs; yield the samples dict."""
+    samples: dict = {}
+    stop = threading.Event()
+    sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
+    sampler.start()
+    try:
+        yield samples
+    finally:
+        stop.set()
+        sampler.join()
+        samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
+
+
 def sample(pid: int, base: str, stop: threading.Event, out: dict) -> None:
     """Peak RSS and the largest cache-memory figure in /_stcore/metrics, every half second."""
     while not stop.is_set():
@@ -111,20 +127,13 @@ async def main_async(args) -> None:
     from playwright.async_api import async_playwright
 
     results = {"views": [], "reruns": [], "errors": []}
-    samples: dict = {}
-    with serve() as (base, proc):
-        stop = threading.Event()
-        sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
-        sampler.start()
+    with serve() as (base, proc), sampling(proc, base) as samples:
         started = time.perf_counter()
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
             await asyncio.gather(*(client(browser, base, i, args.settings, results) for i in range(args.clients)))
             await browser.close()
         elapsed = time.perf_counter() - started
-        stop.set()
-        sampler.join()
-        samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
 
     header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent Chromium pages, "
