@@ -273,6 +273,41 @@ def grouped_bars(frame: pd.DataFrame, *, x: str, y: str, group: str, title: str,
     )
 
 
+def trajectory(frame: pd.DataFrame, *, title: str) -> alt.LayerChart:
+    """Points (x, y) joined in order of `position`, coloured by it: a pair turning around the circle."""
+    base = alt.Chart(frame, title=title).encode(
+        x=alt.X("x:Q", title="dimension 2i", scale=alt.Scale(zero=False)),
+        y=alt.Y("y:Q", title="dimension 2i+1", scale=alt.Scale(zero=False)),
+        order="position:Q",
+        tooltip=["position:Q", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
+    )
+    line = base.mark_line(color="#999999")
+    points = base.mark_circle(size=70).encode(
+        color=alt.Color("position:Q", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom"))
+    )
+    return (line + points).properties(width="container", height=300)
+
+
+def step_errors(frame: pd.DataFrame, *, title: str) -> alt.Chart:
+    """Bars of error per token, coloured by phase (prefill, or one token at a time)."""
+    return (
+        alt.Chart(frame, title=title)
+        .mark_bar()
+        .encode(
+            x=alt.X("token:O", title="token t", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("error:Q", title="max abs difference"),
+            color=alt.Color(
+                "phase:N",
+                title=None,
+                scale=alt.Scale(range=list(SERIES_COLORS[:2])),
+                legend=alt.Legend(orient="bottom"),
+            ),
+            tooltip=["token:O", "phase:N", alt.Tooltip("error:Q", format=".3g")],
+        )
+        .properties(width="container", height=320)
+    )
+
+
 def to_svg(chart: alt.TopLevelMixin) -> str:
     """The chart as SVG text (needs vl-convert-python)."""
     import vl_convert as vlc
