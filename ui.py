@@ -10,7 +10,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import altair as alt
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -185,10 +184,10 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     )
 
 
-def show_chart(chart: alt.TopLevelMixin, data: pd.DataFrame, name: str, *, downloads: bool = True) -> None:
+def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = True) -> None:
     """Draw a chart styled for the current mode, with its data as CSV and the chart as SVG."""
     styled = charts.style(chart, presenter=presenter())
-    st.altair_chart(styled, width="stretch")
+    st.vega_lite_chart(charts.finish(styled), width="stretch")
     if downloads and not presenter():
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
@@ -209,7 +208,7 @@ def show_chart(chart: alt.TopLevelMixin, data: pd.DataFrame, name: str, *, downl
             )
 
 
-def _svg_maker(chart: alt.TopLevelMixin) -> Callable[[], str]:
+def _svg_maker(chart: dict) -> Callable[[], str]:
     return lambda: charts.to_svg(chart)
 
 

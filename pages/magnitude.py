@@ -90,7 +90,7 @@ def live() -> None:
             height=380,
         )
         if s.scale > 0 or not s.loglog:
-            chart = chart + charts.marker(s.scale, here, f"{s.scale:g} → {distance:.3g}")
+            chart = charts.layer(chart, charts.marker(s.scale, here, f"{s.scale:g} → {distance:.3g}"))
         ui.show_chart(chart, frame, "distance-curve")
         if s.loglog and s.scale == 0:
             st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")

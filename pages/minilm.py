@@ -171,6 +171,6 @@ chart = charts.lines(
     y_title="max abs difference (log)",
 )
 if s.scale > 0:
-    chart = chart + charts.marker(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}")
+    chart = charts.layer(chart, charts.marker(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}"))
 ui.show_chart(chart, frame, "minilm-distance")
 st.caption(f"At scale 0 the distance is {distances[0]:.2g}; the log axes start at 1e-4.")

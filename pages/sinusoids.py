@@ -131,7 +131,7 @@ def check_view() -> None:
             x_title="position",
             y_title="‖pe_t‖²",
         )
-        ui.show_chart(chart + charts.hline(s.width / 2, f"d/2 = {s.width // 2}"), frame, "row-norms")
+        ui.show_chart(charts.layer(chart, charts.hline(s.width / 2, f"d/2 = {s.width // 2}")), frame, "row-norms")
         if stride > 1:
             st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
     elif check == "similarity":

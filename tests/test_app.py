@@ -215,6 +215,18 @@ def test_magnitude_page_shows_12_5366_at_half_and_converges():
     assert "np.allclose: True" in markdown(at)
 
 
+def test_magnitude_slider_changes_only_the_charts_data():
+    """Same spec text, new datasets: the browser swaps the data into the live chart instead of rebuilding it."""
+
+    def charts_of(scale):
+        found = page("magnitude", scale=scale).get("vega_lite_chart")
+        return [c.proto.spec for c in found], [[d.data.data for d in c.proto.datasets] for c in found]
+
+    (specs_a, data_a), (specs_b, data_b) = charts_of("0.5"), charts_of("0.1")
+    assert specs_a == specs_b
+    assert data_a != data_b
+
+
 def test_presenter_mode_hides_prose():
     plain, presenting = page("order"), page("order", presenter="true")
     assert len(presenting.markdown) < len(plain.markdown)

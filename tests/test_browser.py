@@ -41,6 +41,8 @@ def page(app):
     context = b.new_context(viewport={"width": 1280, "height": 720})
     p = context.new_page()
     p.base = base
+    p.errors = []
+    p.on("pageerror", lambda error: p.errors.append(str(error)))
     yield p
     context.close()
 
@@ -53,7 +55,16 @@ def visit(page, path: str) -> None:
 
 
 def no_exception(page) -> None:
+    """No Streamlit exception box and no JavaScript error (a chart Vega refuses fails only in the console)."""
     assert page.locator("[data-testid='stException']").count() == 0
+    assert page.errors == []
+
+
+def charts_drawn(page) -> None:
+    """Every chart element holds a drawn Vega view, not just an empty frame."""
+    charts = page.locator(CHART)
+    for i in range(charts.count()):
+        charts.nth(i).locator("canvas, svg").first.wait_for(timeout=30_000)
 
 
 def test_a_deep_link_on_a_fresh_server_gets_the_router(page):
@@ -72,6 +83,8 @@ def test_every_page_renders_charts_without_exceptions(page, name):
     else:
         page.wait_for_selector(f"{CHART}, [data-testid='stImage']", timeout=30_000)
         assert page.locator(f"{CHART}, [data-testid='stImage']").count() >= 1
+        charts_drawn(page)
+        no_exception(page)
 
 
 def test_moving_a_slider_changes_the_number_and_the_chart(page):

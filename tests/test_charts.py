@@ -1,11 +1,14 @@
+import json
+
 import numpy as np
+import pandas as pd
 import pytest
 
 from posviz import charts, grids, images
 
 
 def spec(chart):
-    return chart.to_dict()
+    return charts.inline(chart)
 
 
 def test_token_heatmap_has_fixed_weight_domain_labels_and_tooltips():
@@ -44,8 +47,6 @@ def test_signed_domain_is_symmetric_and_never_empty():
 
 
 def test_lines_use_log_scales_on_request():
-    import pandas as pd
-
     frame = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 100.0]})
     d = spec(charts.lines(frame, x="x", y="y", title="t", x_title="x", y_title="y", log_x=True, log_y=True))
     assert d["encoding"]["x"]["scale"]["type"] == "log" and d["encoding"]["y"]["scale"]["type"] == "log"
@@ -66,6 +67,63 @@ def test_columns_and_vectors_frames_are_long_form():
     assert list(v["vector"]) == ["a"] * 3 + ["b"] * 3
 
 
+def every_chart():
+    """One of each builder, layered the way the pages layer them."""
+    frame = charts.matrix_frame(np.eye(3), charts.labelled(["a", "b", "a"]), charts.labelled(["a", "b", "a"]))
+    curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 0.5], "line": ["a", "a", "b"]})
+    reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10), max_cells=25)
+    path = pd.DataFrame({"position": [0, 1, 2], "x": [0.0, 0.5, 1.0], "y": [1.0, 0.8, 0.0]})
+    steps = pd.DataFrame({"token": [0, 1], "phase": ["prefill", "one at a time"], "error": [0.0, 1e-3]})
+    return {
+        "token_heatmap": charts.token_heatmap(frame, title="w"),
+        "token_heatmap signed": charts.token_heatmap(frame, title="w", scheme=charts.SIGNED_SCHEME, domain=(-1, 1)),
+        "grid_heatmap": charts.grid_heatmap(reduced, title="pe", row_title="t", col_title="dim"),
+        "lines + marker": charts.layer(
+            charts.lines(curve, x="x", y="y", color="line", title="t", x_title="x", y_title="y", log_y=True),
+            charts.marker(2.0, 0.7, "here"),
+        ),
+        "lines + hline": charts.layer(
+            charts.lines(curve, x="x", y="y", title="t", x_title="x", y_title="y"), charts.hline(1.0, "d/2")
+        ),
+        "grouped_bars": charts.grouped_bars(
+            charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"]),
+            x="component", y="value", group="vector", title="t", y_title="out",
+        ),
+        "trajectory": charts.trajectory(path, title="pair"),
+        "step_errors": charts.step_errors(steps, title="steps"),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(every_chart()))
+@pytest.mark.parametrize("presenter", [False, True])
+def test_every_chart_is_valid_vega_lite(name, presenter):
+    """Checked against the Vega-Lite JSON schema that Altair ships (the charts are built as plain dicts)."""
+    from altair.vegalite.v6.schema.core import Root
+
+    Root.validate(spec(charts.style(every_chart()[name], presenter=presenter)))
+
+
+def test_finish_names_datasets_by_order_so_new_numbers_keep_the_spec():
+    def chart(x):
+        curve = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, x]})
+        return charts.layer(charts.lines(curve, x="x", y="y", title="t", x_title="x", y_title="y"),
+                            charts.marker(x, x, f"{x}"))  # fmt: skip
+
+    a, b = charts.finish(chart(0.5)), charts.finish(chart(0.7))
+    assert list(a["datasets"]) == ["posviz_0", "posviz_1"]
+    assert json.dumps({k: v for k, v in a.items() if k != "datasets"}) == json.dumps(
+        {k: v for k, v in b.items() if k != "datasets"}
+    )
+    assert a["datasets"]["posviz_1"]["x"].iloc[0] == 0.5 and b["datasets"]["posviz_1"]["x"].iloc[0] == 0.7
+    shared = charts.finish(charts.token_heatmap(charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"]), title="t"))
+    assert list(shared["datasets"]) == ["posviz_0"]  # rect and text layers share one dataset
+
+
+def test_inline_writes_nan_as_null_at_full_precision():
+    frame = pd.DataFrame({"v": [1 / 3, np.nan]})
+    assert charts.records(frame) == [{"v": 1 / 3}, {"v": None}]
+
+
 def test_svg_export_renders():
     frame = charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
     svg = charts.to_svg(charts.style(charts.token_heatmap(frame, title="t")))
@@ -75,9 +133,9 @@ def test_svg_export_renders():
 def test_png_colours_match_the_chart_palette_at_every_stop():
     domain = (-2.0, 2.0)
     scale = charts.color_scale(charts.SIGNED_SCHEME, domain)
-    stops = np.array([scale.domain])
+    stops = np.array([scale["domain"]])
     image = images.colorize(stops, images.SIGNED_STOPS, domain)[0]
-    assert ["#" + "".join(f"{c:02x}" for c in px) for px in image] == list(scale.range)
+    assert ["#" + "".join(f"{c:02x}" for c in px) for px in image] == list(scale["range"])
 
 
 def test_colorize_clamps_interpolates_and_greys_nan():
