@@ -114,8 +114,19 @@ def table_view() -> None:
     ui.sync_url(PARAMS)
 
 
+def open_checks() -> None:
+    s.checks_open = True
+
+
 @st.fragment
 def check_view() -> None:
+    if summary.chart.aggregated and "check" not in st.query_params and not s.get("checks_open"):
+        st.caption(
+            "For a table this large the page opens without a check chart (the numbers above already check "
+            "every row); a chart costs most of a second on first paint."
+        )
+        st.button("Draw the check charts", icon=":material/monitoring:", on_click=open_checks)
+        return
     check = st.segmented_control("check", CHECKS, key="check") or CHECKS[0]
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
     if check == "row norms":

@@ -156,6 +156,15 @@ def test_sinusoid_page_badges_pass_at_defaults_and_large_sizes():
     assert "auto: image" in "\n".join(c.value for c in at.caption)
 
 
+def test_large_sinusoid_table_opens_with_an_image_and_draws_checks_on_request():
+    at = page("sinusoids", length="4096", width="1024")
+    ok(at)
+    assert not at.get("vega_lite_chart") and len(at.get("image")) == 2  # the table and its colour bar
+    at.button[0].click().run()
+    ok(at)
+    assert len(at.get("vega_lite_chart")) == 1  # the row-norm check
+
+
 @pytest.mark.parametrize("view", ["auto", "chart", "zoom: exact values", "image"])
 @pytest.mark.parametrize("check", ["row norms", "similarity", "wavelengths", "dimensions over position"])
 def test_sinusoid_page_every_view_and_check_runs(view, check):

@@ -105,6 +105,18 @@ def test_moving_a_slider_changes_the_number_and_the_chart(page):
     assert chart.screenshot() != before_png
 
 
+def test_a_large_table_draws_its_checks_on_request(page):
+    from tests.harness import settle
+
+    visit(page, "/sinusoids?length=4096&width=1024")
+    assert page.locator(CHART).count() == 0 and page.locator("[data-testid='stImage']").count() == 2
+    page.get_by_role("button", name="Draw the check charts").click()
+    page.wait_for_selector(CHART, timeout=30_000)
+    settle(page)
+    charts_drawn(page)
+    no_exception(page)
+
+
 def test_a_shared_link_restores_the_view(page):
     visit(page, "/sinusoids?length=300&width=32&base=500&check=dimensions+over+position&dims=2%205")
     no_exception(page)
