@@ -2,10 +2,11 @@
 
 On a 2-core machine, 20 Chromium pages starve the server they test (benchmarks/load_test.py). Here
 each client is a WebSocket that asks for a page view (a new session with a link's query string) and
-then two reruns of it, as a widget change would, and waits for the script to finish. What is
-measured is the server alone: its script runs, serialisation and memory.
+then two reruns of it, as a widget change would, and waits for the script to finish, pausing
+--think seconds after each (0 = back to back, a stress test). What is measured is the server
+alone: its script runs, serialisation and memory.
 
-    python benchmarks/load_protocol.py [--clients 20] [--settings 30]
+    python benchmarks/load_protocol.py [--clients 20] [--settings 30] [--think 0]
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ async def run_script(ws, query: str, page: str, timeout: float) -> tuple[float, 
             return time.perf_counter() - start, problems
 
 
-async def client(port: int, index: int, settings: int, results: dict) -> None:
+async def client(port: int, index: int, settings: int, results: dict, think: float = 0.0) -> None:
     for step in range(settings):
         target = urlsplit(SETTINGS[(index * 7 + step) % len(SETTINGS)])
         page = target.path.strip("/")
@@ -61,9 +62,11 @@ async def client(port: int, index: int, settings: int, results: dict) -> None:
                 seconds, problems = await run_script(ws, target.query, page, 120)
                 results["views"].append(seconds)
                 for _ in range(2):
+                    await asyncio.sleep(think)
                     seconds, more = await run_script(ws, target.query, page, 120)
                     results["reruns"].append(seconds)
                     problems += more
+                await asyncio.sleep(think)
             results["errors"] += [f"client {index}: {page}?{target.query}: exception {p}" for p in problems]
         except (TimeoutError, OSError, websockets.WebSocketException) as error:
             results["errors"].append(f"client {index}: {page}?{target.query}: {type(error).__name__}")
@@ -74,12 +77,13 @@ async def main_async(args) -> None:
     with serve() as (base, proc), sampling(proc, base) as samples:
         port = int(base.rsplit(":", 1)[1])
         started = time.perf_counter()
-        await asyncio.gather(*(client(port, i, args.settings, results) for i in range(args.clients)))
+        await asyncio.gather(*(client(port, i, args.settings, results, args.think) for i in range(args.clients)))
         elapsed = time.perf_counter() - started
 
     header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent protocol sessions, "
-        f"{args.settings} settings each (a view and two reruns), {elapsed:.0f} s in all"
+        f"{args.settings} settings each (a view and two reruns), {args.think:g} s pause after each, "
+        f"{elapsed:.0f} s in all"
     )
     rows = [("rerun of a page (script run, server side)", "reruns"), ("new page view", "views")]
     report(header, rows, results, samples)
@@ -89,6 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--settings", type=int, default=30)
+    parser.add_argument("--think", type=float, default=0.0, help="seconds to pause after each script run")
     asyncio.run(main_async(parser.parse_args()))
 
 

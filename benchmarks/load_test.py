@@ -1,9 +1,10 @@
 """Load test: 20 concurrent Chromium pages against one posviz server on loopback.
 
 Each client walks 30 settings across the pages (a shared link, then a slider move where the page has
-one), in its own order. The server's peak RSS and /_stcore/metrics are sampled while it runs.
+one), in its own order, pausing --think seconds after each (a student reading; 0 = back to back).
+The server's peak RSS and /_stcore/metrics are sampled while it runs.
 
-    python benchmarks/load_test.py [--clients 20] [--settings 30]
+    python benchmarks/load_test.py [--clients 20] [--settings 30] [--think 0]
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ RERUN = """() => {
 }"""
 
 
-async def client(browser, base: str, index: int, settings: int, results: dict) -> None:
+async def client(browser, base: str, index: int, settings: int, results: dict, think: float = 0.0) -> None:
     context = await browser.new_context(viewport={"width": 1280, "height": 720})
     page = await context.new_page()
     page.on("pageerror", lambda e: results["errors"].append(f"client {index}: page error {e}"))
@@ -73,10 +74,11 @@ async def client(browser, base: str, index: int, settings: int, results: dict) -
         try:
             start = time.perf_counter()
             await page.goto(base + path)
-            await page.wait_for_function(RENDERED % 0, timeout=60_000, polling=100)
+            await page.wait_for_function(RENDERED % (0, 0), timeout=60_000, polling=100)
             results["views"].append(time.perf_counter() - start)
             if await page.locator("[data-testid='stException']").count():
                 results["errors"].append(f"client {index}: exception on {path}")
+            await asyncio.sleep(think)
             slider = page.locator("input[type='range']")
             if await slider.count():
                 thumb = slider.first
@@ -87,6 +89,7 @@ async def client(browser, base: str, index: int, settings: int, results: dict) -
                 await thumb.press("ArrowLeft" if at_max else "ArrowRight")
                 await page.wait_for_function(RERUN, timeout=60_000, polling=50)
                 results["reruns"].append(time.perf_counter() - start)
+                await asyncio.sleep(think)
         except Exception as error:  # a timeout or a crash is an error of the run, counted, not raised
             results["errors"].append(f"client {index}: {path}: {type(error).__name__}: {str(error)[:120]}")
     await context.close()
@@ -131,13 +134,15 @@ async def main_async(args) -> None:
         started = time.perf_counter()
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-            await asyncio.gather(*(client(browser, base, i, args.settings, results) for i in range(args.clients)))
+            await asyncio.gather(
+                *(client(browser, base, i, args.settings, results, args.think) for i in range(args.clients))
+            )
             await browser.close()
         elapsed = time.perf_counter() - started
 
     header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent Chromium pages, "
-        f"{args.settings} settings each, {elapsed:.0f} s in all"
+        f"{args.settings} settings each, {args.think:g} s pause after each action, {elapsed:.0f} s in all"
     )
     report(header, [("rerun after a slider move", "reruns"), ("page view from a link", "views")], results, samples)
 
@@ -172,6 +177,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--settings", type=int, default=30)
+    parser.add_argument("--think", type=float, default=0.0, help="seconds to pause after each action")
     asyncio.run(main_async(parser.parse_args()))
 
 
