@@ -154,9 +154,7 @@ def main() -> None:
         f"{args.repeats} views each, medians"
     )
     print()
-    print(
-        "| view | navigation to rendered (s) | ratio to baseline | bytes received (largest view) | server peak RSS (MB) |"
-    )
+    print("| view | navigation to rendered (s) | ratio to baseline | bytes (largest view) | server peak RSS (MB) |")
     print("|---|---|---|---|---|")
     for label, runs, peak in rows:
         t = statistics.median(r[0] for r in runs)
