@@ -5,6 +5,7 @@ The core (posviz/) never imports this module; pages import it and posviz.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import io
 import math
@@ -291,11 +292,12 @@ def show_image(
     stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
     st.markdown(f"**{escape(title)}**")
     st.image(
-        _png(reduced.values, stops, tuple(domain)),
+        _png(_digest(reduced.values), reduced.values, stops, tuple(domain)),
         width="stretch",
         caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
     )
-    st.image(_png(np.linspace(domain[0], domain[1], 512)[None, :], stops, tuple(domain), bar=True), width="stretch")
+    ramp = np.linspace(domain[0], domain[1], 512)[None, :]
+    st.image(_png(_digest(ramp), ramp, stops, tuple(domain), bar=True), width="stretch")
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     st.markdown(
         "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
@@ -305,13 +307,20 @@ def show_image(
     )
 
 
+def _digest(values: np.ndarray) -> str:
+    """An exact key for an array (Streamlit hashes large arrays from a sample of their values)."""
+    return f"{values.shape}{values.dtype}{hashlib.blake2b(np.ascontiguousarray(values).tobytes()).hexdigest()}"
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
-def _png(values: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], bar: bool = False) -> bytes:
-    """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached: a 512 x 1024 image
-    takes ~0.2 s to colour and compress, and reruns and other visitors ask for the same picture."""
+def _png(
+    key: str, _values: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], bar: bool = False
+) -> bytes:
+    """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached by `key` = _digest(_values):
+    a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and other visitors ask for it again."""
     from PIL import Image
 
-    picture = images.colorize(values, stops, domain)
+    picture = images.colorize(_values, stops, domain)
     picture = np.repeat(picture, 18, axis=0) if bar else images.upscale(picture)
     out = io.BytesIO()
     Image.fromarray(picture).save(out, format="PNG")
