@@ -5,6 +5,7 @@ import re
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -114,3 +115,13 @@ def test_deploy_configuration_loads_and_hides_tracebacks():
         for key, value in values.items():
             assert st_config.get_option(f"{section}.{key}") is not None
             st_config.set_option(f"{section}.{key}", value)
+
+
+def test_image_cache_key_sees_every_value():
+    """Streamlit hashes large arrays from a sample; the PNG cache's own key must not."""
+    big = np.zeros((512, 1024))
+    changed = big.copy()
+    changed[301, 707] = 1e-9
+    assert ui._digest(big) != ui._digest(changed)
+    assert ui._digest(big) == ui._digest(big.copy())
+    assert ui._digest(big) != ui._digest(big.reshape(1024, 512))
