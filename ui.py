@@ -194,7 +194,7 @@ def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = 
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
                 "data (CSV)",
-                data=data.to_csv(index=False),
+                data=_csv_maker(data),
                 file_name=f"{name}.csv",
                 mime="text/csv",
                 key=f"csv-{name}",
@@ -212,6 +212,11 @@ def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = 
 
 def _svg_maker(chart: dict) -> Callable[[], str]:
     return lambda: charts.to_svg(chart)
+
+
+def _csv_maker(data: pd.DataFrame) -> Callable[[], str]:
+    """The CSV is written only when someone clicks: for a 256 x 256 heatmap it took most of a rerun."""
+    return lambda: data.to_csv(index=False)
 
 
 def guarded(
