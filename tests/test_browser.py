@@ -117,6 +117,21 @@ def test_a_large_table_draws_its_checks_on_request(page):
     no_exception(page)
 
 
+def test_downloads_are_written_when_clicked(page):
+    from pathlib import Path
+
+    visit(page, "/magnitude")
+    page.get_by_role("button", name="Download").first.click()
+    with page.expect_download(timeout=30_000) as csv:
+        page.get_by_role("button", name="data (CSV)").click()
+    text = Path(csv.value.path()).read_text()
+    assert text.splitlines()[0] == "component,vector,value" and len(text.splitlines()) == 13
+    with page.expect_download(timeout=30_000) as svg:
+        page.get_by_role("button", name="chart (SVG)").click()
+    assert "<svg" in Path(svg.value.path()).read_text()[:500]
+    no_exception(page)
+
+
 def test_a_shared_link_restores_the_view(page):
     visit(page, "/sinusoids?length=300&width=32&base=500&check=dimensions+over+position&dims=2%205")
     no_exception(page)
