@@ -307,11 +307,12 @@ def show_image(
     st.markdown(f"**{escape(title)}**")
     st.image(
         _png(_digest(reduced.values), reduced.values, stops, tuple(domain)),
+        output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
         width="stretch",
         caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
     )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
-    st.image(_png(_digest(ramp), ramp, stops, tuple(domain), bar=True), width="stretch")
+    st.image(_png(_digest(ramp), ramp, stops, tuple(domain), bar=True), output_format="PNG", width="stretch")
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     st.markdown(
         "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"

@@ -101,6 +101,7 @@ def sampling(proc, base: str):
     samples: dict = {}
     stop = threading.Event()
     sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
+    cpu, wall = cpu_seconds(proc.pid), time.perf_counter()
     sampler.start()
     try:
         yield samples
@@ -108,6 +109,13 @@ def sampling(proc, base: str):
         stop.set()
         sampler.join()
         samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
+        samples["cpu"], samples["wall"] = cpu_seconds(proc.pid) - cpu, time.perf_counter() - wall
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def sample(pid: int, base: str, stop: threading.Event, out: dict) -> None:
@@ -170,6 +178,10 @@ def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dic
     print(
         f"server peak RSS: {samples['rss']:.0f} MB; largest cache memory in /_stcore/metrics: "
         f"{samples.get('cache', float('nan')):.1f} MB"
+    )
+    print(
+        f"server CPU: {samples['cpu']:.0f} s over {samples['wall']:.0f} s of wall time "
+        f"({100 * samples['cpu'] / samples['wall']:.0f}% of one core; the machine has {os.cpu_count()})"
     )
 
 

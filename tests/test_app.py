@@ -160,6 +160,7 @@ def test_large_sinusoid_table_opens_with_an_image_and_draws_checks_on_request():
     at = page("sinusoids", length="4096", width="1024")
     ok(at)
     assert not at.get("vega_lite_chart") and len(at.get("image")) == 2  # the table and its colour bar
+    assert all(image.proto.imgs[0].url.endswith(".png") for image in at.get("image"))  # exact colours, not JPEG
     at.button[0].click().run()
     ok(at)
     assert len(at.get("vega_lite_chart")) == 1  # the row-norm check
