@@ -121,7 +121,7 @@ def test_downloads_are_written_when_clicked(page):
     from pathlib import Path
 
     visit(page, "/magnitude")
-    page.get_by_role("button", name="Download").first.click()
+    page.locator("[data-testid='stPopover'] button").first.click()  # not the charts' "Download as PNG"
     with page.expect_download(timeout=30_000) as csv:
         page.get_by_role("button", name="data (CSV)").click()
     text = Path(csv.value.path()).read_text()
