@@ -203,7 +203,7 @@ def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = 
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
                 "data (CSV)",
-                data=_csv_maker(data),
+                data=lambda: data.to_csv(index=False),  # written on click: eagerly it was most of a rerun
                 file_name=f"{name}.csv",
                 mime="text/csv",
                 key=f"csv-{name}",
@@ -211,21 +211,12 @@ def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = 
             )
             st.download_button(
                 "chart (SVG)",
-                data=_svg_maker(styled),
+                data=lambda: charts.to_svg(styled),
                 file_name=f"{name}.svg",
                 mime="image/svg+xml",
                 key=f"svg-{name}",
                 on_click="ignore",
             )
-
-
-def _svg_maker(chart: dict) -> Callable[[], str]:
-    return lambda: charts.to_svg(chart)
-
-
-def _csv_maker(data: pd.DataFrame) -> Callable[[], str]:
-    """The CSV is written only when someone clicks: for a 256 x 256 heatmap it took most of a rerun."""
-    return lambda: data.to_csv(index=False)
 
 
 def guarded(
