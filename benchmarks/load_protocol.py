@@ -11,7 +11,6 @@ alone: its script runs, serialisation and memory.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import platform
@@ -27,7 +26,7 @@ import websockets  # noqa: E402  (a dependency of streamlit)
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-from benchmarks.load_test import SETTINGS, report, sampling  # noqa: E402
+from benchmarks.load_test import SETTINGS, arguments, report, sampling  # noqa: E402
 from tests.harness import serve  # noqa: E402
 
 DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
@@ -90,11 +89,7 @@ async def main_async(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--clients", type=int, default=20)
-    parser.add_argument("--settings", type=int, default=30)
-    parser.add_argument("--think", type=float, default=0.0, help="seconds to pause after each script run")
-    asyncio.run(main_async(parser.parse_args()))
+    asyncio.run(main_async(arguments(__doc__)))
 
 
 if __name__ == "__main__":

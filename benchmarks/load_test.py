@@ -185,12 +185,17 @@ def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dic
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def arguments(doc: str) -> argparse.Namespace:
+    """The load scripts' shared options: --clients, --settings, --think."""
+    parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--settings", type=int, default=30)
     parser.add_argument("--think", type=float, default=0.0, help="seconds to pause after each action")
-    asyncio.run(main_async(parser.parse_args()))
+    return parser.parse_args()
+
+
+def main() -> None:
+    asyncio.run(main_async(arguments(__doc__)))
 
 
 if __name__ == "__main__":
