@@ -297,13 +297,13 @@ def show_image(
     stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
     st.markdown(f"**{escape(title)}**")
     st.image(
-        _png(_digest(reduced.values), reduced.values, stops, tuple(domain)),
+        _png(reduced.values, stops, tuple(domain)),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
         width="stretch",
         caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
     )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
-    st.image(_png(_digest(ramp), ramp, stops, tuple(domain), bar=True), output_format="PNG", width="stretch")
+    st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width="stretch")
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     st.markdown(
         "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
@@ -318,15 +318,13 @@ def _digest(values: np.ndarray) -> str:
     return f"{values.shape}{values.dtype}{hashlib.blake2b(np.ascontiguousarray(values).tobytes()).hexdigest()}"
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _png(
-    key: str, _values: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], bar: bool = False
-) -> bytes:
-    """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached by `key` = _digest(_values):
-    a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and other visitors ask for it again."""
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs={np.ndarray: _digest})
+def _png(values: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], bar: bool = False) -> bytes:
+    """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached by an exact digest of
+    `values`: a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and visitors ask again."""
     from PIL import Image
 
-    picture = images.colorize(_values, stops, domain)
+    picture = images.colorize(values, stops, domain)
     picture = np.repeat(picture, 18, axis=0) if bar else images.upscale(picture)
     out = io.BytesIO()
     Image.fromarray(picture).save(out, format="PNG")
