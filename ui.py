@@ -10,6 +10,7 @@ import hashlib
 import html
 import io
 import math
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -115,14 +116,25 @@ def _short(raw: str, limit: int = 40) -> str:
     return raw if len(raw) <= limit else raw[:limit] + "…"
 
 
+_PAGE_KEY = "_posviz_page"  # the page whose controls the session state holds
+
+
 def url_state(params: Sequence[Param]) -> None:
     """Seed each control's session value from the URL (first run of the page), reporting bad values.
 
     Call before the widgets; give each widget `key=param.key` and no `value`.
+
+    Pages share some keys (seed, T, ...). Streamlit keeps a widget's value across a move to another
+    page when that page has a widget with the same key, but the new widget is a different one and
+    would start at its minimum. So on arriving at a page (its first run, or a move from another page
+    in the sidebar) every control is seeded again from the URL, or its default.
     """
+    page = sys._getframe(1).f_code.co_filename
+    arrived = st.session_state.get(_PAGE_KEY) != page
+    st.session_state[_PAGE_KEY] = page
     problems = []
     for p in params:
-        if p.key in st.session_state:
+        if p.key in st.session_state and not arrived:
             continue
         value = p.default
         raw = st.query_params.get(p.key)

@@ -303,3 +303,27 @@ def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
     at = page("minilm", s1="dog 🧭 bites man")
     ok(at)
     assert "no piece for 🧭" in at.warning[0].value
+
+
+# Pages that share control keys (seed, T, C, wscale): moving between them in the sidebar must give the
+# new page its own defaults, not the minimum of each control (the old page's widget state for the same
+# key belongs to a different widget, and Streamlit would drop it).
+@pytest.mark.parametrize(
+    ("start", "target", "T", "seed"),
+    [("order", "causal", 6, 42), ("causal", "order", 6, 42), ("order", "offsets", 16, 0), ("rotary", "order", 6, 42)],
+)
+def test_sidebar_move_between_pages_sharing_keys_gives_defaults(start, target, T, seed):
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at.switch_page(f"pages/{start}.py").run()
+    ok(at)
+    at.slider(key="T").set_value(9).run()
+    assert at.query_params["T"] == "9"
+    at.query_params.clear()  # as the browser does on a sidebar move (AppTest keeps them)
+    at.switch_page(f"pages/{target}.py").run()
+    ok(at)
+    assert at.slider(key="T").value == T
+    assert at.number_input(key="seed").value == seed
+    assert "T" not in at.query_params
+    at.slider(key="T").set_value(7).run()  # the new page's controls still work and stay
+    at.switch_page(f"pages/{target}.py").run()
+    assert at.slider(key="T").value == 7

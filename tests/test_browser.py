@@ -105,6 +105,20 @@ def test_moving_a_slider_changes_the_number_and_the_chart(page):
     assert chart.screenshot() != before_png
 
 
+def test_a_sidebar_move_to_a_page_sharing_controls_starts_at_its_defaults(page):
+    from tests.harness import settle
+
+    visit(page, "/order?T=9&seed=7")
+    page.locator("[data-testid='stSidebarNav'] a[href$='/causal']").click()
+    page.wait_for_url("**/causal*")
+    settle(page)
+    no_exception(page)
+    assert page.locator("input[type='range'][aria-label='tokens T']").input_value() == "6"
+    assert "T=" not in page.url and "seed=" not in page.url
+    assert page.get_by_text("1.6508").count() == 1  # lesson 000's masked number at its defaults
+    charts_drawn(page)
+
+
 def test_a_large_table_draws_its_checks_on_request(page):
     from tests.harness import settle
 
