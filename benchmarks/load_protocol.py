@@ -2,11 +2,12 @@
 
 On a 2-core machine, 20 Chromium pages starve the server they test (benchmarks/load_test.py). Here
 each client is a WebSocket that asks for a page view (a new session with a link's query string) and
-then two reruns of it, as a widget change would, and waits for the script to finish, pausing
---think seconds after each (0 = back to back, a stress test). What is measured is the server
-alone: its script runs, serialisation and memory.
+then two reruns of it, as a widget change would, and waits for the script to finish, pausing a
+random 0.5-1.5 x --think seconds after each (0 = back to back, a stress test). Clients arrive
+within --arrive seconds. What is measured is the server alone: its script runs, serialisation and
+memory.
 
-    python benchmarks/load_protocol.py [--clients 20] [--settings 30] [--think 0]
+    python benchmarks/load_protocol.py [--clients 20] [--settings 30] [--think 0] [--arrive 10]
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import platform
+import random
 import sys
 import time
 from pathlib import Path
@@ -50,8 +52,10 @@ async def run_script(ws, query: str, page: str, timeout: float) -> tuple[float, 
             return time.perf_counter() - start, problems
 
 
-async def client(port: int, index: int, settings: int, results: dict, think: float = 0.0) -> None:
-    for step in range(settings):
+async def client(port: int, index: int, args, results: dict) -> None:
+    rng = random.Random(index)
+    await asyncio.sleep(rng.uniform(0, args.arrive))
+    for step in range(args.settings):
         target = urlsplit(SETTINGS[(index * 7 + step) % len(SETTINGS)])
         page = target.path.strip("/")
         try:
@@ -61,11 +65,11 @@ async def client(port: int, index: int, settings: int, results: dict, think: flo
                 seconds, problems = await run_script(ws, target.query, page, 120)
                 results["views"].append(seconds)
                 for _ in range(2):
-                    await asyncio.sleep(think)
+                    await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
                     seconds, more = await run_script(ws, target.query, page, 120)
                     results["reruns"].append(seconds)
                     problems += more
-                await asyncio.sleep(think)
+                await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
             results["errors"] += [f"client {index}: {page}?{target.query}: exception {p}" for p in problems]
         except (TimeoutError, OSError, websockets.WebSocketException) as error:
             results["errors"].append(f"client {index}: {page}?{target.query}: {type(error).__name__}")
@@ -76,12 +80,13 @@ async def main_async(args) -> None:
     with serve() as (base, proc), sampling(proc, base) as samples:
         port = int(base.rsplit(":", 1)[1])
         started = time.perf_counter()
-        await asyncio.gather(*(client(port, i, args.settings, results, args.think) for i in range(args.clients)))
+        await asyncio.gather(*(client(port, i, args, results) for i in range(args.clients)))
         elapsed = time.perf_counter() - started
 
     header = (
         f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent protocol sessions, "
-        f"{args.settings} settings each (a view and two reruns), {args.think:g} s pause after each, "
+        f"arriving within {args.arrive:g} s, {args.settings} settings each (a view and two reruns), "
+        f"a {args.think:g} s pause on average after each, "
         f"{elapsed:.0f} s in all"
     )
     rows = [("rerun of a page (script run, server side)", "reruns"), ("new page view", "views")]
@@ -89,7 +94,7 @@ async def main_async(args) -> None:
 
 
 def main() -> None:
-    asyncio.run(main_async(arguments(__doc__)))
+    asyncio.run(main_async(arguments(__doc__, default_think=0.0)))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,19 @@
-"""Load test: 20 concurrent Chromium pages against one posviz server on loopback.
+"""Load test: 20 concurrent Chromium pages against one posviz server on loopback, used as a class would.
 
-Each client walks 30 settings across the pages (a shared link, then a slider move where the page has
-one), in its own order, pausing --think seconds after each (a student reading; 0 = back to back).
+Each client (a student) arrives within the first --arrive seconds through a shared link, then walks
+--settings settings across the pages: a click on another page in the sidebar every third step (or
+where the page has no slider), otherwise a move of one of the page's sliders with its arrow keys;
+halfway it opens a second shared link. After each action it pauses a random 0.5-1.5 x --think
+seconds (a student reading; the randomness keeps twenty clients from acting in lockstep).
+
+The browsers run at the lowest CPU priority (nice 19), so the server gets the CPU first, as if the
+browsers were on the students' own machines. Each browser action is timed end to end (the click or
+key press -> the page settled with every chart drawn), which on this machine includes twenty
+renderers queueing for the same cores. One more student, a protocol probe in a thread at normal
+priority, times the server's reply to that load: a page view from a link, then a rerun.
 The server's peak RSS and /_stcore/metrics are sampled while it runs.
 
-    python benchmarks/load_test.py [--clients 20] [--settings 30] [--think 0]
+    python benchmarks/load_test.py [--clients 20] [--settings 30] [--think 3] [--arrive 10]
 """
 
 from __future__ import annotations
@@ -14,12 +23,14 @@ import asyncio
 import contextlib
 import os
 import platform
+import random
 import statistics
 import sys
 import threading
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -54,51 +65,123 @@ SETTINGS = [
 WATCH = """() => {
   window.__posvizRuns = 0;
   const app = document.querySelector("[data-testid='stApp']");
-  new MutationObserver(() => {
-    if (app.getAttribute("data-test-script-state") === "running") window.__posvizRuns += 1;
-  }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+  // Count every change of the script state: a fast run can start and end before the callback sees it.
+  if (window.__posvizWatch) window.__posvizWatch.disconnect();
+  window.__posvizWatch = new MutationObserver(records => { window.__posvizRuns += records.length; });
+  window.__posvizWatch.observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
 }"""
 RERUN = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   return window.__posvizRuns > 0 && app.getAttribute("data-test-script-state") === "notRunning"
     && !document.querySelector("[data-stale='true']");
 }"""
+SETTLED = RENDERED % (0, 0)
+STATE = """() => {
+  const app = document.querySelector("[data-testid='stApp']");
+  const charts = [...document.querySelectorAll("[data-testid='stVegaLiteChart']")];
+  return [location.pathname, app && app.getAttribute("data-test-script-state"), window.__posvizRuns,
+    document.querySelectorAll("[data-stale='true'], [data-testid='stSkeleton']").length,
+    charts.filter(c => c.querySelector("canvas, svg.marks")).length + "/" + charts.length].join(" ");
+}"""
+NAV = "[data-testid='stSidebarNav'] a"
+WAIT_MS = 60_000
 
 
-async def client(browser, base: str, index: int, settings: int, results: dict, think: float = 0.0) -> None:
+def probe(port: int, think: float, results: dict, stop: threading.Event) -> None:
+    """One more student speaking Streamlit's protocol from a thread at normal priority: a page view
+    from a link, then a rerun, with pauses like the browsers'. Times the server's reply to the load
+    the browsers make, unaffected by the browsers' own queue for the CPU."""
+    import websockets
+
+    from benchmarks.load_protocol import run_script
+
+    async def walk() -> None:
+        rng = random.Random(-1)
+        while not stop.is_set():
+            target = urlsplit(rng.choice(SETTINGS))
+            page = target.path.strip("/")
+            try:
+                async with websockets.connect(
+                    f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=2**27
+                ) as ws:
+                    for kind in ("probe views", "probe reruns"):
+                        seconds, problems = await run_script(ws, target.query, page, 120)
+                        results[kind].append(seconds)
+                        results["errors"] += [f"probe: {page}?{target.query}: exception {p}" for p in problems]
+                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+            except (TimeoutError, OSError, websockets.WebSocketException) as error:
+                results["errors"].append(f"probe: {page}?{target.query}: {type(error).__name__}")
+
+    asyncio.run(walk())
+
+
+def page_of(url: str) -> str:
+    """The page a URL shows: its path, with the root being the default page (the overview)."""
+    return urlsplit(url).path.strip("/") or "overview"
+
+
+async def client(browser, base: str, index: int, args, results: dict) -> None:
+    rng = random.Random(index)
     context = await browser.new_context(viewport={"width": 1280, "height": 720})
     page = await context.new_page()
     page.on("pageerror", lambda e: results["errors"].append(f"client {index}: page error {e}"))
-    for step in range(settings):
-        path = SETTINGS[(index * 7 + step) % len(SETTINGS)]
+
+    async def act(kind: str, label: str, action) -> None:
+        """Run one action, time it to a settled page, and count what went wrong."""
         try:
             start = time.perf_counter()
-            await page.goto(base + path)
-            await page.wait_for_function(RENDERED % (0, 0), timeout=60_000, polling=100)
-            results["views"].append(time.perf_counter() - start)
+            await action()
+            await page.wait_for_function(SETTLED, timeout=WAIT_MS, polling=100)
+            results[kind].append(time.perf_counter() - start)
             if await page.locator("[data-testid='stException']").count():
-                results["errors"].append(f"client {index}: exception on {path}")
-            await asyncio.sleep(think)
-            slider = page.locator("input[type='range']")
-            if await slider.count():
-                thumb = slider.first
-                at_max = await thumb.evaluate("e => e.value === e.max")
-                await page.evaluate(WATCH)
-                await thumb.focus()
-                start = time.perf_counter()
-                await thumb.press("ArrowLeft" if at_max else "ArrowRight")
-                await page.wait_for_function(RERUN, timeout=60_000, polling=50)
-                results["reruns"].append(time.perf_counter() - start)
-                await asyncio.sleep(think)
+                results["errors"].append(f"client {index}: exception after {label}")
         except Exception as error:  # a timeout or a crash is an error of the run, counted, not raised
-            results["errors"].append(f"client {index}: {path}: {type(error).__name__}: {str(error)[:120]}")
+            with contextlib.suppress(Exception):
+                label += f" (then {await page.evaluate(STATE)})"
+            results["errors"].append(f"client {index}: {label}: {type(error).__name__}: {str(error)[:120]}")
+        await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
+
+    async def open_link(path: str) -> None:
+        await page.goto(base + path, timeout=WAIT_MS)
+
+    async def visit(href: str) -> None:
+        await page.evaluate(WATCH)
+        await page.locator(f"{NAV}[href='{href}']").first.click(timeout=WAIT_MS)
+        await page.wait_for_function(RERUN, timeout=WAIT_MS, polling=50)
+
+    async def slide(thumb) -> None:
+        value, low, high = await thumb.evaluate("e => [e.value, e.min, e.max]")
+        key = "ArrowLeft" if value == high or (value != low and rng.random() < 0.5) else "ArrowRight"
+        await page.evaluate(WATCH)
+        await thumb.focus(timeout=WAIT_MS)
+        await thumb.press(key, timeout=WAIT_MS)
+        await page.wait_for_function(RERUN, timeout=WAIT_MS, polling=50)
+
+    await asyncio.sleep(rng.uniform(0, args.arrive))
+    links = rng.sample(SETTINGS, 2)
+    await act("views", f"link {links[0]}", lambda: open_link(links[0]))
+    for step in range(1, args.settings):
+        if step == args.settings // 2:
+            await act("views", f"link {links[1]}", lambda: open_link(links[1]))
+            continue
+        sliders = page.locator("input[type='range']")
+        count = await sliders.count()
+        if step % 3 == 0 or count == 0:
+            hrefs = await page.locator(NAV).evaluate_all("links => links.map(a => a.getAttribute('href'))")
+            href = rng.choice([h for h in hrefs if page_of(h) != page_of(page.url)])
+            await act("views", f"sidebar {href}", lambda href=href: visit(href))
+        else:
+            thumb = sliders.nth(rng.randrange(count))
+            await act("reruns", f"slider on {page.url[len(base) :][:80]}", lambda thumb=thumb: slide(thumb))
     await context.close()
 
 
 @contextlib.contextmanager
 def sampling(proc, base: str):
-    """Sample the server's peak RSS and cache memory while the block runs; yield the samples dict."""
-    samples: dict = {}
+    """Sample the server's peak RSS and cache memory, and the CPU time of this script's other child
+    processes (browsers, drivers), while the block runs; yield the samples dict."""
+    samples: dict = {"clients": {pid: cpu_seconds(pid) for pid in clients(proc.pid)}}
+    samples["baseline"] = dict(samples["clients"])
     stop = threading.Event()
     sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
     cpu, wall = cpu_seconds(proc.pid), time.perf_counter()
@@ -110,6 +193,26 @@ def sampling(proc, base: str):
         sampler.join()
         samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
         samples["cpu"], samples["wall"] = cpu_seconds(proc.pid) - cpu, time.perf_counter() - wall
+        base_cpu, kinds = samples["baseline"], samples.setdefault("kinds", {})
+        samples["client_cpu"] = {}
+        for pid, seconds in samples["clients"].items():
+            kind = kinds.get(pid, "other")
+            samples["client_cpu"][kind] = samples["client_cpu"].get(kind, 0.0) + seconds - base_cpu.get(pid, 0.0)
+
+
+def clients(server: int) -> list[int]:
+    """This process and its descendants, without the server and its own children."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError):
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    found, frontier = [], [os.getpid()]
+    while frontier:
+        pid = frontier.pop()
+        found.append(pid)
+        frontier += [child for child, parent in parents.items() if parent == pid and child != server]
+    return found
 
 
 def cpu_seconds(pid: int) -> float:
@@ -118,10 +221,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def process_kind(pid: int) -> str:
+    """What a client process is: 'chromium renderer', 'chromium gpu-process', 'node', 'python', ..."""
+    name = Path(f"/proc/{pid}/comm").read_text().strip()
+    words = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").split()
+    kind = next((w.split("=", 1)[1] for w in words if w.startswith("--type=")), "")
+    sub = next((w.split("=", 1)[1].split(".")[0] for w in words if w.startswith("--utility-sub-type=")), "")
+    return " ".join(part for part in (name, sub or kind) if part)
+
+
 def sample(pid: int, base: str, stop: threading.Event, out: dict) -> None:
-    """Peak RSS and the largest cache-memory figure in /_stcore/metrics, every half second."""
+    """Peak RSS, the largest cache-memory figure in /_stcore/metrics and the client processes' CPU
+    time (the last reading of each, so that processes that end are still counted), every half second."""
     while not stop.is_set():
         out["rss"] = max(out.get("rss", 0.0), peak_rss_mb(pid))
+        for child in clients(pid):
+            with contextlib.suppress(OSError):
+                out["clients"][child] = cpu_seconds(child)
+                if child not in out.setdefault("kinds", {}):
+                    out["kinds"][child] = process_kind(child)
         try:
             with urllib.request.urlopen(f"{base}/_stcore/metrics", timeout=5) as r:
                 text = r.read().decode()
@@ -137,22 +255,35 @@ def sample(pid: int, base: str, stop: threading.Event, out: dict) -> None:
 async def main_async(args) -> None:
     from playwright.async_api import async_playwright
 
-    results = {"views": [], "reruns": [], "errors": []}
+    results = {"views": [], "reruns": [], "probe views": [], "probe reruns": [], "errors": []}
     with serve() as (base, proc), sampling(proc, base) as samples:
+        stop = threading.Event()
+        port = int(base.rsplit(":", 1)[1])
+        prober = threading.Thread(target=probe, args=(port, args.think, results, stop), daemon=True)
+        prober.start()  # before the nice below: a thread keeps the priority it was created with
+        os.nice(19)  # this thread, and so the driver and browsers it starts: the server gets the CPU first
         started = time.perf_counter()
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-            await asyncio.gather(
-                *(client(browser, base, i, args.settings, results, args.think) for i in range(args.clients))
-            )
+            await asyncio.gather(*(client(browser, base, i, args, results) for i in range(args.clients)))
             await browser.close()
         elapsed = time.perf_counter() - started
+        stop.set()
+        prober.join()
 
     header = (
-        f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent Chromium pages, "
-        f"{args.settings} settings each, {args.think:g} s pause after each action, {elapsed:.0f} s in all"
+        f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent Chromium pages "
+        f"arriving within {args.arrive:g} s, {args.settings} settings each, a {args.think:g} s pause on average "
+        f"after each action, {elapsed:.0f} s in all; the browsers made "
+        f"{(len(results['views']) + len(results['reruns'])) / elapsed:.2f} actions per second"
     )
-    report(header, [("rerun after a slider move", "reruns"), ("page view from a link", "views")], results, samples)
+    rows = [
+        ("rerun, protocol probe (the server's reply)", "probe reruns"),
+        ("page view, protocol probe (the server's reply)", "probe views"),
+        ("rerun after a slider move in Chromium (end to end)", "reruns"),
+        ("page view, link or sidebar, in Chromium (end to end)", "views"),
+    ]
+    report(header, rows, results, samples)
 
 
 def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dict) -> None:
@@ -183,14 +314,20 @@ def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dic
         f"server CPU: {samples['cpu']:.0f} s over {samples['wall']:.0f} s of wall time "
         f"({100 * samples['cpu'] / samples['wall']:.0f}% of one core; the machine has {os.cpu_count()})"
     )
+    shares = {kind: seconds for kind, seconds in samples.get("client_cpu", {}).items() if seconds >= 1}
+    if shares:
+        parts = ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in sorted(shares.items(), key=lambda x: -x[1]))
+        total = sum(shares.values())
+        print(f"clients' CPU: {total:.0f} s ({100 * total / samples['wall']:.0f}% of one core): {parts}")
 
 
-def arguments(doc: str) -> argparse.Namespace:
-    """The load scripts' shared options: --clients, --settings, --think."""
+def arguments(doc: str, default_think: float = 3.0) -> argparse.Namespace:
+    """The load scripts' shared options: --clients, --settings, --think, --arrive."""
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--settings", type=int, default=30)
-    parser.add_argument("--think", type=float, default=0.0, help="seconds to pause after each action")
+    parser.add_argument("--think", type=float, default=default_think, help="seconds to pause after each action")
+    parser.add_argument("--arrive", type=float, default=10.0, help="clients arrive within this many seconds")
     return parser.parse_args()
 
 
