@@ -137,9 +137,8 @@ async def client(browser, base: str, index: int, args, results: dict) -> None:
                 results["errors"].append(f"client {index}: exception after {label}")
         except Exception as error:  # a timeout or a crash is an error of the run, counted, not raised
             with contextlib.suppress(Exception):
-                label += f" (then {await page.evaluate(STATE)})"
+                label += f" (then {await asyncio.wait_for(page.evaluate(STATE), 5)})"
             results["errors"].append(f"client {index}: {label}: {type(error).__name__}: {str(error)[:120]}")
-        await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
 
     async def open_link(path: str) -> None:
         await page.goto(base + path, timeout=WAIT_MS)
@@ -157,22 +156,28 @@ async def client(browser, base: str, index: int, args, results: dict) -> None:
         await thumb.press(key, timeout=WAIT_MS)
         await page.wait_for_function(RERUN, timeout=WAIT_MS, polling=50)
 
-    await asyncio.sleep(rng.uniform(0, args.arrive))
-    links = rng.sample(SETTINGS, 2)
-    await act("views", f"link {links[0]}", lambda: open_link(links[0]))
-    for step in range(1, args.settings):
-        if step == args.settings // 2:
-            await act("views", f"link {links[1]}", lambda: open_link(links[1]))
-            continue
+    async def step(number: int) -> None:
+        """One setting: a shared link (first and halfway), a sidebar page, or a slider move."""
+        if number in (0, args.settings // 2):
+            path = links[number > 0]
+            return await act("views", f"link {path}", lambda: open_link(path))
         sliders = page.locator("input[type='range']")
         count = await sliders.count()
-        if step % 3 == 0 or count == 0:
+        if number % 3 == 0 or count == 0:
             hrefs = await page.locator(NAV).evaluate_all("links => links.map(a => a.getAttribute('href'))")
             href = rng.choice([h for h in hrefs if page_of(h) != page_of(page.url)])
-            await act("views", f"sidebar {href}", lambda href=href: visit(href))
-        else:
-            thumb = sliders.nth(rng.randrange(count))
-            await act("reruns", f"slider on {page.url[len(base) :][:80]}", lambda thumb=thumb: slide(thumb))
+            return await act("views", f"sidebar {href}", lambda: visit(href))
+        thumb = sliders.nth(rng.randrange(count))
+        await act("reruns", f"slider on {page.url[len(base) :][:80]}", lambda: slide(thumb))
+
+    await asyncio.sleep(rng.uniform(0, args.arrive))
+    links = rng.sample(SETTINGS, 2)
+    for number in range(args.settings):
+        try:  # a step that hangs outside the timed waits (a frozen page) is an error too
+            await asyncio.wait_for(step(number), 3 * WAIT_MS / 1000)
+        except Exception as error:
+            results["errors"].append(f"client {index}: step {number} on {page.url[len(base) :][:80]}: {error!r:.120}")
+        await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
     await context.close()
 
 
