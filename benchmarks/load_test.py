@@ -173,12 +173,16 @@ async def client(browser, base: str, index: int, args, results: dict) -> None:
     await asyncio.sleep(rng.uniform(0, args.arrive))
     links = rng.sample(SETTINGS, 2)
     for number in range(args.settings):
+        results["progress"][index] = number
         try:  # a step that hangs outside the timed waits (a frozen page) is an error too
             await asyncio.wait_for(step(number), 3 * WAIT_MS / 1000)
         except Exception as error:
             results["errors"].append(f"client {index}: step {number} on {page.url[len(base) :][:80]}: {error!r:.120}")
         await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
-    await context.close()
+    results["progress"][index] = "closing"
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(context.close(), 30)
+    results["progress"][index] = "done"
 
 
 @contextlib.contextmanager
@@ -260,7 +264,7 @@ def sample(pid: int, base: str, stop: threading.Event, out: dict) -> None:
 async def main_async(args) -> None:
     from playwright.async_api import async_playwright
 
-    results = {"views": [], "reruns": [], "probe views": [], "probe reruns": [], "errors": []}
+    results = {"views": [], "reruns": [], "probe views": [], "probe reruns": [], "errors": [], "progress": {}}
     with serve() as (base, proc), sampling(proc, base) as samples:
         stop = threading.Event()
         port = int(base.rsplit(":", 1)[1])
@@ -270,8 +274,13 @@ async def main_async(args) -> None:
         started = time.perf_counter()
         async with async_playwright() as p:
             browser = await p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-            await asyncio.gather(*(client(browser, base, i, args, results) for i in range(args.clients)))
-            await browser.close()
+            clients_done = asyncio.gather(*(client(browser, base, i, args, results) for i in range(args.clients)))
+            while not clients_done.done():  # a line of progress a minute on stderr: which step each client is at
+                await asyncio.wait([clients_done], timeout=60)
+                print(f"{time.perf_counter() - started:.0f} s: {results['progress']}", file=sys.stderr, flush=True)
+            await clients_done
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(browser.close(), 60)
         elapsed = time.perf_counter() - started
         stop.set()
         prober.join()
