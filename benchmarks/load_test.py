@@ -278,7 +278,13 @@ async def main_async(args) -> None:
             while not clients_done.done():  # a line of progress a minute on stderr: which step each client is at
                 await asyncio.wait([clients_done], timeout=60)
                 print(f"{time.perf_counter() - started:.0f} s: {results['progress']}", file=sys.stderr, flush=True)
-            await clients_done
+                if time.perf_counter() - started > args.deadline:
+                    clients_done.cancel()
+                    late = {i: step for i, step in results["progress"].items() if step != "done"}
+                    results["errors"].append(f"stopped at the {args.deadline:g} s deadline; unfinished: {late}")
+                    break
+            with contextlib.suppress(asyncio.CancelledError):
+                await clients_done
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(browser.close(), 60)
         elapsed = time.perf_counter() - started
@@ -318,7 +324,7 @@ def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dic
         for kind in kinds:
             kinds[kind] += kind.lower() in line.lower()
     print(f"errors seen: {len(results['errors'])} ({', '.join(f'{k}: {v}' for k, v in kinds.items())})")
-    for line in results["errors"][:5]:
+    for line in results["errors"][:5] + results["errors"][5:][-3:]:
         print("  ", line.splitlines()[0])
     print(
         f"server peak RSS: {samples['rss']:.0f} MB; largest cache memory in /_stcore/metrics: "
@@ -342,6 +348,7 @@ def arguments(doc: str, default_think: float = 3.0) -> argparse.Namespace:
     parser.add_argument("--settings", type=int, default=30)
     parser.add_argument("--think", type=float, default=default_think, help="seconds to pause after each action")
     parser.add_argument("--arrive", type=float, default=10.0, help="clients arrive within this many seconds")
+    parser.add_argument("--deadline", type=float, default=1500.0, help="stop the clients after this many seconds")
     return parser.parse_args()
 
 
