@@ -125,6 +125,7 @@ async def client(browser, base: str, index: int, args, results: dict) -> None:
     context = await browser.new_context(viewport={"width": 1280, "height": 720})
     page = await context.new_page()
     page.on("pageerror", lambda e: results["errors"].append(f"client {index}: page error {e}"))
+    page.on("crash", lambda _: results["errors"].append(f"client {index}: page crashed"))
 
     async def act(kind: str, label: str, action) -> None:
         """Run one action, time it to a settled page, and count what went wrong."""
@@ -319,7 +320,7 @@ def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dic
     for label, key in rows:
         print(f"| {label} | {pct(results[key], 50):.2f} | {pct(results[key], 95):.2f} | {len(results[key])} |")
     print()
-    kinds = {"exception": 0, "page error": 0, "TimeoutError": 0}
+    kinds = {"exception": 0, "page error": 0, "crashed": 0, "TimeoutError": 0}
     for line in results["errors"]:
         for kind in kinds:
             kinds[kind] += kind.lower() in line.lower()
