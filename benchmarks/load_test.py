@@ -13,7 +13,7 @@ renderers queueing for the same cores. One more student, a protocol probe in a t
 priority, times the server's reply to that load: a page view from a link, then a rerun.
 The server's peak RSS and /_stcore/metrics are sampled while it runs.
 
-    python benchmarks/load_test.py [--clients 20] [--settings 30] [--think 3] [--arrive 10]
+    python benchmarks/load_test.py [--clients 20] [--settings 30] [--think 3] [--arrive 10] [--deadline 1500]
 """
 
 from __future__ import annotations
