@@ -52,27 +52,33 @@ async def run_script(ws, query: str, page: str, timeout: float) -> tuple[float, 
             return time.perf_counter() - start, problems
 
 
+async def setting(port: int, path: str, reruns: int, think: float, rng, results: dict, who: str, keys=None) -> None:
+    """One student on one shared link: a page view (a new session), then `reruns` reruns of it, each
+    timed into results[keys[0]] / results[keys[1]], with a random 0.5-1.5 x `think` pause after each."""
+    views, reruns_key = keys or ("views", "reruns")
+    target = urlsplit(path)
+    page = target.path.strip("/")
+    try:
+        async with websockets.connect(
+            f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=2**27
+        ) as ws:
+            problems = []
+            for number in range(1 + reruns):
+                seconds, more = await run_script(ws, target.query, page, 120)
+                results[views if number == 0 else reruns_key].append(seconds)
+                problems += more
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        results["errors"] += [f"{who}: {page}?{target.query}: exception {p}" for p in problems]
+    except (TimeoutError, OSError, websockets.WebSocketException) as error:
+        results["errors"].append(f"{who}: {page}?{target.query}: {type(error).__name__}")
+
+
 async def client(port: int, index: int, args, results: dict) -> None:
     rng = random.Random(index)
     await asyncio.sleep(rng.uniform(0, args.arrive))
     for step in range(args.settings):
-        target = urlsplit(SETTINGS[(index * 7 + step) % len(SETTINGS)])
-        page = target.path.strip("/")
-        try:
-            async with websockets.connect(
-                f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=2**27
-            ) as ws:
-                seconds, problems = await run_script(ws, target.query, page, 120)
-                results["views"].append(seconds)
-                for _ in range(2):
-                    await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
-                    seconds, more = await run_script(ws, target.query, page, 120)
-                    results["reruns"].append(seconds)
-                    problems += more
-                await asyncio.sleep(args.think * rng.uniform(0.5, 1.5))
-            results["errors"] += [f"client {index}: {page}?{target.query}: exception {p}" for p in problems]
-        except (TimeoutError, OSError, websockets.WebSocketException) as error:
-            results["errors"].append(f"client {index}: {page}?{target.query}: {type(error).__name__}")
+        path = SETTINGS[(index * 7 + step) % len(SETTINGS)]
+        await setting(port, path, 2, args.think, rng, results, f"client {index}")
 
 
 async def main_async(args) -> None:

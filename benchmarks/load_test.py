@@ -91,26 +91,13 @@ def probe(port: int, think: float, results: dict, stop: threading.Event) -> None
     """One more student speaking Streamlit's protocol from a thread at normal priority: a page view
     from a link, then a rerun, with pauses like the browsers'. Times the server's reply to the load
     the browsers make, unaffected by the browsers' own queue for the CPU."""
-    import websockets
-
-    from benchmarks.load_protocol import run_script
+    from benchmarks.load_protocol import setting
 
     async def walk() -> None:
         rng = random.Random(-1)
         while not stop.is_set():
-            target = urlsplit(rng.choice(SETTINGS))
-            page = target.path.strip("/")
-            try:
-                async with websockets.connect(
-                    f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"], max_size=2**27
-                ) as ws:
-                    for kind in ("probe views", "probe reruns"):
-                        seconds, problems = await run_script(ws, target.query, page, 120)
-                        results[kind].append(seconds)
-                        results["errors"] += [f"probe: {page}?{target.query}: exception {p}" for p in problems]
-                        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-            except (TimeoutError, OSError, websockets.WebSocketException) as error:
-                results["errors"].append(f"probe: {page}?{target.query}: {type(error).__name__}")
+            path = rng.choice(SETTINGS)
+            await setting(port, path, 1, think, rng, results, "probe", keys=("probe views", "probe reruns"))
 
     asyncio.run(walk())
 
