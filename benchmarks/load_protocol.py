@@ -100,7 +100,7 @@ async def main_async(args) -> None:
 
 
 def main() -> None:
-    asyncio.run(main_async(arguments(__doc__, default_think=0.0)))
+    asyncio.run(main_async(arguments(__doc__, default_think=0.0).parse_args()))
 
 
 if __name__ == "__main__":

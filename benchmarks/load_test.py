@@ -177,8 +177,8 @@ async def client(browser, base: str, index: int, args, results: dict) -> None:
 def sampling(proc, base: str):
     """Sample the server's peak RSS and cache memory, and the CPU time of this script's other child
     processes (browsers, drivers), while the block runs; yield the samples dict."""
-    samples: dict = {"clients": {pid: cpu_seconds(pid) for pid in clients(proc.pid)}}
-    samples["baseline"] = dict(samples["clients"])
+    baseline = {pid: cpu_seconds(pid) for pid in clients(proc.pid)}
+    samples: dict = {"clients": dict(baseline), "kinds": {}}
     stop = threading.Event()
     sampler = threading.Thread(target=sample, args=(proc.pid, base, stop, samples), daemon=True)
     cpu, wall = cpu_seconds(proc.pid), time.perf_counter()
@@ -190,11 +190,10 @@ def sampling(proc, base: str):
         sampler.join()
         samples["rss"] = max(samples.get("rss", 0.0), peak_rss_mb(proc.pid))
         samples["cpu"], samples["wall"] = cpu_seconds(proc.pid) - cpu, time.perf_counter() - wall
-        base_cpu, kinds = samples["baseline"], samples.setdefault("kinds", {})
         samples["client_cpu"] = {}
         for pid, seconds in samples["clients"].items():
-            kind = kinds.get(pid, "other")
-            samples["client_cpu"][kind] = samples["client_cpu"].get(kind, 0.0) + seconds - base_cpu.get(pid, 0.0)
+            kind = samples["kinds"].get(pid, "other")
+            samples["client_cpu"][kind] = samples["client_cpu"].get(kind, 0.0) + seconds - baseline.get(pid, 0.0)
 
 
 def clients(server: int) -> list[int]:
@@ -235,7 +234,7 @@ def sample(pid: int, base: str, stop: threading.Event, out: dict) -> None:
         for child in clients(pid):
             with contextlib.suppress(OSError):
                 out["clients"][child] = cpu_seconds(child)
-                if child not in out.setdefault("kinds", {}):
+                if child not in out["kinds"]:
                     out["kinds"][child] = process_kind(child)
         try:
             with urllib.request.urlopen(f"{base}/_stcore/metrics", timeout=5) as r:
@@ -329,19 +328,20 @@ def report(header: str, rows: list[tuple[str, str]], results: dict, samples: dic
         print(f"clients' CPU: {total:.0f} s ({100 * total / samples['wall']:.0f}% of one core): {parts}")
 
 
-def arguments(doc: str, default_think: float = 3.0) -> argparse.Namespace:
+def arguments(doc: str, default_think: float = 3.0) -> argparse.ArgumentParser:
     """The load scripts' shared options: --clients, --settings, --think, --arrive."""
     parser = argparse.ArgumentParser(description=doc)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--settings", type=int, default=30)
     parser.add_argument("--think", type=float, default=default_think, help="seconds to pause after each action")
     parser.add_argument("--arrive", type=float, default=10.0, help="clients arrive within this many seconds")
-    parser.add_argument("--deadline", type=float, default=1500.0, help="stop the clients after this many seconds")
-    return parser.parse_args()
+    return parser
 
 
 def main() -> None:
-    asyncio.run(main_async(arguments(__doc__)))
+    parser = arguments(__doc__)
+    parser.add_argument("--deadline", type=float, default=1500.0, help="stop the clients after this many seconds")
+    asyncio.run(main_async(parser.parse_args()))
 
 
 if __name__ == "__main__":
