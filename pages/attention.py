@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import lessons
+from posviz import lessons, verdicts
 
 KINDS = lessons.SENTENCE_POSITIONS
 ui.page_setup()
@@ -54,8 +54,8 @@ with left:
         st.caption("The two sentences do not hold the same words, so there is no reordering to compare.")
     else:
         ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{gap_plain:.2g} → {gap_pos:.3g}")
-        ui.badge(lessons.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
-        ui.badge(not lessons.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
+        ui.badge(verdicts.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
+        ui.badge(not verdicts.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
 with right:
     st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
     st.caption(f"position: {s.position} × {s.pscale:g}  ·  seed {s.seed}  ·  d = {s.d}")

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, encodings, grids, variants
+from posviz import charts, encodings, grids, variants, verdicts
 
 ui.page_setup()
 PARAMS = [
@@ -35,10 +35,10 @@ r = compare(s.length, s.width, s.base)
 a, b, c = st.columns(3)
 with a:
     ui.headline("sin/cos tables: max diff after permuting", f"{r.table_gap:g}")
-    ui.badge(r.table_gap == 0.0, "interleaved = [sin | cos], permuted", "they differ")
+    ui.badge(verdicts.exactly_zero(r.table_gap), "interleaved = [sin | cos], permuted", "they differ")
 with b:
     ui.headline("RoPE: max diff after permuting", f"{r.rope_gap:g}")
-    ui.badge(r.rope_gap == 0.0, "interleaved = rotate-half, permuted", "they differ")
+    ui.badge(verdicts.exactly_zero(r.rope_gap), "interleaved = rotate-half, permuted", "they differ")
 with c:
     ui.headline("slowest frequency: paper vs tensor2tensor", f"{r.slowest_paper:.5g} vs {r.slowest_t2t:.5g}")
     ui.badge(r.timescale_gap > 0, f"tables differ by up to {r.timescale_gap:.3g}", "same timescales")

@@ -1,11 +1,10 @@
 """Position magnitude: shrink the position rows and watch the two sentences' outputs converge (module 09, ex. 3)."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, lessons
+from posviz import charts, lessons, verdicts
 
 STEPS = lessons.magnitude_steps()
 ui.page_setup()
@@ -54,7 +53,7 @@ def live() -> None:
 
     a, b = result.word_outputs(word, s.scale)
     distance = result.word_distance(word, s.scale)
-    close = bool(np.allclose(a, b))
+    close = verdicts.numerically_equal(a, b)
     left, right = st.columns([2, 3])
     with left:
         ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.7g}")

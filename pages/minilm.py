@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, grids, lessons, minilm
+from posviz import charts, grids, lessons, minilm, verdicts
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
@@ -136,10 +136,10 @@ plain, real = result.token_diff(token, with_position=False), result.token_diff(t
 a, b = st.columns(2)
 with a:
     ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", f"{plain:.2g}")
-    ui.badge(lessons.machine_zero(plain), "identical in both sentences (order-blind)", "different")
+    ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
 with b:
     ui.headline(f"'{token}', layer-0 output, rows × {s.scale:g}: max diff", f"{real:.4g}")
-    ui.badge(not lessons.machine_zero(real), "different: position tells the sentences apart", "identical")
+    ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
 
 h = s.head - 1
 for weights, tokens, name in (

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation
+from posviz import charts, generation, verdicts
 
 ui.page_setup()
 BUG_LABELS = {
@@ -49,7 +49,7 @@ errors = result.errors
 left, right = st.columns([2, 3])
 with left:
     ui.headline("max |cached − full recompute| over all steps", f"{errors.max():.3g}")
-    ui.badge(errors.max() < 1e-9, "cached generation = full recompute", "the cached run drifts")
+    ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
     table = pd.DataFrame(
         {"token": np.arange(s.T), "position given": result.positions, "true position": np.arange(s.T), "error": errors}
     )

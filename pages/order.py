@@ -77,8 +77,7 @@ result = experiment(
     forget_reorder=s.forget,
 )
 
-magnitude = float(np.abs(result.out).max())
-blind = lessons.machine_zero(result.max_diff, magnitude)
+blind = result.order_blind
 left, right = st.columns([3, 2])
 with left:
     ui.headline("max |attn(P X) − P attn(X)|", f"{result.max_diff:.3g}")

@@ -6,7 +6,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, properties, relative
+from posviz import charts, properties, relative, verdicts
 
 ui.page_setup()
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
@@ -76,10 +76,10 @@ moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", ba
 a, b = st.columns(2)
 with a:
     ui.headline(f"shift all positions by {s.shift}: rotary scores change by", f"{moved_rot:.2g}")
-    ui.badge(moved_rot < 1e-9, "rotary: unchanged (relative)", "rotary: changed")
+    ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
 with b:
     ui.headline(f"shift all positions by {s.shift}: added-sinusoid scores change by", f"{moved_sin:.3g}")
-    ui.badge(moved_sin > 1e-9, "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
+    ui.badge(not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
 
 left, right = st.columns(2)
 with left:
@@ -88,7 +88,11 @@ with left:
     circle = pd.DataFrame({"x": turned[:, 0], "y": turned[:, 1], "position": np.arange(length)})
     ui.show_chart(charts.trajectory(circle, title=f"query pair {s.pair} as its position grows"), circle, "rope-pair")
 with right:
-    ui.badge(spread < 1e-9, f"constant along every diagonal (spread {spread:.1g})", f"spread {spread:.2g}")
+    ui.badge(
+        verdicts.depends_only_on_offset(rot),
+        f"constant along every diagonal (spread {spread:.1g})",
+        f"spread {spread:.2g}",
+    )
     ui.matrix_chart(
         rot,
         title="rotary score q·k, query at i, key at j",

@@ -6,7 +6,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, lessons, properties
+from posviz import charts, lessons, properties, verdicts
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
@@ -57,13 +57,15 @@ k = summary.offset
 m1, m2, m3 = st.columns(3)
 with m1:
     ui.headline("max |‖pe_t‖² − d/2| over all rows", f"{summary.norm_deviation:.2g}")
-    ui.badge(summary.norm_deviation < 1e-9, f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
+    ui.badge(verdicts.negligible(summary.norm_deviation), f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
 with m2:
     ui.headline("position 0: max |sin|, max |cos − 1|", f"{sin0:.2g}, {cos0:.2g}")
-    ui.badge(sin0 == 0 and cos0 == 0, "sines 0, cosines 1", "position 0 is off")
+    ui.badge(verdicts.exactly_zero(sin0) and verdicts.exactly_zero(cos0), "sines 0, cosines 1", "position 0 is off")
 with m3:
     ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", f"{summary.offset_residual:.2g}")
-    ui.badge(summary.offset_residual < 1e-9, f"one matrix shifts every row by {k}", "no single linear map")
+    ui.badge(
+        verdicts.negligible(summary.offset_residual), f"one matrix shifts every row by {k}", "no single linear map"
+    )
 
 
 @st.fragment
@@ -149,7 +151,7 @@ def check_view() -> None:
         sim = properties.similarity(head[:SIM_WINDOW])
         spread = properties.diagonal_spread(sim)
         ui.badge(
-            spread < 1e-9,
+            verdicts.depends_only_on_offset(sim),
             f"depends only on t − u (spread along diagonals {spread:.1g})",
             f"varies along diagonals ({spread:.2g})",
         )

@@ -13,6 +13,7 @@ import numpy as np
 from posviz import _checks
 from posviz.attention import attention_weights, prefix_mean, self_attention
 from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
+from posviz.verdicts import machine_zero
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
 SENTENCE_POSITIONS = ("random", "ramp", "constant", "sinusoidal", "learned")
@@ -75,6 +76,11 @@ class OrderResult:
     @property
     def max_diff(self) -> float:
         return float(np.abs(self.difference).max(initial=0.0))
+
+    @property
+    def order_blind(self) -> bool:
+        """True if max_diff is machine zero against the size of the outputs: attention ignored the order."""
+        return machine_zero(self.max_diff, float(np.abs(self.out).max(initial=0.0)))
 
 
 def _weights(rng: np.random.RandomState, width: int, scale: float) -> tuple[np.ndarray, ...]:
@@ -403,15 +409,6 @@ def parse_indices(text: str, limit: int, max_count: int = 6) -> list[int]:
     if len(values) > max_count or max(values) >= limit:
         raise ValueError(f"expected at most {max_count} numbers, each from 0 to {limit - 1}, got {values[:8]}")
     return values
-
-
-def machine_zero(difference: float, magnitude: float = 1.0) -> bool:
-    """True if `difference` is rounding noise: at most 64 float64 epsilons of `magnitude` (or of 1).
-
-    >>> machine_zero(4.4e-16), machine_zero(1e-6)
-    (True, False)
-    """
-    return bool(difference <= 64 * np.finfo(np.float64).eps * max(1.0, abs(magnitude)))
 
 
 @dataclass(frozen=True)

@@ -138,12 +138,6 @@ def test_indices_are_read_and_bounded():
             lessons.parse_indices(bad, 64)
 
 
-def test_machine_zero_scales_with_magnitude():
-    assert lessons.machine_zero(4.4e-16)
-    assert not lessons.machine_zero(1e-12)
-    assert lessons.machine_zero(1e-12, magnitude=1e5)
-
-
 def test_magnitude_steps_hold_the_lesson_scales_in_order():
     steps = lessons.magnitude_steps()
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
