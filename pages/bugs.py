@@ -1,11 +1,9 @@
 """Spot the bug: real mistakes in writing position code, each breaking a picture and a check."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation, grids, variants, verdicts
+from posviz import charts, frames, generation, grids, variants, verdicts
 
 ui.page_setup()
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
@@ -53,9 +51,7 @@ if s.bug in START_BUGS:
     with b:
         ui.headline(f"{s.bug}: max |cached − full|", f"{bad.errors.max():.3g}")
         ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
-    frame = pd.DataFrame(
-        {"token": np.arange(24), "error": bad.errors, "phase": np.where(np.arange(24) < 6, "prefill", "one at a time")}
-    )
+    frame = frames.step_errors(bad.errors, bad.prefill)
     ui.show_chart(charts.step_errors(frame, title="error per token with the bug"), frame, "bug-errors")
 else:
     (correct, good), (broken, bad) = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)

@@ -1,11 +1,9 @@
 """Layouts: interleaved vs [sin | cos], interleaved vs rotate-half RoPE, and tensor2tensor's timescales."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, encodings, grids, variants, verdicts
+from posviz import charts, frames, grids, variants, verdicts
 
 ui.page_setup()
 PARAMS = [
@@ -58,16 +56,7 @@ for column, table, title, name in (
             name,
         )
 
-pairs = np.arange(s.width // 2)
-freq = pd.DataFrame(
-    {
-        "pair": np.concatenate([pairs, pairs]),
-        "frequency": np.concatenate(
-            [encodings.frequencies(s.width, s.base), variants.t2t_frequencies(s.width, s.base)]
-        ),
-        "formula": ["paper: base^(-2i/d)"] * pairs.size + ["tensor2tensor: base^(-i/(d/2-1))"] * pairs.size,
-    }
-)
+freq = frames.frequency_comparison(s.width, s.base)
 ui.show_chart(
     charts.lines(
         freq,

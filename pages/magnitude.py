@@ -1,10 +1,9 @@
 """Position magnitude: shrink the position rows and watch the two sentences' outputs converge (module 09, ex. 3)."""
 
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, lessons, verdicts
+from posviz import charts, frames, lessons, verdicts
 
 STEPS = lessons.magnitude_steps()
 ui.page_setup()
@@ -73,9 +72,7 @@ def live() -> None:
         )
     with right:
         scales, distances = curve(text1, text2, word)
-        frame = pd.DataFrame({"scale": scales, "distance": distances})
-        if s.loglog:
-            frame = frame[(frame.scale > 0) & (frame.distance > 0)]
+        frame = frames.distance_curve(scales, distances, log=s.loglog)
         here = max(distance, 1e-18) if s.loglog else distance
         chart = charts.lines(
             frame,

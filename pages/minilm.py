@@ -1,11 +1,9 @@
 """A real trained transformer: all-MiniLM-L6-v2's learned position table and its first attention layer."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, grids, lessons, minilm, verdicts
+from posviz import charts, frames, grids, lessons, minilm, verdicts
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
@@ -40,7 +38,7 @@ st.subheader("The learned position table")
 a, b, c = st.columns(3)
 with a:
     ui.headline("norm of position 0", f"{pos.norms[0]:.3g}")
-    st.caption(f"median of positions 1-511: {np.median(pos.norms[1:]):.3g}")
+    st.caption(f"median of positions 1-511: {pos.median_norm:.3g}")
 with b:
     ui.headline("cosine of neighbouring positions", f"{pos.neighbour_cosine:.2f}")
     st.caption(f"median over all t; positions 128 apart: {pos.by_distance[127]:.2f}")
@@ -60,7 +58,7 @@ with left:
         what="dimension →, position ↓",
     )
 with right:
-    norms = pd.DataFrame({"position": np.arange(len(pos.norms)), "norm": pos.norms})
+    norms = frames.row_norms(pos.norms)
     ui.show_chart(
         charts.lines(
             norms, x="position", y="norm", title="norm of each position row", x_title="position", y_title="‖p_t‖"
@@ -68,14 +66,7 @@ with right:
         norms,
         "minilm-norms",
     )
-    gaps = np.arange(1, len(pos.norms))
-    profile = pd.DataFrame(
-        {
-            "distance": np.concatenate([gaps, gaps]),
-            "cosine": np.concatenate([pos.by_distance, pos.sinusoid_by_distance]),
-            "table": ["MiniLM, learned"] * gaps.size + ["sinusoidal, same shape"] * gaps.size,
-        }
-    )
+    profile = pos.cosine_profile()
     ui.show_chart(
         charts.lines(
             profile,
@@ -158,7 +149,7 @@ for weights, tokens, name in (
             )
 
 scales, distances = curve(text1, text2, token)
-frame = pd.DataFrame({"scale": scales[1:], "distance": distances[1:]})
+frame = frames.distance_curve(scales, distances, log=True)
 chart = charts.lines(
     frame,
     x="scale",

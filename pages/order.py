@@ -1,6 +1,5 @@
 """Order blindness: shuffle the tokens, attend, and compare with the shuffled output (lesson 000)."""
 
-import numpy as np
 import streamlit as st
 
 import posviz
@@ -135,7 +134,7 @@ with c:
     m1, m2 = st.columns(2)
     m1.metric("row difference, no position", f"{plain.row_diff:.3g}")
     m2.metric(f"row difference, {position} × {pscale:g}", f"{marked.row_diff:.3g}")
-rows = np.vstack([plain.out[[first, second]], marked.out[[first, second]]])
+rows = lessons.twin_rows(plain, marked)
 labels = [
     f"slot {first}, no position",
     f"slot {second}, no position",

@@ -1,12 +1,10 @@
 """Learned and rotary: a finite learned table, rotary embeddings, and ALiBi, on the same axes."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, properties, relative, verdicts
+from posviz import charts, frames, properties, relative, verdicts
 
 ui.page_setup()
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
@@ -66,8 +64,7 @@ else:
     )
 
 st.subheader("Rotary: scores depend only on the offset")
-rng = np.random.default_rng(s.seed)
-q, k = rng.standard_normal(s.d), rng.standard_normal(s.d)
+q, k = relative.fixed_content(s.d, s.seed)
 length = min(s.T, 64)
 rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
 spread = properties.diagonal_spread(rot)
@@ -84,8 +81,7 @@ with b:
 left, right = st.columns(2)
 with left:
     st.number_input("pair i to follow (dimensions 2i, 2i+1)", 0, s.d // 2 - 1, key="pair")
-    turned = posviz.rope(np.tile(q, (length, 1)), 0, s.base)[:, 2 * s.pair : 2 * s.pair + 2]
-    circle = pd.DataFrame({"x": turned[:, 0], "y": turned[:, 1], "position": np.arange(length)})
+    circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
     ui.show_chart(charts.trajectory(circle, title=f"query pair {s.pair} as its position grows"), circle, "rope-pair")
 with right:
     ui.badge(

@@ -1,12 +1,10 @@
 """Sinusoids: the fixed position table, its frequencies, and the properties that make it useful."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, lessons, properties, verdicts
+from posviz import charts, frames, grids, lessons, properties, verdicts
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
@@ -132,10 +130,8 @@ def check_view() -> None:
     check = st.segmented_control("check", CHECKS, key="check") or CHECKS[0]
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
     if check == "row norms":
-        stride = max(1, s.length // 2048)
-        frame = pd.DataFrame(
-            {"position": s.start + np.arange(0, s.length, stride), "squared norm": summary.squared_norms[::stride]}
-        )
+        stride = grids.stride(s.length, 2048)
+        frame = frames.row_norms(summary.squared_norms, start=s.start, stride=stride, name="squared norm")
         chart = charts.lines(
             frame,
             x="position",
@@ -168,7 +164,7 @@ def check_view() -> None:
             height=360,
         )
     elif check == "wavelengths":
-        waves = pd.DataFrame({"pair": np.arange(s.width // 2), "wavelength": properties.wavelengths(s.width, s.base)})
+        waves = frames.wavelength_frame(s.width, s.base)
         ui.show_chart(
             charts.lines(
                 waves,

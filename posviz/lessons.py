@@ -148,6 +148,17 @@ class TwinResult:
         return float(np.abs(self.out[self.first] - self.out[self.second]).max())
 
 
+def twin_rows(plain: TwinResult, marked: TwinResult) -> np.ndarray:
+    """The two copies' output rows without position, then with: first, second, first, second.
+
+    Returns: (4, C)
+
+    >>> twin_rows(twin_experiment(), twin_experiment(position="ramp")).shape
+    (4, 8)
+    """
+    return np.vstack([plain.out[[plain.first, plain.second]], marked.out[[marked.first, marked.second]]])
+
+
 def twin_experiment(
     *,
     seed: int = 42,
