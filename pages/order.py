@@ -4,7 +4,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import lessons
+from posviz import lessons, parsing
 
 KINDS = posviz.POSITION_KINDS
 ui.page_setup()
@@ -59,7 +59,7 @@ position, pscale = ("constant", 0.6) if s.offset else (s.position, s.pscale)
 perm = lessons.shuffled(T, s.shuffle_seed)
 if s.perm_mode == "typed":
     perm = ui.guarded(
-        lambda: lessons.parse_permutation(s.perm, T),
+        lambda: parsing.parse_permutation(s.perm, T),
         lambda: perm,
         "The typed permutation",
         f"using a shuffle with seed {s.shuffle_seed}",

@@ -4,7 +4,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, frames, grids, lessons, properties, verdicts
+from posviz import charts, frames, grids, parsing, properties, verdicts
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
@@ -181,7 +181,7 @@ def check_view() -> None:
     else:
         st.text_input("dimensions to draw (up to 6)", key="dims", max_chars=80)
         dims = ui.guarded(
-            lambda: lessons.parse_indices(s.dims, s.width),
+            lambda: parsing.parse_indices(s.dims, s.width),
             lambda: [0, 1],
             "Dimensions to draw",
             "drawing dimensions 0 and 1",

@@ -13,6 +13,7 @@ import numpy as np
 from posviz import _checks
 from posviz.attention import attention_weights, prefix_mean, self_attention
 from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
+from posviz.parsing import sentence_words
 from posviz.verdicts import machine_zero
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
@@ -270,16 +271,6 @@ class SentenceResult:
         return self_attention(x + scale * self.raw_pos[: len(words)], *self.w)
 
 
-def sentence_words(text: str) -> tuple[str, ...]:
-    """Lower-cased whitespace-separated words of `text`."""
-    if not isinstance(text, str):
-        raise TypeError(f"a sentence must be a str, got {type(text).__name__}")
-    words = tuple(text.lower().split())
-    if not words:
-        raise ValueError("a sentence needs at least one word, got an empty string")
-    return words
-
-
 def sentence_experiment(
     sentence1: str = "dog bites man",
     sentence2: str = "man bites dog",
@@ -389,37 +380,6 @@ def shuffled(length: int, seed: int) -> np.ndarray:
     """
     length = _checks.integer("length", length, minimum=1)
     return np.random.RandomState(_checks.integer("seed", seed)).permutation(length)
-
-
-def parse_permutation(text: str, length: int) -> np.ndarray:
-    """Read a typed permutation such as "3 0 5 1 4 2" or "3,0,5,1,4,2" of 0..length-1.
-
-    >>> parse_permutation("3, 0 5 1 4 2", 6).tolist()
-    [3, 0, 5, 1, 4, 2]
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"a permutation must be typed as text, got {type(text).__name__}")
-    parts = text.replace(",", " ").split()
-    if not all(p.isdigit() and len(p) <= 6 for p in parts):
-        raise ValueError(f"a permutation is whole numbers 0..{length - 1} separated by spaces or commas")
-    return _checks.permutation(np.array([int(p) for p in parts], dtype=np.intp), length)
-
-
-def parse_indices(text: str, limit: int, max_count: int = 6) -> list[int]:
-    """Read up to `max_count` distinct indices below `limit`, typed as "0 1 8" or "0,1,8".
-
-    >>> parse_indices("0, 1 8", 64)
-    [0, 1, 8]
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"indices must be typed as text, got {type(text).__name__}")
-    parts = text.replace(",", " ").split()
-    if not parts or not all(p.isdigit() and len(p) <= 6 for p in parts):
-        raise ValueError(f"expected whole numbers from 0 to {limit - 1} separated by spaces, got {text[:40]!r}")
-    values = list(dict.fromkeys(int(p) for p in parts))
-    if len(values) > max_count or max(values) >= limit:
-        raise ValueError(f"expected at most {max_count} numbers, each from 0 to {limit - 1}, got {values[:8]}")
-    return values
 
 
 @dataclass(frozen=True)
