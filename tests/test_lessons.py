@@ -32,7 +32,7 @@ def test_reproduced_numbers_match_the_lessons(number, label, expected):
     assert check.reproduced == pytest.approx(expected, abs=1e-9)
 
 
-def test_machine_zero_and_exact_zero_claims():
+def test_without_position_the_shuffle_and_the_twin_differences_are_zero():
     assert posviz.order_experiment().max_diff <= 1e-15
     assert posviz.order_experiment(position="constant").max_diff <= 1e-15
     assert posviz.twin_experiment().row_diff == 0.0
