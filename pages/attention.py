@@ -61,10 +61,10 @@ with right:
     st.caption(f"position: {s.position} × {s.pscale:g}  ·  seed {s.seed}  ·  d = {s.d}")
 
 panels = [
-    (result.weights1, result.words1, "sentence 1, no position", "s1-plain"),
-    (result.weights2, result.words2, "sentence 2, no position", "s2-plain"),
-    (result.weights1p, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
-    (result.weights2p, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
+    (result.weights1_plain, result.words1, "sentence 1, no position", "s1-plain"),
+    (result.weights2_plain, result.words2, "sentence 2, no position", "s2-plain"),
+    (result.weights1_positioned, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
+    (result.weights2_positioned, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
 ]
 for row in (panels[:2], panels[2:]):
     for col, (weights, words, title, name) in zip(st.columns(2), row, strict=True):

@@ -14,7 +14,7 @@ from posviz import _checks
 from posviz.attention import attention_weights, prefix_mean, self_attention
 from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
 from posviz.parsing import sentence_words
-from posviz.verdicts import machine_zero
+from posviz.verdicts import machine_zero, numerically_equal
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
 SENTENCE_POSITIONS = ("random", "ramp", "constant", "sinusoidal", "learned")
@@ -67,7 +67,6 @@ class OrderResult:
     out_perm: np.ndarray  # (T, C) attn(X[perm] + pos)
     reference: np.ndarray  # (T, C) out[perm], or out itself when the reorder is forgotten
     weights: np.ndarray  # (T, T) attention weights of X + pos
-    weights_perm: np.ndarray  # (T, T) attention weights of X[perm] + pos
 
     @property
     def difference(self) -> np.ndarray:
@@ -131,7 +130,6 @@ def order_experiment(
         out_perm=out_perm,
         reference=out if forget_reorder else out[perm],
         weights=attention_weights(x + pos, w_q, w_k, **opts),
-        weights_perm=attention_weights(x[perm] + pos, w_q, w_k, **opts),
     )
 
 
@@ -208,16 +206,28 @@ class SentenceResult:
     words2: tuple[str, ...]
     raw_pos: np.ndarray  # (T_max, d) unscaled N(0, 1) position draw
     scale: float
-    out1: np.ndarray  # (T1, d) no position
-    out2: np.ndarray  # (T2, d)
-    out1p: np.ndarray  # (T1, d) with scale * raw_pos
-    out2p: np.ndarray  # (T2, d)
-    weights1: np.ndarray  # (T1, T1) no position
-    weights2: np.ndarray  # (T2, T2)
-    weights1p: np.ndarray  # (T1, T1) with position
-    weights2p: np.ndarray  # (T2, T2)
+    out1_plain: np.ndarray  # (T1, d) no position
+    out2_plain: np.ndarray  # (T2, d)
+    out1_positioned: np.ndarray  # (T1, d) with scale * raw_pos
+    out2_positioned: np.ndarray  # (T2, d)
+    weights1_plain: np.ndarray  # (T1, T1) no position
+    weights2_plain: np.ndarray  # (T2, T2)
+    weights1_positioned: np.ndarray  # (T1, T1) with position
+    weights2_positioned: np.ndarray  # (T2, T2)
     vectors: dict[str, np.ndarray] = field(repr=False)
     w: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False)
+
+    def outputs(self, *, with_position: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Both sentences' outputs, without or with the position rows: (T1, d), (T2, d)."""
+        if with_position:
+            return self.out1_positioned, self.out2_positioned
+        return self.out1_plain, self.out2_plain
+
+    def weights(self, *, with_position: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Both sentences' attention weights, without or with the position rows: (T1, T1), (T2, T2)."""
+        if with_position:
+            return self.weights1_positioned, self.weights2_positioned
+        return self.weights1_plain, self.weights2_plain
 
     def word_rows(self, word: str) -> tuple[int, int]:
         """First position of `word` in each sentence."""
@@ -228,7 +238,7 @@ class SentenceResult:
     def word_diff(self, word: str, *, with_position: bool) -> float:
         """max abs difference of `word`'s output rows between the sentences."""
         i, j = self.word_rows(word)
-        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
+        a, b = self.outputs(with_position=with_position)
         return float(np.abs(a[i] - b[j]).max())
 
     def common_words(self) -> list[str]:
@@ -240,19 +250,19 @@ class SentenceResult:
         p = reordering(self.words1, self.words2)
         if p is None:
             return None
-        w1, w2 = (self.weights1p, self.weights2p) if with_position else (self.weights1, self.weights2)
+        w1, w2 = self.weights(with_position=with_position)
         return float(np.abs(w2 - w1[np.ix_(p, p)]).max())
 
     def means_allclose(self, *, with_position: bool) -> bool:
         """np.allclose of the two sentences' mean output vectors."""
-        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
-        return bool(np.allclose(a.mean(axis=0), b.mean(axis=0)))
+        a, b = self.outputs(with_position=with_position)
+        return numerically_equal(a.mean(axis=0), b.mean(axis=0))
 
     def word_allclose(self, word: str, *, with_position: bool) -> bool:
         """np.allclose of `word`'s output rows in the two sentences."""
         i, j = self.word_rows(word)
-        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
-        return bool(np.allclose(a[i], b[j]))
+        a, b = self.outputs(with_position=with_position)
+        return numerically_equal(a[i], b[j])
 
     def word_outputs(self, word: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
         """`word`'s output rows in sentence 1 and sentence 2 with the position draw times `scale`: 2 x (d,)."""
@@ -309,14 +319,14 @@ def sentence_experiment(
         words2=words2,
         raw_pos=raw_pos,
         scale=scale,
-        out1=self_attention(x1, *w),
-        out2=self_attention(x2, *w),
-        out1p=self_attention(x1 + p1, *w),
-        out2p=self_attention(x2 + p2, *w),
-        weights1=attention_weights(x1, w[0], w[1]),
-        weights2=attention_weights(x2, w[0], w[1]),
-        weights1p=attention_weights(x1 + p1, w[0], w[1]),
-        weights2p=attention_weights(x2 + p2, w[0], w[1]),
+        out1_plain=self_attention(x1, *w),
+        out2_plain=self_attention(x2, *w),
+        out1_positioned=self_attention(x1 + p1, *w),
+        out2_positioned=self_attention(x2 + p2, *w),
+        weights1_plain=attention_weights(x1, w[0], w[1]),
+        weights2_plain=attention_weights(x2, w[0], w[1]),
+        weights1_positioned=attention_weights(x1 + p1, w[0], w[1]),
+        weights2_positioned=attention_weights(x2 + p2, w[0], w[1]),
         vectors=vectors,
         w=w,
     )

@@ -60,8 +60,8 @@ def test_forgetting_to_reorder_compares_against_the_unshuffled_output():
 def test_sentences_without_position_are_row_permutations_of_each_other():
     result = posviz.sentence_experiment()
     p = reordering(result.words1, result.words2)
-    np.testing.assert_allclose(result.weights2, result.weights1[np.ix_(p, p)], atol=1e-12)
-    assert not np.allclose(result.weights2p, result.weights1p[np.ix_(p, p)])
+    np.testing.assert_allclose(result.weights2_plain, result.weights1_plain[np.ix_(p, p)], atol=1e-12)
+    assert not np.allclose(result.weights2_positioned, result.weights1_positioned[np.ix_(p, p)])
 
 
 def test_reordering_handles_repeated_words_and_non_permutations():
@@ -79,8 +79,8 @@ def test_distance_shrinks_about_linearly_with_the_scale():
 
 def test_output_at_reproduces_the_experiment():
     result = posviz.sentence_experiment(scale=0.5)
-    np.testing.assert_allclose(result.output_at(0.5, 1), result.out1p)
-    np.testing.assert_allclose(result.output_at(0.0, 2), result.out2)
+    np.testing.assert_allclose(result.output_at(0.5, 1), result.out1_positioned)
+    np.testing.assert_allclose(result.output_at(0.0, 2), result.out2_plain)
 
 
 def test_verify_command_prints_every_claim_and_exits_zero():
