@@ -25,13 +25,12 @@ from posviz.lessons import (
     twin_experiment,
 )
 from posviz.relative import alibi_bias, alibi_slopes, half_permutation, rope_rotate_half
-from posviz.variants import concat_permutation, sinusoidal_concat, t2t_frequencies
+from posviz.variants import sinusoidal_concat, t2t_frequencies
 
 __all__ = [
     "POSITION_KINDS",
     "alibi_bias",
     "alibi_slopes",
-    "concat_permutation",
     "half_permutation",
     "incremental_generation",
     "prefix_mean",

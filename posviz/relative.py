@@ -17,7 +17,8 @@ from posviz.encodings import DEFAULT_BASE, angles, rope, sinusoidal
 def half_permutation(width: int) -> np.ndarray:
     """Dimension order that turns interleaved pairs (2i, 2i+1) into halves (i, i + d/2): evens, then odds.
 
-    rope_rotate_half(x[..., p]) == rope(x)[..., p] for p = half_permutation(d).
+    It maps both layouts of the literature: rope_rotate_half(x[..., p]) == rope(x)[..., p] and
+    sinusoidal(...)[:, p] == variants.sinusoidal_concat(...) (paper timescales), for p = half_permutation(d).
 
     >>> half_permutation(6).tolist()
     [0, 2, 4, 1, 3, 5]

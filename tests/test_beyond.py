@@ -73,7 +73,7 @@ def test_shifting_positions_leaves_rotary_scores_and_changes_added_sinusoid_scor
 def test_concat_layout_is_the_interleaved_table_permuted_exactly():
     for width in (2, 8, 512):
         pe, concat = posviz.sinusoidal(50, width, 7), posviz.sinusoidal_concat(50, width, 7)
-        assert np.array_equal(pe[:, posviz.concat_permutation(width)], concat)
+        assert np.array_equal(pe[:, posviz.half_permutation(width)], concat)
 
 
 def test_tensor2tensor_timescales_are_the_one_real_difference():
