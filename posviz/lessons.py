@@ -1,7 +1,9 @@
-"""The lessons' experiments, parametrised, and the registry of their verified claims.
+"""The lessons' experiments, parametrised: the shuffle test, identical tokens, two sentences, the
+position scale, and equal scores under a causal mask.
 
 Each experiment reproduces its lesson's seed and random draw order at the defaults and
 returns the numbers and the arrays the app draws. Shapes use T (tokens), C (width).
+The claims registry is posviz.claims; reading typed input is posviz.parsing.
 """
 
 from __future__ import annotations
