@@ -33,7 +33,7 @@ with st.sidebar:
     st.number_input("shuffle seed (used when T is not 6)", 0, 99_999, key="shuffle_seed")
 ui.sync_url(PARAMS)
 
-perm = lessons.LESSON_PERM if s.T == 6 else tuple(int(p) for p in lessons.shuffled(s.T, s.shuffle_seed))
+perm = lessons.lesson_or_shuffled(s.T, s.shuffle_seed)
 plain = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm)
 masked = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm, causal=True)
 twin = twins(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)

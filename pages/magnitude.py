@@ -73,7 +73,7 @@ def live() -> None:
     with right:
         scales, distances = curve(text1, text2, word)
         frame = frames.distance_curve(scales, distances, log=s.loglog)
-        here = max(distance, 1e-18) if s.loglog else distance
+        here = frames.on_log_axis(distance) if s.loglog else distance
         chart = charts.lines(
             frame,
             x="scale",

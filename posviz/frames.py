@@ -118,3 +118,15 @@ def trajectory(points: np.ndarray) -> pd.DataFrame:
     (5, 3)
     """
     return pd.DataFrame({"x": points[:, 0], "y": points[:, 1], "position": np.arange(len(points))})
+
+
+LOG_FLOOR = 1e-18  # below every distance a page shows, above 0: where a log axis draws an exact 0
+
+
+def on_log_axis(value: float) -> float:
+    """`value` where a log axis can place it: at least LOG_FLOOR (an exact 0 sits at the floor).
+
+    >>> on_log_axis(0.0), on_log_axis(0.5)
+    (1e-18, 0.5)
+    """
+    return max(float(value), LOG_FLOOR)

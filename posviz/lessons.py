@@ -384,6 +384,17 @@ def magnitude_curve(sentence1: str, sentence2: str, word: str, points: int = 61)
     return scales, sentence_distance_curve(sentence_experiment(sentence1, sentence2), word, scales)
 
 
+def lesson_or_shuffled(length: int, seed: int) -> tuple[int, ...]:
+    """The lesson's permutation (3, 0, 5, 1, 4, 2) at its length 6; otherwise shuffled(length, seed).
+
+    >>> lesson_or_shuffled(6, 1), len(lesson_or_shuffled(9, 1))
+    ((3, 0, 5, 1, 4, 2), 9)
+    """
+    if _checks.integer("length", length, minimum=1) == len(LESSON_PERM):
+        return LESSON_PERM
+    return tuple(int(p) for p in shuffled(length, seed))
+
+
 def shuffled(length: int, seed: int) -> np.ndarray:
     """A seeded random permutation of 0..length-1 (RandomState(seed).permutation).
 

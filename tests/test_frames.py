@@ -72,3 +72,9 @@ def test_twin_rows_stack_the_copies_without_then_with_position():
 def test_sinusoid_squared_norm_frame_sits_at_half_the_width():
     frame = frames.row_norms(properties.squared_norms(posviz.sinusoidal(50, 10)), name="squared norm")
     np.testing.assert_allclose(frame["squared norm"], 5.0)
+
+
+def test_on_log_axis_lifts_only_values_a_log_axis_cannot_hold():
+    assert frames.on_log_axis(0.0) == frames.LOG_FLOOR
+    assert frames.on_log_axis(-1.0) == frames.LOG_FLOOR
+    assert frames.on_log_axis(3e-7) == 3e-7

@@ -101,3 +101,8 @@ def test_magnitude_steps_hold_the_lesson_scales_in_order():
     steps = lessons.magnitude_steps()
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
     assert {0.0, 0.001, 0.5, 1.0} <= set(steps)
+
+
+def test_the_lesson_permutation_stands_at_length_6_and_a_seeded_shuffle_elsewhere():
+    assert lessons.lesson_or_shuffled(6, 123) == lessons.LESSON_PERM
+    assert lessons.lesson_or_shuffled(9, 4) == tuple(lessons.shuffled(9, 4).tolist())
