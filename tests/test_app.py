@@ -327,3 +327,11 @@ def test_sidebar_move_between_pages_sharing_keys_gives_defaults(start, target, T
     at.slider(key="T").set_value(7).run()  # the new page's controls still work and stay
     at.switch_page(f"pages/{target}.py").run()
     assert at.slider(key="T").value == 7
+
+
+def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on():
+    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it must fail here."""
+    import ui
+
+    owner, flag = ui.legacy_pages_flag()
+    assert isinstance(getattr(owner, flag), bool), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
