@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import lessons
+from posviz import lessons, verdicts
 
 KINDS = lessons.SENTENCE_POSITIONS
 ui.page_setup()
@@ -50,17 +50,17 @@ with left:
         st.caption("The two sentences do not hold the same words, so there is no reordering to compare.")
     else:
         ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{gap_plain:.2g} → {gap_pos:.3g}")
-        ui.badge(lessons.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
-        ui.badge(not lessons.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
+        ui.badge(verdicts.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
+        ui.badge(not verdicts.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
 with right:
     st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
     st.caption(f"position: {s.position} × {s.pscale:g}  ·  seed {s.seed}  ·  d = {s.d}")
 
 panels = [
-    (result.weights1, result.words1, "sentence 1, no position", "s1-plain"),
-    (result.weights2, result.words2, "sentence 2, no position", "s2-plain"),
-    (result.weights1p, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
-    (result.weights2p, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
+    (result.weights1_plain, result.words1, "sentence 1, no position", "s1-plain"),
+    (result.weights2_plain, result.words2, "sentence 2, no position", "s2-plain"),
+    (result.weights1_positioned, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
+    (result.weights2_positioned, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
 ]
 for row in (panels[:2], panels[2:]):
     for col, (weights, words, title, name) in zip(st.columns(2), row, strict=True):

@@ -1,11 +1,9 @@
 """Spot the bug: real mistakes in writing position code, each breaking a picture and a check."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation, grids, variants
+from posviz import charts, frames, generation, grids, variants, verdicts
 
 ui.page_setup()
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
@@ -47,29 +45,32 @@ if s.bug in START_BUGS:
     a, b = st.columns(2)
     with a:
         ui.headline("correct: max |cached − full|", f"{good.errors.max():.2g}")
-        ui.badge(good.errors.max() < 1e-9, "cached = recomputed", "drifts")
+        ui.badge(verdicts.negligible(good.errors.max()), "cached = recomputed", "drifts")
     with b:
         ui.headline(f"{s.bug}: max |cached − full|", f"{bad.errors.max():.3g}")
-        ui.badge(bad.errors.max() < 1e-9, "cached = recomputed", "drifts after the prompt")
-    frame = pd.DataFrame(
-        {"token": np.arange(24), "error": bad.errors, "phase": np.where(np.arange(24) < 6, "prefill", "one at a time")}
-    )
+        ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
+    frame = frames.step_errors(bad.errors, bad.prefill)
     ui.show_chart(charts.step_errors, frame, name="bug-errors", title="error per token with the bug")
 else:
     (correct, good), (broken, bad) = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
     cols = st.columns(3)
     rows = [
-        ("‖pe_t‖² = d/2", good.norm_deviation < 1e-9, bad.norm_deviation < 1e-9, f"{bad.norm_deviation:.2g}"),
+        (
+            "‖pe_t‖² = d/2",
+            verdicts.negligible(good.norm_deviation),
+            verdicts.negligible(bad.norm_deviation),
+            f"{bad.norm_deviation:.2g}",
+        ),
         (
             "position 0 = (0, 1, 0, 1, …)",
-            max(good.first_row) < 1e-12,
-            max(bad.first_row) < 1e-12,
+            verdicts.machine_zero(max(good.first_row)),
+            verdicts.machine_zero(max(bad.first_row)),
             f"{max(bad.first_row):.2g}",
         ),
         (
             "pe[t+1] = M₁ pe[t]",
-            (good.offset_residual or 0) < 1e-9,
-            bad.offset_residual is not None and bad.offset_residual < 1e-9,
+            verdicts.negligible(good.offset_residual or 0.0),
+            bad.offset_residual is not None and verdicts.negligible(bad.offset_residual),
             "no pairs" if bad.offset_residual is None else f"{bad.offset_residual:.2g}",
         ),
     ]

@@ -1,11 +1,9 @@
 """Layouts: interleaved vs [sin | cos], interleaved vs rotate-half RoPE, and tensor2tensor's timescales."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, encodings, grids, variants
+from posviz import charts, frames, grids, variants, verdicts
 
 ui.page_setup()
 P = ui.params(
@@ -33,10 +31,10 @@ r = compare(s.length, s.width, s.base)
 a, b, c = st.columns(3)
 with a:
     ui.headline("sin/cos tables: max diff after permuting", f"{r.table_gap:g}")
-    ui.badge(r.table_gap == 0.0, "interleaved = [sin | cos], permuted", "they differ")
+    ui.badge(verdicts.exactly_zero(r.table_gap), "interleaved = [sin | cos], permuted", "they differ")
 with b:
     ui.headline("RoPE: max diff after permuting", f"{r.rope_gap:g}")
-    ui.badge(r.rope_gap == 0.0, "interleaved = rotate-half, permuted", "they differ")
+    ui.badge(verdicts.exactly_zero(r.rope_gap), "interleaved = rotate-half, permuted", "they differ")
 with c:
     ui.headline("slowest frequency: paper vs tensor2tensor", f"{r.slowest_paper:.5g} vs {r.slowest_t2t:.5g}")
     ui.badge(r.timescale_gap > 0, f"tables differ by up to {r.timescale_gap:.3g}", "same timescales")
@@ -60,16 +58,7 @@ for column, table, title, name in (
             height=300,
         )
 
-pairs = np.arange(s.width // 2)
-freq = pd.DataFrame(
-    {
-        "pair": np.concatenate([pairs, pairs]),
-        "frequency": np.concatenate(
-            [encodings.frequencies(s.width, s.base), variants.t2t_frequencies(s.width, s.base)]
-        ),
-        "formula": ["paper: base^(-2i/d)"] * pairs.size + ["tensor2tensor: base^(-i/(d/2-1))"] * pairs.size,
-    }
-)
+freq = frames.frequency_comparison(s.width, s.base)
 ui.show_chart(
     charts.lines,
     freq,

@@ -1,11 +1,9 @@
 """Position magnitude: shrink the position rows and watch the two sentences' outputs converge (module 09, ex. 3)."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, lessons
+from posviz import charts, frames, lessons, verdicts
 
 STEPS = lessons.magnitude_steps()
 ui.page_setup()
@@ -52,7 +50,7 @@ def live() -> None:
 
     a, b = result.word_outputs(word, s.scale)
     distance = result.word_distance(word, s.scale)
-    close = bool(np.allclose(a, b))
+    close = verdicts.numerically_equal(a, b)
     left, right = st.columns([2, 3])
     with left:
         ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.7g}")
@@ -70,10 +68,8 @@ def live() -> None:
         )
     with right:
         scales, distances = curve(text1, text2, word)
-        frame = pd.DataFrame({"scale": scales, "distance": distances})
-        if s.loglog:
-            frame = frame[(frame.scale > 0) & (frame.distance > 0)]
-        here = max(distance, 1e-18) if s.loglog else distance
+        frame = frames.distance_curve(scales, distances, log=s.loglog)
+        here = frames.on_log_axis(distance) if s.loglog else distance
         point = charts.point_frame(s.scale, here, f"{s.scale:g} → {distance:.3g}")
         on_axis = s.scale > 0 or not s.loglog  # scale 0 has no place on a log axis
         ui.show_chart(

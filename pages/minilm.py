@@ -1,11 +1,9 @@
 """A real trained transformer: all-MiniLM-L6-v2's learned position table and its first attention layer."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, grids, lessons, minilm
+from posviz import charts, frames, grids, lessons, minilm, verdicts
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
@@ -39,7 +37,7 @@ st.subheader("The learned position table")
 a, b, c = st.columns(3)
 with a:
     ui.headline("norm of position 0", f"{pos.norms[0]:.3g}")
-    st.caption(f"median of positions 1-511: {np.median(pos.norms[1:]):.3g}")
+    st.caption(f"median of positions 1-511: {pos.median_norm:.3g}")
 with b:
     ui.headline("cosine of neighbouring positions", f"{pos.neighbour_cosine:.2f}")
     st.caption(f"median over all t; positions 128 apart: {pos.by_distance[127]:.2f}")
@@ -59,7 +57,7 @@ with left:
         what="dimension →, position ↓",
     )
 with right:
-    norms = pd.DataFrame({"position": np.arange(len(pos.norms)), "norm": pos.norms})
+    norms = frames.row_norms(pos.norms)
     ui.show_chart(
         charts.lines,
         norms,
@@ -70,14 +68,7 @@ with right:
         x_title="position",
         y_title="‖p_t‖",
     )
-    gaps = np.arange(1, len(pos.norms))
-    profile = pd.DataFrame(
-        {
-            "distance": np.concatenate([gaps, gaps]),
-            "cosine": np.concatenate([pos.by_distance, pos.sinusoid_by_distance]),
-            "table": ["MiniLM, learned"] * gaps.size + ["sinusoidal, same shape"] * gaps.size,
-        }
-    )
+    profile = pos.cosine_profile()
     ui.show_chart(
         charts.lines,
         profile,
@@ -134,10 +125,10 @@ plain, real = result.token_diff(token, with_position=False), result.token_diff(t
 a, b = st.columns(2)
 with a:
     ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", f"{plain:.2g}")
-    ui.badge(lessons.machine_zero(plain), "identical in both sentences (order-blind)", "different")
+    ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
 with b:
     ui.headline(f"'{token}', layer-0 output, rows × {s.scale:g}: max diff", f"{real:.4g}")
-    ui.badge(not lessons.machine_zero(real), "different: position tells the sentences apart", "identical")
+    ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
 
 h = s.head - 1
 for weights, tokens, name in (
@@ -156,8 +147,8 @@ for weights, tokens, name in (
             )
 
 scales, distances = curve(text1, text2, token)
-frame = pd.DataFrame({"scale": scales[1:], "distance": distances[1:]})
-point = charts.point_frame(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}")
+frame = frames.distance_curve(scales, distances, log=True)
+point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{s.scale:g} → {real:.3g}")
 ui.show_chart(
     *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
     name="minilm-distance",

@@ -1,11 +1,9 @@
 """Start offsets: generate one token at a time with a cache, against a full recompute at every step."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation
+from posviz import charts, frames, generation, verdicts
 
 ui.page_setup()
 BUG_LABELS = {
@@ -48,10 +46,8 @@ errors = result.errors
 left, right = st.columns([2, 3])
 with left:
     ui.headline("max |cached − full recompute| over all steps", f"{errors.max():.3g}")
-    ui.badge(errors.max() < 1e-9, "cached generation = full recompute", "the cached run drifts")
-    table = pd.DataFrame(
-        {"token": np.arange(s.T), "position given": result.positions, "true position": np.arange(s.T), "error": errors}
-    )
+    ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
+    table = frames.generation_table(result.positions, errors)
     st.dataframe(
         table,
         hide_index=True,
@@ -59,13 +55,7 @@ with left:
         column_config={"error": st.column_config.NumberColumn(format="%.3g")},
     )
 with right:
-    frame = pd.DataFrame(
-        {
-            "token": np.arange(s.T),
-            "error": errors,
-            "phase": np.where(np.arange(s.T) < s.prefill, "prefill", "one at a time"),
-        }
-    )
+    frame = frames.step_errors(errors, s.prefill)
     ui.show_chart(
         charts.step_errors,
         frame,

@@ -1,11 +1,10 @@
 """Order blindness: shuffle the tokens, attend, and compare with the shuffled output (lesson 000)."""
 
-import numpy as np
 import streamlit as st
 
 import posviz
 import ui
-from posviz import lessons
+from posviz import lessons, parsing
 
 KINDS = posviz.POSITION_KINDS
 ui.page_setup()
@@ -51,7 +50,7 @@ position, pscale = ("constant", 0.6) if s.offset else (s.position, s.pscale)
 perm = lessons.shuffled(T, s.shuffle_seed)
 if s.perm_mode == "typed":
     perm = ui.guarded(
-        lambda: lessons.parse_permutation(s.perm, T),
+        lambda: parsing.parse_permutation(s.perm, T),
         lambda: perm,
         "The typed permutation",
         f"using a shuffle with seed {s.shuffle_seed}",
@@ -68,8 +67,7 @@ result = experiment(
     forget_reorder=s.forget,
 )
 
-magnitude = float(np.abs(result.out).max())
-blind = lessons.machine_zero(result.max_diff, magnitude)
+blind = result.order_blind
 left, right = st.columns([3, 2])
 with left:
     ui.headline("max |attn(P X) − P attn(X)|", f"{result.max_diff:.3g}")
@@ -129,7 +127,7 @@ with c:
     m1, m2 = st.columns(2)
     m1.metric("row difference, no position", f"{plain.row_diff:.3g}")
     m2.metric(f"row difference, {position} × {pscale:g}", f"{marked.row_diff:.3g}")
-rows = np.vstack([plain.out[[first, second]], marked.out[[first, second]]])
+rows = lessons.twin_rows(plain, marked)
 labels = [
     f"slot {first}, no position",
     f"slot {second}, no position",

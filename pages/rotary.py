@@ -1,12 +1,10 @@
 """Learned and rotary: a finite learned table, rotary embeddings, and ALiBi, on the same axes."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, properties, relative
+from posviz import charts, frames, properties, relative, verdicts
 
 ui.page_setup()
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
@@ -60,8 +58,7 @@ else:
     )
 
 st.subheader("Rotary: scores depend only on the offset")
-rng = np.random.default_rng(s.seed)
-q, k = rng.standard_normal(s.d), rng.standard_normal(s.d)
+q, k = relative.fixed_content(s.d, s.seed)
 length = min(s.T, 64)
 rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
 spread = properties.diagonal_spread(rot)
@@ -70,19 +67,22 @@ moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", ba
 a, b = st.columns(2)
 with a:
     ui.headline(f"shift all positions by {s.shift}: rotary scores change by", f"{moved_rot:.2g}")
-    ui.badge(moved_rot < 1e-9, "rotary: unchanged (relative)", "rotary: changed")
+    ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
 with b:
     ui.headline(f"shift all positions by {s.shift}: added-sinusoid scores change by", f"{moved_sin:.3g}")
-    ui.badge(moved_sin > 1e-9, "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
+    ui.badge(not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
 
 left, right = st.columns(2)
 with left:
     ui.control(P["pair"], hi=s.d // 2 - 1)
-    turned = posviz.rope(np.tile(q, (length, 1)), 0, s.base)[:, 2 * s.pair : 2 * s.pair + 2]
-    circle = pd.DataFrame({"x": turned[:, 0], "y": turned[:, 1], "position": np.arange(length)})
+    circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
     ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows")
 with right:
-    ui.badge(spread < 1e-9, f"constant along every diagonal (spread {spread:.1g})", f"spread {spread:.2g}")
+    ui.badge(
+        verdicts.depends_only_on_offset(rot),
+        f"constant along every diagonal (spread {spread:.1g})",
+        f"spread {spread:.2g}",
+    )
     ui.matrix_chart(
         rot,
         title="rotary score q·k, query at i, key at j",

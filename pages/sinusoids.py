@@ -1,12 +1,10 @@
 """Sinusoids: the fixed position table, its frequencies, and the properties that make it useful."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, lessons, properties
+from posviz import charts, frames, grids, parsing, properties, verdicts
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
@@ -53,13 +51,15 @@ k = summary.offset
 m1, m2, m3 = st.columns(3)
 with m1:
     ui.headline("max |‖pe_t‖² − d/2| over all rows", f"{summary.norm_deviation:.2g}")
-    ui.badge(summary.norm_deviation < 1e-9, f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
+    ui.badge(verdicts.negligible(summary.norm_deviation), f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
 with m2:
     ui.headline("position 0: max |sin|, max |cos − 1|", f"{sin0:.2g}, {cos0:.2g}")
-    ui.badge(sin0 == 0 and cos0 == 0, "sines 0, cosines 1", "position 0 is off")
+    ui.badge(verdicts.exactly_zero(sin0) and verdicts.exactly_zero(cos0), "sines 0, cosines 1", "position 0 is off")
 with m3:
     ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", f"{summary.offset_residual:.2g}")
-    ui.badge(summary.offset_residual < 1e-9, f"one matrix shifts every row by {k}", "no single linear map")
+    ui.badge(
+        verdicts.negligible(summary.offset_residual), f"one matrix shifts every row by {k}", "no single linear map"
+    )
 
 
 @st.fragment
@@ -130,10 +130,8 @@ def check_view() -> None:
     check = ui.control(P["check"]) or CHECKS[0]
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
     if check == "row norms":
-        stride = max(1, s.length // 2048)
-        frame = pd.DataFrame(
-            {"position": s.start + np.arange(0, s.length, stride), "squared norm": summary.squared_norms[::stride]}
-        )
+        stride = grids.stride(s.length, 2048)
+        frame = frames.row_norms(summary.squared_norms, start=s.start, stride=stride, name="squared norm")
         ui.show_chart(
             charts.lines_with_reference,
             frame,
@@ -151,7 +149,7 @@ def check_view() -> None:
         sim = properties.similarity(head[:SIM_WINDOW])
         spread = properties.diagonal_spread(sim)
         ui.badge(
-            spread < 1e-9,
+            verdicts.depends_only_on_offset(sim),
             f"depends only on t − u (spread along diagonals {spread:.1g})",
             f"varies along diagonals ({spread:.2g})",
         )
@@ -168,7 +166,7 @@ def check_view() -> None:
             height=360,
         )
     elif check == "wavelengths":
-        waves = pd.DataFrame({"pair": np.arange(s.width // 2), "wavelength": properties.wavelengths(s.width, s.base)})
+        waves = frames.wavelength_frame(s.width, s.base)
         ui.show_chart(
             charts.lines,
             waves,
@@ -183,7 +181,7 @@ def check_view() -> None:
     else:
         ui.control(P["dims"])
         dims = ui.guarded(
-            lambda: lessons.parse_indices(s.dims, s.width),
+            lambda: parsing.parse_indices(s.dims, s.width),
             lambda: [0, 1],
             "Dimensions to draw",
             "drawing dimensions 0 and 1",

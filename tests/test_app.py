@@ -38,7 +38,7 @@ def test_every_page_runs_from_defaults_with_charts_and_no_warning(name):
         assert len(at.get("vega_lite_chart")) + len(at.get("arrow_vega_lite_chart")) >= 1
 
 
-def test_router_runs():
+def test_router_runs_without_an_exception():
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
     ok(at)
 
@@ -97,7 +97,7 @@ def test_order_page_controls_change_the_view():
     assert "order-aware" in markdown(at)
 
 
-def test_order_page_identical_tokens_panel():
+def test_order_page_identical_tokens_are_equal_without_position_and_differ_with_it():
     at = page("order")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["row difference, no position"] == "0"
