@@ -165,7 +165,7 @@ def control(p: Param, **override: object) -> object:
     widget_options = {k: v for k, v in override.items() if k not in declared}
     kind = p.widget or DEFAULT_WIDGET[p.kind]
     extra = {"format_func": lambda v: p.names.get(v, str(v))} if p.names else {}
-    if kind in ("select_slider",) and not p.names and p.kind == "choice":
+    if kind in ("select_slider", "segmented") and not p.names and p.kind == "choice":
         extra = {"format_func": lambda v: f"{v:g}" if isinstance(v, float) else str(v)}
     if kind in ("slider", "number") and p.kind == "int":
         p = replace(p, lo=int(p.lo), hi=int(p.hi), step=int(p.step), nudge=p.nudge and int(p.nudge))
@@ -230,7 +230,7 @@ def sync_url(params: Iterable[Param]) -> None:
     params = _each(params)
     for p in params:
         value = st.session_state.get(p.key, p.default)
-        if value == p.default:
+        if value == p.default or value is None:  # None: a segmented control with nothing picked
             if p.key in st.query_params:
                 del st.query_params[p.key]
         else:
@@ -268,6 +268,27 @@ def intro(text: str) -> None:
         st.markdown(text)
 
 
+def lecture_style() -> None:
+    """The lecture's screen: a tighter top margin, and the arrow-key buttons kept out of sight."""
+    st.html(
+        "<style>.st-key-lecture-arrows {display: none}"
+        " [data-testid='stMainBlockContainer'] {padding-top: 3.4rem; padding-bottom: 0.5rem}"
+        # the navigation sits in the header's band, right of the sidebar button, so the step gets the screen
+        " .st-key-lecture-nav {position: fixed; top: 0.55rem; left: 4.5rem; right: 4rem; width: auto;"
+        " z-index: 999991; gap: 0.5rem}"
+        " .st-key-lecture-nav .stButton button {min-height: 2.2rem}</style>"
+    )
+
+
+def claim(text: str) -> None:
+    """A step's claim: one sentence in large type, with no heading margin to spare the screen."""
+    size = "1.85rem" if presenter() else "1.5rem"
+    st.markdown(
+        f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0'>{html_text(text)}</div>",
+        unsafe_allow_html=True,
+    )
+
+
 def badge(ok: bool, yes: str, no: str) -> None:
     """A green or orange badge with the verdict in words."""
     st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
@@ -279,7 +300,7 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     st.markdown(
         f"<div style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
         f"{html_text(label)}</div>"
-        f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-family:monospace'>"
+        f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-variant-numeric:tabular-nums'>"
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )
@@ -381,19 +402,31 @@ def capped_sentence(text: str, label: str, default: str) -> str:
 
 
 def show_image(
-    reduced: grids.Reduced, *, title: str, scheme: str, domain: tuple[float, float], value_title: str, what: str
+    reduced: grids.Reduced,
+    *,
+    title: str,
+    scheme: str,
+    domain: tuple[float, float],
+    value_title: str,
+    what: str,
+    height: int | None = None,
 ) -> None:
-    """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar."""
+    """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
+
+    With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio.
+    """
     stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
+    rows, cols = reduced.values.shape
+    width = "stretch" if height is None else max(1, round(height * cols / rows))
     st.markdown(f"**{escape(title)}**")
     st.image(
         _png(reduced.values, stops, tuple(domain)),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
-        width="stretch",
-        caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
+        width=width,
+        caption=f"{what}; {rows} x {cols} pixels, {reduced.note}",
     )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
-    st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width="stretch")
+    st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     st.markdown(
         "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"

@@ -96,12 +96,16 @@ def color_scale(scheme: str, domain: Bounds) -> alt.Scale:
     return alt.Scale(domain=_stop_positions(domain, len(stops)), range=list(stops), interpolate="rgb", clamp=True)
 
 
-def value_color(scheme: str, domain: Bounds, title: str, field: str = "value") -> alt.Color:
-    """Colour by `field` with a horizontal legend under the chart: ends and middle ticked."""
+def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", legend: str = "bottom") -> alt.Color:
+    """Colour by `field` with its legend under the chart (horizontal) or at its right: ends and middle ticked."""
     lo, hi = domain
     middle = 0.0 if scheme == SIGNED_SCHEME else Live("mid") if isinstance(lo, Live) else (lo + hi) / 2
-    legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6,
-                        values=_live_or_list([lo, middle, hi]))  # fmt: skip
+    ticks = _live_or_list([lo, middle, hi])
+    if legend == "right":
+        legend = alt.Legend(orient="right", direction="vertical", gradientLength=160, values=ticks)
+    else:
+        legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6,
+                            values=ticks)  # fmt: skip
     return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
 
 
@@ -109,13 +113,14 @@ def grid_heatmap(
     cells: Data,
     *,
     title: Text,
-    subtitle: str,
+    subtitle: str | None = None,
     row_title: str,
     col_title: str,
     scheme: str = SIGNED_SCHEME,
     domain: Bounds = (-1.0, 1.0),
     value_title: str = "value",
     height: int = 320,
+    legend: str = "bottom",
 ) -> alt.Chart:
     """Heatmap of a (possibly block-averaged) matrix on quantitative axes; rows run down from the top.
 
@@ -130,7 +135,7 @@ def grid_heatmap(
             x2="col_end:Q",
             y=alt.Y("row:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True)),
             y2="row_end:Q",
-            color=value_color(scheme, domain, value_title),
+            color=value_color(scheme, domain, value_title, legend=legend),
             tooltip=[
                 alt.Tooltip("row:Q", title=f"{row_title} (from)"),
                 alt.Tooltip("col:Q", title=f"{col_title} (from)"),
@@ -152,6 +157,7 @@ def token_heatmap(
     annotate: bool = True,
     angled: bool = False,
     height: int = 260,
+    legend: str = "bottom",
 ) -> alt.LayerChart:
     """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
 
@@ -168,7 +174,7 @@ def token_heatmap(
             alt.Tooltip("value:Q", title=value_title, format=".6g"),
         ],
     )  # fmt: skip
-    rect = base.mark_rect().encode(color=value_color(scheme, domain, value_title))
+    rect = base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))
     if not annotate:
         return alt.layer(rect, title=_title(title), height=height)
     lo, hi = (_expr(b) for b in domain)
@@ -216,7 +222,7 @@ def hline(reference: Data) -> alt.LayerChart:
     """A dashed horizontal reference line at each row's `y`, with its `label`."""
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
-    text = base.mark_text(align="left", dx=4, dy=-8, color=ACCENT).encode(text="label:N")
+    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT, fontSize=14).encode(text="label:N")
     return rule + text
 
 
@@ -225,7 +231,9 @@ def marker(point: Data) -> alt.LayerChart:
     base = alt.Chart(point).encode(x="x:Q")
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
-    text = base.mark_text(align="left", dx=8, dy=-10, color=ACCENT, fontWeight="bold").encode(y="y:Q", text="label:N")
+    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold", fontSize=15).encode(
+        y="y:Q", text="label:N"
+    )
     return rule + dot + text
 
 
@@ -237,6 +245,24 @@ def lines_marked(curve: Data, point: Data, **shape: object) -> alt.LayerChart:
 def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.LayerChart:
     """`lines` with a dashed `hline` reference (an expected value)."""
     return lines(curve, **shape) + hline(reference)
+
+
+def bars(data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, height: int = 280) -> alt.Chart:
+    """One bar of y per x (for example one squared norm per position)."""
+    return (
+        alt.Chart(data, title=_title(title), height=height)
+        .mark_bar(color=SERIES_COLORS[0])
+        .encode(
+            x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=alt.Y(f"{y}:Q", title=y_title),
+            tooltip=[alt.Tooltip(f"{x}:O"), alt.Tooltip(f"{y}:Q", format=".6g")],
+        )
+    )
+
+
+def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.LayerChart:
+    """`bars` with a dashed `hline` reference (an expected value)."""
+    return bars(data, **shape) + hline(reference)
 
 
 def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title: str) -> alt.Chart:

@@ -18,24 +18,23 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from posviz import charts, grids, lessons, properties, relative
+from posviz import charts, frames, grids, lessons, properties, relative, verdicts
 from posviz.display import number
 from posviz.encodings import offset_matrix, sinusoidal
 
-FIGURE_HEIGHT = 300
+FIGURE_HEIGHT = 240
 
 
 @dataclass(frozen=True)
 class Control:
-    """A step's control: the slide function's argument it sets, its label, default and range."""
+    """A step's control: the slide function's argument it sets, its label, default and a few values to pick.
+
+    Few values, not a range: a clicker's PageDown on a focused slider would move the slider, not the step.
+    """
 
     name: str
     label: str
     default: object
-    kind: str  # "int", "float" or "choice"
-    lo: float | None = None
-    hi: float | None = None
-    step: float = 1
     options: tuple = ()
 
 
@@ -58,9 +57,10 @@ class Slide:
     label: str  # what the number measures
     value: float
     ok: bool  # True when the number shows what the step is there to show
-    verdict: str  # the badge's words
+    verdict: str  # the badge's words when ok
     figures: tuple[Figure, ...]
     source: str  # where the expected value comes from
+    otherwise: str = "not the outcome this step is about at these settings"  # the badge's words when not ok
 
     @property
     def shown(self) -> str:
@@ -106,14 +106,20 @@ def _heat(
     domain = domain or (charts.signed_domain(m) if signed else (0.0, 1.0))
     shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
                  value_title="value" if signed else "weight", annotate=annotate and r * k <= 64, angled=k > 8,
-                 height=FIGURE_HEIGHT)  # fmt: skip
+                 height=FIGURE_HEIGHT, legend="right")  # fmt: skip
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
 
 def _grid(name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain: tuple[float, float]) -> Figure:
     reduced = grids.block_mean(m, 16_384)
     shape = dict(
-        title=title, subtitle=reduced.note, row_title=rows, col_title=cols, domain=domain, height=FIGURE_HEIGHT
+        title=title,
+        subtitle=reduced.note if reduced.aggregated else None,
+        row_title=rows,
+        col_title=cols,
+        domain=domain,
+        height=FIGURE_HEIGHT,
+        legend="right",
     )
     return Figure(name, charts.grid_heatmap, (charts.reduced_frame(reduced),), shape)
 
@@ -138,7 +144,7 @@ def shuffle(seed: int = 42) -> Slide:
         "Shuffle the tokens and attention's output rows shuffle the same way: nothing else changes.",
         "max |attn(P X) − P attn(X)|",
         r.max_diff,
-        lessons.machine_zero(r.max_diff),
+        verdicts.machine_zero(r.max_diff),
         "machine zero: attention is order-blind",
         (
             _outputs("shuffle-reference", r, r.reference, "attend, then shuffle", domain),
@@ -156,7 +162,7 @@ def twins(second: int = 4) -> Slide:
         "Put one token in two slots: without position both copies get exactly the same output.",
         f"max |out[{r.first}] − out[{r.second}]|",
         r.row_diff,
-        r.row_diff == 0.0,
+        verdicts.exactly_zero(r.row_diff),
         "exactly equal: the copies cannot be told apart",
         (_heat("twins", rows, "output rows of the two copies", rows="", cols="feature", row_labels=labels),),
         "lesson 000's code (seed 42): exactly 0",
@@ -170,13 +176,14 @@ def ramp(scale: float = 0.6) -> Slide:
         "Add a position signal that differs per slot (a ramp) and the shuffle test fails.",
         "max |attn(P X + pos) − P attn(X + pos)|",
         r.max_diff,
-        not lessons.machine_zero(r.max_diff),
+        not verdicts.machine_zero(r.max_diff),
         "order-aware: the outputs differ",
         (
             _outputs("ramp-reference", r, r.reference, "attend, then shuffle", domain),
             _outputs("ramp-shuffled", r, r.out_perm, "shuffle, then attend", domain),
         ),
         "printed in lesson 000 (3.4998 at 0.6)",
+        "order-blind again: a ramp of size 0 is no position at all",
     )
 
 
@@ -187,7 +194,7 @@ def forgot() -> Slide:
         "Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' order.",
         "max |attn(P X) − attn(X)|  (reference not reordered)",
         r.max_diff,
-        not lessons.machine_zero(r.max_diff),
+        not verdicts.machine_zero(r.max_diff),
         "a large difference from a bug in the test, not from position",
         (
             _outputs("forgot-reference", r, r.reference, "attend (NOT reordered)", domain),
@@ -204,7 +211,7 @@ def offset(scale: float = 0.6) -> Slide:
         "Exercise 2: add the same vector to every slot and attention is still order-blind: a constant is not position.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
-        lessons.machine_zero(r.max_diff),
+        verdicts.machine_zero(r.max_diff),
         "machine zero: still order-blind",
         (
             _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="slot", cols="feature",
@@ -222,7 +229,7 @@ def causal() -> Slide:
         "A causal mask alone carries position: token t averages over t + 1 tokens, so shuffling now changes outputs.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
-        not lessons.machine_zero(r.max_diff),
+        not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
         (_heat("causal-weights", r.weights, "causal attention weights", rows="query", cols="key", signed=False,
                row_labels=tokens, col_labels=tokens),),
@@ -240,11 +247,11 @@ def sentences_plain() -> Slide:
         "Without position, 'man bites dog' is 'dog bites man' reordered: one attention matrix is the other, permuted.",
         "max |W₂ − P W₁ Pᵀ|, and 'man' gets the same output in both",
         gap,
-        lessons.machine_zero(gap) and lessons.machine_zero(r.word_diff("man", with_position=False)),
+        verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         f"a pure reordering; 'man' differs by {number(r.word_diff('man', with_position=False))}",
         (
-            _weights("plain-1", r.weights1, r.words1, "dog bites man, no position"),
-            _weights("plain-2", r.weights2, r.words2, "man bites dog, no position"),
+            _weights("plain-1", r.weights1_plain, r.words1, "dog bites man, no position"),
+            _weights("plain-2", r.weights2_plain, r.words2, "man bites dog, no position"),
         ),
         "lesson 002's code (seed 2)",
     )
@@ -257,13 +264,14 @@ def sentences_position(scale: float = 0.5) -> Slide:
         "Add position rows before attention and the matrices stop being reorderings: 'man' now means two things.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
-        not lessons.machine_zero(diff),
+        not verdicts.machine_zero(diff),
         "different: word order now matters",
         (
-            _weights("position-1", r.weights1p, r.words1, "dog bites man, with position"),
-            _weights("position-2", r.weights2p, r.words2, "man bites dog, with position"),
+            _weights("position-1", r.weights1_positioned, r.words1, "dog bites man, with position"),
+            _weights("position-2", r.weights2_positioned, r.words2, "man bites dog, with position"),
         ),
         "lesson 002's code (12.537 at 0.5)",
+        "identical: at scale 0 there is no position",
     )
 
 
@@ -271,12 +279,12 @@ def magnitude(scale: float = 0.001) -> Slide:
     r = lessons.sentence_experiment()
     distance = r.word_distance("man", scale)
     scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
-    curve = pd.DataFrame({"scale": scales, "distance": distances})[lambda f: (f.scale > 0) & (f.distance > 0)]
-    point = charts.point_frame(scale, max(distance, 1e-18), f"{number(scale)} → {number(distance)}")
+    curve = frames.distance_curve(scales, distances, log=True)
+    point = charts.point_frame(scale, frames.on_log_axis(distance), f"{number(scale)} → {number(distance)}")
     shape = dict(x="scale", y="distance", title="'man': distance between its two outputs",
                  x_title="position scale (log)", y_title="max abs difference (log)", log_x=True, log_y=True,
-                 points=True, height=FIGURE_HEIGHT + 40)  # fmt: skip
-    close = bool(np.allclose(*r.word_outputs("man", scale)))
+                 points=True, height=FIGURE_HEIGHT + 20)  # fmt: skip
+    close = verdicts.numerically_equal(*r.word_outputs("man", scale))
     return Slide(
         "Shrink the position rows and the two outputs of 'man' converge: a tiny signal is nearly invisible.",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
@@ -285,6 +293,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         "close, but np.allclose says different" if distance < 1 else "clearly different",
         (Figure("magnitude-curve", charts.lines_marked, (curve, point), shape),),
         "lesson 002's code, exercise 3 (0.084318 at 0.001)",
+        "np.allclose says equal: at this scale position is invisible",
     )
 
 
@@ -299,7 +308,7 @@ def table(width: int = 64) -> Slide:
         f"wavelengths from pair 0 to pair {width // 2 - 1} (positions per turn)",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        f"from {number(waves[0])} (fast) to {number(waves[-1])} (slow)",
+        f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
         (_grid("table", pe, f"sinusoidal table, 64 positions x {width}", rows="position t", cols="dimension",
                domain=(-1.0, 1.0)),),
         "lesson 003's formula (base 10,000)",
@@ -310,17 +319,17 @@ def norms(width: int = 8) -> Slide:
     pe = sinusoidal(64, width)
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
-    frame = pd.DataFrame({"position": np.arange(64), "squared norm": squared})
-    shape = dict(x="position", y="squared norm", title="‖pe_t‖² of every row", x_title="position t", y_title="‖pe_t‖²",
-                 height=FIGURE_HEIGHT)  # fmt: skip
+    frame = frames.row_norms(squared, name="squared norm")
+    shape = dict(x="position", y="squared norm", title="‖pe_t‖² of every row: each bar reaches d/2",
+                 x_title="position t", y_title="‖pe_t‖²", height=FIGURE_HEIGHT)  # fmt: skip
     level = charts.level_frame(width / 2, f"d/2 = {width // 2}")
     return Slide(
         "Every row has the same length: sin² + cos² = 1 per pair, so ‖pe_t‖² = d/2 at every position.",
         "max |‖pe_t‖² − d/2| over 64 positions",
         deviation,
-        deviation < 1e-9,
+        verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {width // 2}",
-        (Figure("norms", charts.lines_with_reference, (frame, level), shape),),
+        (Figure("norms", charts.bars_with_reference, (frame, level), shape),),
         "lesson 003's code: positions(4, 8) gives 4 per row",
     )
 
@@ -333,7 +342,7 @@ def shift(k: int = 3) -> Slide:
         f"Moving k = {k} positions is one fixed matrix M_k for every row: a rotation of each pair.",
         f"max |pe[t+{k}] − M_{k} pe[t]|",
         residual,
-        residual < 1e-9,
+        verdicts.negligible(residual),
         "one matrix shifts every row",
         (_heat("shift-matrix", m, f"M_{k}: 2x2 rotations on the diagonal", rows="", cols="", domain=(-1.0, 1.0),
                annotate=False),
@@ -352,7 +361,7 @@ def rotary(shift: int = 100) -> Slide:
         "Rotary embeddings rotate queries and keys instead: a score depends only on how far apart they are.",
         f"rotary scores change by, when every position moves by {shift}",
         moved,
-        moved < 1e-9,
+        verdicts.negligible(moved),
         f"unchanged (added sinusoids change by {number(added)})",
         (_grid("rotary-scores", scores, "rotary score q·k, query i, key j", rows="query position i",
                cols="key position j", domain=charts.signed_domain(scores)),),
@@ -385,24 +394,24 @@ def real_model() -> Slide:
 
 STEPS: tuple[Step, ...] = (
     Step("shuffle", "Shuffle test, no position", shuffle,
-         (Control("seed", "seed (X and the weights)", 42, "int", 0, 999),)),
-    Step("twins", "Two copies of a token", twins, (Control("second", "second copy at slot", 4, "int", 1, 5),)),
-    Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, "float", 0.0, 2.0, 0.1),)),
+         (Control("seed", "seed (X and the weights)", 42, options=(42, 0, 1, 7, 2026)),)),
+    Step("twins", "Two copies of a token", twins,
+         (Control("second", "second copy at slot", 4, options=(1, 2, 3, 4, 5)),)),
+    Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("forgot", "Exercise 1: forgot to reorder", forgot),
     Step("offset", "Exercise 2: a constant is not position", offset,
-         (Control("scale", "constant added", 0.6, "float", -2.0, 2.0, 0.1),)),
+         (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
     Step("plain", "dog bites man, no position", sentences_plain),
     Step("position", "dog bites man, with position", sentences_position,
-         (Control("scale", "position scale", 0.5, "float", 0.0, 1.0, 0.05),)),
+         (Control("scale", "position scale", 0.5, options=(0.0, 0.01, 0.1, 0.5, 1.0)),)),
     Step("magnitude", "How much position is enough", magnitude,
-         (Control("scale", "position scale", 0.001, "choice",
-                  options=tuple(s for s in lessons.magnitude_steps() if s > 0)),)),
-    Step("table", "The sinusoid table", table, (Control("width", "width d", 64, "int", 4, 256, 4),)),
-    Step("norms", "Every row has norm² d/2", norms, (Control("width", "width d", 8, "int", 2, 64, 2),)),
-    Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, "int", 1, 30),)),
+         (Control("scale", "position scale", 0.001, options=(1.0, 0.1, 0.01, 0.001, 0.0001)),)),
+    Step("table", "The sinusoid table", table, (Control("width", "width d", 64, options=(16, 32, 64, 128)),)),
+    Step("norms", "Every row has norm² d/2", norms, (Control("width", "width d", 8, options=(4, 8, 16, 64)),)),
+    Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("causal", "The causal mask carries position", causal),
     Step("rotary", "Rotary: only the offset matters", rotary,
-         (Control("shift", "move every position by", 100, "int", 0, 10_000, 50),)),
+         (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
     Step("real", "A real model's learned table", real_model),
 )  # fmt: skip
 

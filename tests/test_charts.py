@@ -44,6 +44,7 @@ def every_chart():
         "lines": (charts.lines, [curve], dict(line, color="line", log_y=True)),
         "lines_marked": (charts.lines_marked, [curve, charts.point_frame(2.0, 0.7, "here")], dict(line, points=True)),
         "lines_with_reference": (charts.lines_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
+        "bars_with_reference": (charts.bars_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
         "grouped_bars": (charts.grouped_bars, [bars],
                          dict(x="component", y="value", group="vector", title="t", y_title="out")),
         "trajectory": (charts.trajectory, [path], dict(title="pair")),
