@@ -115,14 +115,13 @@ def _lesson_000() -> list[Claim]:
 def _lesson_002() -> list[Claim]:
     half = sentence_experiment(scale=0.5)
     tiny = sentence_experiment(scale=0.001)
-    i, j = half.word_rows("man")
     return [
         Claim(
             7,
             "002",
             '"man" in "dog bites man" vs "man bites dog", no position: identical',
             (
-                Check("allclose", True, bool(np.allclose(half.out1[i], half.out2[j])), "equal"),
+                Check("allclose", True, half.word_allclose("man", with_position=False), "equal"),
                 Check("max diff", 1.1e-16, half.word_diff("man", with_position=False), "at_most", 1e-15),
             ),
             "attention",
@@ -133,8 +132,8 @@ def _lesson_002() -> list[Claim]:
             'With randn(3, 6) * 0.5 positions: "man" and the sentence mean differ',
             (
                 Check('"man" max diff', 12.53665770012299, half.word_diff("man", with_position=True)),
-                Check("allclose", False, bool(np.allclose(half.out1p[i], half.out2p[j])), "equal"),
-                Check("mean allclose", False, bool(np.allclose(half.out1p.mean(0), half.out2p.mean(0))), "equal"),
+                Check("allclose", False, half.word_allclose("man", with_position=True), "equal"),
+                Check("mean allclose", False, half.means_allclose(with_position=True), "equal"),
             ),
             "attention",
         ),
@@ -144,7 +143,7 @@ def _lesson_002() -> list[Claim]:
             "Exercise 3: positions scaled 0.001 instead: close, but not allclose",
             (
                 Check('"man" max diff', 0.08431805329627551, tiny.word_diff("man", with_position=True)),
-                Check("allclose", False, bool(np.allclose(tiny.out1p[i], tiny.out2p[j])), "equal"),
+                Check("allclose", False, tiny.word_allclose("man", with_position=True), "equal"),
             ),
             "magnitude",
         ),
