@@ -6,6 +6,7 @@ Slow (a venv and a pip install): deselect locally with `-m "not package"`; CI ru
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,6 +98,16 @@ def test_installed_package_reads_its_own_data_and_tokenizer(installed):
     assert tokens == "[CLS] dog bites man [SEP]"
 
 
+def test_readme_example_runs_against_the_installed_package(installed):
+    section = (ROOT / "README.md").read_text().split("## Use the core in Python or Jupyter")[1].split("\n## ")[0]
+    (example,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    run = _run([installed["python"], "-c", example], cwd=installed["work"])
+    assert run.returncode == 0, run.stderr
+    printed = run.stdout.splitlines()
+    assert len(printed) == 3 and printed[2] == "(64, 16)"
+    assert float(printed[0]) < 1e-15 and float(printed[1]) == pytest.approx(3.4998, abs=5e-5)  # the comments
+
+
 def test_example_notebook_runs_against_the_installed_package(installed, tmp_path):
     import nbformat
     from jupyter_client.kernelspec import KernelSpecManager
@@ -115,3 +126,6 @@ def test_example_notebook_runs_against_the_installed_package(installed, tmp_path
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code and all(cell.execution_count for cell in code)
     assert not [o for cell in code for o in cell.outputs if o.output_type == "error"]
+    results = [o.data for cell in code for o in cell.outputs if o.output_type == "execute_result"]
+    figures = [data for data in results if data["text/plain"].startswith("alt.")]
+    assert figures and all("vegaEmbed" in data.get("text/html", "") for data in figures)
