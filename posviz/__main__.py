@@ -1,4 +1,4 @@
-"""Command line: `python -m posviz verify` reproduces every lesson claim and exits 1 if one fails."""
+"""Command line: `posviz verify` (or `python -m posviz verify`) reproduces every lesson claim; exit 1 if one fails."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def verify() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m posviz", description=__doc__)
+    parser = argparse.ArgumentParser(prog="posviz", description=__doc__)
     parser.add_argument("command", choices=["verify"], help="verify: reproduce the lessons' claims")
     parser.parse_args(argv)
     return verify()
