@@ -323,3 +323,108 @@ def self_scores(
     power = (q[:, 0::2] ** 2 + q[:, 1::2] ** 2).mean(axis=0)  # (d/2,) mean |q~_i|^2 over the draws
     m = _checks.array("distances", np.asarray(distances, dtype=float))
     return np.cos(m[:, None] * theta[None, :]) @ power
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A model's rotary setup as its configuration states it, and where that comes from."""
+
+    label: str
+    source: str
+    head_dim: int
+    rope_theta: float
+    params: RopeParameters
+    original: int  # the training window, in tokens
+    extended: int  # the window the scaling is for
+    partial_rotary_factor: float = 1.0
+
+    def inv_freq(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+        """This preset's inverse frequencies and attention factor (`inv_freq`), at seq_len if it matters."""
+        return inv_freq(self.params, self.head_dim, self.rope_theta,
+                        partial_rotary_factor=self.partial_rotary_factor, seq_len=seq_len)  # fmt: skip
+
+
+PRESETS = {
+    "llama3.1-8b": Preset(
+        "Llama 3.1 8B (llama3)",
+        "meta-llama/Llama-3.1-8B config.json: rope_theta 500000, 32 heads of 128, rope_scaling "
+        "{rope_type: llama3, factor: 8, low_freq_factor: 1, high_freq_factor: 4, "
+        "original_max_position_embeddings: 8192}, max_position_embeddings 131072",
+        128, 500_000.0,
+        RopeParameters("llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0,
+                       original_max_position_embeddings=8192),
+        8192, 131_072,
+    ),
+    "qwen2.5-yarn": Preset(
+        "Qwen2.5-style YaRN (factor 4)",
+        "Qwen2.5 model cards' long-context recipe: rope_theta 1000000, head dim 128, rope_scaling "
+        "{type: yarn, factor: 4.0, original_max_position_embeddings: 32768}",
+        128, 1_000_000.0,
+        RopeParameters("yarn", factor=4.0, original_max_position_embeddings=32_768),
+        32_768, 131_072,
+    ),
+    "linear-4k-8k": Preset(
+        "Linear interpolation 4096 -> 8192",
+        "Position Interpolation (Chen et al. 2023; kaiokendev's SuperHOT) on a Llama-2-shaped head: "
+        "rope_theta 10000, head dim 128, rope_scaling {rope_type: linear, factor: 2}",
+        128, 10_000.0, RopeParameters("linear", factor=2.0), 4096, 8192,
+    ),
+    "neox-partial": Preset(
+        "GPT-NeoX-20B partial rotary (a quarter)",
+        "EleutherAI/gpt-neox-20b config.json: hidden 6144 over 64 heads (head dim 96), rotary_pct 0.25 "
+        "(24 rotated dimensions), rotary_emb_base 10000, max_position_embeddings 2048; no scaling",
+        96, 10_000.0, RopeParameters("default"), 2048, 2048, 0.25,
+    ),
+    "yarn-reference": Preset(
+        "YaRN, base 10,000, original 4096, factor 4",
+        "The YaRN paper's Llama 2 geometry (rope_theta 10000, head dim 128, original 4096) with factor 4, "
+        "computed as transformers' _compute_yarn_parameters does (beta_fast 32, beta_slow 1)",
+        128, 10_000.0, RopeParameters("yarn", factor=4.0, original_max_position_embeddings=4096), 4096, 16_384,
+    ),
+    "dynamic-reference": Preset(
+        "Dynamic NTK, base 10,000, max 2048, factor 2",
+        "Dynamic NTK (/u/emozilla) as transformers' _compute_dynamic_ntk_parameters: rope_theta 10000, "
+        "head dim 128, factor 2, max_position_embeddings 2048; the base grows once the text is longer",
+        128, 10_000.0, RopeParameters("dynamic", factor=2.0, max_position_embeddings=2048), 2048, 4096,
+    ),
+}  # fmt: skip
+METHODS = ("linear", "dynamic", "yarn", "llama3")
+
+
+def method_parameters(method: str, preset: Preset) -> RopeParameters:
+    """The preset's factor and windows applied through another rope_type, to compare methods on one head.
+
+    llama3 uses low_freq_factor 1 and high_freq_factor 4 (Llama 3.1's values); dynamic runs at the
+    extended length; factor = the preset's factor, or extended / original when it has none.
+
+    >>> method_parameters("yarn", PRESETS["linear-4k-8k"]).original_max_position_embeddings
+    4096
+    """
+    factor = preset.params.factor or preset.extended / preset.original
+    if method == "linear":
+        return RopeParameters("linear", factor=factor)
+    if method == "dynamic":
+        return RopeParameters("dynamic", factor=factor, max_position_embeddings=preset.original)
+    if method == "yarn":
+        return RopeParameters("yarn", factor=factor, original_max_position_embeddings=preset.original)
+    if method == "llama3":
+        return RopeParameters("llama3", factor=factor, low_freq_factor=1.0, high_freq_factor=4.0,
+                              original_max_position_embeddings=preset.original)  # fmt: skip
+    raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+
+
+def divisors(preset: Preset, methods: Sequence[str] = METHODS) -> dict[str, np.ndarray]:
+    """How much each method slows each rotated pair: default theta_i / scaled theta_i (1 = untouched).
+
+    Dynamic is taken at the preset's extended length. Returns: {method: (P,)}
+
+    >>> divisors(PRESETS["llama3.1-8b"])["llama3"].shape
+    (64,)
+    """
+    plain = default_inv_freq(rotary_dim(preset.head_dim, preset.partial_rotary_factor), preset.rope_theta)
+    out = {}
+    for method in methods:
+        scaled, _ = inv_freq(method_parameters(method, preset), preset.head_dim, preset.rope_theta,
+                             partial_rotary_factor=preset.partial_rotary_factor, seq_len=preset.extended)  # fmt: skip
+        out[method] = plain / scaled
+    return out
