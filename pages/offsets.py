@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation
+from posviz import charts, generation, longcharts, sinks
 
 ui.page_setup()
 BUG_LABELS = {
@@ -71,4 +71,46 @@ with right:
         charts.step_errors(frame, title="error of each token's output against a full recompute"),
         frame,
         "generation-errors",
+    )
+
+# --- Attention sinks (StreamingLLM 3.2); issue 15. Logic in posviz.sinks; keys prefixed sink_ to stay apart.
+SINK_LABELS = {
+    "cache": "positions inside the cache (StreamingLLM)",
+    "original": "bug: each token keeps its original position",
+    "rotated_at_insert": "bug: keys rotated once, when cached",
+}
+SINK_PARAMS = [
+    ui.Param("sink_T", 24, "int", 2, 64),
+    ui.Param("sinks", 4, "int", 0, 16),
+    ui.Param("window", 4, "int", 1, 32),
+    ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert")),
+]
+sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
+st.subheader("Attention sinks: a rolling cache that keeps the first tokens")
+ui.intro(
+    "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
+    "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
+    "are cached before rotation and rotated again at each step. The reference below recomputes attention over "
+    "the kept tokens at positions 0..n-1 from scratch."
+)
+ui.url_state(SINK_PARAMS)
+left, right = st.columns([1, 2])
+with left:
+    st.slider("tokens", 2, 64, key="sink_T")
+    st.slider("sink tokens kept", 0, 16, key="sinks")
+    st.slider("recent window (with the new token)", 1, 32, key="window")
+    st.radio("compare with", ("original", "rotated_at_insert"), key="sink_bug", format_func=SINK_LABELS.get)
+ui.sync_url(SINK_PARAMS)
+ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.C, sinks=s.sinks, window=s.window, positions=way)
+        for way in ("cache", s.sink_bug)}  # fmt: skip
+with left:
+    ui.headline("max error, re-indexed cache", f"{ways['cache'].errors.max():.3g}")
+    ui.headline("max error, " + SINK_LABELS[s.sink_bug].removeprefix("bug: "), f"{ways[s.sink_bug].errors.max():.3g}")
+    ui.badge(ways["cache"].errors.max() < 1e-9, "re-indexed cache = recompute over the kept tokens", "cache drifts")
+with right:
+    sink_frame = longcharts.errors_frame({SINK_LABELS[w]: r.errors for w, r in ways.items()})
+    ui.show_chart(
+        longcharts.grouped_errors(sink_frame, title="error of each step against the recompute").to_dict(),
+        sink_frame,
+        "sink-errors",
     )

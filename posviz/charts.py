@@ -82,7 +82,7 @@ def finish(chart: dict) -> dict:
         return {"name": key}
 
     out = _walk_data(chart, name)
-    out["datasets"] = datasets
+    out["datasets"] = {**chart.get("datasets", {}), **datasets}  # keep data a spec already carries by name
     return out
 
 
