@@ -18,7 +18,7 @@ PARAMS = [
     ui.Param("reach", 160, "int", 8, 1000),
     ui.Param("clip", 4, "int", 1, 64),
     ui.Param("heads", 8, "int", 1, 32),
-    ui.Param("head", 1, "int", 1, 32),
+    ui.Param("head", 5, "int", 1, 32),
     ui.Param("r1", 1.0, "float", 0.01, 10.0),
     ui.Param("r2", 1.0, "float", 0.01, 10.0),
     ui.Param("seed", 0, "int", 0, 99_999),
@@ -51,12 +51,15 @@ shape = dict(clip=s.clip, heads=s.heads, head=s.head, r1=s.r1, r2=s.r2, seed=s.s
 matrices = {kind: biases.bias(kind, biases.offsets(s.T), **shape) for kind in biases.KINDS}
 residuals = {kind: biases.offset_residual(m) for kind, m in matrices.items()}
 ui.headline("largest change along any diagonal, all five biases", f"{max(residuals.values()):g}")
-for kind, residual in residuals.items():
-    ui.badge(residual == 0, f"{LABELS[kind]}: depends only on j - i", f"{LABELS[kind]}: varies along a diagonal")
+for column, (kind, residual) in zip(st.columns(len(residuals)), residuals.items(), strict=True):
+    with column:
+        ui.badge(residual == 0, f"{LABELS[kind]}: only j - i", f"{LABELS[kind]}: varies along a diagonal")
 
 offsets = biases.offsets(2 * s.reach + 1)[s.reach]  # -reach .. reach
 frame = longcharts.bias_frame(offsets, {LABELS[k]: biases.bias(k, offsets, **shape) for k in biases.KINDS})
-ui.show_chart(longcharts.bias_chart(frame, title="bias against the offset j - i").to_dict(), frame, "biases")
+ui.show_chart(
+    longcharts.bias_chart(frame, title="bias against the offset j - i", height=260).to_dict(), frame, "biases"
+)
 
 st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
 columns = st.columns(3) + st.columns(3)

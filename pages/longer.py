@@ -43,13 +43,18 @@ with top:
     ui.headline(f"pairs {preset.label} slows", f"{changed} of {inv.size}")
 with side:
     st.caption(f"Source: {preset.source}")
-    for claim in (c for c in registry if c.page == "longer"):
-        ui.badge(claim.passed, f"#{claim.number} reproduced: {claim.statement}", f"#{claim.number} FAILS")
+    longer = [c for c in registry if c.page == "longer"]
+    for column, claim in zip(st.columns(len(longer)), longer, strict=True):
+        with column:
+            ui.badge(claim.passed, f"#{claim.number} reproduced", f"#{claim.number} FAILS")
+    ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
 
 divisors = longcharts.divisor_frame(scaling.divisors(preset))
 ui.show_chart(
     longcharts.divisor_chart(
-        divisors, title=f"how much each method slows each pair ({preset.original:,} -> {preset.extended:,} tokens)"
+        divisors,
+        title=f"how much each method slows each pair ({preset.original:,} -> {preset.extended:,} tokens)",
+        height=240,
     ).to_dict(),
     divisors,
     "rope-divisors",
