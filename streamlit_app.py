@@ -2,6 +2,9 @@
 
 import streamlit as st
 
+import ui
+
+ui.freeze_startup_heap()  # once per process: Streamlit's after-run garbage collection stops rescanning it
 st.set_page_config(page_title="posviz", page_icon=":material/explore:", layout="wide")
 
 pages = [

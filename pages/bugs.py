@@ -21,23 +21,21 @@ HINTS = {
     "start reset to 0": "Recognise it: generation with a cache stops matching a full recompute right after the prompt.",
     "off-by-one start": "Recognise it: the same drift, smaller; every new token sits one position too late.",
 }
-PARAMS = [
-    ui.Param("bug", "2i exponent", "choice", options=CHOICES),
-    ui.Param("length", 64, "int", 4, 512),
-    ui.Param("width", 32, "int", 4, 256, step=2),
-]
+P = ui.params(
+    ui.Param("bug", "2i exponent", "choice", options=CHOICES, label="mistake", widget="radio"),
+    ui.Param("length", 64, "int", 4, 512, label="positions"),
+    ui.Param("width", 32, "int", 4, 256, step=2, label="width d (even)"),
+)
 tables = st.cache_data(variants.table_with_checks, max_entries=16)
 generate = st.cache_data(generation.demo_generation, max_entries=8)
 
 st.title("Spot the bug")
 ui.intro("Each switch is a mistake found in real position-encoding code. The correct table is on the left.")
-ui.url_state(PARAMS)
+ui.url_state(P, page="bugs")
 s = st.session_state
 with st.sidebar:
-    st.radio("mistake", CHOICES, key="bug")
-    st.slider("positions", 4, 512, key="length")
-    st.slider("width d (even)", 4, 256, step=2, key="width")
-ui.sync_url(PARAMS)
+    ui.controls(P.values())
+ui.sync_url(P)
 
 st.subheader(s.bug)
 what = variants.BUGS.get(s.bug, "incremental generation with rotary embeddings")
@@ -56,7 +54,7 @@ if s.bug in START_BUGS:
     frame = pd.DataFrame(
         {"token": np.arange(24), "error": bad.errors, "phase": np.where(np.arange(24) < 6, "prefill", "one at a time")}
     )
-    ui.show_chart(charts.step_errors(frame, title="error per token with the bug"), frame, "bug-errors")
+    ui.show_chart(charts.step_errors, frame, name="bug-errors", title="error per token with the bug")
 else:
     (correct, good), (broken, bad) = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
     cols = st.columns(3)
@@ -88,9 +86,13 @@ else:
         with column:
             reduced = grids.block_mean(table, 16_384)
             ui.show_chart(
-                charts.grid_heatmap(
-                    reduced, title=title, row_title="position", col_title="dimension", value_title="pe", height=320
-                ),
+                charts.grid_heatmap,
                 charts.reduced_frame(reduced),
-                name,
+                name=name,
+                title=title,
+                subtitle=reduced.note,
+                row_title="position",
+                col_title="dimension",
+                value_title="pe",
+                height=320,
             )

@@ -6,13 +6,13 @@ import ui
 from posviz import lessons
 
 ui.page_setup()
-PARAMS = [
-    ui.Param("seed", 42, "int", 0, 99_999),
-    ui.Param("T", 6, "int", 2, 64),
-    ui.Param("C", 8, "int", 2, 64),
-    ui.Param("wscale", 0.5, "float", 0.0, 3.0),
-    ui.Param("shuffle_seed", 0, "int", 0, 99_999),
-]
+P = ui.params(
+    ui.Param("seed", 42, "int", 0, 99_999, widget="number"),
+    ui.Param("T", 6, "int", 2, 64, label="tokens T"),
+    ui.Param("C", 8, "int", 2, 64, label="width C"),
+    ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale"),
+    ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed (used when T is not 6)", widget="number"),
+)
 experiment = st.cache_data(lessons.order_experiment, max_entries=32)
 twins = st.cache_data(lessons.twin_experiment, max_entries=32)
 
@@ -23,15 +23,11 @@ ui.intro(
     "copies of one token get different outputs."
 )
 st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
-ui.url_state(PARAMS)
+ui.url_state(P, page="causal")
 s = st.session_state
 with st.sidebar:
-    st.number_input("seed", 0, 99_999, key="seed")
-    st.slider("tokens T", 2, 64, key="T")
-    st.slider("width C", 2, 64, key="C")
-    st.slider("weight scale", 0.0, 3.0, step=0.05, key="wscale")
-    st.number_input("shuffle seed (used when T is not 6)", 0, 99_999, key="shuffle_seed")
-ui.sync_url(PARAMS)
+    ui.controls(P.values())
+ui.sync_url(P)
 
 perm = lessons.LESSON_PERM if s.T == 6 else tuple(int(p) for p in lessons.shuffled(s.T, s.shuffle_seed))
 plain = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm)

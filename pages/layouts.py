@@ -8,11 +8,11 @@ import ui
 from posviz import charts, encodings, grids, variants
 
 ui.page_setup()
-PARAMS = [
-    ui.Param("length", 64, "int", 2, 1024),
-    ui.Param("width", 64, "int", 4, 1024, step=2),
-    ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0),
-]
+P = ui.params(
+    ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
+    ui.Param("width", 64, "int", 4, 1024, step=2, label="width d (even)", widget="number"),
+    ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
+)
 compare = st.cache_data(variants.compare_layouts, max_entries=8)
 
 st.title("Layouts: the same code in a different order")
@@ -23,13 +23,11 @@ ui.intro(
     "Each pair of layouts is equal after one fixed permutation of the dimensions. The one real numeric "
     "difference is tensor2tensor's choice of frequencies."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="layouts")
 s = st.session_state
 with st.sidebar:
-    st.number_input("length T", 2, 1024, key="length")
-    st.number_input("width d (even)", 4, 1024, step=2, key="width")
-    st.number_input("base", 2.0, 10_000_000.0, step=1000.0, key="base", format="%.0f")
-ui.sync_url(PARAMS)
+    ui.controls(P.values())
+ui.sync_url(P)
 
 r = compare(s.length, s.width, s.base)
 a, b, c = st.columns(3)
@@ -51,11 +49,15 @@ for column, table, title, name in (
     with column:
         reduced = grids.block_mean(table, 16_384)
         ui.show_chart(
-            charts.grid_heatmap(
-                reduced, title=title, row_title="position", col_title="dimension", value_title="pe", height=300
-            ),
+            charts.grid_heatmap,
             charts.reduced_frame(reduced),
-            name,
+            name=name,
+            title=title,
+            subtitle=reduced.note,
+            row_title="position",
+            col_title="dimension",
+            value_title="pe",
+            height=300,
         )
 
 pairs = np.arange(s.width // 2)
@@ -69,16 +71,14 @@ freq = pd.DataFrame(
     }
 )
 ui.show_chart(
-    charts.lines(
-        freq,
-        x="pair",
-        y="frequency",
-        color="formula",
-        title="frequency of each pair",
-        x_title="pair i",
-        y_title="radians per position (log)",
-        log_y=True,
-    ),
+    charts.lines,
     freq,
-    "frequencies",
+    name="frequencies",
+    x="pair",
+    y="frequency",
+    color="formula",
+    title="frequency of each pair",
+    x_title="pair i",
+    y_title="radians per position (log)",
+    log_y=True,
 )

@@ -9,13 +9,14 @@ from posviz import charts, grids, lessons, minilm
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
-PARAMS = [
-    ui.Param("s1", "dog bites man", "text"),
-    ui.Param("s2", "man bites dog", "text"),
-    ui.Param("head", 1, "int", 1, 12),
-    ui.Param("scale", 1.0, "choice", options=STEPS),
-    ui.Param("token", "man", "text", max_len=60),
-]
+P = ui.params(
+    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
+    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
+    ui.Param("head", 1, "int", 1, 12, label="attention head"),
+    ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",
+             widget="select_slider"),
+    ui.Param("token", "man", "text", max_len=60, label="token in both sentences"),
+)  # fmt: skip
 table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
@@ -27,13 +28,11 @@ ui.intro(
     "Training gave position 0 a long vector of its own and made neighbouring rows similar: a smooth code "
     "of position, found without any formula. Remove the rows and the model is as order-blind as the toy."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="minilm")
 s = st.session_state
 with st.sidebar:
-    st.text_input(f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)", key="s1", max_chars=ui.MAX_TEXT)
-    st.text_input(f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)", key="s2", max_chars=ui.MAX_TEXT)
-    st.slider("attention head", 1, 12, key="head")
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("s1", "s2", "head"))
+ui.sync_url(P)
 
 pos = table()
 st.subheader("The learned position table")
@@ -62,11 +61,14 @@ with left:
 with right:
     norms = pd.DataFrame({"position": np.arange(len(pos.norms)), "norm": pos.norms})
     ui.show_chart(
-        charts.lines(
-            norms, x="position", y="norm", title="norm of each position row", x_title="position", y_title="‖p_t‖"
-        ),
+        charts.lines,
         norms,
-        "minilm-norms",
+        name="minilm-norms",
+        x="position",
+        y="norm",
+        title="norm of each position row",
+        x_title="position",
+        y_title="‖p_t‖",
     )
     gaps = np.arange(1, len(pos.norms))
     profile = pd.DataFrame(
@@ -77,18 +79,16 @@ with right:
         }
     )
     ui.show_chart(
-        charts.lines(
-            profile,
-            x="distance",
-            y="cosine",
-            color="table",
-            log_x=True,
-            title="median cosine of positions k apart",
-            x_title="k (log)",
-            y_title="cosine",
-        ),
+        charts.lines,
         profile,
-        "minilm-cosine-profile",
+        name="minilm-cosine-profile",
+        x="distance",
+        y="cosine",
+        color="table",
+        log_x=True,
+        title="median cosine of positions k apart",
+        x_title="k (log)",
+        y_title="cosine",
     )
 left, right = st.columns(2)
 with left:
@@ -111,8 +111,8 @@ with right:
     )
 
 st.subheader("The two sentences through the real first layer")
-text1 = ui.capped_sentence(s.s1, "Sentence 1", PARAMS[0].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", PARAMS[1].default)
+text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
+text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
 result = pair(text1, text2, s.scale)
 for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2")):
     if tokens.unknown:
@@ -120,17 +120,15 @@ for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2"
     if tokens.truncated:
         ui.note(f"{label} is longer than {minilm.MAX_TOKENS} tokens; the rest is cut.")
 st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
-st.select_slider(
-    "scale of the position rows (1 = the trained model)", STEPS, key="scale", format_func=lambda v: f"{v:g}"
-)
+ui.control(P["scale"])
 shared = result.shared_tokens()
 if not shared:
     ui.note("The sentences share no token, so there is no word to compare; try the defaults.")
     st.stop()
 if s.token not in shared:
     s.token = shared[0]
-token = st.selectbox("token in both sentences", shared, key="token")
-ui.sync_url(PARAMS)
+token = ui.control(P["token"], kind="choice", options=shared)
+ui.sync_url(P)
 
 plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
 a, b = st.columns(2)
@@ -159,8 +157,10 @@ for weights, tokens, name in (
 
 scales, distances = curve(text1, text2, token)
 frame = pd.DataFrame({"scale": scales[1:], "distance": distances[1:]})
-chart = charts.lines(
-    frame,
+point = charts.point_frame(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}")
+ui.show_chart(
+    *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
+    name="minilm-distance",
     x="scale",
     y="distance",
     log_x=True,
@@ -170,7 +170,4 @@ chart = charts.lines(
     x_title="scale of the position rows (log)",
     y_title="max abs difference (log)",
 )
-if s.scale > 0:
-    chart = charts.layer(chart, charts.marker(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}"))
-ui.show_chart(chart, frame, "minilm-distance")
 st.caption(f"At scale 0 the distance is {distances[0]:.2g}; the log axes start at 1e-4.")

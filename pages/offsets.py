@@ -13,14 +13,16 @@ BUG_LABELS = {
     "reset": "bug: every new token at position 0",
     "off_by_one": "bug: token t at position t + 1",
 }
-PARAMS = [
-    ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES),
-    ui.Param("bug", "none", "choice", options=generation.BUGS),
-    ui.Param("T", 16, "int", 2, 64),
-    ui.Param("prefill", 4, "int", 1, 64),
-    ui.Param("C", 8, "int", 2, 64, step=2),
-    ui.Param("seed", 0, "int", 0, 99_999),
-]
+P = ui.params(
+    ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES, label="position scheme", widget="horizontal"),
+    ui.Param(
+        "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
+    ),
+    ui.Param("T", 16, "int", 2, 64, label="tokens T"),
+    ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
+    ui.Param("C", 8, "int", 2, 64, step=2, label="width C (even)"),
+    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+)
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
 st.title("Start offsets in incremental generation")
@@ -30,19 +32,16 @@ ui.intro(
     "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
     "the outputs drift, silently."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="offsets")
 s = st.session_state
 with st.sidebar:
-    st.radio("position scheme", generation.SCHEMES, key="scheme", horizontal=True)
-    st.radio("new tokens get", generation.BUGS, key="bug", format_func=BUG_LABELS.get)
-    st.slider("tokens T", 2, 64, key="T")
+    ui.controls(P[k] for k in ("scheme", "bug", "T"))
     if s.prefill > s.T:
         ui.note(f"The prefill cannot be longer than the {s.T} tokens; using {s.T}.")
         s.prefill = s.T
-    st.slider("prefill (prompt length)", 1, s.T, key="prefill")
-    st.slider("width C (even)", 2, 64, step=2, key="C")
-    st.number_input("seed", 0, 99_999, key="seed")
-ui.sync_url(PARAMS)
+    ui.control(P["prefill"], hi=s.T)
+    ui.controls(P[k] for k in ("C", "seed"))
+ui.sync_url(P)
 
 result = run(seed=s.seed, length=s.T, width=s.C, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
 errors = result.errors
@@ -68,9 +67,10 @@ with right:
         }
     )
     ui.show_chart(
-        charts.step_errors(frame, title="error of each token's output against a full recompute"),
+        charts.step_errors,
         frame,
-        "generation-errors",
+        name="generation-errors",
+        title="error of each token's output against a full recompute",
     )
 
 # --- Attention sinks (StreamingLLM 3.2); issue 15. Logic in posviz.sinks; keys prefixed sink_ to stay apart.

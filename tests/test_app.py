@@ -362,3 +362,12 @@ def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_driftin
     ok(at)
     values = headline_values(at)
     assert float(values[-2]) < 1e-9 < float(values[-1])
+
+
+def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on():
+    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it must fail here."""
+    import ui
+
+    owner, flag = ui.legacy_pages_flag()
+    assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
+    assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
