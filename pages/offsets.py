@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation, longcharts, sinks
+from posviz import charts, generation, longviews, sinks
 
 ui.page_setup()
 BUG_LABELS = {
@@ -23,6 +23,14 @@ P = ui.params(
     ui.Param("C", 8, "int", 2, 64, step=2, label="width C (even)"),
     ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
 )
+# The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
+SINK_P = ui.params(
+    ui.Param("sink_T", 24, "int", 2, 64, label="tokens"),
+    ui.Param("sinks", 4, "int", 0, 16, label="sink tokens kept"),
+    ui.Param("window", 4, "int", 1, 32, label="recent window (with the new token)"),
+    ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert"), label="compare with",
+             widget="radio", names=longviews.SINK_NAMES),
+)  # fmt: skip
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
 st.title("Start offsets in incremental generation")
@@ -32,7 +40,7 @@ ui.intro(
     "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
     "the outputs drift, silently."
 )
-ui.url_state(P, page="offsets")
+ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 s = st.session_state
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))
@@ -73,18 +81,7 @@ with right:
         title="error of each token's output against a full recompute",
     )
 
-# --- Attention sinks (StreamingLLM 3.2); issue 15. Logic in posviz.sinks; keys prefixed sink_ to stay apart.
-SINK_LABELS = {
-    "cache": "positions inside the cache (StreamingLLM)",
-    "original": "bug: each token keeps its original position",
-    "rotated_at_insert": "bug: keys rotated once, when cached",
-}
-SINK_PARAMS = [
-    ui.Param("sink_T", 24, "int", 2, 64),
-    ui.Param("sinks", 4, "int", 0, 16),
-    ui.Param("window", 4, "int", 1, 32),
-    ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert")),
-]
+# --- Attention sinks: numbers and frames from posviz.longviews.
 sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
 st.subheader("Attention sinks: a rolling cache that keeps the first tokens")
 ui.intro(
@@ -93,24 +90,25 @@ ui.intro(
     "are cached before rotation and rotated again at each step. The reference below recomputes attention over "
     "the kept tokens at positions 0..n-1 from scratch."
 )
-ui.url_state(SINK_PARAMS)
 left, right = st.columns([1, 2])
 with left:
-    st.slider("tokens", 2, 64, key="sink_T")
-    st.slider("sink tokens kept", 0, 16, key="sinks")
-    st.slider("recent window (with the new token)", 1, 32, key="window")
-    st.radio("compare with", ("original", "rotated_at_insert"), key="sink_bug", format_func=SINK_LABELS.get)
-ui.sync_url(SINK_PARAMS)
+    ui.controls(SINK_P.values())
+ui.sync_url(SINK_P)
 ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.C, sinks=s.sinks, window=s.window, positions=way)
         for way in ("cache", s.sink_bug)}  # fmt: skip
+bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
 with left:
     ui.headline("max error, re-indexed cache", f"{ways['cache'].errors.max():.3g}")
-    ui.headline("max error, " + SINK_LABELS[s.sink_bug].removeprefix("bug: "), f"{ways[s.sink_bug].errors.max():.3g}")
-    ui.badge(ways["cache"].errors.max() < 1e-9, "re-indexed cache = recompute over the kept tokens", "cache drifts")
+    ui.headline(f"max error, {bug_name}", f"{ways[s.sink_bug].errors.max():.3g}")
+    ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
 with right:
-    sink_frame = longcharts.errors_frame({SINK_LABELS[w]: r.errors for w, r in ways.items()})
     ui.show_chart(
-        longcharts.grouped_errors(sink_frame, title="error of each step against the recompute").to_dict(),
-        sink_frame,
-        "sink-errors",
+        charts.grouped_bars,
+        longviews.sink_errors_frame(ways),
+        name="sink-errors",
+        x="token",
+        y="error",
+        group="way",
+        title="error of each step against the recompute",
+        y_title="max abs difference",
     )
