@@ -30,6 +30,11 @@ SINK_NAMES = {
     "original": "bug: each token keeps its original position",
     "rotated_at_insert": "bug: keys rotated once, when cached",
 }
+SINK_SERIES = {
+    "cache": "positions in the cache",
+    "original": "original positions",
+    "rotated_at_insert": "keys rotated once",
+}
 DECAY_BASES = (10_000.0, 500_000.0)
 
 
@@ -193,11 +198,11 @@ def bias_frame(reach: int, **shape: object) -> pd.DataFrame:
 
 
 def sink_errors_frame(results: Mapping[str, sinks.StreamingResult]) -> pd.DataFrame:
-    """Error of each step for each way of giving positions: columns token, error, way (its display name).
+    """Error of each step for each way of giving positions: columns token, error, way (its short name).
 
     Returns: (len(results) * T) rows
     """
-    series = {SINK_NAMES[w]: r.errors for w, r in results.items()}
+    series = {SINK_SERIES[w]: r.errors for w, r in results.items()}
     tokens = np.arange(len(next(iter(results.values())).errors))
     return charts.series_frame(tokens, series, x_name="token", y_name="error", group="way")
 

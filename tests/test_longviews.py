@@ -85,6 +85,6 @@ def test_the_reindexed_sink_cache_is_exact_and_original_positions_are_not():
     assert longviews.sink_exact(ways["cache"])
     assert not longviews.sink_exact(ways["original"])
     frame = longviews.sink_errors_frame(ways)
-    assert set(frame["way"]) == {longviews.SINK_NAMES["cache"], longviews.SINK_NAMES["original"]}
-    np.testing.assert_array_equal(frame[frame["way"] == longviews.SINK_NAMES["original"]]["error"],
+    assert set(frame["way"]) == {"positions in the cache", "original positions"}
+    np.testing.assert_array_equal(frame[frame["way"] == "original positions"]["error"],
                                   ways["original"].errors)  # fmt: skip
