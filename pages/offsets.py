@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, verdicts
+from posviz import charts, frames, generation, longviews, sinks, verdicts
 
 ui.page_setup()
 BUG_LABELS = {
@@ -21,6 +21,14 @@ P = ui.params(
     ui.Param("C", 8, "int", 2, 64, step=2, label="width C (even)"),
     ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
 )
+# The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
+SINK_P = ui.params(
+    ui.Param("sink_T", 24, "int", 2, 64, label="tokens"),
+    ui.Param("sinks", 4, "int", 0, 16, label="sink tokens kept"),
+    ui.Param("window", 4, "int", 1, 32, label="recent window (with the new token)"),
+    ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert"), label="compare with",
+             widget="radio", names=longviews.SINK_NAMES),
+)  # fmt: skip
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
 st.title("Start offsets in incremental generation")
@@ -30,7 +38,7 @@ ui.intro(
     "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
     "the outputs drift, silently."
 )
-ui.url_state(P, page="offsets")
+ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 s = st.session_state
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))
@@ -61,4 +69,36 @@ with right:
         frame,
         name="generation-errors",
         title="error of each token's output against a full recompute",
+    )
+
+# --- Attention sinks: numbers and frames from posviz.longviews.
+sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
+st.subheader("Attention sinks: a rolling cache that keeps the first tokens")
+ui.intro(
+    "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
+    "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
+    "are cached before rotation and rotated again at each step. The reference below recomputes attention over "
+    "the kept tokens at positions 0..n-1 from scratch."
+)
+left, right = st.columns([1, 2])
+with left:
+    ui.controls(SINK_P.values())
+ui.sync_url(SINK_P)
+ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.C, sinks=s.sinks, window=s.window, positions=way)
+        for way in ("cache", s.sink_bug)}  # fmt: skip
+bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
+with left:
+    ui.headline("max error, re-indexed cache", f"{ways['cache'].errors.max():.3g}")
+    ui.headline(f"max error, {bug_name}", f"{ways[s.sink_bug].errors.max():.3g}")
+    ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
+with right:
+    ui.show_chart(
+        charts.grouped_bars,
+        longviews.sink_errors_frame(ways),
+        name="sink-errors",
+        x="token",
+        y="error",
+        group="way",
+        title="error of each step against the recompute",
+        y_title="max abs difference",
     )

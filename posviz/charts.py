@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import altair as alt
@@ -198,9 +198,13 @@ def lines(
     log_x: bool = False,
     log_y: bool = False,
     points: bool = False,
+    steps: bool = False,
     height: int = 280,
 ) -> alt.Chart:
-    """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis."""
+    """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
+
+    `steps` draws each value flat until the next x (for tables that are piecewise constant).
+    """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
         "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log" if log_x else "linear")),
@@ -212,7 +216,7 @@ def lines(
     zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
     return (
         alt.Chart(curve, title=_title(title), height=height)
-        .mark_line(point=points)
+        .mark_line(point=points, interpolate="step-after" if steps else alt.Undefined)
         .encode(**encoding, tooltip=tooltip)
         .add_params(zoom)
     )
@@ -461,6 +465,23 @@ def vectors_frame(vectors: Sequence[np.ndarray], names: Sequence[str]) -> pd.Dat
             "component": np.tile(np.arange(width), len(vectors)),
             "vector": np.repeat(list(names), width),
             "value": np.concatenate([np.asarray(v, dtype=float) for v in vectors]),
+        }
+    )
+
+
+def series_frame(
+    x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str = "x", y_name: str = "y", group: str = "curve"
+) -> pd.DataFrame:
+    """Long-form rows (x_name, y_name, group) of named series sharing the x values, one group per name."""
+    x = np.asarray(x)
+    ys = [np.asarray(y, dtype=float) for y in series.values()]
+    if any(y.shape != x.shape for y in ys):
+        raise ValueError(f"every series must have x's shape {x.shape}, got {[y.shape for y in ys]}")
+    return pd.DataFrame(
+        {
+            x_name: np.tile(x, len(ys)),
+            y_name: np.concatenate(ys) if ys else np.array([], dtype=float),
+            group: np.repeat(list(series), x.size),
         }
     )
 

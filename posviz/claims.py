@@ -1,7 +1,9 @@
-"""The registry of the lessons' verified claims: expected value, reproduced value, verdict.
+"""The registry of verified claims: expected value, reproduced value, verdict.
 
-Expected values are the lessons' published numbers (measured with numpy 2.4); every
-reproduced value is computed here, live, by the experiments in `posviz.lessons`.
+Claims 1-11: expected values are the lessons' published numbers (measured with numpy 2.4); every
+reproduced value is computed here, live, by the experiments in `posviz.lessons`. Claims 12 on come
+from the methods' papers and reference code (named in each claim's `source`), reproduced by
+`posviz.scaling` from the formulas.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 
 from posviz.encodings import sinusoidal
 from posviz.lessons import order_experiment, sentence_experiment, twin_experiment
+from posviz.scaling import PRESETS, decay_bound, default_inv_freq, dynamic_base, llama3_masks, yarn_correction_range
 
 DEFAULT_TOLERANCE = 1e-9
 
@@ -46,13 +49,23 @@ class Check:
 
 @dataclass(frozen=True)
 class Claim:
-    """A numbered claim of one lesson, its checks, and the app page that shows it."""
+    """A numbered claim, its checks, and the app page that shows it.
+
+    lesson: the lesson it comes from ("000", ...), or "" for a claim from a paper or reference code,
+    which then names it in `source`.
+    """
 
     number: int
     lesson: str
     statement: str
     checks: tuple[Check, ...]
     page: str
+    source: str = ""
+
+    @property
+    def origin(self) -> str:
+        """Where the expected values come from: "lesson 000", or the paper / reference code."""
+        return self.source or f"lesson {self.lesson}"
 
     @property
     def passed(self) -> bool:
@@ -169,13 +182,63 @@ def _lesson_003() -> list[Claim]:
     ]
 
 
+def _longer_contexts() -> list[Claim]:
+    llama = PRESETS["llama3.1-8b"]
+    inv, _ = llama.inv_freq()
+    kept, smoothed, divided = (int(m.sum()) for m in llama3_masks(default_inv_freq(128, 500_000.0), llama.params))
+    low, high = yarn_correction_range(128, 10_000.0, 4096)
+    _, yarn_attention = PRESETS["yarn-reference"].inv_freq()
+    code = "transformers modeling_rope_utils.py"
+
+    def one(n: int, statement: str, checks: tuple[Check, ...], source: str) -> Claim:
+        return Claim(n, "", statement, checks, "longer", source)
+
+    return [
+        one(
+            12,
+            "Llama 3.1 8B (theta 500000, d 128, llama3: factor 8, low 1, high 4, original 8192): 29 pairs kept, "
+            "6 smoothed, 29 divided by 8",
+            (
+                Check("pairs kept", 29, kept, "equal"),
+                Check("pairs smoothed", 6, smoothed, "equal"),
+                Check("pairs divided", 29, divided, "equal"),
+                Check("sum of inv_freq", 5.3860582, float(inv.sum()), tolerance=5e-8),
+            ),
+            f"{code}, _compute_llama3_parameters",
+        ),
+        one(
+            13,
+            "YaRN, d 128, theta 10000, original 4096: correction range (20, 46); attention factor at factor 4",
+            (
+                Check("low pair", 20, low, "equal"),
+                Check("high pair", 46, high, "equal"),
+                Check("attention factor", 1.138629, yarn_attention, tolerance=5e-7),
+            ),
+            f"YaRN (Peng et al. 2023); {code}, _compute_yarn_parameters",
+        ),
+        one(
+            14,
+            "Dynamic NTK, d 128, theta 10000, factor 2, max 2048: at length 4096 the base is 30527.74",
+            (Check("base", 30527.74, dynamic_base(10_000.0, 128, 2.0, 2048, 4096), tolerance=5e-3),),
+            f"{code}, _compute_dynamic_ntk_parameters",
+        ),
+        one(
+            15,
+            "RoPE's long-term decay bound (1/(d/2)) sum_j |S_j| is (d/2 + 1)/2 at distance 0: 32.5 for d 128",
+            (Check("bound at distance 0", 32.5, float(decay_bound([0], 128)[0]), tolerance=1e-12),),
+            "RoFormer (Su et al. 2021), section 3.4.3",
+        ),
+    ]
+
+
 def claims() -> list[Claim]:
-    """Every verified claim of the three lessons, numbered as in the project's issue, reproduced now."""
-    return sorted(_lesson_000() + _lesson_002() + _lesson_003(), key=lambda c: c.number)
+    """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
+    reference code's (12 on), reproduced now."""
+    return sorted(_lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts(), key=lambda c: c.number)
 
 
 def _fmt(value: float | bool) -> str:
-    return str(value) if isinstance(value, bool) else repr(float(value))
+    return str(value) if isinstance(value, bool | int) else repr(float(value))
 
 
 def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
@@ -187,6 +250,7 @@ def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
                 {
                     "claim": claim.number,
                     "lesson": claim.lesson,
+                    "source": claim.origin,
                     "statement": claim.statement,
                     "check": check.label,
                     "expected": _fmt(check.expected),

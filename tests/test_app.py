@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import posviz
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +46,10 @@ def test_router_runs_without_an_exception():
 
 def test_overview_shows_every_claim_passing():
     at = page("overview")
-    assert headline_values(at)[0] == "11 of 11"
+    total = len(posviz.claims())
+    assert headline_values(at)[0] == f"{total} of {total}"
     table = at.dataframe[0].value
-    assert sorted(set(table["claim"])) == list(range(1, 12))
+    assert sorted(set(table["claim"])) == list(range(1, total + 1))
     assert set(table["pass"]) == {"✅ pass"}
 
 
@@ -327,6 +329,38 @@ def test_sidebar_move_between_pages_sharing_keys_gives_defaults(start, target, T
     at.slider(key="T").set_value(7).run()  # the new page's controls still work and stay
     at.switch_page(f"pages/{target}.py").run()
     assert at.slider(key="T").value == 7
+
+
+def test_longer_page_reproduces_the_reference_values_live_at_the_presets():
+    at = page("longer")
+    ok(at)
+    assert headline_values(at)[0] == "35 of 64"  # Llama 3.1: 29 pairs kept unchanged
+    text = markdown(at)
+    assert "claims #12, #13, #14, #15 reproduced" in text
+    assert "FAIL" not in text
+    assert "32.5" in headline_values(at)
+
+
+@pytest.mark.parametrize(("preset", "changed"), [("linear-4k-8k", "64 of 64"), ("neox-partial", "0 of 12")])
+def test_longer_page_counts_the_pairs_each_preset_slows(preset, changed):
+    at = page("longer", preset=preset)
+    ok(at)
+    assert headline_values(at)[0] == changed
+    assert "Source:" in "\n".join(c.value for c in at.caption)
+
+
+def test_biases_page_shows_every_bias_depends_only_on_the_offset():
+    at = page("biases", T="20", clip="2")
+    ok(at)
+    assert headline_values(at)[0] == "0"
+    assert "all 5 depend only on j - i" in markdown(at)
+
+
+def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_drifting():
+    at = page("offsets")
+    ok(at)
+    values = headline_values(at)
+    assert float(values[-2]) < 1e-9 < float(values[-1])
 
 
 def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on():

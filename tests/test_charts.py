@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from posviz import charts, grids, images
+from posviz import charts, grids, images, longviews, scaling, sinks
 
 
 def bound(builder, *frames, **shape):
@@ -49,6 +49,34 @@ def every_chart():
                          dict(x="component", y="value", group="vector", title="t", y_title="out")),
         "trajectory": (charts.trajectory, [path], dict(title="pair")),
         "step_errors": (charts.step_errors, [steps], dict(title="steps")),
+        **longer_charts(),
+    }  # fmt: skip
+
+
+def longer_charts():
+    """The Longer contexts, Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
+    preset = scaling.PRESETS["llama3.1-8b"]
+    view = longviews.scaled(preset)
+    scores = longviews.score_frame(view, 0, points=50)
+    decay = longviews.decay(512, 16, 0, points=20)
+    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    log_points = dict(log_y=True, points=True)
+    windows = [longviews.wavelength_frame(view), longviews.window_levels(preset)]
+    decay_shape = dict(x="distance", y="value", color="curve", title="bound", x_title="m", y_title="avg")
+    return {
+        "divisors": (charts.lines, [longviews.divisor_frame(preset)],
+                     dict(x="pair", y="divisor", color="method", title="8,192 -> 131,072", x_title="pair",
+                          y_title="divided by", height=240, **log_points)),
+        "wavelengths": (charts.lines_with_reference, windows,
+                        dict(x="pair", y="wavelength", color="rope", title="w", x_title="pair", y_title="tokens",
+                             **log_points)),
+        "scores": (charts.lines_marked, [scores, longviews.window_point(view, scores)],
+                   dict(x="distance", y="score", color="curve", title="s", x_title="m", y_title="q R q")),
+        "decay": (charts.lines, [decay.bound], decay_shape),
+        "biases": (charts.lines, [longviews.bias_frame(20)],
+                   dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
+        "sink errors": (charts.grouped_bars, [longviews.sink_errors_frame(ways)],
+                        dict(x="token", y="error", group="way", title="e", y_title="max abs difference")),
     }  # fmt: skip
 
 
@@ -209,3 +237,18 @@ def test_palette_stops_are_vegas_schemes():
         rendered = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in extract.sample(scheme)])
         stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops])
         assert np.abs(rendered - stored).max() <= 2
+
+
+def test_steps_draw_lines_flat_until_the_next_x():
+    frame = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 2.0]})
+    shape = dict(x="x", y="y", title="t", x_title="x", y_title="y")
+    assert units(bound(charts.lines, frame, steps=True, **shape))[0][0]["mark"]["interpolate"] == "step-after"
+    assert "interpolate" not in units(bound(charts.lines, frame, **shape))[0][0]["mark"]
+
+
+def test_series_frame_puts_each_named_series_under_its_x_values():
+    frame = charts.series_frame(np.array([5, 6]), {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])},
+                                x_name="pair", y_name="v", group="g")  # fmt: skip
+    assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
+    with pytest.raises(ValueError, match="shape"):
+        charts.series_frame(np.arange(3), {"a": np.zeros(2)})
