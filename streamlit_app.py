@@ -9,9 +9,12 @@ ui.freeze_startup_heap()  # once per process: Streamlit's after-run garbage coll
 sidebar = "collapsed" if ui.presenter() else "auto"
 st.set_page_config(page_title="posviz", page_icon=":material/explore:", layout="wide", initial_sidebar_state=sidebar)
 
+# The default page is served at "/" and its url_path is not a route of its own (a link to it would open
+# "Page not found"). So "/" is a hidden copy of the overview, and the listed Overview has its own /overview.
+home = st.Page("pages/overview.py", title="Overview", url_path="home", default=True, visibility="hidden")
 pages = [
     st.Page("pages/lecture.py", title="Lecture", icon=":material/co_present:", url_path="lecture"),
-    st.Page("pages/overview.py", title="Overview", icon=":material/home:", url_path="overview", default=True),
+    st.Page("pages/overview.py", title="Overview", icon=":material/home:", url_path="overview"),
     st.Page("pages/order.py", title="Order blindness", icon=":material/shuffle:", url_path="order"),
     st.Page("pages/sinusoids.py", title="Sinusoids", icon=":material/waves:", url_path="sinusoids"),
     st.Page("pages/attention.py", title="Before and after position", icon=":material/grid_on:", url_path="attention"),
@@ -25,7 +28,7 @@ pages = [
     st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
     st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
 ]
-page = st.navigation({"The lessons": pages[:6], "Beyond the lessons": pages[6:]})
+page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]})
 st.sidebar.toggle(
     "Presenter mode",
     key="presenter",

@@ -18,6 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from posviz import charts, grids, images
+from posviz.display import number
 
 MAX_TEXT = 300
 MAX_WORDS = 64
@@ -93,6 +94,7 @@ class Param:
     names: Mapping[object, str] | None = None
     number_format: str | None = None  # printf-style, for a number box ("%.0f")
     nudge: float | None = None  # a number box's +/- step where it is not a constraint (an int's `step` is)
+    aliases: tuple[str, ...] = ()  # older URL keys for the same control: read when `key` is absent, then replaced
 
     def parse(self, raw: str) -> object:
         """The value a URL string stands for, or ValueError saying what was expected."""
@@ -214,21 +216,25 @@ def url_state(params: Iterable[Param], *, page: str) -> None:
         if p.key in st.session_state and not arrived:
             continue
         value = p.default
-        raw = st.query_params.get(p.key)
+        key = next((k for k in (p.key, *p.aliases) if k in st.query_params), p.key)
+        raw = st.query_params.get(key)
         if raw is not None:
             try:
                 value = p.parse(raw)
             except ValueError as error:
-                problems.append(f"{p.key}={_short(raw)!r}: {error}; using {p.format(p.default)}")
+                problems.append(f"{key}={_short(raw)!r}: {error}; using {p.format(p.default)}")
         st.session_state[p.key] = value
     if problems:
         note("Some link settings were not understood and fell back to defaults:\n" + "\n".join(problems))
 
 
 def sync_url(params: Iterable[Param]) -> None:
-    """Write every non-default control value into the URL so the view can be shared."""
+    """Write every non-default control value into the URL so the view can be shared (old alias keys go)."""
     params = _each(params)
     for p in params:
+        for alias in p.aliases:
+            if alias in st.query_params:
+                del st.query_params[alias]
         value = st.session_state.get(p.key, p.default)
         if value == p.default or value is None:  # None: a segmented control with nothing picked
             if p.key in st.query_params:
@@ -262,6 +268,11 @@ def presenter() -> bool:
     return st.query_params.get("presenter", "").lower() in ("true", "1")
 
 
+def fit(normal: int, presenting: int) -> int:
+    """A chart height for this mode: `presenting` pixels in presenter mode, so the chart fits a 720 px screen."""
+    return presenting if presenter() else normal
+
+
 def intro(text: str) -> None:
     """Explanatory prose, hidden in presenter mode to leave room for charts."""
     if not presenter():
@@ -289,9 +300,14 @@ def claim(text: str) -> None:
     )
 
 
-def badge(ok: bool, yes: str, no: str) -> None:
-    """A green or orange badge with the verdict in words."""
-    st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
+def badge(ok: bool, yes: str, no: str, *, state: bool = False) -> None:
+    """The verdict in words. Green with a check when `ok`: the outcome the experiment sets out to show, or a
+    check that passes; orange (`no`) only for a problem. `state=True`: a state the controls set, good either
+    way (np.allclose at a chosen scale, a difference the page describes), in blue."""
+    if state:
+        st.badge(yes if ok else no, color="blue", icon=":material/info:")
+    else:
+        st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
 
 
 def headline(label: str, value: str, help_text: str | None = None) -> None:
@@ -362,11 +378,17 @@ def matrix_chart(
     annotate_cols: int = 6,
     row_offset: int = 0,
     col_offset: int = 0,
+    note: str | None = None,
 ) -> None:
-    """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large."""
+    """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large.
+
+    `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
+    """
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                   value_title=value_title, height=height)  # fmt: skip
+    if note is not None:
+        common["note"] = note
     if rows * cols <= SMALL_CELLS and cols <= 24:
         frame = charts.matrix_frame(
             m,
@@ -430,7 +452,7 @@ def show_image(
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     st.markdown(
         "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
-        + "".join(f"<span>{t:g}</span>" for t in ticks)
+        + "".join(f"<span>{number(t)}</span>" for t in ticks)
         + f"</div><div style='text-align:center;font-size:0.9rem;opacity:0.75'>{html.escape(value_title)}</div>",
         unsafe_allow_html=True,
     )

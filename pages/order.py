@@ -5,25 +5,27 @@ import streamlit as st
 import posviz
 import ui
 from posviz import lessons, parsing
+from posviz.display import number, zero_note
 
 KINDS = posviz.POSITION_KINDS
 ui.page_setup()
 P = ui.params(
     ui.Param("seed", 42, "int", 0, 99_999, widget="number", help="RandomState seed for X, then w_q, w_k, w_v"),
     ui.Param("T", 6, "int", 2, 256, label="tokens T"),
-    ui.Param("C", 8, "int", 2, 256, step=2, label="width C (even)", help="even, so sinusoids and rotary have pairs"),
+    ui.Param("d", 8, "int", 2, 256, step=2, label="width d (even)", help="even, so sinusoids and rotary have pairs",
+             aliases=("C",)),
     ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale"),
-    ui.Param("perm_mode", "typed", "choice", options=("typed", "shuffle"), label="permutation", widget="horizontal"),
-    ui.Param("perm", "3 0 5 1 4 2", "text", max_len=1200, label="perm (0..T-1, each once)"),
+    ui.Param("perm_mode", "typed", "choice", options=("typed", "shuffle"), label="permutation P", widget="horizontal"),
+    ui.Param("perm", "3 0 5 1 4 2", "text", max_len=1200, label="P (0..T-1, each once)"),
     ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed", widget="number"),
-    ui.Param("position", "none", "choice", options=KINDS, label="position signal"),
+    ui.Param("position", "ramp", "choice", options=KINDS, label="position signal E (compared with none)"),
     ui.Param("pscale", 0.6, "float", 0.0, 3.0, step=0.05, label="position scale"),
     ui.Param("causal", False, "bool", label="causal mask"),
     ui.Param("forget", False, "bool", label="1: forget to reorder the reference"),
     ui.Param("offset", False, "bool", label="2: constant offset 0.6 instead"),
-    ui.Param("first", 0, "int", 0, 255, label="first slot", widget="number"),
-    ui.Param("second", 4, "int", 0, 255, label="second slot", widget="number"),
-)
+    ui.Param("first", 0, "int", 0, 255, label="first copy at position", widget="number"),
+    ui.Param("second", 4, "int", 0, 255, label="second copy at position", widget="number"),
+)  # fmt: skip
 experiment = st.cache_data(lessons.order_experiment, max_entries=64)
 twins = st.cache_data(lessons.twin_experiment, max_entries=64)
 
@@ -31,13 +33,13 @@ st.title("Order blindness")
 ui.intro(
     "Shuffle the input tokens, run one attention head, and compare with the original output shuffled "
     "the same way. Without position the two agree to the last bit: attention treats its input as a set. "
-    "Add a vector that differs per position (the position vectors stay in their slots while the tokens "
-    "move) and the agreement breaks."
+    "Add a vector that differs per position (the position vectors stay in their places while the tokens "
+    "move) and the agreement breaks. The page runs both, side by side."
 )
 ui.url_state(P, page="order")
 s = st.session_state
 with st.sidebar:
-    ui.controls(P[k] for k in ("seed", "T", "C", "wscale", "perm_mode"))
+    ui.controls(P[k] for k in ("seed", "T", "d", "wscale", "perm_mode"))
     ui.control(P["perm"] if s.perm_mode == "typed" else P["shuffle_seed"])
     ui.control(P["position"], disabled=s.offset)
     ui.controls(P[k] for k in ("pscale", "causal"))
@@ -45,7 +47,7 @@ with st.sidebar:
     ui.controls(P[k] for k in ("forget", "offset"))
 ui.sync_url(P)
 
-T, C = s.T, s.C
+T, d = s.T, s.d
 position, pscale = ("constant", 0.6) if s.offset else (s.position, s.pscale)
 perm = lessons.shuffled(T, s.shuffle_seed)
 if s.perm_mode == "typed":
@@ -55,53 +57,64 @@ if s.perm_mode == "typed":
         "The typed permutation",
         f"using a shuffle with seed {s.shuffle_seed}",
     )
-result = experiment(
-    seed=s.seed,
-    length=T,
-    width=C,
-    weight_scale=s.wscale,
-    perm=tuple(int(p) for p in perm),
-    position=position,
-    scale=pscale,
-    causal=s.causal,
-    forget_reorder=s.forget,
+common = dict(seed=s.seed, length=T, width=d, weight_scale=s.wscale, perm=tuple(int(p) for p in perm),
+              causal=s.causal, forget_reorder=s.forget)  # fmt: skip
+bare = experiment(**common)
+result = experiment(**common, position=position, scale=pscale)
+signal = f"{position} × {number(pscale)}"
+
+
+heads = [
+    (bare, "no position: max |attn(PX) − P attn(X)|", "the causal mask gives order"),
+    (result, f"with {signal}: max |attn(PX + E) − P attn(X + E)|",
+     "mask and signal give order" if s.causal else "the position signal tells places apart"),
+]  # fmt: skip
+for column, (run, label, why) in zip(st.columns([1, 3]), heads, strict=True):
+    with column:
+        ui.headline(label, number(run.max_diff))
+        if s.forget and not run.order_blind:  # the one problem here: the test's own bug (exercise 1)
+            ui.badge(False, "", "differs only because the reference was not reordered: a bug in the test")
+        else:
+            ui.badge(True, "order-blind: machine zero (equal up to rounding)" if run.order_blind else
+                     f"order-aware: {why}", "")  # fmt: skip
+        if run is result:
+            st.caption(
+                f"P = {' '.join(map(str, result.perm[:32]))}{' …' if T > 32 else ''}"
+                f"{'  ·  causal' if s.causal else ''}{'  ·  reference NOT reordered' if s.forget else ''}"
+            )
+ui.intro(
+    "In words: P shuffles the rows (the tokens); E holds one position vector per row and does not move with "
+    "them; machine zero means equal up to rounding, about 1e-16 here."
 )
 
-blind = result.order_blind
-left, right = st.columns([3, 2])
-with left:
-    ui.headline("max |attn(P X) − P attn(X)|", f"{result.max_diff:.3g}")
-    ui.badge(blind, "order-blind (machine zero)", "order-aware")
-with right:
-    st.latex(r"\mathrm{attn}(PX + \mathrm{pos}) \;\overset{?}{=}\; P\,\mathrm{attn}(X + \mathrm{pos})")
-    st.caption(
-        f"perm = {' '.join(map(str, result.perm[:32]))}{' …' if T > 32 else ''}  ·  position: {position}"
-        f" × {pscale:g}{'  ·  causal' if s.causal else ''}{'  ·  reference NOT reordered' if s.forget else ''}"
-    )
+domain = posviz.charts.signed_domain(result.out, result.out_perm, bare.out, bare.out_perm)
 
-domain = posviz.charts.signed_domain(result.out, result.out_perm)
-cols = st.columns(3)
+
 panels = [
-    ("attend, then shuffle" if not s.forget else "attend (not reordered)", result.reference),
-    ("shuffle, then attend", result.out_perm),
-    ("difference", result.difference),
-]
-for col, (title, matrix) in zip(cols, panels, strict=True):
+    ("no position: difference", bare.difference, "order-no-position-difference", zero_note(bare.difference)),
+    (f"{position}: attend, then shuffle" if not s.forget else f"{position}: attend (not reordered)",
+     result.reference, "order-attend-then-shuffle", None),
+    (f"{position}: shuffle, then attend", result.out_perm, "order-shuffle-then-attend", None),
+    (f"{position}: difference", result.difference, "order-difference", zero_note(result.difference)),
+]  # fmt: skip
+for col, (title, matrix, name, note) in zip(st.columns(4), panels, strict=True):
     with col:
         ui.matrix_chart(
             matrix,
             title=title,
-            row_title="slot",
+            row_title="position",
             col_title="feature",
             domain=domain,
-            name=f"order-{title.split(',')[0].replace(' ', '-')}",
-            height=340,
+            name=name,
+            height=ui.fit(340, 250),
+            note=note,
         )
-st.caption("All three panels share one diverging colour scale centred on 0, so a machine-zero difference is blank.")
+st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
 
 st.subheader("Identical tokens")
 ui.intro(
-    "Put one token vector in two slots. Without position their outputs are equal; a per-slot signal tells them apart."
+    "Put one token vector at two positions. Without position their outputs are equal; a per-position signal "
+    "tells them apart."
 )
 a, b, c = st.columns([1, 1, 3])
 with a:
@@ -110,29 +123,20 @@ with b:
     ui.control(P["second"])
 first, second = min(s.first, T - 1), min(s.second, T - 1)
 if (first, second) != (s.first, s.second):
-    ui.note(f"Slots must be below T = {T}; using {first} and {second}.")
-plain = twins(seed=s.seed, length=T, width=C, weight_scale=s.wscale, first=first, second=second, causal=s.causal)
-marked = twins(
-    seed=s.seed,
-    length=T,
-    width=C,
-    weight_scale=s.wscale,
-    first=first,
-    second=second,
-    position=position,
-    scale=pscale,
-    causal=s.causal,
-)
+    ui.note(f"Positions must be below T = {T}; using {first} and {second}.")
+twin = dict(seed=s.seed, length=T, width=d, weight_scale=s.wscale, first=first, second=second, causal=s.causal)
+plain = twins(**twin)
+marked = twins(**twin, position=position, scale=pscale)
 with c:
     m1, m2 = st.columns(2)
-    m1.metric("row difference, no position", f"{plain.row_diff:.3g}")
-    m2.metric(f"row difference, {position} × {pscale:g}", f"{marked.row_diff:.3g}")
+    m1.metric("row difference, no position", number(plain.row_diff))
+    m2.metric(f"row difference, {signal}", number(marked.row_diff))
 rows = lessons.twin_rows(plain, marked)
 labels = [
-    f"slot {first}, no position",
-    f"slot {second}, no position",
-    f"slot {first}, with {position}",
-    f"slot {second}, with {position}",
+    f"copy at {first}, no position",
+    f"copy at {second}, no position",
+    f"copy at {first}, {position}",
+    f"copy at {second}, {position}",
 ]
 ui.matrix_chart(
     rows,

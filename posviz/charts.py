@@ -109,6 +109,14 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
     return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
 
 
+def _centre_note(cells: Data, note: Text) -> alt.Chart:
+    """One line of text in the middle of the plot (for example "all zeros" over a blank panel); "" shows nothing."""
+    one = alt.Chart(cells).transform_aggregate(cells="count()")
+    return one.mark_text(text=_text(note), fontSize=20, fontWeight="bold", color="#333333").encode(
+        x=alt.XValue(alt.ExprRef("width / 2")), y=alt.YValue(alt.ExprRef("height / 2"))
+    )
+
+
 def grid_heatmap(
     cells: Data,
     *,
@@ -121,19 +129,23 @@ def grid_heatmap(
     value_title: str = "value",
     height: int = 320,
     legend: str = "bottom",
-) -> alt.Chart:
+    note: Text | None = None,
+) -> alt.Chart | alt.LayerChart:
     """Heatmap of a (possibly block-averaged) matrix on quantitative axes; rows run down from the top.
 
     `cells` is `reduced_frame`'s long form: each rect spans its block [row, row_end) x [col, col_end).
+    Cells sit on integer edges, so axis ticks are integers placed at each cell's start.
+    `note`: a line written across the middle (for a panel that is blank because every value is 0).
     """
     loose = alt.Scale(nice=False, zero=False)
-    return (
-        alt.Chart(cells, title=_title(title, subtitle), height=height)
+    whole = alt.Axis(tickMinStep=1, format="d")
+    rect = (
+        alt.Chart(cells)
         .mark_rect()
         .encode(
-            x=alt.X("col:Q", title=col_title, scale=loose),
+            x=alt.X("col:Q", title=col_title, scale=loose, axis=whole),
             x2="col_end:Q",
-            y=alt.Y("row:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True)),
+            y=alt.Y("row:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
             y2="row_end:Q",
             color=value_color(scheme, domain, value_title, legend=legend),
             tooltip=[
@@ -143,6 +155,8 @@ def grid_heatmap(
             ],
         )
     )
+    layers = [rect] if note is None else [rect, _centre_note(cells, note)]
+    return alt.layer(*layers, title=_title(title, subtitle), height=height)
 
 
 def token_heatmap(
@@ -158,10 +172,12 @@ def token_heatmap(
     angled: bool = False,
     height: int = 260,
     legend: str = "bottom",
+    note: Text | None = None,
 ) -> alt.LayerChart:
     """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
 
     `cells` is `matrix_frame`'s long form; rows and columns keep the matrix's order (row_index, col_index).
+    `note`: a line written across the middle (for a panel that is blank because every value is 0).
     """
     base = alt.Chart(cells).encode(
         x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"),
@@ -175,15 +191,16 @@ def token_heatmap(
         ],
     )  # fmt: skip
     rect = base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))
+    extra = [] if note is None else [_centre_note(cells, note)]
     if not annotate:
-        return alt.layer(rect, title=_title(title), height=height)
+        return alt.layer(rect, *extra, title=_title(title), height=height)
     lo, hi = (_expr(b) for b in domain)
     light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
     text = base.mark_text(fontSize=13).encode(
         text=alt.Text("value:Q", format=".2f"),
         color=alt.condition(light, alt.value("white"), alt.value("black")),
     )
-    return alt.layer(rect, text, title=_title(title), height=height)
+    return alt.layer(rect, text, *extra, title=_title(title), height=height)
 
 
 def lines(
@@ -300,19 +317,37 @@ def trajectory(path: Data, *, title: Text) -> alt.LayerChart:
     return alt.layer(line, dots, title=_title(title), height=300)
 
 
-def step_errors(steps: Data, *, title: Text) -> alt.Chart:
-    """Bars of error per token, coloured by phase (prefill, or one token at a time)."""
-    return (
-        alt.Chart(steps, title=_title(title), height=320)
-        .mark_bar()
+def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
+    """Bars of error per token on a log axis, coloured by phase, over a shaded band where errors are rounding.
+
+    `steps` is `frames.step_errors` (bars run from `floor` to `shown`); `band` is `frames.rounding_band`.
+    A log axis keeps rounding (1e-16) and a bug (1e-1) fifteen decades apart instead of both near 0.
+    """
+    y = alt.Y(
+        "shown:Q",
+        title="max abs difference (log)",
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(format=".0e", tickCount=6),
+    )
+    shade = alt.Chart(band).mark_rect(color="#999999", opacity=0.18).encode(y=alt.Y("lo:Q"), y2="hi:Q")
+    label = (
+        alt.Chart(band)
+        .mark_text(align="left", baseline="bottom", dx=4, dy=-3, fontSize=14, color="#555555")
+        .encode(x=alt.value(0), y="hi:Q", text="label:N")
+    )
+    bar = (
+        alt.Chart(steps)
+        .mark_bar(size=14)
         .encode(
-            x=alt.X("token:O", title="token t", axis=alt.Axis(labelAngle=0)),
-            y=alt.Y("error:Q", title="max abs difference"),
+            x=alt.X("token:O", title="token t", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=y,
+            y2="floor:Q",
             color=alt.Color("phase:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2])),
                             legend=alt.Legend(orient="bottom")),
             tooltip=["token:O", "phase:N", alt.Tooltip("error:Q", format=".3g")],
         )
     )  # fmt: skip
+    return alt.layer(shade, bar, label, title=_title(title), height=320)
 
 
 # ----- style, compile once, bind per rerun ------------------------------------------------------------------------
@@ -339,13 +374,16 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
 def live_values(shape: dict[str, object]) -> tuple[dict[str, object], dict[str, object]]:
     """Split a builder's keyword arguments into the spec's shape and the values read live from data.
 
-    Titles and colour domains are live: the shape gets `Live` placeholders for them and
+    Titles, notes and colour domains are live: the shape gets `Live` placeholders for them and
     the second dict holds their values for the LIVE dataset (a domain becomes lo, mid and hi).
     """
     static, values = dict(shape), {}
     if "title" in static and not isinstance(static["title"], Live):
         values["title"] = str(static["title"])
         static["title"] = Live("title")
+    if static.get("note") is not None and not isinstance(static["note"], Live):
+        values["note"] = str(static["note"])
+        static["note"] = Live("note")
     if "domain" in static and not isinstance(static["domain"][0], Live):
         lo, hi = (float(b) for b in static["domain"])
         values.update(lo=lo, mid=(lo + hi) / 2, hi=hi)

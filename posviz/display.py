@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 SMALL = 1e-6
 
 
@@ -28,3 +30,18 @@ def number(value: float, digits: int = 5) -> str:
     if abs(value) < SMALL:
         return f"{value:.1e}".replace("e-0", "e-").replace("e+0", "e+")
     return f"{value:.{digits}g}"
+
+
+def zero_note(values: np.ndarray) -> str:
+    """What to write inside a panel whose values are all zero, so a blank chart does not read as a broken one.
+
+    "all zeros" if every value is exactly 0, "all zeros, up to rounding" if the largest is below 64 float64
+    epsilons (machine zero), else "" (nothing to say).
+
+    >>> zero_note(np.zeros((2, 3))), zero_note(np.full(2, 4e-16)), zero_note(np.ones(2))
+    ('all zeros', 'all zeros, up to rounding', '')
+    """
+    top = float(np.abs(np.asarray(values, dtype=float)).max(initial=0.0))
+    if top == 0.0:
+        return "all zeros"
+    return "all zeros, up to rounding" if top <= 64 * np.finfo(np.float64).eps else ""

@@ -14,20 +14,42 @@ import pandas as pd
 from posviz.encodings import DEFAULT_BASE, frequencies
 from posviz.properties import wavelengths
 from posviz.variants import t2t_frequencies
+from posviz.verdicts import ROUNDING
+
+LOG_FLOOR = 1e-18  # below every distance a page shows, above 0: where a log axis draws an exact 0
 
 
 def step_errors(errors: np.ndarray, prefill: int) -> pd.DataFrame:
-    """Rows (token, error, phase) of a cached generation run; phase is "prefill" or "one at a time".
+    """Rows (token, error, phase, shown, floor) of a cached generation run; phase is "prefill" or "one at a time".
+
+    `shown` is the error where a log axis can draw it (an exact 0 sits at `floor`, LOG_FLOOR), and each bar
+    rises from `floor`.
 
     Returns: T rows
 
     >>> step_errors(np.zeros(5), 2).shape
-    (5, 3)
+    (5, 5)
     """
     tokens = np.arange(len(errors))
+    errors = np.asarray(errors, dtype=float)
     return pd.DataFrame(
-        {"token": tokens, "error": errors, "phase": np.where(tokens < prefill, "prefill", "one at a time")}
+        {
+            "token": tokens,
+            "error": errors,
+            "phase": np.where(tokens < prefill, "prefill", "one at a time"),
+            "shown": np.maximum(errors, LOG_FLOOR),
+            "floor": LOG_FLOOR,
+        }
     )
+
+
+def rounding_band(level: float = ROUNDING) -> pd.DataFrame:
+    """One row (lo, hi, label): the band of errors that are rounding, from LOG_FLOOR up to `level`.
+
+    >>> rounding_band().shape
+    (1, 3)
+    """
+    return pd.DataFrame({"lo": [LOG_FLOOR], "hi": [float(level)], "label": [f"rounding (below {level:.0e})"]})
 
 
 def generation_table(positions: np.ndarray, errors: np.ndarray) -> pd.DataFrame:
@@ -118,9 +140,6 @@ def trajectory(points: np.ndarray) -> pd.DataFrame:
     (5, 3)
     """
     return pd.DataFrame({"x": points[:, 0], "y": points[:, 1], "position": np.arange(len(points))})
-
-
-LOG_FLOOR = 1e-18  # below every distance a page shows, above 0: where a log axis draws an exact 0
 
 
 def on_log_axis(value: float) -> float:

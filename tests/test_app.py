@@ -53,21 +53,25 @@ def test_overview_shows_every_claim_passing():
     assert set(table["pass"]) == {"✅ pass"}
 
 
-def test_order_page_shows_the_lesson_number_at_defaults():
+def test_order_page_shows_the_contrast_at_defaults_no_position_against_the_ramp():
     at = page("order")
-    assert headline_values(at)[0] == "4.44e-16"
-    assert "order-blind (machine zero)" in markdown(at)
+    assert headline_values(at)[:2] == ["4.4e-16", "3.4998"]  # lesson 000: none, then the ramp
+    text = markdown(at)
+    assert "order-blind: machine zero" in text and "order-aware" in text
+    assert ":orange-badge" not in text  # both are the outcomes the lesson sets out to show
 
 
-def test_order_page_ramp_gives_the_lesson_number():
-    at = page("order", position="ramp")
-    assert headline_values(at)[0] == "3.5"
-    assert "order-aware" in markdown(at)
+def test_order_page_writes_all_zeros_inside_the_blank_difference_panel():
+    at = page("order")
+    notes = [c.proto.spec for c in at.get("vega_lite_chart")]
+    live = [d.data.data for c in at.get("vega_lite_chart") for d in c.proto.datasets]
+    assert any("note" in spec for spec in notes)
+    assert any(b"all zeros, up to rounding" in blob for blob in live)
 
 
 @pytest.mark.parametrize(
     ("key", "value", "expected"),
-    [("causal", "true", "1.65"), ("forget", "true", "2.38"), ("offset", "true", "4.44e-16")],
+    [("causal", "true", "1.6508"), ("forget", "true", "2.375"), ("offset", "true", "4.4e-16")],
 )
 def test_order_page_switches_reproduce_the_exercises(key, value, expected):
     at = page("order", **{key: value})
@@ -75,13 +79,18 @@ def test_order_page_switches_reproduce_the_exercises(key, value, expected):
     assert headline_values(at)[0] == expected
 
 
+def test_order_page_forgetting_to_reorder_is_the_only_orange_badge():
+    at = page("order", forget="true")
+    assert "a bug in the test" in markdown(at) and ":orange-badge" in markdown(at)
+
+
 @pytest.mark.parametrize("kind", ["none", "constant", "ramp", "random", "sinusoidal", "learned", "rotary"])
 def test_order_page_runs_with_every_position_kind(kind):
     at = page("order")
     at.selectbox(key="position").set_value(kind).run()
     ok(at)
-    blind = "order-blind" in markdown(at)
-    assert blind == (kind in ("none", "constant"))
+    aware = "order-aware" in markdown(at)
+    assert aware == (kind not in ("none", "constant"))
 
 
 def test_order_page_controls_change_the_view():
@@ -93,7 +102,7 @@ def test_order_page_controls_change_the_view():
     at.radio(key="perm_mode").set_value("shuffle").run()
     ok(at)
     assert not at.warning
-    at.slider(key="C").set_value(16).run()
+    at.slider(key="d").set_value(16).run()
     at.toggle(key="causal").set_value(True).run()
     ok(at)
     assert "order-aware" in markdown(at)
@@ -103,21 +112,40 @@ def test_order_page_identical_tokens_are_equal_without_position_and_differ_with_
     at = page("order")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["row difference, no position"] == "0"
-    at = page("order", position="ramp")
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["row difference, ramp × 0.6"] == "2.32"
+    assert metrics["row difference, ramp × 0.6"] == "2.3178"
 
 
 def test_url_restores_the_view_and_the_view_writes_the_url():
-    at = page("order", T="10", C="16", position="sinusoidal", perm_mode="shuffle", causal="true")
+    at = page("order", T="10", d="16", position="sinusoidal", perm_mode="shuffle", causal="true")
     ok(at)
     assert at.slider(key="T").value == 10
-    assert at.slider(key="C").value == 16
+    assert at.slider(key="d").value == 16
     assert at.selectbox(key="position").value == "sinusoidal"
     assert at.toggle(key="causal").value is True
     at.slider(key="wscale").set_value(1.0).run()
     assert at.query_params["wscale"] in ("1.0", ["1.0"])
     assert at.query_params["T"] in ("10", ["10"])
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "value"),
+    [
+        ("order", "C", "d", 16),
+        ("causal", "C", "d", 12),
+        ("offsets", "C", "d", 12),
+        ("sinusoids", "width", "d", 32),
+        ("layouts", "width", "d", 32),
+        ("bugs", "width", "d", 16),
+    ],
+)
+def test_old_url_keys_still_open_the_view_and_are_replaced_by_the_new_key(name, old, new, value):
+    """One letter per idea: the model width is d everywhere; links written with C or width keep working."""
+    at = page(name, **{old: str(value)})
+    ok(at)
+    assert not at.warning
+    assert at.session_state[new] == value
+    assert old not in at.query_params
+    assert at.query_params[new] in (str(value), [str(value)])
 
 
 @pytest.mark.parametrize(

@@ -89,6 +89,45 @@ def test_every_page_renders_charts_without_exceptions(page, name):
         no_exception(page)
 
 
+def opened_cleanly(page, name: str) -> None:
+    """The page's own route ran: no "Page not found" dialog, the URL kept its path, a title and no exception."""
+    assert page.get_by_text("Page not found").count() == 0, name
+    assert page.url.split("?")[0].rstrip("/").endswith(f"/{name}"), page.url
+    assert page.locator("h1").count() >= 1 or name == "lecture"
+    no_exception(page)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_opens_cleanly_from_its_own_link_twice(page, name):
+    """Opening a page's link a second time once showed "Page not found" for the overview (the default page)."""
+    for _ in range(2):
+        visit(page, f"/{name}")
+        opened_cleanly(page, name)
+
+
+def test_the_root_shows_the_overview_and_the_sidebar_links_to_overview(page):
+    visit(page, "/")
+    no_exception(page)
+    assert page.get_by_text("Page not found").count() == 0
+    assert page.locator("h1").first.inner_text() == "Why attention needs position"
+    links = page.locator("[data-testid='stSidebarNav'] a")
+    hrefs = [links.nth(i).get_attribute("href").removeprefix(page.base) for i in range(links.count())]
+    assert "/overview" in hrefs and "/home" not in hrefs
+
+
+@pytest.mark.parametrize("start", ["/", "/overview"])
+def test_the_claims_table_page_links_open_cleanly(page, start):
+    """The table's links are relative ("./order"); from the root and from /overview each must reach its page."""
+    from urllib.parse import urljoin
+
+    targets = sorted({row["page"] for row in posviz.claim_rows(posviz.claims())})
+    assert targets
+    for target in targets:
+        visit(page, start)
+        visit(page, urljoin(page.url, f"./{target}").removeprefix(page.base))
+        opened_cleanly(page, target)
+
+
 def test_moving_a_slider_changes_the_number_and_the_chart(page):
     from tests.harness import settle
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from posviz import charts, grids, images, longviews, scaling, sinks
+from posviz import charts, frames, grids, images, longviews, scaling, sinks
 
 
 def bound(builder, *frames, **shape):
@@ -31,7 +31,7 @@ def every_chart():
     curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 0.5], "line": ["a", "a", "b"]})
     reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10), max_cells=25)
     path = pd.DataFrame({"position": [0, 1, 2], "x": [0.0, 0.5, 1.0], "y": [1.0, 0.8, 0.0]})
-    steps = pd.DataFrame({"token": [0, 1], "phase": ["prefill", "one at a time"], "error": [0.0, 1e-3]})
+    steps = frames.step_errors(np.array([0.0, 4e-16, 1e-3]), 1)
     bars = charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
     line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
     return {
@@ -48,7 +48,10 @@ def every_chart():
         "grouped_bars": (charts.grouped_bars, [bars],
                          dict(x="component", y="value", group="vector", title="t", y_title="out")),
         "trajectory": (charts.trajectory, [path], dict(title="pair")),
-        "step_errors": (charts.step_errors, [steps], dict(title="steps")),
+        "step_errors": (charts.step_errors, [steps, frames.rounding_band()], dict(title="steps")),
+        "token_heatmap note": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False, note="all zeros")),
+        "grid_heatmap note": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
+                              dict(title="pe", row_title="t", col_title="dim", note="")),
         **longer_charts(),
     }  # fmt: skip
 
@@ -157,6 +160,32 @@ def test_live_domain_and_title_render_from_data():
     svg = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="live title", domain=(0.0, 2.0)))
     assert "live title" in svg
     assert "rgb(33, 145, 141)" in svg  # images.WEIGHT_STOPS[5], the middle stop, for 1 on [0, 2]
+
+
+def test_step_errors_use_a_log_axis_with_a_rounding_band_so_rounding_and_bugs_stay_apart():
+    """Errors of 4e-16 (rounding) and 0.1 (a bug) sit 14 decades apart; a linear axis showed both as ~0 ticks."""
+    steps = frames.step_errors(np.array([0.0, 4e-16, 0.1]), 2)
+    spec = bound(charts.step_errors, steps, frames.rounding_band(), title="e")
+    (shade, _), (bar, _), _ = units(spec)[:3]
+    assert bar["encoding"]["y"]["scale"]["type"] == "log"
+    assert bar["encoding"]["y2"]["field"] == "floor"
+    assert shade["mark"]["type"] == "rect" and shade["encoding"]["y2"]["field"] == "hi"
+    rows = spec["datasets"]["posviz_0"]
+    assert [r["shown"] for r in rows] == [frames.LOG_FLOOR, 4e-16, 0.1]  # an exact 0 sits on the floor
+    assert [r["error"] for r in rows] == [0.0, 4e-16, 0.1]  # the tooltip and CSV keep the true value
+    assert all(r["floor"] < r["shown"] or r["error"] == 0 for r in rows)  # every non-zero error has a visible bar
+    svg = charts.to_svg(charts.chart_spec(charts.step_errors, steps, frames.rounding_band(), title="e"))
+    assert "1e-16" in svg and "1e-1" in svg and "0.0000" not in svg
+
+
+def test_a_note_is_written_across_the_middle_of_a_heatmap_and_is_live():
+    spec = charts.chart_spec(charts.token_heatmap, eye_cells(), title="d", annotate=False, note="all zeros")
+    assert spec["datasets"][charts.LIVE].iloc[0]["note"] == "all zeros"
+    texts = [u for u, _ in units(charts.inline(spec)) if u.get("mark", {}).get("type") == "text"]
+    assert any("note" in json.dumps(t["mark"].get("text", "")) for t in texts)
+    assert "all zeros" in charts.to_svg(spec)
+    empty = charts.chart_spec(charts.token_heatmap, eye_cells(), title="d", annotate=False, note="")
+    assert {k: v for k, v in empty.items() if k != "datasets"} == {k: v for k, v in spec.items() if k != "datasets"}
 
 
 def test_reduced_frame_says_what_each_cell_holds():
