@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import lessons, verdicts
+from posviz.display import number
 
 KINDS = lessons.SENTENCE_POSITIONS
 ui.page_setup()
@@ -26,7 +27,13 @@ ui.intro(
     "reordered, and each word gets the same output in both sentences. Adding position rows makes the "
     "matrices and the words' outputs differ."
 )
-st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sP)W_q\,\big((X + sP)W_k\big)^{\top}}{\sqrt{d}}\Big)")
+if not ui.presenter():
+    st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)")
+ui.intro(
+    "In words: E holds one position vector per row and s scales it; P is the permutation that turns sentence "
+    "1's word order into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks whether "
+    "two arrays are numerically equal (within 1e-8 + 1e-5 of each other)."
+)
 ui.url_state(P, page="attention")
 s = st.session_state
 with st.sidebar:
@@ -49,23 +56,30 @@ with left:
         ui.headline("sentence 2 reorders sentence 1?", "no")
         st.caption("The two sentences do not hold the same words, so there is no reordering to compare.")
     else:
-        ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{gap_plain:.2g} → {gap_pos:.3g}")
-        ui.badge(verdicts.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
+        ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{number(gap_plain)} → {number(gap_pos)}")
+        ui.badge(verdicts.machine_zero(gap_plain), "without position: a pure reordering (machine zero)",
+                 "differs even without")  # fmt: skip
         ui.badge(not verdicts.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
 with right:
     st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
-    st.caption(f"position: {s.position} × {s.pscale:g}  ·  seed {s.seed}  ·  d = {s.d}")
+    st.caption(f"position: {s.position} × {number(s.pscale)}  ·  seed {s.seed}  ·  d = {s.d}")
 
+signal = f"{s.position} × {number(s.pscale)}"
+short = ui.presenter()  # four titles in one row: "1 · no position"
 panels = [
-    (result.weights1_plain, result.words1, "sentence 1, no position", "s1-plain"),
-    (result.weights2_plain, result.words2, "sentence 2, no position", "s2-plain"),
-    (result.weights1_positioned, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
-    (result.weights2_positioned, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
-]
-for row in (panels[:2], panels[2:]):
-    for col, (weights, words, title, name) in zip(st.columns(2), row, strict=True):
+    (result.weights1_plain, result.words1, "1 · no position" if short else "sentence 1, no position", "s1-plain"),
+    (result.weights2_plain, result.words2, "2 · no position" if short else "sentence 2, no position", "s2-plain"),
+    (result.weights1_positioned, result.words1, f"1 · {signal}" if short else f"sentence 1, with {signal}",
+     "s1-position"),
+    (result.weights2_positioned, result.words2, f"2 · {signal}" if short else f"sentence 2, with {signal}",
+     "s2-position"),
+]  # fmt: skip
+rows = (panels,) if ui.presenter() else (panels[:2], panels[2:])  # presenter: without and with, on one screen
+for row in rows:
+    for col, (weights, words, title, name) in zip(st.columns(len(row)), row, strict=True):
         with col:
-            ui.weights_chart(weights, words, title=title, name=f"weights-{name}")
+            height = 200 if ui.presenter() and len(words) <= 8 else None
+            ui.weights_chart(weights, words, title=title, name=f"weights-{name}", height=height)
 st.caption("All four matrices share one colour scale, weights from 0 to 1; each row sums to 1.")
 
 common = result.common_words()
@@ -77,12 +91,12 @@ if common:
     a, b, c = st.columns(3)
     a.metric(
         f"'{ui.escape(word)}': max diff, no position",
-        f"{result.word_diff(word, with_position=False):.3g}",
+        number(result.word_diff(word, with_position=False)),
         help="np.allclose: " + str(result.word_allclose(word, with_position=False)),
     )
     b.metric(
         f"'{ui.escape(word)}': max diff, with position",
-        f"{result.word_diff(word, with_position=True):.6g}",
+        number(result.word_diff(word, with_position=True)),
         help="np.allclose: " + str(result.word_allclose(word, with_position=True)),
     )
     c.metric("sentence means allclose, with position", str(result.means_allclose(with_position=True)))

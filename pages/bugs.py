@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import charts, frames, generation, grids, variants, verdicts
+from posviz.display import number, zero_note
 
 ui.page_setup()
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
@@ -22,78 +23,105 @@ HINTS = {
 P = ui.params(
     ui.Param("bug", "2i exponent", "choice", options=CHOICES, label="mistake", widget="radio"),
     ui.Param("length", 64, "int", 4, 512, label="positions"),
-    ui.Param("width", 32, "int", 4, 256, step=2, label="width d (even)"),
-)
+    ui.Param("d", 32, "int", 4, 256, step=2, label="width d (even)", aliases=("width",)),
+    ui.Param("quiz", False, "bool", label="hide the answer (quiz link)",
+             help="The page shows the pictures and checks but not which mistake it is; a button reveals it."),
+)  # fmt: skip
 tables = st.cache_data(variants.table_with_checks, max_entries=16)
 generate = st.cache_data(generation.demo_generation, max_entries=8)
 
 st.title("Spot the bug")
-ui.intro("Each switch is a mistake found in real position-encoding code. The correct table is on the left.")
+ui.intro(
+    "Each switch is a mistake found in real position-encoding code. The correct table is on the left, the "
+    "buggy one beside it, and their difference on the right. Turn on *hide the answer* for a quiz link."
+)
 ui.url_state(P, page="bugs")
 s = st.session_state
 with st.sidebar:
-    ui.controls(P.values())
+    ui.control(P["quiz"])
+    if s.quiz:
+        with st.expander("mistake (the answer)"):
+            ui.control(P["bug"])
+    else:
+        ui.control(P["bug"])
+    ui.controls(P[k] for k in ("length", "d"))
 ui.sync_url(P)
 
-st.subheader(s.bug)
 what = variants.BUGS.get(s.bug, "incremental generation with rotary embeddings")
-st.markdown(what[:1].upper() + what[1:] + ". " + HINTS[s.bug])
+answer = what[:1].upper() + what[1:] + ". " + HINTS[s.bug]
+name = "a mistake" if s.quiz else s.bug
+if s.quiz:
+    st.subheader("Which mistake is this?")
+    with st.expander("Show the answer"):
+        st.markdown(f"**{s.bug}**: {answer}")
+else:
+    st.subheader(s.bug)
+    ui.intro(answer)
 
 if s.bug in START_BUGS:
     good = generate(length=24, prefill=6)
     bad = generate(length=24, prefill=6, bug=START_BUGS[s.bug])
     a, b = st.columns(2)
     with a:
-        ui.headline("correct: max |cached − full|", f"{good.errors.max():.2g}")
+        ui.headline("correct: max |cached − full|", number(good.errors.max()))
         ui.badge(verdicts.negligible(good.errors.max()), "cached = recomputed", "drifts")
     with b:
-        ui.headline(f"{s.bug}: max |cached − full|", f"{bad.errors.max():.3g}")
+        ui.headline(f"{name}: max |cached − full|", number(bad.errors.max()))
         ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
     frame = frames.step_errors(bad.errors, bad.prefill)
-    ui.show_chart(charts.step_errors, frame, name="bug-errors", title="error per token with the bug")
+    ui.show_chart(charts.step_errors, frame, frames.rounding_band(), name="bug-errors",
+                  title=f"error per token with {name}")  # fmt: skip
 else:
-    (correct, good), (broken, bad) = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
+    (correct, good), (broken, bad) = tables(s.length, s.d, "none"), tables(s.length, s.d, s.bug)
     cols = st.columns(3)
     rows = [
         (
             "‖pe_t‖² = d/2",
             verdicts.negligible(good.norm_deviation),
             verdicts.negligible(bad.norm_deviation),
-            f"{bad.norm_deviation:.2g}",
+            number(bad.norm_deviation),
         ),
         (
             "position 0 = (0, 1, 0, 1, …)",
             verdicts.machine_zero(max(good.first_row)),
             verdicts.machine_zero(max(bad.first_row)),
-            f"{max(bad.first_row):.2g}",
+            number(max(bad.first_row)),
         ),
         (
             "pe[t+1] = M₁ pe[t]",
             verdicts.negligible(good.offset_residual or 0.0),
             bad.offset_residual is not None and verdicts.negligible(bad.offset_residual),
-            "no pairs" if bad.offset_residual is None else f"{bad.offset_residual:.2g}",
+            "no pairs" if bad.offset_residual is None else number(bad.offset_residual),
         ),
     ]
+    ui.intro("M₁ is the one matrix that moves every row of a correct table to the next position.")
     for col, (label, fine, still, measured) in zip(cols, rows, strict=True):
         with col:
             ui.headline(f"{label}: deviation with the bug", measured)
             ui.badge(fine, "correct table: passes", "correct table: fails")
             ui.badge(still, "buggy table: passes", "buggy table: FAILS")
-    left, right = st.columns(2)
-    for column, table, title, name in (
-        (left, correct, "correct", "correct-table"),
-        (right, broken, f"with the bug: {s.bug}", "buggy-table"),
-    ):
+    difference = variants.table_difference(correct, broken)
+    panels = (
+        (correct, "correct", "correct-table", "pe", (-1.0, 1.0), None),
+        (broken, f"with {name}", "buggy-table", "pe", (-1.0, 1.0), None),
+        (difference, "correct − buggy", "bug-difference", "difference", charts.signed_domain(difference),
+         zero_note(difference)),
+    )  # fmt: skip
+    for column, (table, title, key, value_title, domain, note) in zip(st.columns(3), panels, strict=True):
         with column:
             reduced = grids.block_mean(table, 16_384)
             ui.show_chart(
                 charts.grid_heatmap,
                 charts.reduced_frame(reduced),
-                name=name,
+                name=key,
                 title=title,
                 subtitle=reduced.note,
                 row_title="position",
                 col_title="dimension",
-                value_title="pe",
-                height=320,
+                value_title=value_title,
+                domain=domain,
+                height=ui.fit(320, 250),
+                note=note,
             )
+    if broken.shape[1] < correct.shape[1]:
+        st.caption(f"The buggy table has {broken.shape[1]} columns; the difference covers those.")

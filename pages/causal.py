@@ -4,12 +4,13 @@ import streamlit as st
 
 import ui
 from posviz import lessons, verdicts
+from posviz.display import number
 
 ui.page_setup()
 P = ui.params(
     ui.Param("seed", 42, "int", 0, 99_999, widget="number"),
     ui.Param("T", 6, "int", 2, 64, label="tokens T"),
-    ui.Param("C", 8, "int", 2, 64, label="width C"),
+    ui.Param("d", 8, "int", 2, 64, label="width d", aliases=("C",)),
     ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale"),
     ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed (used when T is not 6)", widget="number"),
 )
@@ -23,6 +24,7 @@ ui.intro(
     "copies of one token get different outputs."
 )
 st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
+ui.intro("In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).")
 ui.url_state(P, page="causal")
 s = st.session_state
 with st.sidebar:
@@ -30,31 +32,43 @@ with st.sidebar:
 ui.sync_url(P)
 
 perm = lessons.lesson_or_shuffled(s.T, s.shuffle_seed)
-plain = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm)
-masked = experiment(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, perm=perm, causal=True)
-twin = twins(seed=s.seed, length=s.T, width=s.C, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
+plain = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm)
+masked = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm, causal=True)
+twin = twins(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
 
 a, b, c = st.columns(3)
 with a:
-    ui.headline("no mask: max |attn(PX) − P attn(X)|", f"{plain.max_diff:.3g}")
-    ui.badge(plain.order_blind, "order-blind", "order-aware")
+    ui.headline("no mask: max |attn(PX) − P attn(X)|", number(plain.max_diff))
+    ui.badge(plain.order_blind, "order-blind (machine zero)", "order-aware")
 with b:
-    ui.headline("causal mask: max |attn(PX) − P attn(X)|", f"{masked.max_diff:.5g}")
+    ui.headline("causal mask: max |attn(PX) − P attn(X)|", number(masked.max_diff))
     ui.badge(not masked.order_blind, "the mask alone makes it order-aware", "order-blind")
 with c:
-    ui.headline(f"one token at 0 and {s.T - 1}, causal: row difference", f"{twin.row_diff:.3g}")
+    ui.headline(f"one token at 0 and {s.T - 1}, causal: row difference", number(twin.row_diff))
     ui.badge(not verdicts.negligible(twin.row_diff), "the copies differ", "the copies are equal")
 
 left, right = st.columns(2)
 tokens = ["x"] * s.T  # labelled "0 x", "1 x", ...: anonymous tokens by position
 with left:
-    ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights", height=300)
+    ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
+                     height=ui.fit(300, 250))  # fmt: skip
 with right:
-    uniform = lessons.uniform_causal(s.seed, s.T, s.C)
+    uniform = lessons.uniform_causal(s.seed, s.T, s.d)
     gap = uniform.gap
     ui.weights_chart(
-        uniform.weights, tokens, title="equal scores (w_q = 0): row t is 1/(t+1)", name="uniform-causal", height=300
+        uniform.weights,
+        tokens,
+        title="equal scores (w_q = 0): row t is 1/(t+1)",
+        name="uniform-causal",
+        height=ui.fit(300, 250),
     )
     ui.badge(
-        verdicts.negligible(gap), f"output = running mean of the values (max diff {gap:.1g})", f"differs by {gap:.2g}"
+        verdicts.negligible(gap),
+        f"output = running mean of the values (max diff {number(gap)})",
+        f"differs by {number(gap)}",
     )
+st.caption(
+    "A mask gives order, not distance: it tells the first token from the last, but not how far apart two "
+    "tokens are, so decoders still add a position signal: see [Sinusoids](./sinusoids), "
+    "[Learned and rotary](./rotary) and [Relative biases](./biases)."
+)

@@ -4,11 +4,12 @@ import streamlit as st
 
 import ui
 from posviz import charts, frames, grids, variants, verdicts
+from posviz.display import number
 
 ui.page_setup()
 P = ui.params(
     ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
-    ui.Param("width", 64, "int", 4, 1024, step=2, label="width d (even)", widget="number"),
+    ui.Param("d", 64, "int", 4, 1024, step=2, label="width d (even)", widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
 )
 compare = st.cache_data(variants.compare_layouts, max_entries=8)
@@ -27,17 +28,18 @@ with st.sidebar:
     ui.controls(P.values())
 ui.sync_url(P)
 
-r = compare(s.length, s.width, s.base)
+r = compare(s.length, s.d, s.base)
 a, b, c = st.columns(3)
 with a:
-    ui.headline("sin/cos tables: max diff after permuting", f"{r.table_gap:g}")
+    ui.headline("sin/cos tables: max diff after permuting", number(r.table_gap))
     ui.badge(verdicts.exactly_zero(r.table_gap), "interleaved = [sin | cos], permuted", "they differ")
 with b:
-    ui.headline("RoPE: max diff after permuting", f"{r.rope_gap:g}")
+    ui.headline("RoPE: max diff after permuting", number(r.rope_gap))
     ui.badge(verdicts.exactly_zero(r.rope_gap), "interleaved = rotate-half, permuted", "they differ")
 with c:
-    ui.headline("slowest frequency: paper vs tensor2tensor", f"{r.slowest_paper:.5g} vs {r.slowest_t2t:.5g}")
-    ui.badge(r.timescale_gap > 0, f"tables differ by up to {r.timescale_gap:.3g}", "same timescales")
+    ui.headline("slowest frequency: paper vs tensor2tensor", f"{number(r.slowest_paper)} vs {number(r.slowest_t2t)}")
+    ui.badge(r.timescale_gap > 0, f"a real difference: tables apart by up to {number(r.timescale_gap)}",
+             "same timescales", state=True)  # fmt: skip
 
 left, right = st.columns(2)
 for column, table, title, name in (
@@ -55,10 +57,10 @@ for column, table, title, name in (
             row_title="position",
             col_title="dimension",
             value_title="pe",
-            height=300,
+            height=ui.fit(300, 250),
         )
 
-freq = frames.frequency_comparison(s.width, s.base)
+freq = frames.frequency_comparison(s.d, s.base)
 ui.show_chart(
     charts.lines,
     freq,

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import charts, frames, lessons, verdicts
+from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
 ui.page_setup()
@@ -23,7 +24,13 @@ ui.intro(
     "and the word's two outputs are identical; as the scale grows they separate, about in proportion at "
     "small scales. A position signal far smaller than the token vectors is nearly invisible to attention."
 )
-st.latex(r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sP)_{i_1 j} - \mathrm{attn}(X_2 + sP)_{i_2 j}\big|")
+if not ui.presenter():
+    st.latex(r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|")
+ui.intro(
+    "In words: E holds one position vector per row and s scales it; i₁ and i₂ are the word's rows in sentence "
+    "1 and in sentence 2; `np.allclose` asks whether the two outputs are numerically equal (within "
+    "1e-8 + 1e-5 of each other)."
+)
 ui.url_state(P, page="magnitude")
 s = st.session_state
 with st.sidebar:
@@ -42,10 +49,13 @@ if not common:
 @st.fragment
 def live() -> None:
     """The slider and everything it changes: a slider move reruns only this block."""
-    ui.control(P["scale"])
+    slider, picker = st.columns([4, 1])
+    with slider:
+        ui.control(P["scale"])
     if s.word not in common:
         s.word = common[0]
-    word = ui.control(P["word"], kind="choice", options=common)
+    with picker:
+        word = ui.control(P["word"], kind="choice", options=common)
     ui.sync_url(P)
 
     a, b = result.word_outputs(word, s.scale)
@@ -53,8 +63,8 @@ def live() -> None:
     close = verdicts.numerically_equal(a, b)
     left, right = st.columns([2, 3])
     with left:
-        ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {s.scale:g}", f"{distance:.7g}")
-        ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)")
+        ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {number(s.scale)}", number(distance))
+        ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)", state=True)
         bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
         ui.show_chart(
             charts.grouped_bars,
@@ -65,12 +75,13 @@ def live() -> None:
             group="vector",
             title=f"'{word}' in each sentence",
             y_title="output",
+            height=ui.fit(260, 190),
         )
     with right:
         scales, distances = curve(text1, text2, word)
         frame = frames.distance_curve(scales, distances, log=s.loglog)
         here = frames.on_log_axis(distance) if s.loglog else distance
-        point = charts.point_frame(s.scale, here, f"{s.scale:g} → {distance:.3g}")
+        point = charts.point_frame(s.scale, here, f"{number(s.scale)} → {number(distance)}")
         on_axis = s.scale > 0 or not s.loglog  # scale 0 has no place on a log axis
         ui.show_chart(
             *((charts.lines_marked, frame, point) if on_axis else (charts.lines, frame)),
@@ -83,7 +94,7 @@ def live() -> None:
             log_x=s.loglog,
             log_y=s.loglog,
             points=True,
-            height=380,
+            height=ui.fit(380, 300),
         )
         if s.loglog and s.scale == 0:
             st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import charts, frames, generation, longviews, sinks, verdicts
+from posviz.display import number
 
 ui.page_setup()
 BUG_LABELS = {
@@ -18,7 +19,7 @@ P = ui.params(
     ),
     ui.Param("T", 16, "int", 2, 64, label="tokens T"),
     ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
-    ui.Param("C", 8, "int", 2, 64, step=2, label="width C (even)"),
+    ui.Param("d", 8, "int", 2, 64, step=2, label="width d (even)", aliases=("C",)),
     ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
 )
 # The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
@@ -46,29 +47,27 @@ with st.sidebar:
         ui.note(f"The prefill cannot be longer than the {s.T} tokens; using {s.T}.")
         s.prefill = s.T
     ui.control(P["prefill"], hi=s.T)
-    ui.controls(P[k] for k in ("C", "seed"))
+    ui.controls(P[k] for k in ("d", "seed"))
 ui.sync_url(P)
 
-result = run(seed=s.seed, length=s.T, width=s.C, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
+result = run(seed=s.seed, length=s.T, width=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
 errors = result.errors
 left, right = st.columns([2, 3])
 with left:
-    ui.headline("max |cached − full recompute| over all steps", f"{errors.max():.3g}")
+    ui.headline("max |cached − full recompute| over all steps", number(errors.max()))
     ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
+    ui.intro("Equal here means below 1e-9: rounding (about 1e-16 a value), not an effect.")
     table = frames.generation_table(result.positions, errors)
-    st.dataframe(
-        table,
-        hide_index=True,
-        height=min(420, 35 * (s.T + 1) + 3),
-        column_config={"error": st.column_config.NumberColumn(format="%.3g")},
-    )
+    table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
+    st.dataframe(table, hide_index=True, height=ui.fit(min(420, 35 * (s.T + 1) + 3), 330))
 with right:
     frame = frames.step_errors(errors, s.prefill)
     ui.show_chart(
         charts.step_errors,
         frame,
+        frames.rounding_band(),
         name="generation-errors",
-        title="error of each token's output against a full recompute",
+        title="error of each token against a full recompute",
     )
 
 # --- Attention sinks: numbers and frames from posviz.longviews.
@@ -84,12 +83,12 @@ left, right = st.columns([1, 2])
 with left:
     ui.controls(SINK_P.values())
 ui.sync_url(SINK_P)
-ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.C, sinks=s.sinks, window=s.window, positions=way)
+ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.d, sinks=s.sinks, window=s.window, positions=way)
         for way in ("cache", s.sink_bug)}  # fmt: skip
 bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
 with left:
-    ui.headline("max error, re-indexed cache", f"{ways['cache'].errors.max():.3g}")
-    ui.headline(f"max error, {bug_name}", f"{ways[s.sink_bug].errors.max():.3g}")
+    ui.headline("max error, re-indexed cache", number(ways["cache"].errors.max()))
+    ui.headline(f"max error, {bug_name}", number(ways[s.sink_bug].errors.max()))
     ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
 with right:
     ui.show_chart(

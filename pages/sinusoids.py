@@ -5,6 +5,7 @@ import streamlit as st
 import posviz
 import ui
 from posviz import charts, frames, grids, parsing, properties, verdicts
+from posviz.display import number
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
@@ -13,7 +14,17 @@ VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 P = ui.params(
     ui.Param("length", 64, "int", 1, MAX_LENGTH, label=f"length T (1 to {MAX_LENGTH})", widget="number"),
-    ui.Param("width", 64, "int", 2, MAX_WIDTH, step=2, label=f"width d (even, 2 to {MAX_WIDTH})", widget="number"),
+    ui.Param(
+        "d",
+        64,
+        "int",
+        2,
+        MAX_WIDTH,
+        step=2,
+        label=f"width d (even, 2 to {MAX_WIDTH})",
+        widget="number",
+        aliases=("width",),
+    ),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
     ui.Param("start", 0, "int", 0, 1_000_000, label="start s (first position)", widget="number"),
     ui.Param("k", 3, "int", 1, MAX_LENGTH - 1, label="offset k for the linear-map check", widget="number"),
@@ -41,25 +52,26 @@ st.latex(
 ui.url_state(P, page="sinusoids")
 s = st.session_state
 with st.sidebar:
-    ui.controls(P[k] for k in ("length", "width", "base", "start", "k"))
+    ui.controls(P[k] for k in ("length", "d", "base", "start", "k"))
 ui.sync_url(P)
 
-summary = summarize(s.length, s.width, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
-sin0, cos0 = properties.first_row_errors(s.width, s.base)
+summary = summarize(s.length, s.d, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
+sin0, cos0 = properties.first_row_errors(s.d, s.base)
 k = summary.offset
 
 m1, m2, m3 = st.columns(3)
 with m1:
-    ui.headline("max |‖pe_t‖² − d/2| over all rows", f"{summary.norm_deviation:.2g}")
-    ui.badge(verdicts.negligible(summary.norm_deviation), f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
+    ui.headline("max |‖pe_t‖² − d/2| over all rows", number(summary.norm_deviation))
+    ui.badge(verdicts.negligible(summary.norm_deviation), f"every row has ‖pe‖² = {s.d // 2}", "norms drift")
 with m2:
-    ui.headline("position 0: max |sin|, max |cos − 1|", f"{sin0:.2g}, {cos0:.2g}")
+    ui.headline("position 0: max |sin|, max |cos − 1|", f"{number(sin0)}, {number(cos0)}")
     ui.badge(verdicts.exactly_zero(sin0) and verdicts.exactly_zero(cos0), "sines 0, cosines 1", "position 0 is off")
 with m3:
-    ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", f"{summary.offset_residual:.2g}")
+    ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", number(summary.offset_residual))
     ui.badge(
         verdicts.negligible(summary.offset_residual), f"one matrix shifts every row by {k}", "no single linear map"
     )
+ui.intro(f"In words: M_{k} is the one matrix that moves every row to the row {k} positions later.")
 
 
 @st.fragment
@@ -67,7 +79,8 @@ def table_view() -> None:
     view = ui.control(P["view"]) or "auto"
     if view == "auto":
         view = "image" if summary.chart.aggregated else "chart"
-        st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
+        if not ui.presenter():
+            st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
     if view == "chart":
         ui.show_chart(
@@ -80,16 +93,16 @@ def table_view() -> None:
             col_title="dimension",
             value_title="pe",
             domain=(-1.0, 1.0),
-            height=360,
+            height=ui.fit(360, 230),
         )
     elif view == "zoom: exact values":
-        s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.width - 1)
+        s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.d - 1)
         a, b = st.columns(2)
         with a:
             ui.control(P["zr"], hi=s.length - 1)
         with b:
-            ui.control(P["zc"], hi=s.width - 1)
-        part, row0, col0 = zoom(s.length, s.width, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
+            ui.control(P["zc"], hi=s.d - 1)
+        part, row0, col0 = zoom(s.length, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
         ui.matrix_chart(
             part,
             title=f"{title}: exact values from row {row0}, dimension {col0}",
@@ -128,14 +141,14 @@ def check_view() -> None:
         st.button("Draw the check charts", icon=":material/monitoring:", on_click=open_checks)
         return
     check = ui.control(P["check"]) or CHECKS[0]
-    head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
+    head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.d, start=s.start, base=s.base)
     if check == "row norms":
         stride = grids.stride(s.length, 2048)
         frame = frames.row_norms(summary.squared_norms, start=s.start, stride=stride, name="squared norm")
         ui.show_chart(
             charts.lines_with_reference,
             frame,
-            charts.level_frame(s.width / 2, f"d/2 = {s.width // 2}"),
+            charts.level_frame(s.d / 2, f"d/2 = {s.d // 2}"),
             name="row-norms",
             x="position",
             y="squared norm",
@@ -150,8 +163,8 @@ def check_view() -> None:
         spread = properties.diagonal_spread(sim)
         ui.badge(
             verdicts.depends_only_on_offset(sim),
-            f"depends only on t − u (spread along diagonals {spread:.1g})",
-            f"varies along diagonals ({spread:.2g})",
+            f"depends only on t − u (spread along diagonals {number(spread)})",
+            f"varies along diagonals ({number(spread)})",
         )
         ui.matrix_chart(
             sim,
@@ -166,7 +179,7 @@ def check_view() -> None:
             height=360,
         )
     elif check == "wavelengths":
-        waves = frames.wavelength_frame(s.width, s.base)
+        waves = frames.wavelength_frame(s.d, s.base)
         ui.show_chart(
             charts.lines,
             waves,
@@ -181,7 +194,7 @@ def check_view() -> None:
     else:
         ui.control(P["dims"])
         dims = ui.guarded(
-            lambda: parsing.parse_indices(s.dims, s.width),
+            lambda: parsing.parse_indices(s.dims, s.d),
             lambda: [0, 1],
             "Dimensions to draw",
             "drawing dimensions 0 and 1",

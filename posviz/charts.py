@@ -286,10 +286,10 @@ def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.Lay
     return bars(data, **shape) + hline(reference)
 
 
-def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title: str) -> alt.Chart:
+def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title: str, height: int = 260) -> alt.Chart:
     """Bars of y per x, side by side for each group (for example one output vector per sentence)."""
     return (
-        alt.Chart(bars, title=_title(title), height=260)
+        alt.Chart(bars, title=_title(title), height=height)
         .mark_bar()
         .encode(
             x=alt.X(f"{x}:O", title=x, axis=alt.Axis(labelAngle=0)),

@@ -142,3 +142,18 @@ def table_with_checks(length: int, width: int, bug: str, base: float = DEFAULT_B
 
     table = buggy_sinusoidal(length, width, bug, base)
     return table, check_table(table, base, offset=1)
+
+
+def table_difference(correct: np.ndarray, broken: np.ndarray) -> np.ndarray:
+    """correct - broken over the columns both tables have (an odd-width table lacks the correct one's last column).
+
+    correct: (T, d), broken: (T, d') with d' <= d
+    Returns: (T, d')
+
+    >>> table_difference(np.ones((3, 4)), np.ones((3, 3))).shape
+    (3, 3)
+    """
+    if correct.shape[0] != broken.shape[0] or broken.shape[1] > correct.shape[1]:
+        raise ValueError(f"expected a broken table with the same rows and no more columns, got {correct.shape} "
+                         f"and {broken.shape}")  # fmt: skip
+    return correct[:, : broken.shape[1]] - broken
