@@ -268,7 +268,7 @@ def presenter() -> bool:
     return st.query_params.get("presenter", "").lower() in ("true", "1")
 
 
-def fit(normal: int, presenting: int) -> int:
+def fit(normal: int | None, presenting: int) -> int | None:
     """A chart height for this mode: `presenting` pixels in presenter mode, so the chart fits a 720 px screen."""
     return presenting if presenter() else normal
 

@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import biases, charts, longviews
+from posviz.display import number
 
 ui.page_setup()
 P = ui.params(
@@ -38,7 +39,7 @@ shape = dict(clip=s.clip, heads=s.heads, head=s.head, r1=s.r1, r2=s.r2, seed=s.s
 
 matrices = longviews.bias_matrices(s.T, **shape)
 residuals = {kind: biases.offset_residual(m) for kind, m in matrices.items()}
-ui.headline("largest change along any diagonal, all five biases", f"{max(residuals.values()):g}")
+ui.headline("largest change along any diagonal, all five biases", number(max(residuals.values())))
 varying = ", ".join(longviews.BIAS_NAMES[kind] for kind, residual in residuals.items() if residual != 0)
 ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
 

@@ -5,6 +5,7 @@ import streamlit as st
 import posviz
 import ui
 from posviz import charts, longviews, scaling
+from posviz.display import number
 
 ui.page_setup()
 P = ui.params(
@@ -81,8 +82,8 @@ with left:
     )
 with right:
     st.markdown(
-        f"**attention factor a = {view.attention:.6g}: logits of rotated dimensions scale by "
-        f"a² = {view.attention**2:.6g}**"
+        f"**attention factor a = {number(view.attention)}: logits of rotated dimensions scale by "
+        f"a² = {number(view.attention**2)}**"
     )
     scores = longviews.score_frame(view, s.seed)
     ui.show_chart(
@@ -113,10 +114,10 @@ decay = longviews.decay(s.reach, s.d, s.seed)
 common = dict(x="distance", y="value", color="curve", x_title="relative distance m")
 a, b = st.columns(2)
 with a:
-    ui.headline(f"bound at distance 0, d = {s.d}", f"{decay.bound_at_zero:g}")
+    ui.headline(f"bound at distance 0, d = {s.d}", number(decay.bound_at_zero))
     ui.show_chart(charts.lines, decay.bound, name="decay-bound", title="the bound's average",
                   y_title="(1/(d/2)) Σ|S_j|", **common)  # fmt: skip
 with b:
-    ui.headline("measured at distance 0 (mean |q|²)", f"{decay.measured_at_zero:.4g}")
+    ui.headline("measured at distance 0 (mean |q|²)", number(decay.measured_at_zero))
     ui.show_chart(charts.lines, decay.measured, name="decay-measured",
                   title="measured: 256 random q with themselves", y_title="mean q · R(m) q", **common)  # fmt: skip

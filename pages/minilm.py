@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import charts, frames, grids, lessons, minilm, verdicts
+from posviz.display import number
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
@@ -36,13 +37,13 @@ pos = table()
 st.subheader("The learned position table")
 a, b, c = st.columns(3)
 with a:
-    ui.headline("norm of position 0", f"{pos.norms[0]:.3g}")
-    st.caption(f"median of positions 1-511: {pos.median_norm:.3g}")
+    ui.headline("norm of position 0", number(pos.norms[0]))
+    st.caption(f"median of positions 1-511: {number(pos.median_norm)}")
 with b:
-    ui.headline("cosine of neighbouring positions", f"{pos.neighbour_cosine:.2f}")
-    st.caption(f"median over all t; positions 128 apart: {pos.by_distance[127]:.2f}")
+    ui.headline("cosine of neighbouring positions", number(pos.neighbour_cosine))
+    st.caption(f"median over all t; positions 128 apart: {number(pos.by_distance[127])}")
 with c:
-    ui.headline("most opposite pair of rows", f"{pos.cosine.min():.2f}")
+    ui.headline("most opposite pair of rows", number(pos.cosine.min()))
     st.caption("cosine similarity; far positions can point away from each other")
 
 left, right = st.columns(2)
@@ -53,8 +54,9 @@ with left:
         title="position rows (512 x 384)",
         scheme=charts.SIGNED_SCHEME,
         domain=clip,
-        value_title=f"value (colours clipped at ±{clip[1]:.2g}, the 99th percentile)",
+        value_title=f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
         what="dimension →, position ↓",
+        height=ui.fit(None, 330),
     )
 with right:
     norms = frames.row_norms(pos.norms)
@@ -67,6 +69,7 @@ with right:
         title="norm of each position row",
         x_title="position",
         y_title="‖p_t‖",
+        height=ui.fit(280, 170),
     )
     profile = pos.cosine_profile()
     ui.show_chart(
@@ -80,6 +83,8 @@ with right:
         title="median cosine of positions k apart",
         x_title="k (log)",
         y_title="cosine",
+        legend="bottom",
+        height=ui.fit(280, 170),
     )
 left, right = st.columns(2)
 with left:
@@ -124,16 +129,16 @@ ui.sync_url(P)
 plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
 a, b = st.columns(2)
 with a:
-    ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", f"{plain:.2g}")
+    ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", number(plain))
     ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
 with b:
-    ui.headline(f"'{token}', layer-0 output, rows × {s.scale:g}: max diff", f"{real:.4g}")
+    ui.headline(f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff", number(real))
     ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
 
 h = s.head - 1
 for weights, tokens, name in (
     (result.weights_plain, "no position", "plain"),
-    (result.weights, f"position rows × {s.scale:g}", "position"),
+    (result.weights, f"position rows × {number(s.scale)}", "position"),
 ):
     cols = st.columns(2)
     for col, w, toks, which in zip(cols, weights, (result.first, result.second), (1, 2), strict=True):
@@ -148,7 +153,7 @@ for weights, tokens, name in (
 
 scales, distances = curve(text1, text2, token)
 frame = frames.distance_curve(scales, distances, log=True)
-point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{s.scale:g} → {real:.3g}")
+point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{number(s.scale)} → {number(real)}")
 ui.show_chart(
     *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
     name="minilm-distance",
@@ -161,4 +166,4 @@ ui.show_chart(
     x_title="scale of the position rows (log)",
     y_title="max abs difference (log)",
 )
-st.caption(f"At scale 0 the distance is {distances[0]:.2g}; the log axes start at 1e-4.")
+st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")

@@ -5,6 +5,7 @@ import streamlit as st
 
 import posviz
 import ui
+from posviz.display import number
 
 ui.page_setup()
 registry = st.cache_data(posviz.claims, max_entries=1)()
@@ -30,7 +31,7 @@ with right:
         "same table in a terminal."
     )
 
-rows = pd.DataFrame(posviz.claim_rows(registry))
+rows = pd.DataFrame(posviz.claim_rows(registry, fmt=number))  # `python -m posviz verify` prints full precision
 rows["pass"] = rows["pass"].map({True: "✅ pass", False: "❌ FAIL"})
 rows["shown on"] = "./" + rows.pop("page")
 rows = rows.drop(columns="lesson")
@@ -38,7 +39,7 @@ st.dataframe(
     rows,
     hide_index=True,
     width="stretch",
-    height=35 * (len(rows) + 1) + 3,
+    height=ui.fit(35 * (len(rows) + 1) + 3, 420),
     column_config={
         "claim": st.column_config.NumberColumn("#", width="small"),
         "source": st.column_config.TextColumn("source", width="medium"),

@@ -5,6 +5,7 @@ import streamlit as st
 import posviz
 import ui
 from posviz import charts, frames, properties, relative, verdicts
+from posviz.display import number
 
 ui.page_setup()
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
@@ -26,7 +27,8 @@ ui.intro(
     "A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. "
     "Rotary embeddings rotate each query and key pair by an angle proportional to its position, so a query-key "
     "score depends only on how far apart the two positions are. ALiBi adds a penalty that grows linearly "
-    "with that distance."
+    "with that distance. In words: a score is q·k, a query vector times a key vector; i is the query's "
+    "position, j the key's."
 )
 ui.url_state(P, page="rotary")
 s = st.session_state
@@ -34,6 +36,43 @@ with st.sidebar:
     ui.controls(P[k] for k in ("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
 ui.sync_url(P)
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
+
+st.subheader("Rotary: scores depend only on the offset")
+q, k = relative.fixed_content(s.d, s.seed)
+length = min(s.T, 64)
+rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
+spread = properties.diagonal_spread(rot)
+moved_rot = relative.shift_change(q, k, length, s.shift, scheme="rotary", base=s.base)
+moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", base=s.base)
+a, b = st.columns(2)
+with a:
+    ui.headline(f"rotary: score change when every position moves by {s.shift}", number(moved_rot))
+    ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
+with b:
+    ui.headline("added sinusoids: score change, same shift", number(moved_sin))
+    ui.badge(not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
+
+left, right = st.columns(2)
+with left:
+    circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
+    ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
+                  size=ui.fit(300, 240))  # fmt: skip
+    ui.control(P["pair"], hi=s.d // 2 - 1)
+with right:
+    ui.badge(
+        verdicts.depends_only_on_offset(rot),
+        f"constant along every diagonal (spread {number(spread)})",
+        f"spread {number(spread)}",
+    )
+    ui.matrix_chart(
+        rot,
+        title="rotary score q·k, query at i, key at j",
+        row_title="query position i",
+        col_title="key position j",
+        domain=charts.signed_domain(rot),
+        name="rope-scores",
+        height=ui.fit(300, 240),
+    )
 
 st.subheader("A learned table has a last row")
 try:
@@ -57,50 +96,14 @@ else:
         height=240,
     )
 
-st.subheader("Rotary: scores depend only on the offset")
-q, k = relative.fixed_content(s.d, s.seed)
-length = min(s.T, 64)
-rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
-spread = properties.diagonal_spread(rot)
-moved_rot = relative.shift_change(q, k, length, s.shift, scheme="rotary", base=s.base)
-moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", base=s.base)
-a, b = st.columns(2)
-with a:
-    ui.headline(f"shift all positions by {s.shift}: rotary scores change by", f"{moved_rot:.2g}")
-    ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
-with b:
-    ui.headline(f"shift all positions by {s.shift}: added-sinusoid scores change by", f"{moved_sin:.3g}")
-    ui.badge(not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
-
-left, right = st.columns(2)
-with left:
-    ui.control(P["pair"], hi=s.d // 2 - 1)
-    circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
-    ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows")
-with right:
-    ui.badge(
-        verdicts.depends_only_on_offset(rot),
-        f"constant along every diagonal (spread {spread:.1g})",
-        f"spread {spread:.2g}",
-    )
-    ui.matrix_chart(
-        rot,
-        title="rotary score q·k, query at i, key at j",
-        row_title="query position i",
-        col_title="key position j",
-        domain=charts.signed_domain(rot),
-        name="rope-scores",
-        height=300,
-    )
-
 st.subheader("ALiBi: a linear penalty per head")
 slopes = relative.alibi_slopes(s.heads)
 ui.control(P["head"], hi=s.heads)
 bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
-st.caption("slopes 2^(-8h/n): " + ", ".join(f"{v:.4g}" for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
+st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
 ui.matrix_chart(
     bias,
-    title=f"ALiBi bias of head {s.head}, slope {slopes[s.head - 1]:.4g} (symmetric form)",
+    title=f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)",
     row_title="query position i",
     col_title="key position j",
     domain=charts.signed_domain(bias),

@@ -134,19 +134,23 @@ def grid_heatmap(
     """Heatmap of a (possibly block-averaged) matrix on quantitative axes; rows run down from the top.
 
     `cells` is `reduced_frame`'s long form: each rect spans its block [row, row_end) x [col, col_end).
-    Cells sit on integer edges, so axis ticks are integers placed at each cell's start.
+    Cell i spans [i - 0.5, i + 0.5), so an integer tick sits at the middle of its row or column (a 0..23 axis
+    ends at 23, not at a "24" on the last cell's edge); a block of several rows is ticked at its first row.
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
     """
     loose = alt.Scale(nice=False, zero=False)
     whole = alt.Axis(tickMinStep=1, format="d")
     rect = (
         alt.Chart(cells)
+        .transform_calculate(
+            x="datum.col - 0.5", x_end="datum.col_end - 0.5", y="datum.row - 0.5", y_end="datum.row_end - 0.5"
+        )
         .mark_rect()
         .encode(
-            x=alt.X("col:Q", title=col_title, scale=loose, axis=whole),
-            x2="col_end:Q",
-            y=alt.Y("row:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
-            y2="row_end:Q",
+            x=alt.X("x:Q", title=col_title, scale=loose, axis=whole),
+            x2="x_end:Q",
+            y=alt.Y("y:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
+            y2="y_end:Q",
             color=value_color(scheme, domain, value_title, legend=legend),
             tooltip=[
                 alt.Tooltip("row:Q", title=f"{row_title} (from)"),
@@ -217,10 +221,12 @@ def lines(
     points: bool = False,
     steps: bool = False,
     height: int = 280,
+    legend: str = "right",
 ) -> alt.Chart:
     """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
 
-    `steps` draws each value flat until the next x (for tables that are piecewise constant).
+    `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
+    puts the series names under the plot, so long names do not squeeze a narrow chart.
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
@@ -228,7 +234,12 @@ def lines(
         "y": alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log" if log_y else "linear")),
     }
     if color is not None:
-        encoding["color"] = alt.Color(f"{color}:N", title=color, scale=alt.Scale(range=list(SERIES_COLORS)))
+        encoding["color"] = alt.Color(
+            f"{color}:N",
+            title=color if legend == "right" else None,
+            scale=alt.Scale(range=list(SERIES_COLORS)),
+            legend=alt.Legend(orient=legend, direction="vertical" if legend == "right" else "horizontal"),
+        )
         tooltip.insert(0, alt.Tooltip(f"{color}:N"))
     zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
     return (
@@ -302,19 +313,27 @@ def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title
     )  # fmt: skip
 
 
-def trajectory(path: Data, *, title: Text) -> alt.LayerChart:
-    """Points (x, y) joined in order of `position`, coloured by it: a pair turning around the circle."""
+def trajectory(path: Data, *, title: Text, size: int = 300) -> alt.LayerChart:
+    """Points (x, y) joined in order of `position`, coloured by it: a pair turning around the circle.
+
+    Square, with the same domain on both axes (two invisible corners at (-r, -r) and (r, r) from the frame's
+    `r` column), so a circle is drawn as a circle.
+    """
+    same = alt.Scale(zero=False, nice=True)
     base = alt.Chart(path).encode(
-        x=alt.X("x:Q", title="dimension 2i", scale=alt.Scale(zero=False)),
-        y=alt.Y("y:Q", title="dimension 2i+1", scale=alt.Scale(zero=False)),
+        x=alt.X("x:Q", title="dimension 2i", scale=same),
+        y=alt.Y("y:Q", title="dimension 2i+1", scale=same),
         order="position:Q",
         tooltip=["position:Q", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
     )
     line = base.mark_line(color="#999999")
     dots = base.mark_circle(size=70).encode(
-        color=alt.Color("position:Q", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom"))
+        color=alt.Color("position:Q", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="right"))
     )
-    return alt.layer(line, dots, title=_title(title), height=300)
+    corners = alt.Chart(path).mark_point(opacity=0)
+    low = corners.encode(x="neg_r:Q", y="neg_r:Q")
+    high = corners.encode(x="r:Q", y="r:Q")
+    return alt.layer(line, dots, low, high, title=_title(title), width=size, height=size)
 
 
 def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
@@ -360,7 +379,10 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
     each chained call deep-copies the chart, which made a template's first build several times slower.
     """
     label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
-    styled = chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    if chart.width is alt.Undefined:  # a builder that fixes its width (a square plot) keeps it
+        styled = chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    else:
+        styled = chart.properties()
     styled.config = alt.Config(
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),

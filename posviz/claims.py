@@ -8,6 +8,7 @@ from the methods' papers and reference code (named in each claim's `source`), re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -241,8 +242,17 @@ def _fmt(value: float | bool) -> str:
     return str(value) if isinstance(value, bool | int) else repr(float(value))
 
 
-def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
-    """The registry as table rows: one row a check, with its claim's number, lesson and page."""
+def claim_rows(
+    registry: list[Claim] | None = None, *, fmt: Callable[[float], str] | None = None
+) -> list[dict[str, object]]:
+    """The registry as table rows: one row a check, with its claim's number, lesson and page.
+
+    Values are written at full precision (`verify`), or with `fmt` for floats (the app: `display.number`).
+    """
+
+    def shown(value: float | bool) -> str:
+        return _fmt(value) if fmt is None or isinstance(value, bool | int) else fmt(value)
+
     rows = []
     for claim in claims() if registry is None else registry:
         for check in claim.checks:
@@ -253,8 +263,8 @@ def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
                     "source": claim.origin,
                     "statement": claim.statement,
                     "check": check.label,
-                    "expected": _fmt(check.expected),
-                    "reproduced": _fmt(check.reproduced),
+                    "expected": shown(check.expected),
+                    "reproduced": shown(check.reproduced),
                     "tolerance": check.tolerance_text,
                     "pass": check.passed,
                     "page": claim.page,

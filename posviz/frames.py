@@ -131,15 +131,17 @@ def distance_curve(scales: np.ndarray, distances: np.ndarray, *, log: bool) -> p
 
 
 def trajectory(points: np.ndarray) -> pd.DataFrame:
-    """Rows (x, y, position) of a 2-d point at each position, as a path.
+    """Rows (x, y, position, r, neg_r) of a 2-d point at each position, as a path; r is the largest |coordinate|,
+    so a chart can give both axes the same domain [-r, r].
 
     points: (T, 2)
     Returns: T rows
 
     >>> trajectory(np.zeros((5, 2))).shape
-    (5, 3)
+    (5, 5)
     """
-    return pd.DataFrame({"x": points[:, 0], "y": points[:, 1], "position": np.arange(len(points))})
+    r = float(np.abs(points).max(initial=0.0))
+    return pd.DataFrame({"x": points[:, 0], "y": points[:, 1], "position": np.arange(len(points)), "r": r, "neg_r": -r})
 
 
 def on_log_axis(value: float) -> float:

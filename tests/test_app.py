@@ -39,6 +39,36 @@ def test_every_page_runs_from_defaults_with_charts_and_no_warning(name):
         assert len(at.get("vega_lite_chart")) + len(at.get("arrow_vega_lite_chart")) >= 1
 
 
+def numbers_in(text: str) -> list[str]:
+    """The numbers written in a headline or metric ("4.4e-16 → 3.4998", "0.00010366 vs 0.0001", "35 of 64")."""
+    import re
+
+    return re.findall(r"-?\d+(?:\.\d+)?(?:e[-+]\d+)?", text.replace("−", "-"))
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"])
+def test_every_headline_and_metric_is_written_by_the_one_number_helper(name):
+    """A value already in display.number's format comes back unchanged; 12.53665770012299 or 12.5367 would not."""
+    from posviz.display import number
+
+    at = page(name)
+    shown = headline_values(at) + [m.value for m in at.metric]
+    assert shown or name == "overview"
+    for text in shown:
+        for token in numbers_in(text):
+            assert number(float(token)) == token, (name, text)
+
+
+def test_the_overview_table_writes_values_with_the_helper_and_verify_keeps_full_precision():
+    from posviz.display import number
+
+    at = page("overview")
+    table = at.dataframe[0].value
+    first = posviz.claims()[0].checks[0]
+    assert table["reproduced"].iloc[0] == number(first.reproduced) == "4.4e-16"
+    assert posviz.claim_rows()[0]["reproduced"] == repr(first.reproduced)  # what `verify` prints
+
+
 def test_router_runs_without_an_exception():
     at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
     ok(at)
@@ -318,11 +348,35 @@ def test_every_bug_breaks_a_badge_the_correct_version_keeps(bug):
     assert "correct table: fails" not in text
 
 
+def test_the_quiz_link_hides_the_answer_until_asked():
+    """?quiz=true: the pictures, checks and the difference panel, but no mistake's name outside the answer box."""
+    answer = "2i exponent"
+    plain = page("bugs", bug=answer)
+    assert answer in "\n".join(h.value for h in plain.subheader)
+    at = page("bugs", bug=answer, quiz="true")
+    ok(at)
+    assert [h.value for h in at.subheader] == ["Which mistake is this?"]
+    titles = [c.proto.spec for c in at.get("vega_lite_chart")]
+    live = b"".join(d.data.data for c in at.get("vega_lite_chart") for d in c.proto.datasets)
+    assert len(titles) == 3 and "correct − buggy".encode() in live  # correct, buggy, their difference
+    assert answer.encode() not in live
+    assert not any(answer in h for h in headline_values(at))
+    boxes = {e.label: e for e in at.expander}
+    assert answer in "\n".join(m.value for m in boxes["Show the answer"].markdown)
+    assert at.query_params["quiz"] in ("true", ["true"])
+
+
+def test_a_correct_table_against_itself_would_say_all_zeros_and_a_bug_does_not():
+    at = page("bugs", bug="multiply")
+    live = b"".join(d.data.data for c in at.get("vega_lite_chart") for d in c.proto.datasets)
+    assert b"correct \xe2\x88\x92 buggy" in live and b"all zeros" not in live
+
+
 def test_minilm_page_shows_the_real_model_order_blind_without_position_rows():
     at = page("minilm")
     ok(at)
     heads = headline_values(at)
-    assert heads[0] == "2.36"
+    assert heads[0] == "2.3618"
     assert float(heads[3]) < 1e-12 and float(heads[4]) > 0.1
     assert "identical in both sentences (order-blind)" in markdown(at)
     at.select_slider(key="scale").set_value(0.0).run()

@@ -30,7 +30,7 @@ def every_chart():
     """One of each builder the pages use, with the data and shape they pass."""
     curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 0.5], "line": ["a", "a", "b"]})
     reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10), max_cells=25)
-    path = pd.DataFrame({"position": [0, 1, 2], "x": [0.0, 0.5, 1.0], "y": [1.0, 0.8, 0.0]})
+    path = frames.trajectory(np.array([[0.0, 1.0], [0.6, 0.8], [1.0, 0.0]]))
     steps = frames.step_errors(np.array([0.0, 4e-16, 1e-3]), 1)
     bars = charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
     line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
@@ -42,6 +42,7 @@ def every_chart():
         "grid_heatmap": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
                          dict(title="pe", subtitle=reduced.note, row_title="t", col_title="dim")),
         "lines": (charts.lines, [curve], dict(line, color="line", log_y=True)),
+        "lines legend below": (charts.lines, [curve], dict(line, color="line", legend="bottom")),
         "lines_marked": (charts.lines_marked, [curve, charts.point_frame(2.0, 0.7, "here")], dict(line, points=True)),
         "lines_with_reference": (charts.lines_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
         "bars_with_reference": (charts.bars_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
@@ -105,12 +106,13 @@ def test_every_field_a_chart_encodes_exists_in_its_data(name):
     spec = bound(builder, *frames, **shape)
     columns = {name: set(rows[0]) if rows else set() for name, rows in spec["datasets"].items()}
     for unit, source in units(spec):
+        made = {t["as"] for t in unit.get("transform", []) if isinstance(t.get("as"), str)}  # calculated fields
         for channel in unit.get("encoding", {}).values():
             for item in channel if isinstance(channel, list) else [channel]:
                 sort = item.get("sort")
                 fields = [item.get("field"), sort.get("field") if isinstance(sort, dict) else None]
                 for field in filter(None, fields):
-                    assert field in columns[source], f"{name}: {field!r} not in {source} {columns[source]}"
+                    assert field in columns[source] | made, f"{name}: {field!r} not in {source} {columns[source]}"
 
 
 def test_new_numbers_keep_the_spec_text_and_swap_only_data():
@@ -186,6 +188,35 @@ def test_a_note_is_written_across_the_middle_of_a_heatmap_and_is_live():
     assert "all zeros" in charts.to_svg(spec)
     empty = charts.chart_spec(charts.token_heatmap, eye_cells(), title="d", annotate=False, note="")
     assert {k: v for k, v in empty.items() if k != "datasets"} == {k: v for k, v in spec.items() if k != "datasets"}
+
+
+def test_the_rotation_plot_is_square_with_the_same_domain_on_both_axes():
+    """A circle must look like a circle: equal width and height, and both axes reach -r..r from the data."""
+    path = frames.trajectory(np.array([[0.0, 2.0], [1.2, 1.6], [2.0, 0.0]]))  # a quarter arc: x and y span 0..2
+    spec = bound(charts.trajectory, path, title="pair")
+    assert spec["width"] == spec["height"] == 300
+    corners = [u for u, _ in units(spec) if u["mark"].get("opacity") == 0 and u["mark"]["type"] == "point"]
+    assert {(c["encoding"]["x"]["field"], c["encoding"]["y"]["field"]) for c in corners} == {
+        ("r", "r"),
+        ("neg_r", "neg_r"),
+    }
+    assert spec["datasets"]["posviz_0"][0]["r"] == 2.0 and spec["datasets"]["posviz_0"][0]["neg_r"] == -2.0
+
+
+def test_grid_heatmap_centres_integer_ticks_on_cells():
+    """Positions 0..23 drawn one per cell: cell i spans [i - 0.5, i + 0.5), so no tick "24" sits on the last edge."""
+    reduced = grids.block_mean(np.zeros((24, 24)), max_cells=24 * 24)
+    spec = bound(charts.grid_heatmap, charts.reduced_frame(reduced), title="t", row_title="i", col_title="j")
+    rect = units(spec)[0][0]
+    calc = {t["as"]: t["calculate"] for t in rect["transform"] if "calculate" in t}
+    assert calc["x"] == "datum.col - 0.5" and calc["x_end"] == "datum.col_end - 0.5"
+    svg = charts.to_svg(charts.chart_spec(charts.grid_heatmap, charts.reduced_frame(reduced), title="t",
+                                          row_title="i", col_title="j"))  # fmt: skip
+    import re
+
+    labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    ticks = {int(t) for t in labels if t.isdigit()}
+    assert ticks and ticks <= set(range(24)) and 0 in ticks
 
 
 def test_reduced_frame_says_what_each_cell_holds():
