@@ -268,6 +268,11 @@ def presenter() -> bool:
     return st.query_params.get("presenter", "").lower() in ("true", "1")
 
 
+def legend_side() -> str:
+    """Where a heatmap's colour legend goes: under it, or at its right in presenter mode (height is scarcer)."""
+    return "right" if presenter() else "bottom"
+
+
 def fit(normal: int | None, presenting: int) -> int | None:
     """A chart height for this mode: `presenting` pixels in presenter mode, so the chart fits a 720 px screen."""
     return presenting if presenter() else normal
@@ -386,7 +391,7 @@ def matrix_chart(
     """
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
-                  value_title=value_title, height=height)  # fmt: skip
+                  value_title=value_title, height=height, legend=legend_side())  # fmt: skip
     if note is not None:
         common["note"] = note
     if rows * cols <= SMALL_CELLS and cols <= 24:

@@ -95,11 +95,13 @@ else:
         ),
     ]
     ui.intro("M₁ is the one matrix that moves every row of a correct table to the next position.")
+    ui.intro("Each number is how far the buggy table is from the check.")
     for col, (label, fine, still, measured) in zip(cols, rows, strict=True):
         with col:
-            ui.headline(f"{label}: deviation with the bug", measured)
-            ui.badge(fine, "correct table: passes", "correct table: fails")
-            ui.badge(still, "buggy table: passes", "buggy table: FAILS")
+            ui.headline(label, measured, help_text="how far the buggy table is from the check")
+            with st.container(horizontal=True, gap="small"):
+                ui.badge(fine, "correct table: passes", "correct table: fails")
+                ui.badge(still, "buggy table: passes", "buggy table: FAILS")
     difference = variants.table_difference(correct, broken)
     panels = (
         (correct, "correct", "correct-table", "pe", (-1.0, 1.0), None),
@@ -113,9 +115,10 @@ else:
             ui.show_chart(
                 charts.grid_heatmap,
                 charts.reduced_frame(reduced),
+                legend=ui.legend_side(),
                 name=key,
                 title=title,
-                subtitle=reduced.note,
+                subtitle=None if ui.presenter() and not reduced.aggregated else reduced.note,
                 row_title="position",
                 col_title="dimension",
                 value_title=value_title,

@@ -23,7 +23,8 @@ ui.intro(
     "the first token from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two "
     "copies of one token get different outputs."
 )
-st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
+if not ui.presenter():
+    st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
 ui.intro("In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).")
 ui.url_state(P, page="causal")
 s = st.session_state

@@ -51,9 +51,10 @@ for column, table, title, name in (
         ui.show_chart(
             charts.grid_heatmap,
             charts.reduced_frame(reduced),
+            legend=ui.legend_side(),
             name=name,
             title=title,
-            subtitle=reduced.note,
+            subtitle=None if ui.presenter() and not reduced.aggregated else reduced.note,
             row_title="position",
             col_title="dimension",
             value_title="pe",

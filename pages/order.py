@@ -65,7 +65,7 @@ signal = f"{position} × {number(pscale)}"
 
 
 heads = [
-    (bare, "no position: max |attn(PX) − P attn(X)|", "the causal mask gives order"),
+    (bare, "no position (E = 0)", "the causal mask gives order"),
     (result, f"with {signal}: max |attn(PX + E) − P attn(X + E)|",
      "mask and signal give order" if s.causal else "the position signal tells places apart"),
 ]  # fmt: skip
@@ -75,7 +75,7 @@ for column, (run, label, why) in zip(st.columns([1, 3]), heads, strict=True):
         if s.forget and not run.order_blind:  # the one problem here: the test's own bug (exercise 1)
             ui.badge(False, "", "differs only because the reference was not reordered: a bug in the test")
         else:
-            ui.badge(True, "order-blind: machine zero (equal up to rounding)" if run.order_blind else
+            ui.badge(True, "order-blind: machine zero" if run.order_blind else
                      f"order-aware: {why}", "")  # fmt: skip
         if run is result:
             st.caption(
@@ -92,9 +92,9 @@ domain = posviz.charts.signed_domain(result.out, result.out_perm, bare.out, bare
 
 panels = [
     ("no position: difference", bare.difference, "order-no-position-difference", zero_note(bare.difference)),
-    (f"{position}: attend, then shuffle" if not s.forget else f"{position}: attend (not reordered)",
-     result.reference, "order-attend-then-shuffle", None),
-    (f"{position}: shuffle, then attend", result.out_perm, "order-shuffle-then-attend", None),
+    ("attend, then shuffle" if not s.forget else "attend (not reordered)", result.reference,
+     "order-attend-then-shuffle", None),
+    ("shuffle, then attend", result.out_perm, "order-shuffle-then-attend", None),
     (f"{position}: difference", result.difference, "order-difference", zero_note(result.difference)),
 ]  # fmt: skip
 for col, (title, matrix, name, note) in zip(st.columns(4), panels, strict=True):

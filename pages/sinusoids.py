@@ -45,10 +45,11 @@ ui.intro(
     "Together the pairs give every position a distinct code of constant length, and moving k positions "
     "is the same rotation for every row."
 )
-st.latex(
-    r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
-    r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
-)
+if not ui.presenter():
+    st.latex(
+        r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
+        r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
+    )
 ui.url_state(P, page="sinusoids")
 s = st.session_state
 with st.sidebar:
@@ -86,9 +87,10 @@ def table_view() -> None:
         ui.show_chart(
             charts.grid_heatmap,
             charts.reduced_frame(summary.chart),
+            legend=ui.legend_side(),
             name="sinusoid-table",
             title=title,
-            subtitle=summary.chart.note,
+            subtitle=None if ui.presenter() and not summary.chart.aggregated else summary.chart.note,
             row_title="position t (from start)",
             col_title="dimension",
             value_title="pe",

@@ -200,7 +200,7 @@ def token_heatmap(
         return alt.layer(rect, *extra, title=_title(title), height=height)
     lo, hi = (_expr(b) for b in domain)
     light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
-    text = base.mark_text(fontSize=13).encode(
+    text = base.mark_text().encode(  # size from style: 13 px, 16 px in presenter mode
         text=alt.Text("value:Q", format=".2f"),
         color=alt.condition(light, alt.value("white"), alt.value("black")),
     )
@@ -254,7 +254,7 @@ def hline(reference: Data) -> alt.LayerChart:
     """A dashed horizontal reference line at each row's `y`, with its `label`."""
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
-    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT, fontSize=14).encode(text="label:N")
+    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT).encode(text="label:N")
     return rule + text
 
 
@@ -263,9 +263,7 @@ def marker(point: Data) -> alt.LayerChart:
     base = alt.Chart(point).encode(x="x:Q")
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
-    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold", fontSize=15).encode(
-        y="y:Q", text="label:N"
-    )
+    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold").encode(y="y:Q", text="label:N")
     return rule + dot + text
 
 
@@ -351,7 +349,7 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
     shade = alt.Chart(band).mark_rect(color="#999999", opacity=0.18).encode(y=alt.Y("lo:Q"), y2="hi:Q")
     label = (
         alt.Chart(band)
-        .mark_text(align="left", baseline="bottom", dx=4, dy=-3, fontSize=14, color="#555555")
+        .mark_text(align="left", baseline="bottom", dx=4, dy=-3, color="#555555")
         .encode(x=alt.value(0), y="hi:Q", text="label:N")
     )
     bar = (
@@ -373,12 +371,13 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
 
 
 def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelMixin:
-    """Font sizes for a laptop (12-14 px) or a lecture screen (16-22 px); width fits the column.
+    """Font sizes for a laptop (12-15 px) or a lecture screen (16-22 px, text marks too); width fits the column.
 
     The same settings as chained `configure_axis(...)...configure_view(...)`, set as one `alt.Config`:
     each chained call deep-copies the chart, which made a template's first build several times slower.
     """
     label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
+    words = 16 if presenter else 13  # text marks without a size of their own: cell values, marker labels
     if chart.width is alt.Undefined:  # a builder that fixes its width (a square plot) keeps it
         styled = chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
     else:
@@ -387,6 +386,7 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
         title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
+        text=alt.MarkConfig(fontSize=words),
         header=alt.HeaderConfig(labelFontSize=title, titleFontSize=title),
         view=alt.ViewConfig(strokeWidth=0),
     )

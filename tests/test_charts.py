@@ -244,6 +244,17 @@ def test_lines_use_log_scales_on_request_and_zoom_by_dragging():
 def test_presenter_style_uses_16px_labels_or_more():
     spec = bound(charts.token_heatmap, eye_cells(), title="t", presenter=True)
     assert spec["config"]["axis"]["labelFontSize"] >= 16 and spec["config"]["title"]["fontSize"] >= 16
+    assert spec["config"]["text"]["fontSize"] >= 16
+
+
+@pytest.mark.parametrize("name", list(every_chart()))
+def test_no_text_mark_sets_a_size_below_16px_so_presenter_mode_reaches_16px(name):
+    """Cell values, marker and band labels take their size from style (16 px presenting); a fixed 13 px would not."""
+    builder, frames, shape = every_chart()[name]
+    for unit, _ in units(bound(builder, *frames, presenter=True, **shape)):
+        mark = unit.get("mark", {})
+        if isinstance(mark, dict) and mark.get("type") == "text":
+            assert mark.get("fontSize", 16) >= 16, (name, mark)
 
 
 def test_columns_and_vectors_frames_are_long_form():
