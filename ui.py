@@ -331,7 +331,8 @@ def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: b
     """Draw `builder`'s chart of `frames`, styled for the current mode, with the first frame as CSV and the chart
     as SVG. The spec is compiled once per shape (`charts.chart_spec`); a rerun binds only its data."""
     spec = charts.chart_spec(builder, *frames, presenter=presenter(), **shape)
-    st.vega_lite_chart(spec, width="stretch")
+    fixed = isinstance(spec.get("width"), int)  # a square plot keeps its size; "stretch" would squash its height
+    st.vega_lite_chart(spec, width="content" if fixed else "stretch")
     if downloads and not presenter():
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
@@ -404,7 +405,8 @@ def matrix_chart(
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
     else:
         reduced = grids.block_mean(m, MAX_MARKS).shifted(row_offset, col_offset)
-        show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=reduced.note, **common)
+        subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
+        show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=subtitle, **common)
 
 
 def weights_chart(

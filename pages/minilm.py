@@ -56,7 +56,7 @@ with left:
         domain=clip,
         value_title=f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
         what="dimension →, position ↓",
-        height=ui.fit(None, 330),
+        height=ui.fit(None, 290),
     )
 with right:
     norms = frames.row_norms(pos.norms)

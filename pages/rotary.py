@@ -56,7 +56,7 @@ left, right = st.columns(2)
 with left:
     circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
     ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
-                  size=ui.fit(300, 240))  # fmt: skip
+                  size=ui.fit(300, 220))  # fmt: skip
     ui.control(P["pair"], hi=s.d // 2 - 1)
 with right:
     ui.badge(
@@ -71,7 +71,7 @@ with right:
         col_title="key position j",
         domain=charts.signed_domain(rot),
         name="rope-scores",
-        height=ui.fit(300, 240),
+        height=ui.fit(300, 215),
     )
 
 st.subheader("A learned table has a last row")

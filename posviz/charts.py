@@ -305,7 +305,7 @@ def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title
             xOffset=f"{group}:N",
             y=alt.Y(f"{y}:Q", title=y_title),
             color=alt.Color(f"{group}:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2])),
-                            legend=alt.Legend(orient="bottom", direction="vertical")),
+                            legend=alt.Legend(orient="bottom", direction="horizontal")),
             tooltip=[f"{group}:N", f"{x}:O", alt.Tooltip(f"{y}:Q", format=".6g")],
         )
     )  # fmt: skip
@@ -381,7 +381,7 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
     if chart.width is alt.Undefined:  # a builder that fixes its width (a square plot) keeps it
         styled = chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
     else:
-        styled = chart.properties()
+        styled = chart.properties(autosize=alt.AutoSizeParams(type="pad"))
     styled.config = alt.Config(
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),

@@ -207,6 +207,32 @@ def test_a_hostile_link_shows_a_note_not_a_traceback(page):
     assert page.locator("img[src*='127.0.0.1:9']").count() == 0
 
 
+FIRST = f"{CHART}, [data-testid='stImage'], [data-testid='stDataFrame']"
+# The comparison each page exists for: how many of its first charts must be on the first screen together.
+TOGETHER = {"attention": 4, "order": 4, "causal": 2, "bugs": 3, "layouts": 2, "rotary": 2, "magnitude": 2}
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"])
+def test_presenter_mode_fits_the_headline_and_first_chart_on_a_1280x720_screen(page, name):
+    """Measured boxes, not screenshots: the headline (one line of number) and the first chart or image end above 720 px,
+    and the with/without panels a page compares are all on that first screen."""
+    visit(page, f"/{name}?presenter=true")
+    no_exception(page)
+    page.wait_for_selector(FIRST, timeout=30_000)
+    charts_drawn(page)
+    page.wait_for_timeout(500)
+    number = page.locator("div[style*='tabular-nums']").first.bounding_box()
+    assert 0 <= number["y"] and number["y"] + number["height"] <= 720, (name, number)
+    assert number["height"] < 90, (name, "the headline number wraps", number)
+    label = page.locator("div[style*='opacity:0.75']").first.bounding_box()
+    assert label["height"] < 2.5 * 28, (name, "the headline label runs past two lines", label)
+    boxes = [b for b in (page.locator(FIRST).nth(i).bounding_box() for i in range(page.locator(FIRST).count())) if b]
+    first = boxes[0]
+    assert first["y"] < 720 and first["y"] + first["height"] <= 720, (name, first)
+    for box in boxes[: TOGETHER.get(name, 1)]:
+        assert box["y"] + box["height"] <= 720, (name, box)
+
+
 def test_presenter_mode_holds_across_pages(page):
     visit(page, "/order?presenter=true")
     page.get_by_role("link", name="Sinusoids").click()
