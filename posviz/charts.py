@@ -338,7 +338,8 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
     """Bars of error per token on a log axis, coloured by phase, over a shaded band where errors are rounding.
 
     `steps` is `frames.step_errors` (bars run from `floor` to `shown`); `band` is `frames.rounding_band`.
-    A log axis keeps rounding (1e-16) and a bug (1e-1) fifteen decades apart instead of both near 0.
+    A log axis keeps rounding (1e-16) and a bug (1e-1) fifteen decades apart instead of both near 0; an exact 0
+    has no bar there, so it is written as "0" on the floor.
     """
     y = alt.Y(
         "shown:Q",
@@ -364,7 +365,13 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
             tooltip=["token:O", "phase:N", alt.Tooltip("error:Q", format=".3g")],
         )
     )  # fmt: skip
-    return alt.layer(shade, bar, label, title=_title(title), height=320)
+    zero = (
+        alt.Chart(steps)
+        .transform_filter("datum.error == 0")
+        .mark_text(baseline="bottom", dy=-2, fontWeight="bold")
+        .encode(x="token:O", y="shown:Q", text=alt.value("0"), color=alt.Color("phase:N", legend=None))
+    )  # an exact 0 has no bar on a log axis: it is written on the floor instead
+    return alt.layer(shade, bar, zero, label, title=_title(title), height=320)
 
 
 # ----- style, compile once, bind per rerun ------------------------------------------------------------------------

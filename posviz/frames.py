@@ -49,7 +49,9 @@ def rounding_band(level: float = ROUNDING) -> pd.DataFrame:
     >>> rounding_band().shape
     (1, 3)
     """
-    return pd.DataFrame({"lo": [LOG_FLOOR], "hi": [float(level)], "label": [f"rounding (below {level:.0e})"]})
+    return pd.DataFrame(
+        {"lo": [LOG_FLOOR], "hi": [float(level)], "label": [f"rounding (below {level:.0e})".replace("e-0", "e-")]}
+    )
 
 
 def generation_table(positions: np.ndarray, errors: np.ndarray) -> pd.DataFrame:

@@ -168,7 +168,8 @@ def test_step_errors_use_a_log_axis_with_a_rounding_band_so_rounding_and_bugs_st
     """Errors of 4e-16 (rounding) and 0.1 (a bug) sit 14 decades apart; a linear axis showed both as ~0 ticks."""
     steps = frames.step_errors(np.array([0.0, 4e-16, 0.1]), 2)
     spec = bound(charts.step_errors, steps, frames.rounding_band(), title="e")
-    (shade, _), (bar, _), _ = units(spec)[:3]
+    (shade, _), (bar, _), (zero, _) = units(spec)[:3]
+    assert zero["mark"]["type"] == "text" and zero["transform"] == [{"filter": "datum.error == 0"}]
     assert bar["encoding"]["y"]["scale"]["type"] == "log"
     assert bar["encoding"]["y2"]["field"] == "floor"
     assert shade["mark"]["type"] == "rect" and shade["encoding"]["y2"]["field"] == "hi"
