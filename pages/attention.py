@@ -79,7 +79,9 @@ for row in rows:
     for col, (weights, words, title, name) in zip(st.columns(len(row)), row, strict=True):
         with col:
             height = 200 if ui.presenter() and len(words) <= 8 else None
-            ui.weights_chart(weights, words, title=title, name=f"weights-{name}", height=height)
+            ui.weights_chart(
+                weights, words, title=title, name=f"weights-{name}", height=height, annotate_cols=0 if short else 6
+            )  # four narrow panels: colours, no cell text
 st.caption("All four matrices share one colour scale, weights from 0 to 1; each row sums to 1.")
 
 common = result.common_words()

@@ -332,7 +332,8 @@ def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():
     at = page("layouts", width="512")
     heads = headline_values(at)
     assert heads[:2] == ["0", "0"]
-    assert heads[2] == "0.00010366 vs 0.0001"
+    assert float(heads[2]) > 0.01  # tensor2tensor's frequencies move the table, visibly (0.089 at width 512)
+    assert "0.00010366 (paper) vs 0.0001 (tensor2tensor)" in "\n".join(c.value for c in at.caption)
     assert ":blue-badge" in markdown(at) and "a real difference" in markdown(at)  # a fact, not a pass
 
 

@@ -224,7 +224,9 @@ def test_presenter_mode_fits_the_headline_and_first_chart_on_a_1280x720_screen(p
     value = page.locator("div[style*='tabular-nums']").first
     number = value.bounding_box()
     assert 0 <= number["y"] and number["y"] + number["height"] <= 720, (name, number)
-    assert number["height"] < 90, (name, "the headline number wraps", number)
+    for i in range(page.locator("div[style*='tabular-nums']").count()):
+        box = page.locator("div[style*='tabular-nums']").nth(i).bounding_box()
+        assert box["y"] > 720 or box["height"] < 90, (name, "a headline number on the first screen wraps", box)
     label = value.locator("xpath=preceding-sibling::div[1]").bounding_box()
     assert label["height"] < 2.5 * 28, (name, "the headline label runs past two lines", label)
     boxes = [b for b in (page.locator(FIRST).nth(i).bounding_box() for i in range(page.locator(FIRST).count())) if b]
