@@ -110,9 +110,9 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
 
 
 def _centre_note(cells: Data, note: Text) -> alt.Chart:
-    """One line of text in the middle of the plot (for example "all zeros" over a blank panel); "" shows nothing."""
+    """Text in the middle of the plot ("all zeros" over a blank panel; a newline breaks it); "" shows nothing."""
     one = alt.Chart(cells).transform_aggregate(cells="count()")
-    return one.mark_text(text=_text(note), fontSize=20, fontWeight="bold", color="#333333").encode(
+    return one.mark_text(text=_text(note), lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333").encode(
         x=alt.XValue(alt.ExprRef("width / 2")), y=alt.YValue(alt.ExprRef("height / 2"))
     )
 

@@ -33,15 +33,15 @@ def number(value: float, digits: int = 5) -> str:
 
 
 def zero_note(values: np.ndarray) -> str:
-    """What to write inside a panel whose values are all zero, so a blank chart does not read as a broken one.
+    r"""What to write inside a panel whose values are all zero, so a blank chart does not read as a broken one.
 
-    "all zeros" if every value is exactly 0, "all zeros, up to rounding" if the largest is below 64 float64
-    epsilons (machine zero), else "" (nothing to say).
+    "all zeros" if every value is exactly 0, "all zeros" and "up to rounding" on two lines if the largest is
+    below 64 float64 epsilons (machine zero), else "" (nothing to say).
 
     >>> zero_note(np.zeros((2, 3))), zero_note(np.full(2, 4e-16)), zero_note(np.ones(2))
-    ('all zeros', 'all zeros, up to rounding', '')
+    ('all zeros', 'all zeros\nup to rounding', '')
     """
     top = float(np.abs(np.asarray(values, dtype=float)).max(initial=0.0))
     if top == 0.0:
         return "all zeros"
-    return "all zeros, up to rounding" if top <= 64 * np.finfo(np.float64).eps else ""
+    return "all zeros\nup to rounding" if top <= 64 * np.finfo(np.float64).eps else ""

@@ -96,7 +96,7 @@ def test_order_page_writes_all_zeros_inside_the_blank_difference_panel():
     notes = [c.proto.spec for c in at.get("vega_lite_chart")]
     live = [d.data.data for c in at.get("vega_lite_chart") for d in c.proto.datasets]
     assert any("note" in spec for spec in notes)
-    assert any(b"all zeros, up to rounding" in blob for blob in live)
+    assert any(b"all zeros\nup to rounding" in blob for blob in live)
 
 
 @pytest.mark.parametrize(

@@ -49,5 +49,5 @@ def test_number_passes_nan_and_infinity_through():
 
 def test_zero_note_tells_exact_zero_from_rounding_from_a_real_value():
     assert zero_note(np.zeros((3, 3))) == "all zeros"
-    assert zero_note(np.array([4.4e-16, -1e-16])) == "all zeros, up to rounding"
+    assert zero_note(np.array([4.4e-16, -1e-16])) == "all zeros\nup to rounding"
     assert zero_note(np.array([0.0, 1e-6])) == ""
