@@ -39,7 +39,8 @@ with b:
 with c:
     ui.headline("tensor2tensor's frequencies: tables apart by up to", number(r.timescale_gap))
     ui.badge(r.timescale_gap > 0, "a real difference, not a layout", "same timescales", state=True)
-    st.caption(f"slowest frequency: {number(r.slowest_paper)} (paper) vs {number(r.slowest_t2t)} (tensor2tensor)")
+    if not ui.presenter():  # the shared screen keeps its line for the charts
+        st.caption(f"slowest frequency: {number(r.slowest_paper)} (paper) vs {number(r.slowest_t2t)} (tensor2tensor)")
 
 left, right = st.columns(2)
 for column, table, title, name in (

@@ -238,6 +238,7 @@ def test_presenter_mode_fits_the_headline_and_first_chart_on_a_1280x720_screen(p
 
 def test_presenter_mode_holds_across_pages(page):
     visit(page, "/order?presenter=true")
+    page.locator("[data-testid='stExpandSidebarButton']").click()  # presenter mode starts with it collapsed
     page.get_by_role("link", name="Sinusoids").click()
     page.wait_for_url("**/sinusoids**")
     from tests.harness import settle
