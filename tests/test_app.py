@@ -194,8 +194,22 @@ def test_attention_page_reproduces_module_09():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["'man': max diff, with position"] == "12.5367"
     assert float(metrics["'man': max diff, no position"]) < 1e-15
-    assert metrics["sentence means allclose, with position"] == "False"
+    assert metrics["sentence means allclose: no position → with position"] == "True → False"  # lesson 002
     assert "without position: a pure reordering" in markdown(at)
+
+
+def test_magnitude_page_shows_every_word_converging_with_the_scale():
+    headlines = {scale: headline_values(page("magnitude", scale=scale)) for scale in ("0.5", "0.001", "0")}
+    assert headlines["0.5"][-1] == "12.537" and headlines["0.001"][-1] == "0.084318"
+    assert float(headlines["0"][-1]) < 1e-15  # rows matched by word: identical without position
+
+
+def test_order_page_moves_token_and_position_together():
+    at = page("order", position="sinusoidal")
+    ok(at)
+    values = headline_values(at)[-3:]
+    assert float(values[0]) < 1e-15 and float(values[1]) > 0.1 and float(values[2]) > 0.1
+    assert "outputs only reordered" in markdown(at)
 
 
 def test_attention_page_handles_other_sentences():
