@@ -300,7 +300,8 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     st.markdown(
         f"<div style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
         f"{html_text(label)}</div>"
-        f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-variant-numeric:tabular-nums'>"
+        f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;"
+        "font-variant-numeric:tabular-nums'>"
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )

@@ -24,7 +24,7 @@ def markdown(at: AppTest) -> str:
 
 
 def headline_values(at: AppTest) -> list[str]:
-    return [m.value.rsplit("'>", 1)[-1].removesuffix("</div>") for m in at.markdown if "tabular-nums" in m.value]
+    return [m.value.rsplit("'>", 1)[-1].removesuffix("</div>") for m in at.markdown if "posviz-number" in m.value]
 
 
 def ok(at: AppTest) -> None:
