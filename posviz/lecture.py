@@ -129,9 +129,18 @@ def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Fi
     return _heat(name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels)
 
 
-def _outputs(name: str, result: lessons.OrderResult, m: np.ndarray, title: str, domain) -> Figure:
+def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
     slots = [f"slot {i}" for i in range(m.shape[0])]
     return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=slots, annotate=False)
+
+
+def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
+    domain = charts.signed_domain(r.reference, r.out_perm)
+    return (
+        _outputs(f"{name}-reference", r.reference, reference_title, domain),
+        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
+    )
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -139,17 +148,13 @@ def _outputs(name: str, result: lessons.OrderResult, m: np.ndarray, title: str, 
 
 def shuffle(seed: int = 42) -> Slide:
     r = lessons.order_experiment(seed=seed)
-    domain = charts.signed_domain(r.out)
     return Slide(
         "Shuffle the tokens and attention's output rows shuffle the same way: nothing else changes.",
         "max |attn(P X) − P attn(X)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
         "machine zero: attention is order-blind",
-        (
-            _outputs("shuffle-reference", r, r.reference, "attend, then shuffle", domain),
-            _outputs("shuffle-shuffled", r, r.out_perm, "shuffle, then attend", domain),
-        ),
+        _shuffle_panels("shuffle", r, "attend, then shuffle"),
         "printed in lesson 000 (4.44e-16)",
     )
 
@@ -171,17 +176,13 @@ def twins(second: int = 4) -> Slide:
 
 def ramp(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="ramp", scale=scale)
-    domain = charts.signed_domain(r.reference, r.out_perm)
     return Slide(
         "Add a position signal that differs per slot (a ramp) and the shuffle test fails.",
         "max |attn(P X + pos) − P attn(X + pos)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware: the outputs differ",
-        (
-            _outputs("ramp-reference", r, r.reference, "attend, then shuffle", domain),
-            _outputs("ramp-shuffled", r, r.out_perm, "shuffle, then attend", domain),
-        ),
+        _shuffle_panels("ramp", r, "attend, then shuffle"),
         "printed in lesson 000 (3.4998 at 0.6)",
         "order-blind again: a ramp of size 0 is no position at all",
     )
@@ -211,17 +212,13 @@ def pairs(position: str = "sinusoidal") -> Slide:
 
 def forgot() -> Slide:
     r = lessons.order_experiment(forget_reorder=True)
-    domain = charts.signed_domain(r.out, r.out_perm)
     return Slide(
         "Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' order.",
         "max |attn(P X) − attn(X)|  (reference not reordered)",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "a large difference from a bug in the test, not from position",
-        (
-            _outputs("forgot-reference", r, r.reference, "attend (NOT reordered)", domain),
-            _outputs("forgot-shuffled", r, r.out_perm, "shuffle, then attend", domain),
-        ),
+        _shuffle_panels("forgot", r, "attend (NOT reordered)"),
         "lesson 000's code (exercise 1)",
     )
 
@@ -238,7 +235,7 @@ def offset(scale: float = 0.6) -> Slide:
         (
             _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="slot", cols="feature",
                   domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
-            _outputs("offset-difference", r, r.difference, "shuffled − reordered (all ≈ 0)", domain),
+            _outputs("offset-difference", r.difference, "shuffled − reordered (all ≈ 0)", domain),
         ),
         "lesson 000's code (exercise 2)",
     )  # fmt: skip
