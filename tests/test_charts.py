@@ -183,7 +183,10 @@ def test_lines_use_log_scales_on_request_and_zoom_by_dragging():
 
 def test_presenter_style_uses_16px_labels_or_more():
     spec = bound(charts.token_heatmap, eye_cells(), title="t", presenter=True)
-    assert spec["config"]["axis"]["labelFontSize"] >= 16 and spec["config"]["title"]["fontSize"] >= 16
+    config = spec["config"]
+    assert config["axis"]["labelFontSize"] >= 16 and config["title"]["fontSize"] >= 16
+    assert config["legend"]["labelFontSize"] >= 16 and config["text"]["fontSize"] >= 16
+    assert all("fontSize" not in unit.get("mark", {}) for unit, _ in units(spec))  # nothing overrides the style
 
 
 def test_columns_and_vectors_frames_are_long_form():
