@@ -272,11 +272,11 @@ def lecture_style() -> None:
     """The lecture's screen: a tighter top margin, and the arrow-key buttons kept out of sight."""
     st.html(
         "<style>.st-key-lecture-arrows {display: none}"
-        " [data-testid='stMainBlockContainer'] {padding-top: 3.4rem; padding-bottom: 0.5rem}"
-        # the navigation sits in the header's band, right of the sidebar button, so the step gets the screen
-        " .st-key-lecture-nav {position: fixed; top: 0.55rem; left: 4.5rem; right: 4rem; width: auto;"
-        " z-index: 999991; gap: 0.5rem}"
-        " .st-key-lecture-nav .stButton button {min-height: 2.2rem}</style>"
+        " [data-testid='stMainBlockContainer'] {padding-top: 0.75rem; padding-bottom: 0.5rem}"
+        # the header band stays (its sidebar and menu buttons sit at the edges) but lets the step use the screen
+        " [data-testid='stHeader'] {background: transparent; pointer-events: none}"
+        " [data-testid='stHeader'] button, [data-testid='stHeader'] a {pointer-events: auto}"
+        " .st-key-lecture-nav {gap: 0.5rem; position: relative; z-index: 999991}</style>"
     )
 
 

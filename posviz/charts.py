@@ -235,9 +235,7 @@ def marker(point: Data) -> alt.LayerChart:
     base = alt.Chart(point).encode(x="x:Q")
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
-    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold").encode(
-        y="y:Q", text="label:N"
-    )
+    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold").encode(y="y:Q", text="label:N")
     return rule + dot + text
 
 
@@ -259,8 +257,8 @@ def bars(
         alt.Chart(data, title=_title(title), height=height)
         .mark_bar(color=SERIES_COLORS[0])
         .encode(
-            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
+            y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=alt.Scale(type="log") if log_y else alt.Undefined),
             tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")],
         )
     )

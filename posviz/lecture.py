@@ -192,7 +192,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
     r = lessons.pair_move_experiment(position=position)
     moves = pd.DataFrame(
         {
-            "what moves": ["token and its position", "tokens only", "positions only"],
+            "what moves": ["token + position", "tokens only", "positions only"],
             "max difference": [frames.on_log_axis(r.together), r.tokens_only, r.positions_only],
         }
     )
@@ -201,7 +201,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
-        "(token, position) pairs moved together: max |attn((X + pos)[P]) − attn(X + pos)[P]|",
+        "pairs moved together: max |attn((X + pos)[P]) − attn(X + pos)[P]|",
         r.together,
         verdicts.machine_zero(r.together),
         f"machine zero; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
