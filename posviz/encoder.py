@@ -26,6 +26,10 @@ from posviz import _checks, minilm
 from posviz.attention import softmax
 
 DATA = minilm.DATA
+# The shipped (int8) model against the float32 model's values recorded at extraction (provenance.json):
+# measured 2.4e-3 (cosine) and 7.3e-3 (largest entry of a unit-length embedding) for the recorded pairs.
+COSINE_TOLERANCE = 5e-3
+EMBEDDING_TOLERANCE = 1e-2
 LAYER_KEYS = (
     "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ln1_w", "ln1_b",
     "w_1", "b_1", "w_2", "b_2", "ln2_w", "ln2_b",
@@ -263,6 +267,19 @@ def scale_curve(model: Encoder, sentence1: str, sentence2: str, scales: np.ndarr
         a, b = states_many(model, [first.ids, second.ids], s)
         out.append(cosine(pool(a[-1]), pool(b[-1])))
     return np.array(out)
+
+
+def provenance(folder: Path = DATA) -> dict:
+    """provenance.json: where the weights came from, how they are stored, the float32 reference values."""
+    return json.loads((Path(folder) / "provenance.json").read_text())
+
+
+def reference_cosine(sentence1: str, sentence2: str, folder: Path = DATA) -> float:
+    """The float32 model's cosine of two sentences as recorded at extraction (only the recorded pairs)."""
+    for pair in provenance(folder)["float32_reference"]["pairs"]:
+        if (pair["sentence1"], pair["sentence2"]) == (sentence1, sentence2):
+            return float(pair["cosine"])
+    raise ValueError(f"expected a pair recorded at extraction, got {sentence1!r} / {sentence2!r}")
 
 
 @lru_cache(maxsize=1)
