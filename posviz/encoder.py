@@ -269,6 +269,15 @@ def scale_curve(model: Encoder, sentence1: str, sentence2: str, scales: np.ndarr
     return np.array(out)
 
 
+def readable(sentence1: str, sentence2: str, folder: Path = DATA) -> tuple[str, str]:
+    """The two sentences unchanged if the model reads at least one word piece in each, else ValueError."""
+    for name, text in (("sentence 1", sentence1), ("sentence 2", sentence2)):
+        tokens = minilm.tokenize(text, folder)
+        if len(tokens.ids) <= 2:
+            raise ValueError(f"{name} should hold at least one word piece, got only {tokens.tokens}")
+    return sentence1, sentence2
+
+
 def provenance(folder: Path = DATA) -> dict:
     """provenance.json: where the weights came from, how they are stored, the float32 reference values."""
     return json.loads((Path(folder) / "provenance.json").read_text())
