@@ -154,21 +154,37 @@ def layer_forward(layer: Layer, h: np.ndarray, heads: int, eps: float, lengths: 
     return layer_norm(h + ff, layer.ln2_w, layer.ln2_b, eps)
 
 
+def _runs(model: Encoder, ids: list[np.ndarray], scales: list[float]):
+    """Yield the stacked rows of every sentence after the embedding layer and after each layer: (sum T_i, d)."""
+    if not ids or len(ids) != len(scales):
+        raise ValueError(
+            f"expected at least one sentence's token ids and one scale each, got {len(ids)} and {len(scales)}"
+        )
+    h = np.concatenate([minilm.embed(model.embeddings, i, s) for i, s in zip(ids, scales, strict=True)])
+    lengths = tuple(len(i) for i in ids)
+    yield h
+    for layer in model.layers:
+        h = layer_forward(layer, h, model.embeddings.heads, model.embeddings.eps, lengths)
+        yield h
+
+
 def states_many(model: Encoder, ids: list[np.ndarray], position_scale: float = 1.0) -> list[np.ndarray]:
     """states() of several sentences in one pass: their rows share every matrix product, not attention.
 
     Returns: [(L + 1, T_i, d) for each sentence]
     """
-    if not ids:
-        raise ValueError("expected at least one sentence's token ids, got none")
-    h = np.concatenate([minilm.embed(model.embeddings, i, position_scale) for i in ids])
-    lengths = tuple(len(i) for i in ids)
-    out = [h]
-    for layer in model.layers:
-        h = layer_forward(layer, h, model.embeddings.heads, model.embeddings.eps, lengths)
-        out.append(h)
-    every = np.stack(out)  # (L + 1, sum T_i, d)
-    return np.split(every, np.cumsum(lengths)[:-1], axis=1)
+    every = np.stack(list(_runs(model, list(ids), [position_scale] * len(ids))))  # (L + 1, sum T_i, d)
+    return np.split(every, np.cumsum([len(i) for i in ids])[:-1], axis=1)
+
+
+def embed_many(model: Encoder, ids: list[np.ndarray], scales: list[float]) -> np.ndarray:
+    """Sentence embeddings of several sentences, each with its own position scale, in one pass.
+
+    Returns: (N, d)
+    """
+    *_, last = _runs(model, list(ids), [float(s) for s in scales])
+    parts = np.split(last, np.cumsum([len(i) for i in ids])[:-1])
+    return np.stack([pool(part) for part in parts])
 
 
 def states(model: Encoder, ids: np.ndarray, position_scale: float = 1.0) -> np.ndarray:
@@ -262,11 +278,9 @@ def scale_curve(model: Encoder, sentence1: str, sentence2: str, scales: np.ndarr
     Returns: (S,)
     """
     first, second = (minilm.tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
-    out = []
-    for s in np.asarray(scales, dtype=float):
-        a, b = states_many(model, [first.ids, second.ids], s)
-        out.append(cosine(pool(a[-1]), pool(b[-1])))
-    return np.array(out)
+    scales = np.asarray(scales, dtype=float)
+    vectors = embed_many(model, [first.ids, second.ids] * scales.size, list(np.repeat(scales, 2)))  # (2S, d)
+    return (vectors[0::2] * vectors[1::2]).sum(axis=1)
 
 
 def readable(sentence1: str, sentence2: str, folder: Path = DATA) -> tuple[str, str]:

@@ -66,6 +66,14 @@ def test_two_sentences_in_one_pass_equal_each_alone(model):
     np.testing.assert_allclose(both[1], encoder.states(model, b), atol=1e-12)
 
 
+def test_many_sentences_each_at_its_own_scale_equal_each_alone(model):
+    ids = [minilm.tokenize(t).ids for t in ("dog bites man", "man bites dog", "a")]
+    scales = [1.0, 0.25, 0.0]
+    together = encoder.embed_many(model, ids, scales)
+    for row, i, s in zip(together, ids, scales, strict=True):
+        np.testing.assert_allclose(row, encoder.embed_sentence(model, i, s), atol=1e-12)
+
+
 @given(st.lists(st.floats(-12, 12), min_size=1, max_size=20))
 def test_gelu_is_the_exact_erf_form(values):
     x = np.array(values)
