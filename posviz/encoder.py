@@ -29,6 +29,7 @@ DATA = minilm.DATA
 # The shipped (int8) model against the float32 model's values recorded at extraction (provenance.json):
 # measured 2.4e-3 (cosine) and 7.3e-3 (largest entry of a unit-length embedding) for the recorded pairs.
 COSINE_TOLERANCE = 5e-3
+ROWS_PER_PASS = 512  # token rows one pass of scale_curve may stack (the GELU's temporaries grow with them)
 EMBEDDING_TOLERANCE = 1e-2
 LAYER_KEYS = (
     "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ln1_w", "ln1_b",
@@ -92,7 +93,8 @@ def load_encoder(folder: Path = DATA) -> Encoder:
             stored = arrays[name]
             values[key] = dequantize(stored, arrays[name + ".scale"]) if stored.dtype == np.int8 else stored
         layers.append(Layer(**{k: np.asarray(v, dtype=np.float64) for k, v in values.items()}))
-    return Encoder(minilm.load_minilm(folder), tuple(layers), provenance["encoder"]["stored"])
+    embeddings = minilm.default_model() if folder == DATA else minilm.load_minilm(folder)  # one copy per process
+    return Encoder(embeddings, tuple(layers), provenance["encoder"]["stored"])
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -279,8 +281,12 @@ def scale_curve(model: Encoder, sentence1: str, sentence2: str, scales: np.ndarr
     """
     first, second = (minilm.tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
     scales = np.asarray(scales, dtype=float)
-    vectors = embed_many(model, [first.ids, second.ids] * scales.size, list(np.repeat(scales, 2)))  # (2S, d)
-    return (vectors[0::2] * vectors[1::2]).sum(axis=1)
+    per_pass = max(1, ROWS_PER_PASS // (len(first.ids) + len(second.ids)))  # bounds the memory of one pass
+    out = []
+    for group in np.array_split(scales, -(-scales.size // per_pass)):
+        vectors = embed_many(model, [first.ids, second.ids] * group.size, list(np.repeat(group, 2)))  # (2S, d)
+        out.append((vectors[0::2] * vectors[1::2]).sum(axis=1))
+    return np.concatenate(out)
 
 
 def readable(sentence1: str, sentence2: str, folder: Path = DATA) -> tuple[str, str]:

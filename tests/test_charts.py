@@ -162,3 +162,17 @@ def test_palette_stops_are_vegas_schemes():
         rendered = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in extract.sample(scheme)])
         stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops])
         assert np.abs(rendered - stored).max() <= 2
+
+
+def test_indexed_colours_stay_within_a_level_of_colorize_and_grey_nan():
+    rng = np.random.default_rng(3)
+    m = rng.uniform(-1.5, 1.5, (40, 30))
+    m[3, 4] = np.nan
+    for stops in (images.SIGNED_STOPS, images.WEIGHT_STOPS):
+        index, palette = images.indexed(m, stops, (-1.0, 1.0))
+        assert index.dtype == np.uint8 and palette.shape == (256, 3)
+        direct = images.colorize(m, stops, (-1.0, 1.0)).astype(int)
+        assert np.abs(palette[index].astype(int) - direct).max() <= 3
+        assert tuple(palette[index[3, 4]]) == images.MISSING
+    with pytest.raises(ValueError, match="at most 255"):
+        images.indexed(m, images.SIGNED_STOPS, (-1.0, 1.0), levels=256)
