@@ -2,9 +2,15 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="posviz", page_icon=":material/explore:", layout="wide")
+import ui
+
+ui.freeze_startup_heap()  # once per process: Streamlit's after-run garbage collection stops rescanning it
+# A shared screen needs every pixel: presenter mode starts with the sidebar collapsed (it can still be opened).
+sidebar = "collapsed" if ui.presenter() else "auto"
+st.set_page_config(page_title="posviz", page_icon=":material/explore:", layout="wide", initial_sidebar_state=sidebar)
 
 pages = [
+    st.Page("pages/lecture.py", title="Lecture", icon=":material/co_present:", url_path="lecture"),
     st.Page("pages/overview.py", title="Overview", icon=":material/home:", url_path="overview", default=True),
     st.Page("pages/order.py", title="Order blindness", icon=":material/shuffle:", url_path="order"),
     st.Page("pages/sinusoids.py", title="Sinusoids", icon=":material/waves:", url_path="sinusoids"),
@@ -17,8 +23,10 @@ pages = [
     st.Page("pages/bugs.py", title="Spot the bug", icon=":material/bug_report:", url_path="bugs"),
     st.Page("pages/minilm.py", title="A real transformer", icon=":material/model_training:", url_path="minilm"),
     st.Page("pages/sentences.py", title="Real model: word order", icon=":material/sort:", url_path="sentences"),
+    st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
+    st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
 ]
-page = st.navigation({"The lessons": pages[:5], "Beyond the lessons": pages[5:]})
+page = st.navigation({"The lessons": pages[:6], "Beyond the lessons": pages[6:]})
 st.sidebar.toggle(
     "Presenter mode",
     key="presenter",

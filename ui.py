@@ -10,9 +10,8 @@ import hashlib
 import html
 import io
 import math
-import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -23,38 +22,61 @@ from posviz import charts, grids, images
 MAX_TEXT = 300
 MAX_WORDS = 64
 
-# Streamlit runs a full garbage collection after every script run (runner.postScriptGC). Its cost
-# grows with every object alive, and most of those are modules imported once (numpy, pandas,
-# Streamlit itself): about 0.1 s per run, holding the GIL, measured as half of the server's time
-# under load. Freezing them at first import takes them out of the collector's sight; garbage made
-# later, by script runs, is still collected after each run.
-gc.collect()
-gc.freeze()
+_frozen = False
 
 
-def page_setup() -> None:
-    """Call first on every page: hands a deep link opened before the router ever ran back to the router.
+def freeze_startup_heap() -> None:
+    """Take the objects alive now (numpy, pandas, Streamlit's modules) out of the garbage collector's sight.
+
+    Streamlit runs a full collection after every script run; its cost grows with every live object,
+    and most of those are modules imported once: about 0.1 s per run, holding the GIL, measured as
+    half of the server's time under load. Garbage that later script runs make is still collected.
+    The router calls this on its first run; later calls do nothing.
+    """
+    global _frozen
+    if not _frozen:
+        gc.collect()
+        gc.freeze()
+        _frozen = True
+
+
+def legacy_pages_flag() -> tuple[type, str]:
+    """Where Streamlit records that an app runs as a legacy pages/ app (a private attribute: tested on upgrade)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    return PagesManager, "uses_pages_directory"
+
+
+def end_legacy_pages_mode() -> None:
+    """Hand a deep link opened before the router ever ran back to the router.
 
     Streamlit treats an app with a pages/ folder as a legacy multipage app until its main script
     calls st.navigation. So the first visitor of a freshly started server who opens /order directly
     gets pages/order.py without the router (no presenter switch, no wide layout, file-name
-    navigation). Here we end that legacy mode and rerun, and the router serves the same URL.
+    navigation). Here we end that legacy mode and rerun, and the router serves the same URL. If a
+    Streamlit upgrade removes the flag, this does nothing (tests/test_app.py fails loudly instead).
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
+    owner, flag = legacy_pages_flag()
+    if getattr(owner, flag, False):
+        setattr(owner, flag, False)
         st.rerun()
+
+
+def page_setup() -> None:
+    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode."""
+    end_legacy_pages_mode()
     if presenter():
         st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
 
 
 @dataclass(frozen=True)
 class Param:
-    """A view-defining control whose value lives in the URL under `key`.
+    """A view-defining control, declared once: its URL key, type, bounds and step, and how its widget looks.
 
     kind: "int" and "float" within [lo, hi], "choice" among `options`, "bool", "text" (at most
     `max_len` characters). A URL value that does not parse is reported and replaced by `default`.
+    widget: how `control` draws it; "" picks by kind (slider, selectbox, toggle, text box).
+    `names` gives options' display names (format_func).
     """
 
     key: str
@@ -64,7 +86,13 @@ class Param:
     hi: float | None = None
     options: Sequence[object] = field(default_factory=tuple)
     max_len: int = MAX_TEXT
-    step: int = 1
+    step: float = 1
+    label: str = ""
+    help: str | None = None
+    widget: str = ""
+    names: Mapping[object, str] | None = None
+    number_format: str | None = None  # printf-style, for a number box ("%.0f")
+    nudge: float | None = None  # a number box's +/- step where it is not a constraint (an int's `step` is)
 
     def parse(self, raw: str) -> object:
         """The value a URL string stands for, or ValueError saying what was expected."""
@@ -105,6 +133,55 @@ class Param:
         return str(value)
 
 
+def params(*declared: Param) -> dict[str, Param]:
+    """A page's controls by key, in the order they are declared (and drawn)."""
+    return {p.key: p for p in declared}
+
+
+WIDGETS = {
+    "slider": lambda p, label, **kw: st.slider(label, p.lo, p.hi, step=p.step, **kw),
+    "number": lambda p, label, **kw: st.number_input(
+        label, p.lo, p.hi, step=p.nudge or p.step, format=p.number_format, **kw
+    ),
+    "selectbox": lambda p, label, **kw: st.selectbox(label, p.options, **kw),
+    "radio": lambda p, label, **kw: st.radio(label, p.options, **kw),
+    "horizontal": lambda p, label, **kw: st.radio(label, p.options, horizontal=True, **kw),
+    "select_slider": lambda p, label, **kw: st.select_slider(label, p.options, **kw),
+    "segmented": lambda p, label, **kw: st.segmented_control(label, p.options, **kw),
+    "toggle": lambda p, label, **kw: st.toggle(label, **kw),
+    "text": lambda p, label, **kw: st.text_input(label, max_chars=p.max_len, **kw),
+}
+DEFAULT_WIDGET = {"int": "slider", "float": "slider", "choice": "selectbox", "bool": "toggle", "text": "text"}
+
+
+def control(p: Param, **override: object) -> object:
+    """Draw `p`'s widget, bound to its key, from its declaration.
+
+    `override` changes a declared field for this draw only (a bound that depends on another control:
+    `control(P["prefill"], hi=s.T)`); other keywords go to the widget (`disabled=True`).
+    """
+    declared = {f.name for f in fields(Param)}
+    p = replace(p, **{k: v for k, v in override.items() if k in declared})
+    widget_options = {k: v for k, v in override.items() if k not in declared}
+    kind = p.widget or DEFAULT_WIDGET[p.kind]
+    extra = {"format_func": lambda v: p.names.get(v, str(v))} if p.names else {}
+    if kind in ("select_slider", "segmented") and not p.names and p.kind == "choice":
+        extra = {"format_func": lambda v: f"{v:g}" if isinstance(v, float) else str(v)}
+    if kind in ("slider", "number") and p.kind == "int":
+        p = replace(p, lo=int(p.lo), hi=int(p.hi), step=int(p.step), nudge=p.nudge and int(p.nudge))
+    return WIDGETS[kind](p, p.label or p.key, key=p.key, help=p.help, **extra, **widget_options)
+
+
+def controls(declared: Iterable[Param]) -> None:
+    """Draw every control in `declared`, in order."""
+    for p in declared:
+        control(p)
+
+
+def _each(params: Mapping[str, Param] | Iterable[Param]) -> list[Param]:
+    return list(params.values()) if isinstance(params, Mapping) else list(params)
+
+
 def _same_number(raw: str, option: float) -> bool:
     try:
         return math.isclose(float(raw), option, rel_tol=1e-9, abs_tol=1e-15)
@@ -119,17 +196,17 @@ def _short(raw: str, limit: int = 40) -> str:
 _PAGE_KEY = "_posviz_page"  # the page whose controls the session state holds
 
 
-def url_state(params: Sequence[Param]) -> None:
+def url_state(params: Iterable[Param], *, page: str) -> None:
     """Seed each control's session value from the URL (first run of the page), reporting bad values.
 
-    Call before the widgets; give each widget `key=param.key` and no `value`.
+    Call before the widgets (draw them with `control`); `page` names the calling page.
 
     Pages share some keys (seed, T, ...). Streamlit keeps a widget's value across a move to another
     page when that page has a widget with the same key, but the new widget is a different one and
     would start at its minimum. So on arriving at a page (its first run, or a move from another page
     in the sidebar) every control is seeded again from the URL, or its default.
     """
-    page = sys._getframe(1).f_code.co_filename
+    params = _each(params)
     arrived = st.session_state.get(_PAGE_KEY) != page
     st.session_state[_PAGE_KEY] = page
     problems = []
@@ -148,11 +225,12 @@ def url_state(params: Sequence[Param]) -> None:
         note("Some link settings were not understood and fell back to defaults:\n" + "\n".join(problems))
 
 
-def sync_url(params: Sequence[Param]) -> None:
+def sync_url(params: Iterable[Param]) -> None:
     """Write every non-default control value into the URL so the view can be shared."""
+    params = _each(params)
     for p in params:
         value = st.session_state.get(p.key, p.default)
-        if value == p.default:
+        if value == p.default or value is None:  # None: a segmented control with nothing picked
             if p.key in st.query_params:
                 del st.query_params[p.key]
         else:
@@ -190,6 +268,27 @@ def intro(text: str) -> None:
         st.markdown(text)
 
 
+def lecture_style() -> None:
+    """The lecture's screen: a tighter top margin, and the arrow-key buttons kept out of sight."""
+    st.html(
+        "<style>.st-key-lecture-arrows {display: none}"
+        " [data-testid='stMainBlockContainer'] {padding-top: 3.4rem; padding-bottom: 0.5rem}"
+        # the navigation sits in the header's band, right of the sidebar button, so the step gets the screen
+        " .st-key-lecture-nav {position: fixed; top: 0.55rem; left: 4.5rem; right: 4rem; width: auto;"
+        " z-index: 999991; gap: 0.5rem}"
+        " .st-key-lecture-nav .stButton button {min-height: 2.2rem}</style>"
+    )
+
+
+def claim(text: str) -> None:
+    """A step's claim: one sentence in large type, with no heading margin to spare the screen."""
+    size = "1.85rem" if presenter() else "1.5rem"
+    st.markdown(
+        f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0'>{html_text(text)}</div>",
+        unsafe_allow_html=True,
+    )
+
+
 def badge(ok: bool, yes: str, no: str) -> None:
     """A green or orange badge with the verdict in words."""
     st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
@@ -201,21 +300,22 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     st.markdown(
         f"<div style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
         f"{html_text(label)}</div>"
-        f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-family:monospace'>"
+        f"<div style='font-size:{size};font-weight:700;line-height:1.15;font-variant-numeric:tabular-nums'>"
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )
 
 
-def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = True) -> None:
-    """Draw a chart styled for the current mode, with its data as CSV and the chart as SVG."""
-    styled = charts.style(chart, presenter=presenter())
-    st.vega_lite_chart(charts.finish(styled), width="stretch")
+def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: bool = True, **shape: object) -> None:
+    """Draw `builder`'s chart of `frames`, styled for the current mode, with the first frame as CSV and the chart
+    as SVG. The spec is compiled once per shape (`charts.chart_spec`); a rerun binds only its data."""
+    spec = charts.chart_spec(builder, *frames, presenter=presenter(), **shape)
+    st.vega_lite_chart(spec, width="stretch")
     if downloads and not presenter():
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
                 "data (CSV)",
-                data=lambda: data.to_csv(index=False),  # written on click: eagerly it was most of a rerun
+                data=lambda: frames[0].to_csv(index=False),  # written on click: eagerly it was most of a rerun
                 file_name=f"{name}.csv",
                 mime="text/csv",
                 key=f"csv-{name}",
@@ -223,26 +323,12 @@ def show_chart(chart: dict, data: pd.DataFrame, name: str, *, downloads: bool = 
             )
             st.download_button(
                 "chart (SVG)",
-                data=lambda: charts.to_svg(styled),
+                data=lambda: charts.to_svg(spec),
                 file_name=f"{name}.svg",
                 mime="image/svg+xml",
                 key=f"svg-{name}",
                 on_click="ignore",
             )
-
-
-def show_altair(chart, data: pd.DataFrame, name: str) -> None:
-    """An Altair chart styled as show_chart styles its dicts (until the app's charts move to Altair)."""
-    spec = chart.to_dict()
-    datasets = spec.pop("datasets", {})
-    styled = {**charts.style(spec, presenter=presenter()), "datasets": datasets}
-    st.vega_lite_chart(styled, width="stretch")
-    if not presenter():
-        with st.popover("Download", icon=":material/download:"):
-            st.download_button("data (CSV)", data=lambda: data.to_csv(index=False), file_name=f"{name}.csv",
-                               mime="text/csv", key=f"csv-{name}", on_click="ignore")  # fmt: skip
-            st.download_button("chart (SVG)", data=lambda: charts.to_svg(styled), file_name=f"{name}.svg",
-                               mime="image/svg+xml", key=f"svg-{name}", on_click="ignore")  # fmt: skip
 
 
 def guarded(
@@ -287,12 +373,11 @@ def matrix_chart(
             row_labels if row_labels is not None else [str(row_offset + i) for i in range(rows)],
             col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
-        chart = charts.token_heatmap(frame, annotate=rows * cols <= 100 and cols <= annotate_cols, **common)
+        annotate = rows * cols <= 100 and cols <= annotate_cols
+        show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
     else:
         reduced = grids.block_mean(m, MAX_MARKS).shifted(row_offset, col_offset)
-        frame = charts.reduced_frame(reduced)
-        chart = charts.grid_heatmap(reduced, **common)
-    show_chart(chart, frame, name)
+        show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=reduced.note, **common)
 
 
 def weights_chart(
@@ -317,19 +402,31 @@ def capped_sentence(text: str, label: str, default: str) -> str:
 
 
 def show_image(
-    reduced: grids.Reduced, *, title: str, scheme: str, domain: tuple[float, float], value_title: str, what: str
+    reduced: grids.Reduced,
+    *,
+    title: str,
+    scheme: str,
+    domain: tuple[float, float],
+    value_title: str,
+    what: str,
+    height: int | None = None,
 ) -> None:
-    """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar."""
+    """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
+
+    With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio.
+    """
     stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
+    rows, cols = reduced.values.shape
+    width = "stretch" if height is None else max(1, round(height * cols / rows))
     st.markdown(f"**{escape(title)}**")
     st.image(
         _png(reduced.values, stops, tuple(domain)),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
-        width="stretch",
-        caption=f"{what}; {reduced.values.shape[0]} x {reduced.values.shape[1]} pixels, {reduced.note}",
+        width=width,
+        caption=f"{what}; {rows} x {cols} pixels, {reduced.note}",
     )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
-    st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width="stretch")
+    st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     st.markdown(
         "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"

@@ -3,19 +3,20 @@
 import streamlit as st
 
 import ui
-from posviz import lessons
+from posviz import lessons, verdicts
 
 KINDS = lessons.SENTENCE_POSITIONS
 ui.page_setup()
-PARAMS = [
-    ui.Param("s1", "dog bites man", "text"),
-    ui.Param("s2", "man bites dog", "text"),
-    ui.Param("position", "random", "choice", options=KINDS),
-    ui.Param("pscale", 0.5, "float", 0.0, 1.0),
-    ui.Param("seed", 2, "int", 0, 99_999),
-    ui.Param("d", 6, "int", 2, 256, step=2),
+P = ui.params(
+    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {ui.MAX_WORDS} words)"),
+    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {ui.MAX_WORDS} words)"),
+    ui.Param("position", "random", "choice", options=KINDS, label="position signal",
+             help="random: randn(T, d) drawn after the weights"),
+    ui.Param("pscale", 0.5, "float", 0.0, 1.0, step=0.01, label="position scale"),
+    ui.Param("seed", 2, "int", 0, 99_999, widget="number"),
+    ui.Param("d", 6, "int", 2, 256, step=2, label="width d (even)"),
     ui.Param("word", "man", "text", max_len=60),
-]
+)  # fmt: skip
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 
 st.title("Attention before and after position")
@@ -26,19 +27,14 @@ ui.intro(
     "matrices and the words' outputs differ."
 )
 st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sP)W_q\,\big((X + sP)W_k\big)^{\top}}{\sqrt{d}}\Big)")
-ui.url_state(PARAMS)
+ui.url_state(P, page="attention")
 s = st.session_state
 with st.sidebar:
-    st.text_input(f"sentence 1 (up to {ui.MAX_WORDS} words)", key="s1", max_chars=ui.MAX_TEXT)
-    st.text_input(f"sentence 2 (up to {ui.MAX_WORDS} words)", key="s2", max_chars=ui.MAX_TEXT)
-    st.selectbox("position signal", KINDS, key="position", help="random: randn(T, d) drawn after the weights")
-    st.slider("position scale", 0.0, 1.0, step=0.01, key="pscale")
-    st.number_input("seed", 0, 99_999, key="seed")
-    st.slider("width d (even)", 2, 256, step=2, key="d")
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("s1", "s2", "position", "pscale", "seed", "d"))
+ui.sync_url(P)
 
-text1 = ui.capped_sentence(s.s1, "Sentence 1", PARAMS[0].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", PARAMS[1].default)
+text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
+text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
 result = ui.guarded(
     lambda: run(text1, text2, seed=s.seed, width=s.d, scale=s.pscale, position=s.position),
     lambda: run(),
@@ -54,17 +50,17 @@ with left:
         st.caption("The two sentences do not hold the same words, so there is no reordering to compare.")
     else:
         ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{gap_plain:.2g} → {gap_pos:.3g}")
-        ui.badge(lessons.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
-        ui.badge(not lessons.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
+        ui.badge(verdicts.machine_zero(gap_plain), "without position: a pure reordering", "differs even without")
+        ui.badge(not verdicts.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
 with right:
     st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
     st.caption(f"position: {s.position} × {s.pscale:g}  ·  seed {s.seed}  ·  d = {s.d}")
 
 panels = [
-    (result.weights1, result.words1, "sentence 1, no position", "s1-plain"),
-    (result.weights2, result.words2, "sentence 2, no position", "s2-plain"),
-    (result.weights1p, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
-    (result.weights2p, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
+    (result.weights1_plain, result.words1, "sentence 1, no position", "s1-plain"),
+    (result.weights2_plain, result.words2, "sentence 2, no position", "s2-plain"),
+    (result.weights1_positioned, result.words1, f"sentence 1, with {s.position} × {s.pscale:g}", "s1-position"),
+    (result.weights2_positioned, result.words2, f"sentence 2, with {s.position} × {s.pscale:g}", "s2-position"),
 ]
 for row in (panels[:2], panels[2:]):
     for col, (weights, words, title, name) in zip(st.columns(2), row, strict=True):
@@ -77,7 +73,7 @@ if common:
     st.subheader("One word in both sentences")
     if s.word not in common:
         s.word = common[0]
-    word = st.selectbox("word", common, key="word")
+    word = ui.control(P["word"], kind="choice", options=common)
     a, b, c = st.columns(3)
     a.metric(
         f"'{ui.escape(word)}': max diff, no position",

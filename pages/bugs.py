@@ -1,11 +1,9 @@
 """Spot the bug: real mistakes in writing position code, each breaking a picture and a check."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation, grids, variants
+from posviz import charts, frames, generation, grids, variants, verdicts
 
 ui.page_setup()
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
@@ -21,23 +19,21 @@ HINTS = {
     "start reset to 0": "Recognise it: generation with a cache stops matching a full recompute right after the prompt.",
     "off-by-one start": "Recognise it: the same drift, smaller; every new token sits one position too late.",
 }
-PARAMS = [
-    ui.Param("bug", "2i exponent", "choice", options=CHOICES),
-    ui.Param("length", 64, "int", 4, 512),
-    ui.Param("width", 32, "int", 4, 256, step=2),
-]
+P = ui.params(
+    ui.Param("bug", "2i exponent", "choice", options=CHOICES, label="mistake", widget="radio"),
+    ui.Param("length", 64, "int", 4, 512, label="positions"),
+    ui.Param("width", 32, "int", 4, 256, step=2, label="width d (even)"),
+)
 tables = st.cache_data(variants.table_with_checks, max_entries=16)
 generate = st.cache_data(generation.demo_generation, max_entries=8)
 
 st.title("Spot the bug")
 ui.intro("Each switch is a mistake found in real position-encoding code. The correct table is on the left.")
-ui.url_state(PARAMS)
+ui.url_state(P, page="bugs")
 s = st.session_state
 with st.sidebar:
-    st.radio("mistake", CHOICES, key="bug")
-    st.slider("positions", 4, 512, key="length")
-    st.slider("width d (even)", 4, 256, step=2, key="width")
-ui.sync_url(PARAMS)
+    ui.controls(P.values())
+ui.sync_url(P)
 
 st.subheader(s.bug)
 what = variants.BUGS.get(s.bug, "incremental generation with rotary embeddings")
@@ -49,29 +45,32 @@ if s.bug in START_BUGS:
     a, b = st.columns(2)
     with a:
         ui.headline("correct: max |cached − full|", f"{good.errors.max():.2g}")
-        ui.badge(good.errors.max() < 1e-9, "cached = recomputed", "drifts")
+        ui.badge(verdicts.negligible(good.errors.max()), "cached = recomputed", "drifts")
     with b:
         ui.headline(f"{s.bug}: max |cached − full|", f"{bad.errors.max():.3g}")
-        ui.badge(bad.errors.max() < 1e-9, "cached = recomputed", "drifts after the prompt")
-    frame = pd.DataFrame(
-        {"token": np.arange(24), "error": bad.errors, "phase": np.where(np.arange(24) < 6, "prefill", "one at a time")}
-    )
-    ui.show_chart(charts.step_errors(frame, title="error per token with the bug"), frame, "bug-errors")
+        ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
+    frame = frames.step_errors(bad.errors, bad.prefill)
+    ui.show_chart(charts.step_errors, frame, name="bug-errors", title="error per token with the bug")
 else:
     (correct, good), (broken, bad) = tables(s.length, s.width, "none"), tables(s.length, s.width, s.bug)
     cols = st.columns(3)
     rows = [
-        ("‖pe_t‖² = d/2", good.norm_deviation < 1e-9, bad.norm_deviation < 1e-9, f"{bad.norm_deviation:.2g}"),
+        (
+            "‖pe_t‖² = d/2",
+            verdicts.negligible(good.norm_deviation),
+            verdicts.negligible(bad.norm_deviation),
+            f"{bad.norm_deviation:.2g}",
+        ),
         (
             "position 0 = (0, 1, 0, 1, …)",
-            max(good.first_row) < 1e-12,
-            max(bad.first_row) < 1e-12,
+            verdicts.machine_zero(max(good.first_row)),
+            verdicts.machine_zero(max(bad.first_row)),
             f"{max(bad.first_row):.2g}",
         ),
         (
             "pe[t+1] = M₁ pe[t]",
-            (good.offset_residual or 0) < 1e-9,
-            bad.offset_residual is not None and bad.offset_residual < 1e-9,
+            verdicts.negligible(good.offset_residual or 0.0),
+            bad.offset_residual is not None and verdicts.negligible(bad.offset_residual),
             "no pairs" if bad.offset_residual is None else f"{bad.offset_residual:.2g}",
         ),
     ]
@@ -88,9 +87,13 @@ else:
         with column:
             reduced = grids.block_mean(table, 16_384)
             ui.show_chart(
-                charts.grid_heatmap(
-                    reduced, title=title, row_title="position", col_title="dimension", value_title="pe", height=320
-                ),
+                charts.grid_heatmap,
                 charts.reduced_frame(reduced),
-                name,
+                name=name,
+                title=title,
+                subtitle=reduced.note,
+                row_title="position",
+                col_title="dimension",
+                value_title="pe",
+                height=320,
             )

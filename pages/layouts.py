@@ -1,18 +1,16 @@
 """Layouts: interleaved vs [sin | cos], interleaved vs rotate-half RoPE, and tensor2tensor's timescales."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, encodings, grids, variants
+from posviz import charts, frames, grids, variants, verdicts
 
 ui.page_setup()
-PARAMS = [
-    ui.Param("length", 64, "int", 2, 1024),
-    ui.Param("width", 64, "int", 4, 1024, step=2),
-    ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0),
-]
+P = ui.params(
+    ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
+    ui.Param("width", 64, "int", 4, 1024, step=2, label="width d (even)", widget="number"),
+    ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
+)
 compare = st.cache_data(variants.compare_layouts, max_entries=8)
 
 st.title("Layouts: the same code in a different order")
@@ -23,22 +21,20 @@ ui.intro(
     "Each pair of layouts is equal after one fixed permutation of the dimensions. The one real numeric "
     "difference is tensor2tensor's choice of frequencies."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="layouts")
 s = st.session_state
 with st.sidebar:
-    st.number_input("length T", 2, 1024, key="length")
-    st.number_input("width d (even)", 4, 1024, step=2, key="width")
-    st.number_input("base", 2.0, 10_000_000.0, step=1000.0, key="base", format="%.0f")
-ui.sync_url(PARAMS)
+    ui.controls(P.values())
+ui.sync_url(P)
 
 r = compare(s.length, s.width, s.base)
 a, b, c = st.columns(3)
 with a:
     ui.headline("sin/cos tables: max diff after permuting", f"{r.table_gap:g}")
-    ui.badge(r.table_gap == 0.0, "interleaved = [sin | cos], permuted", "they differ")
+    ui.badge(verdicts.exactly_zero(r.table_gap), "interleaved = [sin | cos], permuted", "they differ")
 with b:
     ui.headline("RoPE: max diff after permuting", f"{r.rope_gap:g}")
-    ui.badge(r.rope_gap == 0.0, "interleaved = rotate-half, permuted", "they differ")
+    ui.badge(verdicts.exactly_zero(r.rope_gap), "interleaved = rotate-half, permuted", "they differ")
 with c:
     ui.headline("slowest frequency: paper vs tensor2tensor", f"{r.slowest_paper:.5g} vs {r.slowest_t2t:.5g}")
     ui.badge(r.timescale_gap > 0, f"tables differ by up to {r.timescale_gap:.3g}", "same timescales")
@@ -51,34 +47,27 @@ for column, table, title, name in (
     with column:
         reduced = grids.block_mean(table, 16_384)
         ui.show_chart(
-            charts.grid_heatmap(
-                reduced, title=title, row_title="position", col_title="dimension", value_title="pe", height=300
-            ),
+            charts.grid_heatmap,
             charts.reduced_frame(reduced),
-            name,
+            name=name,
+            title=title,
+            subtitle=reduced.note,
+            row_title="position",
+            col_title="dimension",
+            value_title="pe",
+            height=300,
         )
 
-pairs = np.arange(s.width // 2)
-freq = pd.DataFrame(
-    {
-        "pair": np.concatenate([pairs, pairs]),
-        "frequency": np.concatenate(
-            [encodings.frequencies(s.width, s.base), variants.t2t_frequencies(s.width, s.base)]
-        ),
-        "formula": ["paper: base^(-2i/d)"] * pairs.size + ["tensor2tensor: base^(-i/(d/2-1))"] * pairs.size,
-    }
-)
+freq = frames.frequency_comparison(s.width, s.base)
 ui.show_chart(
-    charts.lines(
-        freq,
-        x="pair",
-        y="frequency",
-        color="formula",
-        title="frequency of each pair",
-        x_title="pair i",
-        y_title="radians per position (log)",
-        log_y=True,
-    ),
+    charts.lines,
     freq,
-    "frequencies",
+    name="frequencies",
+    x="pair",
+    y="frequency",
+    color="formula",
+    title="frequency of each pair",
+    x_title="pair i",
+    y_title="radians per position (log)",
+    log_y=True,
 )

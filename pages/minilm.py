@@ -1,21 +1,20 @@
 """A real trained transformer: all-MiniLM-L6-v2's learned position table and its first attention layer."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, grids, lessons, minilm
+from posviz import charts, frames, grids, lessons, minilm, verdicts
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
-PARAMS = [
-    ui.Param("s1", "dog bites man", "text"),
-    ui.Param("s2", "man bites dog", "text"),
-    ui.Param("head", 1, "int", 1, 12),
-    ui.Param("scale", 1.0, "choice", options=STEPS),
-    ui.Param("token", "man", "text", max_len=60),
-]
+P = ui.params(
+    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
+    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
+    ui.Param("head", 1, "int", 1, 12, label="attention head"),
+    ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",
+             widget="select_slider"),
+    ui.Param("token", "man", "text", max_len=60, label="token in both sentences"),
+)  # fmt: skip
 table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
@@ -27,20 +26,18 @@ ui.intro(
     "Training gave position 0 a long vector of its own and made neighbouring rows similar: a smooth code "
     "of position, found without any formula. Remove the rows and the model is as order-blind as the toy."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="minilm")
 s = st.session_state
 with st.sidebar:
-    st.text_input(f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)", key="s1", max_chars=ui.MAX_TEXT)
-    st.text_input(f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)", key="s2", max_chars=ui.MAX_TEXT)
-    st.slider("attention head", 1, 12, key="head")
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("s1", "s2", "head"))
+ui.sync_url(P)
 
 pos = table()
 st.subheader("The learned position table")
 a, b, c = st.columns(3)
 with a:
     ui.headline("norm of position 0", f"{pos.norms[0]:.3g}")
-    st.caption(f"median of positions 1-511: {np.median(pos.norms[1:]):.3g}")
+    st.caption(f"median of positions 1-511: {pos.median_norm:.3g}")
 with b:
     ui.headline("cosine of neighbouring positions", f"{pos.neighbour_cosine:.2f}")
     st.caption(f"median over all t; positions 128 apart: {pos.by_distance[127]:.2f}")
@@ -60,35 +57,29 @@ with left:
         what="dimension →, position ↓",
     )
 with right:
-    norms = pd.DataFrame({"position": np.arange(len(pos.norms)), "norm": pos.norms})
+    norms = frames.row_norms(pos.norms)
     ui.show_chart(
-        charts.lines(
-            norms, x="position", y="norm", title="norm of each position row", x_title="position", y_title="‖p_t‖"
-        ),
+        charts.lines,
         norms,
-        "minilm-norms",
+        name="minilm-norms",
+        x="position",
+        y="norm",
+        title="norm of each position row",
+        x_title="position",
+        y_title="‖p_t‖",
     )
-    gaps = np.arange(1, len(pos.norms))
-    profile = pd.DataFrame(
-        {
-            "distance": np.concatenate([gaps, gaps]),
-            "cosine": np.concatenate([pos.by_distance, pos.sinusoid_by_distance]),
-            "table": ["MiniLM, learned"] * gaps.size + ["sinusoidal, same shape"] * gaps.size,
-        }
-    )
+    profile = pos.cosine_profile()
     ui.show_chart(
-        charts.lines(
-            profile,
-            x="distance",
-            y="cosine",
-            color="table",
-            log_x=True,
-            title="median cosine of positions k apart",
-            x_title="k (log)",
-            y_title="cosine",
-        ),
+        charts.lines,
         profile,
-        "minilm-cosine-profile",
+        name="minilm-cosine-profile",
+        x="distance",
+        y="cosine",
+        color="table",
+        log_x=True,
+        title="median cosine of positions k apart",
+        x_title="k (log)",
+        y_title="cosine",
     )
 left, right = st.columns(2)
 with left:
@@ -111,8 +102,8 @@ with right:
     )
 
 st.subheader("The two sentences through the real first layer")
-text1 = ui.capped_sentence(s.s1, "Sentence 1", PARAMS[0].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", PARAMS[1].default)
+text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
+text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
 result = pair(text1, text2, s.scale)
 for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2")):
     if tokens.unknown:
@@ -120,26 +111,24 @@ for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2"
     if tokens.truncated:
         ui.note(f"{label} is longer than {minilm.MAX_TOKENS} tokens; the rest is cut.")
 st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
-st.select_slider(
-    "scale of the position rows (1 = the trained model)", STEPS, key="scale", format_func=lambda v: f"{v:g}"
-)
+ui.control(P["scale"])
 shared = result.shared_tokens()
 if not shared:
     ui.note("The sentences share no token, so there is no word to compare; try the defaults.")
     st.stop()
 if s.token not in shared:
     s.token = shared[0]
-token = st.selectbox("token in both sentences", shared, key="token")
-ui.sync_url(PARAMS)
+token = ui.control(P["token"], kind="choice", options=shared)
+ui.sync_url(P)
 
 plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
 a, b = st.columns(2)
 with a:
     ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", f"{plain:.2g}")
-    ui.badge(lessons.machine_zero(plain), "identical in both sentences (order-blind)", "different")
+    ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
 with b:
     ui.headline(f"'{token}', layer-0 output, rows × {s.scale:g}: max diff", f"{real:.4g}")
-    ui.badge(not lessons.machine_zero(real), "different: position tells the sentences apart", "identical")
+    ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
 
 h = s.head - 1
 for weights, tokens, name in (
@@ -158,9 +147,11 @@ for weights, tokens, name in (
             )
 
 scales, distances = curve(text1, text2, token)
-frame = pd.DataFrame({"scale": scales[1:], "distance": distances[1:]})
-chart = charts.lines(
-    frame,
+frame = frames.distance_curve(scales, distances, log=True)
+point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{s.scale:g} → {real:.3g}")
+ui.show_chart(
+    *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
+    name="minilm-distance",
     x="scale",
     y="distance",
     log_x=True,
@@ -170,7 +161,4 @@ chart = charts.lines(
     x_title="scale of the position rows (log)",
     y_title="max abs difference (log)",
 )
-if s.scale > 0:
-    chart = charts.layer(chart, charts.marker(s.scale, max(real, 1e-18), f"{s.scale:g} → {real:.3g}"))
-ui.show_chart(chart, frame, "minilm-distance")
 st.caption(f"At scale 0 the distance is {distances[0]:.2g}; the log axes start at 1e-4.")

@@ -1,11 +1,9 @@
 """Start offsets: generate one token at a time with a cache, against a full recompute at every step."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
-from posviz import charts, generation
+from posviz import charts, frames, generation, longviews, sinks, verdicts
 
 ui.page_setup()
 BUG_LABELS = {
@@ -13,14 +11,24 @@ BUG_LABELS = {
     "reset": "bug: every new token at position 0",
     "off_by_one": "bug: token t at position t + 1",
 }
-PARAMS = [
-    ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES),
-    ui.Param("bug", "none", "choice", options=generation.BUGS),
-    ui.Param("T", 16, "int", 2, 64),
-    ui.Param("prefill", 4, "int", 1, 64),
-    ui.Param("C", 8, "int", 2, 64, step=2),
-    ui.Param("seed", 0, "int", 0, 99_999),
-]
+P = ui.params(
+    ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES, label="position scheme", widget="horizontal"),
+    ui.Param(
+        "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
+    ),
+    ui.Param("T", 16, "int", 2, 64, label="tokens T"),
+    ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
+    ui.Param("C", 8, "int", 2, 64, step=2, label="width C (even)"),
+    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+)
+# The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
+SINK_P = ui.params(
+    ui.Param("sink_T", 24, "int", 2, 64, label="tokens"),
+    ui.Param("sinks", 4, "int", 0, 16, label="sink tokens kept"),
+    ui.Param("window", 4, "int", 1, 32, label="recent window (with the new token)"),
+    ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert"), label="compare with",
+             widget="radio", names=longviews.SINK_NAMES),
+)  # fmt: skip
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
 st.title("Start offsets in incremental generation")
@@ -30,29 +38,24 @@ ui.intro(
     "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
     "the outputs drift, silently."
 )
-ui.url_state(PARAMS)
+ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 s = st.session_state
 with st.sidebar:
-    st.radio("position scheme", generation.SCHEMES, key="scheme", horizontal=True)
-    st.radio("new tokens get", generation.BUGS, key="bug", format_func=BUG_LABELS.get)
-    st.slider("tokens T", 2, 64, key="T")
+    ui.controls(P[k] for k in ("scheme", "bug", "T"))
     if s.prefill > s.T:
         ui.note(f"The prefill cannot be longer than the {s.T} tokens; using {s.T}.")
         s.prefill = s.T
-    st.slider("prefill (prompt length)", 1, s.T, key="prefill")
-    st.slider("width C (even)", 2, 64, step=2, key="C")
-    st.number_input("seed", 0, 99_999, key="seed")
-ui.sync_url(PARAMS)
+    ui.control(P["prefill"], hi=s.T)
+    ui.controls(P[k] for k in ("C", "seed"))
+ui.sync_url(P)
 
 result = run(seed=s.seed, length=s.T, width=s.C, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
 errors = result.errors
 left, right = st.columns([2, 3])
 with left:
     ui.headline("max |cached − full recompute| over all steps", f"{errors.max():.3g}")
-    ui.badge(errors.max() < 1e-9, "cached generation = full recompute", "the cached run drifts")
-    table = pd.DataFrame(
-        {"token": np.arange(s.T), "position given": result.positions, "true position": np.arange(s.T), "error": errors}
-    )
+    ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
+    table = frames.generation_table(result.positions, errors)
     st.dataframe(
         table,
         hide_index=True,
@@ -60,15 +63,42 @@ with left:
         column_config={"error": st.column_config.NumberColumn(format="%.3g")},
     )
 with right:
-    frame = pd.DataFrame(
-        {
-            "token": np.arange(s.T),
-            "error": errors,
-            "phase": np.where(np.arange(s.T) < s.prefill, "prefill", "one at a time"),
-        }
-    )
+    frame = frames.step_errors(errors, s.prefill)
     ui.show_chart(
-        charts.step_errors(frame, title="error of each token's output against a full recompute"),
+        charts.step_errors,
         frame,
-        "generation-errors",
+        name="generation-errors",
+        title="error of each token's output against a full recompute",
+    )
+
+# --- Attention sinks: numbers and frames from posviz.longviews.
+sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
+st.subheader("Attention sinks: a rolling cache that keeps the first tokens")
+ui.intro(
+    "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
+    "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
+    "are cached before rotation and rotated again at each step. The reference below recomputes attention over "
+    "the kept tokens at positions 0..n-1 from scratch."
+)
+left, right = st.columns([1, 2])
+with left:
+    ui.controls(SINK_P.values())
+ui.sync_url(SINK_P)
+ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.C, sinks=s.sinks, window=s.window, positions=way)
+        for way in ("cache", s.sink_bug)}  # fmt: skip
+bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
+with left:
+    ui.headline("max error, re-indexed cache", f"{ways['cache'].errors.max():.3g}")
+    ui.headline(f"max error, {bug_name}", f"{ways[s.sink_bug].errors.max():.3g}")
+    ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
+with right:
+    ui.show_chart(
+        charts.grouped_bars,
+        longviews.sink_errors_frame(ways),
+        name="sink-errors",
+        x="token",
+        y="error",
+        group="way",
+        title="error of each step against the recompute",
+        y_title="max abs difference",
     )

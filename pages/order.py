@@ -1,30 +1,29 @@
 """Order blindness: shuffle the tokens, attend, and compare with the shuffled output (lesson 000)."""
 
-import numpy as np
 import streamlit as st
 
 import posviz
 import ui
-from posviz import lessons
+from posviz import lessons, parsing
 
 KINDS = posviz.POSITION_KINDS
 ui.page_setup()
-PARAMS = [
-    ui.Param("seed", 42, "int", 0, 99_999),
-    ui.Param("T", 6, "int", 2, 256),
-    ui.Param("C", 8, "int", 2, 256, step=2),
-    ui.Param("wscale", 0.5, "float", 0.0, 3.0),
-    ui.Param("perm_mode", "typed", "choice", options=("typed", "shuffle")),
-    ui.Param("perm", "3 0 5 1 4 2", "text", max_len=1200),
-    ui.Param("shuffle_seed", 0, "int", 0, 99_999),
-    ui.Param("position", "none", "choice", options=KINDS),
-    ui.Param("pscale", 0.6, "float", 0.0, 3.0),
-    ui.Param("causal", False, "bool"),
-    ui.Param("forget", False, "bool"),
-    ui.Param("offset", False, "bool"),
-    ui.Param("first", 0, "int", 0, 255),
-    ui.Param("second", 4, "int", 0, 255),
-]
+P = ui.params(
+    ui.Param("seed", 42, "int", 0, 99_999, widget="number", help="RandomState seed for X, then w_q, w_k, w_v"),
+    ui.Param("T", 6, "int", 2, 256, label="tokens T"),
+    ui.Param("C", 8, "int", 2, 256, step=2, label="width C (even)", help="even, so sinusoids and rotary have pairs"),
+    ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale"),
+    ui.Param("perm_mode", "typed", "choice", options=("typed", "shuffle"), label="permutation", widget="horizontal"),
+    ui.Param("perm", "3 0 5 1 4 2", "text", max_len=1200, label="perm (0..T-1, each once)"),
+    ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed", widget="number"),
+    ui.Param("position", "none", "choice", options=KINDS, label="position signal"),
+    ui.Param("pscale", 0.6, "float", 0.0, 3.0, step=0.05, label="position scale"),
+    ui.Param("causal", False, "bool", label="causal mask"),
+    ui.Param("forget", False, "bool", label="1: forget to reorder the reference"),
+    ui.Param("offset", False, "bool", label="2: constant offset 0.6 instead"),
+    ui.Param("first", 0, "int", 0, 255, label="first slot", widget="number"),
+    ui.Param("second", 4, "int", 0, 255, label="second slot", widget="number"),
+)
 experiment = st.cache_data(lessons.order_experiment, max_entries=64)
 twins = st.cache_data(lessons.twin_experiment, max_entries=64)
 
@@ -35,32 +34,23 @@ ui.intro(
     "Add a vector that differs per position (the position vectors stay in their slots while the tokens "
     "move) and the agreement breaks."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="order")
 s = st.session_state
 with st.sidebar:
-    st.number_input("seed", 0, 99_999, key="seed", help="RandomState seed for X, then w_q, w_k, w_v")
-    st.slider("tokens T", 2, 256, key="T")
-    st.slider("width C (even)", 2, 256, step=2, key="C", help="even, so sinusoids and rotary have pairs")
-    st.slider("weight scale", 0.0, 3.0, step=0.05, key="wscale")
-    st.radio("permutation", ["typed", "shuffle"], key="perm_mode", horizontal=True)
-    if s.perm_mode == "typed":
-        st.text_input("perm (0..T-1, each once)", key="perm", max_chars=1200)
-    else:
-        st.number_input("shuffle seed", 0, 99_999, key="shuffle_seed")
-    st.selectbox("position signal", KINDS, key="position", disabled=s.offset)
-    st.slider("position scale", 0.0, 3.0, step=0.05, key="pscale")
-    st.toggle("causal mask", key="causal")
+    ui.controls(P[k] for k in ("seed", "T", "C", "wscale", "perm_mode"))
+    ui.control(P["perm"] if s.perm_mode == "typed" else P["shuffle_seed"])
+    ui.control(P["position"], disabled=s.offset)
+    ui.controls(P[k] for k in ("pscale", "causal"))
     st.caption("Lesson 000 exercises")
-    st.toggle("1: forget to reorder the reference", key="forget")
-    st.toggle("2: constant offset 0.6 instead", key="offset")
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("forget", "offset"))
+ui.sync_url(P)
 
 T, C = s.T, s.C
 position, pscale = ("constant", 0.6) if s.offset else (s.position, s.pscale)
 perm = lessons.shuffled(T, s.shuffle_seed)
 if s.perm_mode == "typed":
     perm = ui.guarded(
-        lambda: lessons.parse_permutation(s.perm, T),
+        lambda: parsing.parse_permutation(s.perm, T),
         lambda: perm,
         "The typed permutation",
         f"using a shuffle with seed {s.shuffle_seed}",
@@ -77,8 +67,7 @@ result = experiment(
     forget_reorder=s.forget,
 )
 
-magnitude = float(np.abs(result.out).max())
-blind = lessons.machine_zero(result.max_diff, magnitude)
+blind = result.order_blind
 left, right = st.columns([3, 2])
 with left:
     ui.headline("max |attn(P X) − P attn(X)|", f"{result.max_diff:.3g}")
@@ -115,8 +104,10 @@ ui.intro(
     "Put one token vector in two slots. Without position their outputs are equal; a per-slot signal tells them apart."
 )
 a, b, c = st.columns([1, 1, 3])
-a.number_input("first slot", 0, 255, key="first")
-b.number_input("second slot", 0, 255, key="second")
+with a:
+    ui.control(P["first"])
+with b:
+    ui.control(P["second"])
 first, second = min(s.first, T - 1), min(s.second, T - 1)
 if (first, second) != (s.first, s.second):
     ui.note(f"Slots must be below T = {T}; using {first} and {second}.")
@@ -136,7 +127,7 @@ with c:
     m1, m2 = st.columns(2)
     m1.metric("row difference, no position", f"{plain.row_diff:.3g}")
     m2.metric(f"row difference, {position} × {pscale:g}", f"{marked.row_diff:.3g}")
-rows = np.vstack([plain.out[[first, second]], marked.out[[first, second]]])
+rows = lessons.twin_rows(plain, marked)
 labels = [
     f"slot {first}, no position",
     f"slot {second}, no position",

@@ -1,4 +1,4 @@
-"""Overview: what posviz is for, and every lesson claim reproduced live by the core."""
+"""Overview: what posviz is for, and every claim (lessons, papers, reference code) reproduced live by the core."""
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +15,8 @@ ui.intro(
     "copies of a token get the same output, and *man* means the same in *dog bites man* and *man bites dog*. "
     "Adding a position vector to each token before attention is what lets order matter. "
     "The pages on the left show each step live; the table below reruns every numbered claim of the three "
-    "lessons on this server, now, and one claim of a real trained model (all-MiniLM-L6-v2)."
+    "lessons, of the papers and reference code behind the longer-context pages, and of a real trained model "
+    "(all-MiniLM-L6-v2), on this server, now."
 )
 passed = sum(c.passed for c in registry)
 left, right = st.columns([1, 2])
@@ -24,13 +25,16 @@ with left:
     ui.badge(passed == len(registry), "all pass", "some fail: see the table")
 with right:
     ui.intro(
-        "Expected values are the lessons' published numbers; reproduced values are computed from the same "
-        "seeds and random draw order. Run `python -m posviz verify` to print the same table in a terminal."
+        "Claims 1-11: expected values are the lessons' published numbers; reproduced values are computed from "
+        "the same seeds and random draw order. Claims 12 on come from papers and reference code (the source "
+        "column names each) and are reproduced from the formulas. Run `python -m posviz verify` to print the "
+        "same table in a terminal."
     )
 
 rows = pd.DataFrame(posviz.claim_rows(registry))
 rows["pass"] = rows["pass"].map({True: "✅ pass", False: "❌ FAIL"})
 rows["shown on"] = "./" + rows.pop("page")
+rows = rows.drop(columns="lesson")
 st.dataframe(
     rows,
     hide_index=True,
@@ -38,7 +42,7 @@ st.dataframe(
     height=35 * (len(rows) + 1) + 3,
     column_config={
         "claim": st.column_config.NumberColumn("#", width="small"),
-        "lesson": st.column_config.TextColumn("lesson", width="small"),
+        "source": st.column_config.TextColumn("source", width="medium"),
         "statement": st.column_config.TextColumn("claim", width="large"),
         "shown on": st.column_config.LinkColumn(
             "page", display_text=r"\./(.*)", help="the page that shows this claim live"

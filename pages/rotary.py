@@ -1,27 +1,26 @@
 """Learned and rotary: a finite learned table, rotary embeddings, and ALiBi, on the same axes."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, properties, relative
+from posviz import charts, frames, properties, relative, verdicts
 
 ui.page_setup()
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
-PARAMS = [
-    ui.Param("max_length", 32, "int", 4, 512),
-    ui.Param("T", 24, "int", 1, 1024),
-    ui.Param("start", 0, "int", 0, 1024),
-    ui.Param("d", 16, "int", 2, 64, step=2),
-    ui.Param("base", 10_000.0, "choice", options=BASES),
-    ui.Param("pair", 2, "int", 0, 31),
-    ui.Param("shift", 100, "int", 0, 100_000),
-    ui.Param("heads", 8, "int", 1, 32),
-    ui.Param("head", 1, "int", 1, 32),
-    ui.Param("seed", 0, "int", 0, 99_999),
-]
+P = ui.params(
+    ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
+    ui.Param("T", 24, "int", 1, 1024, label="positions asked for"),
+    ui.Param("start", 0, "int", 0, 1024, label="first position asked for", widget="number"),
+    ui.Param("d", 16, "int", 2, 64, step=2, label="head width d (even)"),
+    ui.Param("base", 10_000.0, "choice", options=BASES, label="RoPE base", widget="select_slider",
+             names={b: f"{b:,.0f}" for b in BASES}),
+    ui.Param("pair", 2, "int", 0, 31, label="pair i to follow (dimensions 2i, 2i+1)", widget="number"),
+    ui.Param("shift", 100, "int", 0, 100_000, label="shift every position by s", widget="number"),
+    ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
+    ui.Param("head", 1, "int", 1, 32, label="head to draw", widget="number"),
+    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+)  # fmt: skip
 st.title("Learned tables, rotary embeddings and ALiBi")
 ui.intro(
     "A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. "
@@ -29,18 +28,11 @@ ui.intro(
     "score depends only on how far apart the two positions are. ALiBi adds a penalty that grows linearly "
     "with that distance."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="rotary")
 s = st.session_state
 with st.sidebar:
-    st.slider("learned table rows", 4, 512, key="max_length")
-    st.slider("positions asked for", 1, 1024, key="T")
-    st.number_input("first position asked for", 0, 1024, key="start")
-    st.slider("head width d (even)", 2, 64, step=2, key="d")
-    st.select_slider("RoPE base", BASES, key="base", format_func=lambda b: f"{b:,.0f}")
-    st.number_input("shift every position by s", 0, 100_000, key="shift")
-    st.number_input("ALiBi heads", 1, 32, key="heads")
-    st.number_input("seed", 0, 99_999, key="seed")
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
+ui.sync_url(P)
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
 
 st.subheader("A learned table has a last row")
@@ -66,8 +58,7 @@ else:
     )
 
 st.subheader("Rotary: scores depend only on the offset")
-rng = np.random.default_rng(s.seed)
-q, k = rng.standard_normal(s.d), rng.standard_normal(s.d)
+q, k = relative.fixed_content(s.d, s.seed)
 length = min(s.T, 64)
 rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
 spread = properties.diagonal_spread(rot)
@@ -76,19 +67,22 @@ moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", ba
 a, b = st.columns(2)
 with a:
     ui.headline(f"shift all positions by {s.shift}: rotary scores change by", f"{moved_rot:.2g}")
-    ui.badge(moved_rot < 1e-9, "rotary: unchanged (relative)", "rotary: changed")
+    ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
 with b:
     ui.headline(f"shift all positions by {s.shift}: added-sinusoid scores change by", f"{moved_sin:.3g}")
-    ui.badge(moved_sin > 1e-9, "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
+    ui.badge(not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
 
 left, right = st.columns(2)
 with left:
-    st.number_input("pair i to follow (dimensions 2i, 2i+1)", 0, s.d // 2 - 1, key="pair")
-    turned = posviz.rope(np.tile(q, (length, 1)), 0, s.base)[:, 2 * s.pair : 2 * s.pair + 2]
-    circle = pd.DataFrame({"x": turned[:, 0], "y": turned[:, 1], "position": np.arange(length)})
-    ui.show_chart(charts.trajectory(circle, title=f"query pair {s.pair} as its position grows"), circle, "rope-pair")
+    ui.control(P["pair"], hi=s.d // 2 - 1)
+    circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
+    ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows")
 with right:
-    ui.badge(spread < 1e-9, f"constant along every diagonal (spread {spread:.1g})", f"spread {spread:.2g}")
+    ui.badge(
+        verdicts.depends_only_on_offset(rot),
+        f"constant along every diagonal (spread {spread:.1g})",
+        f"spread {spread:.2g}",
+    )
     ui.matrix_chart(
         rot,
         title="rotary score q·k, query at i, key at j",
@@ -101,7 +95,7 @@ with right:
 
 st.subheader("ALiBi: a linear penalty per head")
 slopes = relative.alibi_slopes(s.heads)
-st.number_input("head to draw", 1, s.heads, key="head")
+ui.control(P["head"], hi=s.heads)
 bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
 st.caption("slopes 2^(-8h/n): " + ", ".join(f"{v:.4g}" for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
 ui.matrix_chart(
@@ -113,4 +107,4 @@ ui.matrix_chart(
     name="alibi-bias",
     height=300,
 )
-ui.sync_url(PARAMS)
+ui.sync_url(P)

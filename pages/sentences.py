@@ -8,11 +8,12 @@ from posviz import sentence_charts as sc
 
 ui.page_setup()
 SCALES = [round(0.05 * i, 2) for i in range(21)]
-PARAMS = [
-    ui.Param("s1", "dog bites man", "text"),
-    ui.Param("s2", "man bites dog", "text"),
-    ui.Param("scale", 1.0, "choice", options=SCALES),
-]
+P = ui.params(
+    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
+    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
+    ui.Param("scale", 1.0, "choice", options=SCALES, widget="select_slider",
+             label="scale of the position rows (1 = the trained model, 0 = removed)"),
+)  # fmt: skip
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=16, show_spinner="running the model at 21 scales")
 
@@ -23,14 +24,13 @@ ui.intro(
     "because of the learned position rows added before the first layer. Remove those rows and every layer "
     "treats the tokens as a set: the mean of the last layer, and so the cosine, no longer sees the order."
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="sentences")
 s = st.session_state
 with st.sidebar:
-    st.text_input(f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)", key="s1", max_chars=ui.MAX_TEXT)
-    st.text_input(f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)", key="s2", max_chars=ui.MAX_TEXT)
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("s1", "s2"))
+ui.sync_url(P)
 
-default1, default2 = PARAMS[0].default, PARAMS[1].default
+default1, default2 = P["s1"].default, P["s2"].default
 text1 = ui.capped_sentence(s.s1, "Sentence 1", default1)
 text2 = ui.capped_sentence(s.s2, "Sentence 2", default2)
 text1, text2 = ui.guarded(lambda: encoder.readable(text1, text2), lambda: (default1, default2), "These sentences")
@@ -53,33 +53,28 @@ with c:
     ui.headline("cosine, word average", f"{result.cosine_average:.6f}", "mean of the input word embeddings")
     st.caption("a bag of words: 1 for any reordering")
 
-st.select_slider(
-    "scale of the position rows (1 = the trained model, 0 = removed)",
-    SCALES,
-    key="scale",
-    format_func=lambda v: f"{v:g}",
-)
-ui.sync_url(PARAMS)
+ui.control(P["scale"])
+ui.sync_url(P)
 scales, cosines = curve(text1, text2)
 curve_frame = sc.scale_frame(scales, cosines)
-ui.show_altair(
-    sc.cosine_against_scale(
-        curve_frame,
-        sc.here_frame(s.scale, result.cosine),
-        title="sentence cosine against the scale",
-        height=200 if ui.presenter() else 280,
-    ),
+ui.show_chart(
+    sc.cosine_against_scale,
     curve_frame,
-    "minilm-sentence-cosine",
+    sc.here_frame(s.scale, result.cosine),
+    name="minilm-sentence-cosine",
+    title="sentence cosine against the scale",
+    height=200 if ui.presenter() else 280,
 )
 
 layers = sc.layer_distance_frame(
     result.layer_distance, result.layer_distance_plain, labels=(scale_text, "position rows removed")
 )
-ui.show_altair(
-    sc.layer_distances(layers, title="how far apart the two sentences are, layer by layer", y_title="1 - cosine"),
+ui.show_chart(
+    sc.layer_distances,
     layers,
-    "minilm-layer-distance",
+    name="minilm-layer-distance",
+    title="how far apart the two sentences are, layer by layer",
+    y_title="1 - cosine",
 )
 st.caption("Each state is the mean over tokens after that layer; 1 - cosine of the two sentences' means.")
 st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")

@@ -1,30 +1,28 @@
 """Sinusoids: the fixed position table, its frequencies, and the properties that make it useful."""
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, lessons, properties
+from posviz import charts, frames, grids, parsing, properties, verdicts
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
 CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 128, 16_384
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
-PARAMS = [
-    ui.Param("length", 64, "int", 1, MAX_LENGTH),
-    ui.Param("width", 64, "int", 2, MAX_WIDTH, step=2),
-    ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0),
-    ui.Param("start", 0, "int", 0, 1_000_000),
-    ui.Param("k", 3, "int", 1, MAX_LENGTH - 1),
-    ui.Param("view", "auto", "choice", options=VIEWS),
-    ui.Param("zr", 0, "int", 0, MAX_LENGTH - 1),
-    ui.Param("zc", 0, "int", 0, MAX_WIDTH - 1),
-    ui.Param("check", CHECKS[0], "choice", options=CHECKS),
-    ui.Param("dims", "0 1 8 9", "text", max_len=80),
-]
+P = ui.params(
+    ui.Param("length", 64, "int", 1, MAX_LENGTH, label=f"length T (1 to {MAX_LENGTH})", widget="number"),
+    ui.Param("width", 64, "int", 2, MAX_WIDTH, step=2, label=f"width d (even, 2 to {MAX_WIDTH})", widget="number"),
+    ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
+    ui.Param("start", 0, "int", 0, 1_000_000, label="start s (first position)", widget="number"),
+    ui.Param("k", 3, "int", 1, MAX_LENGTH - 1, label="offset k for the linear-map check", widget="number"),
+    ui.Param("view", "auto", "choice", options=VIEWS, label="table view", widget="segmented"),
+    ui.Param("zr", 0, "int", 0, MAX_LENGTH - 1, nudge=16, label="first row of the window", widget="number"),
+    ui.Param("zc", 0, "int", 0, MAX_WIDTH - 1, nudge=16, label="first dimension of the window", widget="number"),
+    ui.Param("check", CHECKS[0], "choice", options=CHECKS, widget="segmented"),
+    ui.Param("dims", "0 1 8 9", "text", max_len=80, label="dimensions to draw (up to 6)"),
+)
 summarize = st.cache_data(properties.summarize_sinusoid, max_entries=4)
 table = st.cache_data(posviz.sinusoidal, max_entries=8)
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
@@ -40,15 +38,11 @@ st.latex(
     r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
     r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
 )
-ui.url_state(PARAMS)
+ui.url_state(P, page="sinusoids")
 s = st.session_state
 with st.sidebar:
-    st.number_input(f"length T (1 to {MAX_LENGTH})", 1, MAX_LENGTH, key="length")
-    st.number_input(f"width d (even, 2 to {MAX_WIDTH})", 2, MAX_WIDTH, step=2, key="width")
-    st.number_input("base", 2.0, 10_000_000.0, step=1000.0, key="base", format="%.0f")
-    st.number_input("start s (first position)", 0, 1_000_000, key="start")
-    st.number_input("offset k for the linear-map check", 1, MAX_LENGTH - 1, key="k")
-ui.sync_url(PARAMS)
+    ui.controls(P[k] for k in ("length", "width", "base", "start", "k"))
+ui.sync_url(P)
 
 summary = summarize(s.length, s.width, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
 sin0, cos0 = properties.first_row_errors(s.width, s.base)
@@ -57,38 +51,44 @@ k = summary.offset
 m1, m2, m3 = st.columns(3)
 with m1:
     ui.headline("max |‖pe_t‖² − d/2| over all rows", f"{summary.norm_deviation:.2g}")
-    ui.badge(summary.norm_deviation < 1e-9, f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
+    ui.badge(verdicts.negligible(summary.norm_deviation), f"every row has ‖pe‖² = {s.width // 2}", "norms drift")
 with m2:
     ui.headline("position 0: max |sin|, max |cos − 1|", f"{sin0:.2g}, {cos0:.2g}")
-    ui.badge(sin0 == 0 and cos0 == 0, "sines 0, cosines 1", "position 0 is off")
+    ui.badge(verdicts.exactly_zero(sin0) and verdicts.exactly_zero(cos0), "sines 0, cosines 1", "position 0 is off")
 with m3:
     ui.headline(f"max |pe[t+{k}] − M_{k} pe[t]|", f"{summary.offset_residual:.2g}")
-    ui.badge(summary.offset_residual < 1e-9, f"one matrix shifts every row by {k}", "no single linear map")
+    ui.badge(
+        verdicts.negligible(summary.offset_residual), f"one matrix shifts every row by {k}", "no single linear map"
+    )
 
 
 @st.fragment
 def table_view() -> None:
-    view = st.segmented_control("table view", VIEWS, key="view") or "auto"
+    view = ui.control(P["view"]) or "auto"
     if view == "auto":
         view = "image" if summary.chart.aggregated else "chart"
         st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
     if view == "chart":
-        chart = charts.grid_heatmap(
-            summary.chart,
+        ui.show_chart(
+            charts.grid_heatmap,
+            charts.reduced_frame(summary.chart),
+            name="sinusoid-table",
             title=title,
+            subtitle=summary.chart.note,
             row_title="position t (from start)",
             col_title="dimension",
             value_title="pe",
             domain=(-1.0, 1.0),
             height=360,
         )
-        ui.show_chart(chart, charts.reduced_frame(summary.chart), "sinusoid-table")
     elif view == "zoom: exact values":
         s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.width - 1)
         a, b = st.columns(2)
-        a.number_input("first row of the window", 0, s.length - 1, key="zr", step=16)
-        b.number_input("first dimension of the window", 0, s.width - 1, key="zc", step=16)
+        with a:
+            ui.control(P["zr"], hi=s.length - 1)
+        with b:
+            ui.control(P["zc"], hi=s.width - 1)
         part, row0, col0 = zoom(s.length, s.width, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
         ui.matrix_chart(
             part,
@@ -111,7 +111,7 @@ def table_view() -> None:
             value_title="pe",
             what="dimension →, position ↓",
         )
-    ui.sync_url(PARAMS)
+    ui.sync_url(P)
 
 
 def open_checks() -> None:
@@ -127,29 +127,29 @@ def check_view() -> None:
         )
         st.button("Draw the check charts", icon=":material/monitoring:", on_click=open_checks)
         return
-    check = st.segmented_control("check", CHECKS, key="check") or CHECKS[0]
+    check = ui.control(P["check"]) or CHECKS[0]
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.width, start=s.start, base=s.base)
     if check == "row norms":
-        stride = max(1, s.length // 2048)
-        frame = pd.DataFrame(
-            {"position": s.start + np.arange(0, s.length, stride), "squared norm": summary.squared_norms[::stride]}
-        )
-        chart = charts.lines(
+        stride = grids.stride(s.length, 2048)
+        frame = frames.row_norms(summary.squared_norms, start=s.start, stride=stride, name="squared norm")
+        ui.show_chart(
+            charts.lines_with_reference,
             frame,
+            charts.level_frame(s.width / 2, f"d/2 = {s.width // 2}"),
+            name="row-norms",
             x="position",
             y="squared norm",
             title="squared norm of every row",
             x_title="position",
             y_title="‖pe_t‖²",
         )
-        ui.show_chart(charts.layer(chart, charts.hline(s.width / 2, f"d/2 = {s.width // 2}")), frame, "row-norms")
         if stride > 1:
             st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
     elif check == "similarity":
         sim = properties.similarity(head[:SIM_WINDOW])
         spread = properties.diagonal_spread(sim)
         ui.badge(
-            spread < 1e-9,
+            verdicts.depends_only_on_offset(sim),
             f"depends only on t − u (spread along diagonals {spread:.1g})",
             f"varies along diagonals ({spread:.2g})",
         )
@@ -166,24 +166,22 @@ def check_view() -> None:
             height=360,
         )
     elif check == "wavelengths":
-        waves = pd.DataFrame({"pair": np.arange(s.width // 2), "wavelength": properties.wavelengths(s.width, s.base)})
+        waves = frames.wavelength_frame(s.width, s.base)
         ui.show_chart(
-            charts.lines(
-                waves,
-                x="pair",
-                y="wavelength",
-                title="wavelength of each sin/cos pair",
-                x_title="pair i (dimensions 2i, 2i+1)",
-                y_title="positions per turn (log)",
-                log_y=True,
-            ),
+            charts.lines,
             waves,
-            "wavelengths",
+            name="wavelengths",
+            x="pair",
+            y="wavelength",
+            title="wavelength of each sin/cos pair",
+            x_title="pair i (dimensions 2i, 2i+1)",
+            y_title="positions per turn (log)",
+            log_y=True,
         )
     else:
-        st.text_input("dimensions to draw (up to 6)", key="dims", max_chars=80)
+        ui.control(P["dims"])
         dims = ui.guarded(
-            lambda: lessons.parse_indices(s.dims, s.width),
+            lambda: parsing.parse_indices(s.dims, s.width),
             lambda: [0, 1],
             "Dimensions to draw",
             "drawing dimensions 0 and 1",
@@ -191,19 +189,17 @@ def check_view() -> None:
         shown = min(s.length, CURVE_WINDOW)
         curves = charts.columns_frame(head, dims, first=s.start, rows=shown)
         ui.show_chart(
-            charts.lines(
-                curves,
-                x="position",
-                y="value",
-                color="dimension",
-                title=f"chosen dimensions over the first {shown} positions",
-                x_title="position",
-                y_title="pe",
-            ),
+            charts.lines,
             curves,
-            "dimension-curves",
+            name="dimension-curves",
+            x="position",
+            y="value",
+            color="dimension",
+            title=f"chosen dimensions over the first {shown} positions",
+            x_title="position",
+            y_title="pe",
         )
-    ui.sync_url(PARAMS)
+    ui.sync_url(P)
 
 
 table_view()

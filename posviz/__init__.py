@@ -1,6 +1,8 @@
 """posviz: positional encoding in transformer self-attention, made visible and checkable.
 
-The core is numpy only (plus pandas and Altair in `posviz.charts`); it never imports streamlit.
+The maths modules use numpy alone; `posviz.frames` lays finished numbers out as pandas frames and
+`posviz.charts` draws them with Altair. Nothing in the core imports streamlit. Verdicts on measured
+numbers (machine zero, negligible, depends only on the offset) are `posviz.verdicts`.
 """
 
 from posviz.attention import attention_weights, causal_mask, prefix_mean, self_attention, softmax
@@ -25,13 +27,12 @@ from posviz.lessons import (
     twin_experiment,
 )
 from posviz.relative import alibi_bias, alibi_slopes, half_permutation, rope_rotate_half
-from posviz.variants import concat_permutation, sinusoidal_concat, t2t_frequencies
+from posviz.variants import sinusoidal_concat, t2t_frequencies
 
 __all__ = [
     "POSITION_KINDS",
     "alibi_bias",
     "alibi_slopes",
-    "concat_permutation",
     "half_permutation",
     "incremental_generation",
     "prefix_mean",

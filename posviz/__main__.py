@@ -1,4 +1,4 @@
-"""Command line: `python -m posviz verify` reproduces every lesson claim and exits 1 if one fails."""
+"""Command line: `posviz verify` (or `python -m posviz verify`) reproduces every claim; exit 1 if one fails."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from posviz.claims import claim_rows
 
 def verify() -> int:
     rows = claim_rows()
-    head = ("#", "lesson", "check", "expected", "reproduced", "tolerance", "pass")
+    head = ("#", "check", "expected", "reproduced", "tolerance", "pass")
     table = [
         (
             str(r["claim"]),
-            r["lesson"],
             r["check"],
             r["expected"],
             r["reproduced"],
@@ -27,8 +26,8 @@ def verify() -> int:
     last = None
     for line in [head, *table]:
         if line[0] != last and line is not head:
-            statement = next(r["statement"] for r in rows if str(r["claim"]) == line[0])
-            print(f"\n{line[0]}. {statement}")
+            first = next(r for r in rows if str(r["claim"]) == line[0])
+            print(f"\n{line[0]}. {first['statement']}\n   source: {first['source']}")
         last = line[0]
         print("  ".join(str(cell).ljust(w) for cell, w in zip(line, widths, strict=True)))
     claims_failed = sorted({r["claim"] for r in rows if not r["pass"]})
@@ -41,8 +40,8 @@ def verify() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m posviz", description=__doc__)
-    parser.add_argument("command", choices=["verify"], help="verify: reproduce the lessons' claims")
+    parser = argparse.ArgumentParser(prog="posviz", description=__doc__)
+    parser.add_argument("command", choices=["verify"], help="verify: reproduce every claim")
     parser.parse_args(argv)
     return verify()
 

@@ -37,10 +37,8 @@ def even_width(name: str, value: object, *, why: str = "sin/cos pairs") -> int:
 
 def positive_real(name: str, value: object) -> float:
     """Return a finite real number > 0, or raise a clear error."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    result = float(value)
-    if not math.isfinite(result) or result <= 0:
+    result = finite_real(name, value)
+    if result <= 0:
         raise ValueError(f"{name} must be finite and > 0, got {result}")
     return result
 

@@ -1,21 +1,31 @@
-"""Vega-Lite chart builders: finished arrays in, chart specs out. No maths here, no streamlit.
+"""Chart builders written in Altair: tidy frames in, Altair charts out. No maths here, no streamlit.
 
-A chart is a plain Vega-Lite dict whose data sit as DataFrames under "data": {"values": ...};
-`finish` moves them to named datasets for Streamlit, `inline` turns them into JSON records.
-Plain dicts because building the same chart through Altair objects cost 20-100 ms of deep copies
-and schema look-ups per chart, on every rerun (benchmarks/chart_build.py measures both); the tests
-validate every builder's output against the Vega-Lite schema that Altair ships.
+A builder takes its data first (a DataFrame, or `alt.NamedData` when compiled) and keyword "shape"
+arguments, and returns an Altair chart, so a notebook shows the same figure the app draws:
 
-Colour schemes are colour-blind-safe with fixed domains: signed values diverge around 0
-("blueorange"), attention weights run over [0, 1] ("viridis"). Both are drawn through the same
-11 RGB stops as `posviz.images`, so a PNG view and a chart of the same matrix share colours.
+    >>> frame = matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
+    >>> type(token_heatmap(frame, title="weights")).__name__
+    'LayerChart'
+
+The app never pays Altair's construction on a rerun: `compile` builds each (builder, shape) once per
+process into a Vega-Lite dict whose data are bound by name ("posviz_0", "posviz_1", ...), and `bind`
+puts the rerun's frames under those names. Numbers that vary with the data (colour domains, titles)
+are read from a one-row dataset ("posviz_live") by Vega expressions, so a slider move that only
+changes numbers leaves the spec text identical and the browser swaps the data into the live chart.
+
+Colour schemes are colour-blind-safe: signed values diverge around 0 ("blueorange"), attention
+weights run over [0, 1] ("viridis"), both through the same 11 RGB stops as `posviz.images`, so a PNG
+view and a chart of the same matrix share colours.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
+import altair as alt
 import numpy as np
 import pandas as pd
 
@@ -25,65 +35,362 @@ from posviz.grids import Reduced
 SIGNED_SCHEME = "blueorange"
 WEIGHT_SCHEME = "viridis"
 SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
+ACCENT = "#D55E00"
+LIVE = "posviz_live"  # the one-row dataset holding a compiled chart's live values
+Data = pd.DataFrame | alt.NamedData
 
 
-def style(chart: dict, *, presenter: bool = False) -> dict:
-    """Font sizes for a laptop (12-14 px) or a lecture screen (16-22 px); width fits the column."""
-    label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
-    return {
-        **chart,
-        "autosize": {"type": "fit-x", "contains": "padding"},  # height stays the plot's own
-        "config": {
-            "axis": {"labelFontSize": label, "titleFontSize": title},
-            "legend": {"labelFontSize": label, "titleFontSize": title},
-            "title": {"fontSize": heading, "anchor": "start"},
-            "header": {"labelFontSize": title, "titleFontSize": title},
-            "view": {"strokeWidth": 0},
-        },
-    }
+@dataclass(frozen=True)
+class Live:
+    """Stands for a value read at draw time from the LIVE dataset's column `field`."""
+
+    field: str
+
+    @property
+    def expr(self) -> str:
+        return f"data('{LIVE}')[0]['{self.field}']"
 
 
-def layer(*parts: dict) -> dict:
-    """Draw `parts` on shared axes; the first part's title, width and height become the whole chart's."""
-    lifted = ("title", "width", "height")
-    top = {key: parts[0][key] for key in lifted if key in parts[0]}
-    return {
-        "$schema": SCHEMA,
-        **top,
-        "layer": [{k: v for k, v in p.items() if k not in (*lifted, "$schema")} for p in parts],
-    }
+Text = str | Live
+Bounds = tuple[float, float] | tuple[Live, Live]
 
 
-def _walk_data(node: object, visit) -> object:
-    """A copy of a spec with every {"values": DataFrame} replaced by visit(frame)."""
-    if isinstance(node, dict):
-        if isinstance(node.get("values"), pd.DataFrame):
-            return visit(node["values"])
-        return {key: _walk_data(value, visit) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_walk_data(item, visit) for item in node]
-    return node
+def _expr(value: float | Live) -> str:
+    return value.expr if isinstance(value, Live) else repr(float(value))
 
 
-def finish(chart: dict) -> dict:
-    """The spec with its DataFrames moved to top-level "datasets", named by order of appearance.
+def _text(value: Text) -> str | alt.ExprRef:
+    return alt.ExprRef(value.expr) if isinstance(value, Live) else value
 
-    Stable names ("posviz_0", "posviz_1", ...; Vega-Lite uses "data_N" itself) keep the spec text
-    identical when only the numbers change, so Streamlit's browser side swaps the new data into
-    the live view instead of rebuilding the chart. The same DataFrame object used twice gets one name.
+
+def _title(title: Text, subtitle: str | None = None) -> alt.TitleParams:
+    """A title whose text may be live; a subtitle (Vega-Lite takes no expression there) is part of the shape."""
+    if subtitle is None:
+        return alt.TitleParams(text=_text(title))
+    return alt.TitleParams(text=_text(title), subtitle=subtitle)
+
+
+def _live_or_list(values: Sequence[float | Live]) -> list[float] | alt.ExprRef:
+    if any(isinstance(v, Live) for v in values):
+        return alt.ExprRef("[" + ", ".join(_expr(v) for v in values) + "]")
+    return [float(v) for v in values]
+
+
+def _stop_positions(domain: Bounds, count: int) -> list[float | Live] | alt.ExprRef:
+    lo, hi = domain
+    if isinstance(lo, Live) or isinstance(hi, Live):
+        parts = [f"{_expr(lo)} + ({_expr(hi)} - {_expr(lo)}) * {i / (count - 1)!r}" for i in range(count)]
+        return alt.ExprRef("[" + ", ".join(parts) + "]")
+    return [float(lo) + (float(hi) - float(lo)) * i / (count - 1) for i in range(count)]
+
+
+def _stops(scheme: str) -> tuple[str, ...]:
+    if scheme not in (SIGNED_SCHEME, WEIGHT_SCHEME):
+        raise ValueError(f"scheme must be {SIGNED_SCHEME!r} or {WEIGHT_SCHEME!r}, got {scheme!r}")
+    return images.SIGNED_STOPS if scheme == SIGNED_SCHEME else images.WEIGHT_STOPS
+
+
+def color_scale(scheme: str, domain: Bounds) -> alt.Scale:
+    """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.images.colorize` draws it."""
+    stops = _stops(scheme)
+    return alt.Scale(domain=_stop_positions(domain, len(stops)), range=list(stops), interpolate="rgb", clamp=True)
+
+
+def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", legend: str = "bottom") -> alt.Color:
+    """Colour by `field` with its legend under the chart (horizontal) or at its right: ends and middle ticked."""
+    lo, hi = domain
+    middle = 0.0 if scheme == SIGNED_SCHEME else Live("mid") if isinstance(lo, Live) else (lo + hi) / 2
+    ticks = _live_or_list([lo, middle, hi])
+    if legend == "right":
+        legend = alt.Legend(orient="right", direction="vertical", gradientLength=160, values=ticks)
+    else:
+        legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6,
+                            values=ticks)  # fmt: skip
+    return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
+
+
+def grid_heatmap(
+    cells: Data,
+    *,
+    title: Text,
+    subtitle: str | None = None,
+    row_title: str,
+    col_title: str,
+    scheme: str = SIGNED_SCHEME,
+    domain: Bounds = (-1.0, 1.0),
+    value_title: str = "value",
+    height: int = 320,
+    legend: str = "bottom",
+) -> alt.Chart:
+    """Heatmap of a (possibly block-averaged) matrix on quantitative axes; rows run down from the top.
+
+    `cells` is `reduced_frame`'s long form: each rect spans its block [row, row_end) x [col, col_end).
     """
-    datasets: dict[str, pd.DataFrame] = {}
-    names: dict[int, str] = {}
+    loose = alt.Scale(nice=False, zero=False)
+    return (
+        alt.Chart(cells, title=_title(title, subtitle), height=height)
+        .mark_rect()
+        .encode(
+            x=alt.X("col:Q", title=col_title, scale=loose),
+            x2="col_end:Q",
+            y=alt.Y("row:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True)),
+            y2="row_end:Q",
+            color=value_color(scheme, domain, value_title, legend=legend),
+            tooltip=[
+                alt.Tooltip("row:Q", title=f"{row_title} (from)"),
+                alt.Tooltip("col:Q", title=f"{col_title} (from)"),
+                alt.Tooltip("value:Q", title=value_title, format=".6g"),
+            ],
+        )
+    )
 
-    def name(frame: pd.DataFrame) -> dict:
-        key = names.setdefault(id(frame), f"posviz_{len(names)}")
-        datasets[key] = frame
-        return {"name": key}
 
-    out = _walk_data(chart, name)
-    out["datasets"] = datasets
-    return out
+def token_heatmap(
+    cells: Data,
+    *,
+    title: Text,
+    row_title: str = "query",
+    col_title: str = "key",
+    scheme: str = WEIGHT_SCHEME,
+    domain: Bounds = (0.0, 1.0),
+    value_title: str = "weight",
+    annotate: bool = True,
+    angled: bool = False,
+    height: int = 260,
+    legend: str = "bottom",
+) -> alt.LayerChart:
+    """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
+
+    `cells` is `matrix_frame`'s long form; rows and columns keep the matrix's order (row_index, col_index).
+    """
+    base = alt.Chart(cells).encode(
+        x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"),
+                axis=alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120)),
+        y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
+                axis=alt.Axis(labelLimit=120)),
+        tooltip=[
+            alt.Tooltip("row:N", title=row_title),
+            alt.Tooltip("col:N", title=col_title),
+            alt.Tooltip("value:Q", title=value_title, format=".6g"),
+        ],
+    )  # fmt: skip
+    rect = base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))
+    if not annotate:
+        return alt.layer(rect, title=_title(title), height=height)
+    lo, hi = (_expr(b) for b in domain)
+    light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
+    text = base.mark_text(fontSize=13).encode(
+        text=alt.Text("value:Q", format=".2f"),
+        color=alt.condition(light, alt.value("white"), alt.value("black")),
+    )
+    return alt.layer(rect, text, title=_title(title), height=height)
+
+
+def lines(
+    curve: Data,
+    *,
+    x: str,
+    y: str,
+    color: str | None = None,
+    title: Text,
+    x_title: str,
+    y_title: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    points: bool = False,
+    steps: bool = False,
+    height: int = 280,
+) -> alt.Chart:
+    """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
+
+    `steps` draws each value flat until the next x (for tables that are piecewise constant).
+    """
+    tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
+    encoding = {
+        "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log" if log_x else "linear")),
+        "y": alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log" if log_y else "linear")),
+    }
+    if color is not None:
+        encoding["color"] = alt.Color(f"{color}:N", title=color, scale=alt.Scale(range=list(SERIES_COLORS)))
+        tooltip.insert(0, alt.Tooltip(f"{color}:N"))
+    zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
+    return (
+        alt.Chart(curve, title=_title(title), height=height)
+        .mark_line(point=points, interpolate="step-after" if steps else alt.Undefined)
+        .encode(**encoding, tooltip=tooltip)
+        .add_params(zoom)
+    )
+
+
+def hline(reference: Data) -> alt.LayerChart:
+    """A dashed horizontal reference line at each row's `y`, with its `label`."""
+    base = alt.Chart(reference).encode(y="y:Q")
+    rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
+    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT, fontSize=14).encode(text="label:N")
+    return rule + text
+
+
+def marker(point: Data) -> alt.LayerChart:
+    """A highlighted point with a vertical rule at its `x`, labelled, for "you are here" on a curve."""
+    base = alt.Chart(point).encode(x="x:Q")
+    rule = base.mark_rule(color=ACCENT, size=2)
+    dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
+    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold", fontSize=15).encode(
+        y="y:Q", text="label:N"
+    )
+    return rule + dot + text
+
+
+def lines_marked(curve: Data, point: Data, **shape: object) -> alt.LayerChart:
+    """`lines` with a `marker` on it (the current setting on a curve)."""
+    return lines(curve, **shape) + marker(point)
+
+
+def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.LayerChart:
+    """`lines` with a dashed `hline` reference (an expected value)."""
+    return lines(curve, **shape) + hline(reference)
+
+
+def bars(data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, height: int = 280) -> alt.Chart:
+    """One bar of y per x (for example one squared norm per position)."""
+    return (
+        alt.Chart(data, title=_title(title), height=height)
+        .mark_bar(color=SERIES_COLORS[0])
+        .encode(
+            x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=alt.Y(f"{y}:Q", title=y_title),
+            tooltip=[alt.Tooltip(f"{x}:O"), alt.Tooltip(f"{y}:Q", format=".6g")],
+        )
+    )
+
+
+def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.LayerChart:
+    """`bars` with a dashed `hline` reference (an expected value)."""
+    return bars(data, **shape) + hline(reference)
+
+
+def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title: str) -> alt.Chart:
+    """Bars of y per x, side by side for each group (for example one output vector per sentence)."""
+    return (
+        alt.Chart(bars, title=_title(title), height=260)
+        .mark_bar()
+        .encode(
+            x=alt.X(f"{x}:O", title=x, axis=alt.Axis(labelAngle=0)),
+            xOffset=f"{group}:N",
+            y=alt.Y(f"{y}:Q", title=y_title),
+            color=alt.Color(f"{group}:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2])),
+                            legend=alt.Legend(orient="bottom", direction="vertical")),
+            tooltip=[f"{group}:N", f"{x}:O", alt.Tooltip(f"{y}:Q", format=".6g")],
+        )
+    )  # fmt: skip
+
+
+def trajectory(path: Data, *, title: Text) -> alt.LayerChart:
+    """Points (x, y) joined in order of `position`, coloured by it: a pair turning around the circle."""
+    base = alt.Chart(path).encode(
+        x=alt.X("x:Q", title="dimension 2i", scale=alt.Scale(zero=False)),
+        y=alt.Y("y:Q", title="dimension 2i+1", scale=alt.Scale(zero=False)),
+        order="position:Q",
+        tooltip=["position:Q", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
+    )
+    line = base.mark_line(color="#999999")
+    dots = base.mark_circle(size=70).encode(
+        color=alt.Color("position:Q", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="bottom"))
+    )
+    return alt.layer(line, dots, title=_title(title), height=300)
+
+
+def step_errors(steps: Data, *, title: Text) -> alt.Chart:
+    """Bars of error per token, coloured by phase (prefill, or one token at a time)."""
+    return (
+        alt.Chart(steps, title=_title(title), height=320)
+        .mark_bar()
+        .encode(
+            x=alt.X("token:O", title="token t", axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("error:Q", title="max abs difference"),
+            color=alt.Color("phase:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2])),
+                            legend=alt.Legend(orient="bottom")),
+            tooltip=["token:O", "phase:N", alt.Tooltip("error:Q", format=".3g")],
+        )
+    )  # fmt: skip
+
+
+# ----- style, compile once, bind per rerun ------------------------------------------------------------------------
+
+
+def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelMixin:
+    """Font sizes for a laptop (12-14 px) or a lecture screen (16-22 px); width fits the column.
+
+    The same settings as chained `configure_axis(...)...configure_view(...)`, set as one `alt.Config`:
+    each chained call deep-copies the chart, which made a template's first build several times slower.
+    """
+    label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
+    styled = chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    styled.config = alt.Config(
+        axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
+        legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
+        title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
+        header=alt.HeaderConfig(labelFontSize=title, titleFontSize=title),
+        view=alt.ViewConfig(strokeWidth=0),
+    )
+    return styled
+
+
+def live_values(shape: dict[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    """Split a builder's keyword arguments into the spec's shape and the values read live from data.
+
+    Titles and colour domains are live: the shape gets `Live` placeholders for them and
+    the second dict holds their values for the LIVE dataset (a domain becomes lo, mid and hi).
+    """
+    static, values = dict(shape), {}
+    if "title" in static and not isinstance(static["title"], Live):
+        values["title"] = str(static["title"])
+        static["title"] = Live("title")
+    if "domain" in static and not isinstance(static["domain"][0], Live):
+        lo, hi = (float(b) for b in static["domain"])
+        values.update(lo=lo, mid=(lo + hi) / 2, hi=hi)
+        static["domain"] = (Live("lo"), Live("hi"))
+    return static, values
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(builder: Callable[..., alt.TopLevelMixin], count: int, presenter: bool, shape: tuple) -> dict:
+    names = [alt.NamedData(f"posviz_{i}") for i in range(count)]
+    chart = builder(*names, **dict(shape))
+    if any(isinstance(value, Live) or isinstance(value, tuple) and Live in map(type, value) for _, value in shape):
+        chart = _carrying_live(chart)
+    return style(chart, presenter=presenter).to_dict(validate=False)
+
+
+def _carrying_live(chart: alt.TopLevelMixin) -> alt.LayerChart:
+    """The chart layered with an invisible mark on the LIVE dataset: Vega-Lite drops datasets no mark uses."""
+    title, height = chart.title, chart.height
+    chart.title = chart.height = alt.Undefined
+    ghost = alt.Chart(alt.NamedData(LIVE)).mark_text(text=" ", opacity=0)
+    return alt.layer(chart, ghost, title=title, height=height)  # the tests validate every builder against the schema
+
+
+def compile(builder: Callable[..., alt.TopLevelMixin], count: int, *, presenter: bool = False, **shape) -> dict:
+    """The builder's Vega-Lite spec with its `count` datasets named posviz_0.., built once per shape.
+
+    Returns the cached dict itself: treat it as read-only (`bind` copies its top level).
+    """
+    return _compiled(builder, count, presenter, tuple(sorted(shape.items())))
+
+
+def bind(spec: dict, frames: Sequence[pd.DataFrame], live: dict[str, object] | None = None) -> dict:
+    """A compiled spec with this rerun's frames (and live values) under its dataset names."""
+    datasets = {f"posviz_{i}": frame for i, frame in enumerate(frames)}
+    datasets[LIVE] = pd.DataFrame([live or {}]) if live else pd.DataFrame({"_": [0]})
+    return {**spec, "datasets": datasets}
+
+
+def chart_spec(
+    builder: Callable[..., alt.TopLevelMixin], *frames: pd.DataFrame, presenter: bool = False, **shape: object
+) -> dict:
+    """Compile (once) and bind: the Vega-Lite dict a rerun sends, live values split out of `shape`."""
+    static, values = live_values(shape)
+    return bind(compile(builder, len(frames), presenter=presenter, **static), frames, values)
 
 
 def records(frame: pd.DataFrame) -> list[dict]:
@@ -95,36 +402,19 @@ def records(frame: pd.DataFrame) -> list[dict]:
     return [{key: plain(value) for key, value in row.items()} for row in frame.to_dict("records")]
 
 
-def inline(chart: dict) -> dict:
-    """The spec as pure JSON: every DataFrame written out as records."""
-    return _walk_data(chart, lambda frame: {"values": records(frame)})
+def inline(spec: dict) -> dict:
+    """A bound spec as pure JSON: every dataset written out as records."""
+    return {**spec, "datasets": {name: records(frame) for name, frame in spec.get("datasets", {}).items()}}
 
 
-def color_scale(scheme: str, domain: tuple[float, float]) -> dict:
-    """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.images.colorize` draws it."""
-    stops = images.SIGNED_STOPS if scheme == SIGNED_SCHEME else images.WEIGHT_STOPS
-    lo, hi = float(domain[0]), float(domain[1])
-    positions = [lo + (hi - lo) * i / (len(stops) - 1) for i in range(len(stops))]
-    return {"domain": positions, "range": list(stops), "interpolate": "rgb", "clamp": True}
+def to_svg(spec: dict) -> str:
+    """A bound spec as SVG text (needs vl-convert-python)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_svg(inline(spec))
 
 
-def _color(scheme: str, domain: tuple[float, float], title: str) -> dict:
-    lo, hi = float(domain[0]), float(domain[1])
-    ticks = [lo, 0.0, hi] if scheme == SIGNED_SCHEME else [lo, (lo + hi) / 2, hi]
-    legend = {"orient": "bottom", "direction": "horizontal", "gradientLength": 180, "titleOrient": "left",
-              "offset": 6, "values": ticks}  # fmt: skip
-    return {"field": "value", "type": "quantitative", "title": title, "scale": color_scale(scheme, domain),
-            "legend": legend}  # fmt: skip
-
-
-def _field(name: str, kind: str, **extra: object) -> dict:
-    """An encoding channel: kind is "Q" (quantitative), "O" (ordinal) or "N" (nominal)."""
-    types = {"Q": "quantitative", "O": "ordinal", "N": "nominal"}
-    return {"field": name, "type": types[kind], **extra}
-
-
-def _chart(frame: pd.DataFrame, mark: dict, encoding: dict, **top: object) -> dict:
-    return {"$schema": SCHEMA, **top, "data": {"values": frame}, "mark": mark, "encoding": encoding}
+# ----- tidy frames ------------------------------------------------------------------------------------------------
 
 
 def signed_domain(*matrices: np.ndarray) -> tuple[float, float]:
@@ -179,6 +469,33 @@ def vectors_frame(vectors: Sequence[np.ndarray], names: Sequence[str]) -> pd.Dat
     )
 
 
+def series_frame(
+    x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str = "x", y_name: str = "y", group: str = "curve"
+) -> pd.DataFrame:
+    """Long-form rows (x_name, y_name, group) of named series sharing the x values, one group per name."""
+    x = np.asarray(x)
+    ys = [np.asarray(y, dtype=float) for y in series.values()]
+    if any(y.shape != x.shape for y in ys):
+        raise ValueError(f"every series must have x's shape {x.shape}, got {[y.shape for y in ys]}")
+    return pd.DataFrame(
+        {
+            x_name: np.tile(x, len(ys)),
+            y_name: np.concatenate(ys) if ys else np.array([], dtype=float),
+            group: np.repeat(list(series), x.size),
+        }
+    )
+
+
+def point_frame(x: float, y: float, label: str) -> pd.DataFrame:
+    """One labelled point (x, y, label), for `marker`."""
+    return pd.DataFrame({"x": [float(x)], "y": [float(y)], "label": [label]})
+
+
+def level_frame(y: float, label: str) -> pd.DataFrame:
+    """One labelled level (y, label), for `hline`."""
+    return pd.DataFrame({"y": [float(y)], "label": [label]})
+
+
 def labelled(labels: Sequence[str]) -> list[str]:
     """Unique axis labels "0 dog", "1 bites", ... so repeated words keep their own row."""
     return [f"{i} {w}" for i, w in enumerate(labels)]
@@ -199,166 +516,3 @@ def matrix_frame(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **colu
     for name, value in columns.items():
         frame[name] = value
     return frame
-
-
-def grid_heatmap(
-    reduced: Reduced,
-    *,
-    title: str,
-    row_title: str,
-    col_title: str,
-    scheme: str = SIGNED_SCHEME,
-    domain: tuple[float, float] = (-1.0, 1.0),
-    value_title: str = "value",
-    height: int = 320,
-) -> dict:
-    """Heatmap of a (possibly block-averaged) numeric matrix on quantitative axes.
-
-    Rows run down the y axis from the top; each rect spans its block.
-    """
-    loose = {"nice": False, "zero": False}
-    encoding = {
-        "x": _field("col", "Q", title=col_title, scale=loose),
-        "x2": {"field": "col_end"},
-        "y": _field("row", "Q", title=row_title, scale={"reverse": True, **loose}),
-        "y2": {"field": "row_end"},
-        "color": _color(scheme, domain, value_title),
-        "tooltip": [
-            _field("row", "Q", title=f"{row_title} (from)"),
-            _field("col", "Q", title=f"{col_title} (from)"),
-            _field("value", "Q", title=value_title, format=".6g"),
-        ],
-    }
-    return _chart(reduced_frame(reduced), {"type": "rect"}, encoding,
-                  title={"text": title, "subtitle": reduced.note}, height=height)  # fmt: skip
-
-
-def token_heatmap(
-    frame: pd.DataFrame,
-    *,
-    title: str,
-    row_title: str = "query",
-    col_title: str = "key",
-    scheme: str = WEIGHT_SCHEME,
-    domain: tuple[float, float] = (0.0, 1.0),
-    value_title: str = "weight",
-    annotate: bool = True,
-    height: int = 260,
-) -> dict:
-    """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`."""
-    rows = list(dict.fromkeys(frame.sort_values("row_index")["row"]))
-    cols = list(dict.fromkeys(frame.sort_values("col_index")["col"]))
-    axes = {
-        "x": _field("col", "O", title=col_title, sort=cols,
-                    axis={"labelAngle": 0 if len(cols) <= 8 else -40, "labelLimit": 120}),
-        "y": _field("row", "O", title=row_title, sort=rows, axis={"labelLimit": 120}),
-        "tooltip": [
-            _field("row", "N", title=row_title),
-            _field("col", "N", title=col_title),
-            _field("value", "Q", title=value_title, format=".6g"),
-        ],
-    }  # fmt: skip
-    rect = {"mark": {"type": "rect"}, "encoding": {**axes, "color": _color(scheme, domain, value_title)}}
-    layers = [rect]
-    if annotate:
-        middle = (domain[0] + domain[1]) / 2
-        light = f"datum.value < {middle!r}" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {domain[1] / 2!r}"
-        text = {"condition": {"test": light, "value": "white"}, "value": "black"}
-        layers.append({"mark": {"type": "text", "fontSize": 13},
-                       "encoding": {**axes, "text": _field("value", "Q", format=".2f"), "color": text}})  # fmt: skip
-    return {"$schema": SCHEMA, "title": title, "width": "container", "height": height,
-            "data": {"values": frame}, "layer": layers}  # fmt: skip
-
-
-def lines(
-    frame: pd.DataFrame,
-    *,
-    x: str,
-    y: str,
-    color: str | None = None,
-    title: str,
-    x_title: str,
-    y_title: str,
-    log_x: bool = False,
-    log_y: bool = False,
-    height: int = 280,
-) -> dict:
-    """Line chart of long-form data; one line per value of `color`, log axes on request."""
-    encoding = {
-        "x": _field(x, "Q", title=x_title, scale={"type": "log" if log_x else "linear"}),
-        "y": _field(y, "Q", title=y_title, scale={"type": "log" if log_y else "linear"}),
-        "tooltip": [_field(x, "Q", format=".6g"), _field(y, "Q", format=".6g")],
-    }
-    if color is not None:
-        encoding["color"] = _field(color, "N", title=color, scale={"range": list(SERIES_COLORS)})
-        encoding["tooltip"].insert(0, _field(color, "N"))
-    mark = {"type": "line", "point": len(frame) <= 64}
-    return _chart(frame, mark, encoding, title=title, width="container", height=height)
-
-
-def hline(value: float, label: str) -> dict:
-    """A dashed horizontal reference line at `value`, with its label."""
-    data = pd.DataFrame({"y": [value], "label": [label]})
-    rule = {"mark": {"type": "rule", "strokeDash": [6, 4], "color": "#D55E00", "size": 2},
-            "encoding": {"y": _field("y", "Q")}}  # fmt: skip
-    text = {"mark": {"type": "text", "align": "left", "dx": 4, "dy": -8, "color": "#D55E00"},
-            "encoding": {"y": _field("y", "Q"), "text": _field("label", "N")}}  # fmt: skip
-    return {"data": {"values": data}, "layer": [rule, text]}
-
-
-def marker(x: float, y: float, label: str) -> dict:
-    """A highlighted point with a vertical rule at x, for "you are here" on a curve."""
-    data = pd.DataFrame({"x": [x], "y": [y], "label": [label]})
-    at = {"x": _field("x", "Q"), "y": _field("y", "Q")}
-    rule = {"mark": {"type": "rule", "color": "#D55E00", "size": 2}, "encoding": {"x": _field("x", "Q")}}
-    point = {"mark": {"type": "point", "color": "#D55E00", "size": 160, "filled": True}, "encoding": at}
-    text = {"mark": {"type": "text", "align": "left", "dx": 8, "dy": -10, "color": "#D55E00", "fontWeight": "bold"},
-            "encoding": {**at, "text": _field("label", "N")}}  # fmt: skip
-    return {"data": {"values": data}, "layer": [rule, point, text]}
-
-
-def grouped_bars(frame: pd.DataFrame, *, x: str, y: str, group: str, title: str, y_title: str) -> dict:
-    """Bars of y per x, side by side for each group (for example one output vector per sentence)."""
-    encoding = {
-        "x": _field(x, "O", title=x, axis={"labelAngle": 0}),
-        "xOffset": _field(group, "N"),
-        "y": _field(y, "Q", title=y_title),
-        "color": _field(group, "N", title=None, scale={"range": list(SERIES_COLORS[:2])},
-                        legend={"orient": "bottom", "direction": "vertical"}),
-        "tooltip": [_field(group, "N"), _field(x, "O"), _field(y, "Q", format=".6g")],
-    }  # fmt: skip
-    return _chart(frame, {"type": "bar"}, encoding, title=title, width="container", height=260)
-
-
-def trajectory(frame: pd.DataFrame, *, title: str) -> dict:
-    """Points (x, y) joined in order of `position`, coloured by it: a pair turning around the circle."""
-    axes = {
-        "x": _field("x", "Q", title="dimension 2i", scale={"zero": False}),
-        "y": _field("y", "Q", title="dimension 2i+1", scale={"zero": False}),
-        "order": _field("position", "Q"),
-        "tooltip": [_field("position", "Q"), _field("x", "Q", format=".4f"), _field("y", "Q", format=".4f")],
-    }
-    line = {"mark": {"type": "line", "color": "#999999"}, "encoding": axes}
-    color = _field("position", "Q", scale={"scheme": "viridis"}, legend={"orient": "bottom"})
-    points = {"mark": {"type": "circle", "size": 70}, "encoding": {**axes, "color": color}}
-    return {"$schema": SCHEMA, "title": title, "width": "container", "height": 300,
-            "data": {"values": frame}, "layer": [line, points]}  # fmt: skip
-
-
-def step_errors(frame: pd.DataFrame, *, title: str) -> dict:
-    """Bars of error per token, coloured by phase (prefill, or one token at a time)."""
-    encoding = {
-        "x": _field("token", "O", title="token t", axis={"labelAngle": 0}),
-        "y": _field("error", "Q", title="max abs difference"),
-        "color": _field("phase", "N", title=None, scale={"range": list(SERIES_COLORS[:2])},
-                        legend={"orient": "bottom"}),
-        "tooltip": [_field("token", "O"), _field("phase", "N"), _field("error", "Q", format=".3g")],
-    }  # fmt: skip
-    return _chart(frame, {"type": "bar"}, encoding, title=title, width="container", height=320)
-
-
-def to_svg(chart: dict) -> str:
-    """The chart as SVG text (needs vl-convert-python)."""
-    import vl_convert as vlc
-
-    return vlc.vegalite_to_svg(inline(chart))

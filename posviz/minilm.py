@@ -17,8 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from posviz import _checks
+from posviz import _checks, frames
 from posviz.attention import softmax
 
 DATA = Path(__file__).resolve().parent / "data" / "minilm"
@@ -244,6 +245,16 @@ class PositionTable:
     neighbour_cosine: float  # median cosine between positions t and t + 1
     by_distance: np.ndarray  # (511,) median cosine between positions k apart, k = 1..511
     sinusoid_by_distance: np.ndarray  # (511,) the same for the sinusoidal table
+
+    @property
+    def median_norm(self) -> float:
+        """Median norm of the rows after position 0."""
+        return float(np.median(self.norms[1:]))
+
+    def cosine_profile(self) -> pd.DataFrame:
+        """Rows (distance, cosine, table): median cosine of rows k apart, learned and sinusoidal, k = 1..511."""
+        series = {"MiniLM, learned": self.by_distance, "sinusoidal, same shape": self.sinusoid_by_distance}
+        return frames.curves(np.arange(1, len(self.norms)), series, x_name="distance", y_name="cosine", group="table")
 
 
 def position_table() -> PositionTable:

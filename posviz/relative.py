@@ -17,7 +17,8 @@ from posviz.encodings import DEFAULT_BASE, angles, rope, sinusoidal
 def half_permutation(width: int) -> np.ndarray:
     """Dimension order that turns interleaved pairs (2i, 2i+1) into halves (i, i + d/2): evens, then odds.
 
-    rope_rotate_half(x[..., p]) == rope(x)[..., p] for p = half_permutation(d).
+    It maps both layouts of the literature: rope_rotate_half(x[..., p]) == rope(x)[..., p] and
+    sinusoidal(...)[:, p] == variants.sinusoidal_concat(...) (paper timescales), for p = half_permutation(d).
 
     >>> half_permutation(6).tolist()
     [0, 2, 4, 1, 3, 5]
@@ -123,3 +124,32 @@ def shift_change(
     """
     moved = fixed_content_scores(q, k, length, scheme=scheme, start=shift, base=base)
     return float(np.abs(moved - fixed_content_scores(q, k, length, scheme=scheme, base=base)).max())
+
+
+def fixed_content(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One query vector and one key vector, N(0, 1) from default_rng(seed), in that order.
+
+    Returns: (d,), (d,)
+
+    >>> fixed_content(8)[0].shape
+    (8,)
+    """
+    width = _checks.integer("width", width, minimum=1)
+    rng = np.random.default_rng(_checks.integer("seed", seed))
+    return rng.standard_normal(width), rng.standard_normal(width)
+
+
+def query_pair_trajectory(q: np.ndarray, length: int, pair: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Dimensions (2i, 2i+1) of rope(q) at positions 0..T-1: one pair turning on a circle as its position grows.
+
+    Returns: (T, 2)
+
+    >>> query_pair_trajectory(np.ones(8), 5, 1).shape
+    (5, 2)
+    """
+    q = _checks.array("q", q)
+    length = _checks.integer("length", length, minimum=1)
+    pair = _checks.integer("pair", pair)
+    if q.ndim != 1 or pair >= q.size // 2:
+        raise ValueError(f"pair must be below d/2 = {q.size // 2} for a query vector of width {q.size}, got {pair}")
+    return rope(np.tile(q, (length, 1)), 0, base)[:, 2 * pair : 2 * pair + 2]

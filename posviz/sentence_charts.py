@@ -1,8 +1,8 @@
-"""Altair chart builders for the real model's sentence page: data first, hashable shape after.
+"""Altair chart builders for the real model's word-order page: data first, hashable shape after.
 
-Written to the Altair chart API the app is moving to (issue 12): every number that depends on the
-data is a field of a DataFrame, never a literal in the spec, so the same shape gives the same spec
-text and a new sentence or scale only swaps the data. No styling and no width: the caller styles.
+As in posviz.charts: every number that depends on the data is a field of a DataFrame, never a literal
+in the spec, so the same shape compiles once and a new sentence or scale only swaps the data; a title
+may be live (`charts.Live`). No styling and no width: the caller styles.
 """
 
 from __future__ import annotations
@@ -10,7 +10,13 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from posviz.charts import ACCENT, Live, Text
+
 SERIES = ("#0072B2", "#E69F00")  # colour-blind safe: with position, without
+
+
+def _title(title: Text) -> alt.TitleParams:
+    return alt.TitleParams(text=alt.ExprRef(title.expr) if isinstance(title, Live) else title)
 
 
 def layer_distance_frame(with_position, without_position, *, labels: tuple[str, str]) -> pd.DataFrame:
@@ -29,9 +35,9 @@ def layer_distance_frame(with_position, without_position, *, labels: tuple[str, 
     )
 
 
-def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: str, y_title: str) -> alt.Chart:
+def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title: str) -> alt.Chart:
     """1 - cosine of the two sentences' mean-pooled states after each layer, one line per run."""
-    base = alt.Chart(frame, title=title, height=260)
+    base = alt.Chart(frame, title=_title(title), height=260)
     return base.mark_line(point=alt.OverlayMarkDef(size=70, filled=True), strokeWidth=3).encode(
         x=alt.X("layer:O", title="after layer (0 = the embedding layer)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("distance:Q", title=y_title),
@@ -59,22 +65,22 @@ def here_frame(scale: float, cosine: float) -> pd.DataFrame:
 
 
 def cosine_against_scale(
-    curve: pd.DataFrame | alt.NamedData, here: pd.DataFrame | alt.NamedData, *, title: str, height: int = 280
+    curve: pd.DataFrame | alt.NamedData, here: pd.DataFrame | alt.NamedData, *, title: Text, height: int = 280
 ) -> alt.LayerChart:
     """Sentence cosine against the position scale, the current scale marked with a rule, a dot and its value."""
     x = alt.X("scale:Q", title="scale of the position rows (1 = the trained model)")
     y = alt.Y("cosine:Q", title="cosine of the sentence embeddings", scale=alt.Scale(zero=False))
-    line = alt.Chart(curve, title=title, height=height).mark_line(point=True, strokeWidth=3, color=SERIES[0])
+    line = alt.Chart(curve, title=_title(title), height=height).mark_line(point=True, strokeWidth=3, color=SERIES[0])
     line = line.encode(x=x, y=y, tooltip=[alt.Tooltip("scale:Q"), alt.Tooltip("cosine:Q", format=".6f")])
     marked = alt.Chart(here)
-    rule = marked.mark_rule(color="#D55E00", size=2).encode(x=x)
-    dot = marked.mark_point(color="#D55E00", size=180, filled=True).encode(x=x, y=y)
+    rule = marked.mark_rule(color=ACCENT, size=2).encode(x=x)
+    dot = marked.mark_point(color=ACCENT, size=180, filled=True).encode(x=x, y=y)
     side = "datum.scale > 0.5"  # the label stays inside the plot at either end
     text = marked.mark_text(
         align=alt.expr(f"{side} ? 'right' : 'left'"),
         dx=alt.expr(f"{side} ? -12 : 12"),
         dy=-18,
-        color="#D55E00",
+        color=ACCENT,
         fontWeight="bold",
         fontSize=16,
     ).encode(x=x, y=y, text="label:N")

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posviz import _checks
-from posviz.encodings import DEFAULT_BASE, frequencies, sinusoidal
+from posviz.encodings import DEFAULT_BASE, frequencies, rope, sinusoidal
+from posviz.relative import half_permutation, rope_rotate_half
 
 if TYPE_CHECKING:
     from posviz.properties import TableChecks
@@ -49,7 +50,7 @@ def sinusoidal_concat(
     """The [sin | cos] layout of tensor2tensor and the TensorFlow tutorial: all sines, then all cosines.
 
     timescales "paper" uses the paper's frequencies (then it is the interleaved table with its columns
-    permuted); "tensor2tensor" uses t2t_frequencies.
+    permuted by relative.half_permutation); "tensor2tensor" uses t2t_frequencies.
 
     Returns: (T, d)
 
@@ -63,16 +64,6 @@ def sinusoidal_concat(
     omega = frequencies(width, base) if timescales == "paper" else t2t_frequencies(width, base)
     theta = np.arange(start, start + length, dtype=np.float64)[:, None] * omega[None, :]
     return np.concatenate([np.sin(theta), np.cos(theta)], axis=1)
-
-
-def concat_permutation(width: int) -> np.ndarray:
-    """Columns p with sinusoidal(...)[:, p] == sinusoidal_concat(...) (paper timescales).
-
-    >>> concat_permutation(6).tolist()
-    [0, 2, 4, 1, 3, 5]
-    """
-    width = _checks.even_width("width", width)
-    return np.concatenate([np.arange(0, width, 2), np.arange(1, width, 2)])
 
 
 def buggy_sinusoidal(length: int, width: int, bug: str, base: float = DEFAULT_BASE) -> np.ndarray:
@@ -124,21 +115,17 @@ def compare_layouts(length: int, width: int, base: float = DEFAULT_BASE, seed: i
     >>> compare_layouts(16, 8).table_gap
     0.0
     """
-    from posviz.encodings import rope
-    from posviz.relative import half_permutation, rope_rotate_half
-
     interleaved = sinusoidal(length, width, base=base)
     concat = sinusoidal_concat(length, width, base=base)
     concat_t2t = sinusoidal_concat(length, width, base=base, timescales="tensor2tensor")
-    p = concat_permutation(width)
     x = np.random.default_rng(_checks.integer("seed", seed)).standard_normal((length, width))
-    q = half_permutation(width)
+    p = half_permutation(width)
     return LayoutComparison(
         interleaved=interleaved,
         concat=concat,
         concat_t2t=concat_t2t,
         table_gap=float(np.abs(interleaved[:, p] - concat).max(initial=0.0)),
-        rope_gap=float(np.abs(rope_rotate_half(x[:, q], 0, base) - rope(x, 0, base)[:, q]).max(initial=0.0)),
+        rope_gap=float(np.abs(rope_rotate_half(x[:, p], 0, base) - rope(x, 0, base)[:, p]).max(initial=0.0)),
         timescale_gap=float(np.abs(concat_t2t - concat).max(initial=0.0)),
         slowest_paper=float(frequencies(width, base)[-1]),
         slowest_t2t=float(t2t_frequencies(width, base)[-1]),

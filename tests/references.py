@@ -46,3 +46,91 @@ def attention_loops(x, w_q, w_k, w_v, causal=False):
         for j, s in scores.items():
             weights[i, j] = math.exp(s - top) / total
     return weights, weights @ v
+
+
+def rope_inv_freq_loops(rope_type, dim, base, **cfg):
+    """transformers' modeling_rope_utils formulas, one pair at a time with the math module.
+
+    cfg holds the rope_scaling keys (factor, original_max_position_embeddings, ...), plus
+    max_position_embeddings and seq_len where a type reads them. Returns (list of inv_freq, attention factor).
+    """
+    attention = 1.0
+    if rope_type == "dynamic":
+        top = cfg["max_position_embeddings"]
+        seq = max(cfg.get("seq_len") or top, top)
+        base = base * ((cfg["factor"] * seq / top) - (cfg["factor"] - 1)) ** (dim / (dim - 2))
+    plain = [1.0 / base ** (i / dim) for i in range(0, dim, 2)]
+    if rope_type in ("default", "dynamic"):
+        return plain, attention
+    if rope_type == "linear":
+        return [f / cfg["factor"] for f in plain], attention
+    if rope_type == "llama3":
+        factor, old = cfg["factor"], cfg["original_max_position_embeddings"]
+        low, high = cfg["low_freq_factor"], cfg["high_freq_factor"]
+        out = []
+        for f in plain:
+            wavelen = 2 * math.pi / f
+            if wavelen < old / high:
+                out.append(f)
+            elif wavelen > old / low:
+                out.append(f / factor)
+            else:
+                smooth = (old / wavelen - low) / (high - low)
+                out.append((1 - smooth) * f / factor + smooth * f)
+        return out, attention
+    if rope_type == "yarn":
+        factor, old = cfg["factor"], cfg["original_max_position_embeddings"]
+        mscale, mscale_all = cfg.get("mscale"), cfg.get("mscale_all_dim")
+
+        def get_mscale(scale, m=1.0):
+            return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+        attention = (
+            get_mscale(factor, mscale) / get_mscale(factor, mscale_all) if mscale and mscale_all else get_mscale(factor)
+        )
+
+        def corr(rot):
+            return dim * math.log(old / (rot * 2 * math.pi)) / (2 * math.log(base))
+
+        lo = max(math.floor(corr(cfg.get("beta_fast") or 32)), 0)
+        hi = min(math.ceil(corr(cfg.get("beta_slow") or 1)), dim - 1)
+        if lo == hi:
+            hi += 0.001
+        out = []
+        for i, f in enumerate(plain):
+            ramp = min(max((i - lo) / (hi - lo), 0.0), 1.0)  # 0: keep, 1: interpolate
+            out.append(f / factor * ramp + f * (1 - ramp))
+        return out, attention
+    if rope_type == "longrope":
+        old, factor = cfg["original_max_position_embeddings"], cfg["factor"]
+        attention = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(old))
+        seq = cfg.get("seq_len")
+        ext = cfg["long_factor"] if seq and seq > old else cfg["short_factor"]
+        return [f / e for f, e in zip(plain, ext, strict=True)], attention
+    raise ValueError(rope_type)
+
+
+def t5_bucket_loop(rel, bidirectional=True, num_buckets=32, max_distance=128):
+    """T5's _relative_position_bucket for one integer offset (key minus query), with the math module."""
+    bucket = 0
+    if bidirectional:
+        num_buckets //= 2
+        bucket += num_buckets if rel > 0 else 0
+        n = abs(rel)
+    else:
+        n = -min(rel, 0)
+    exact = num_buckets // 2
+    if n < exact:
+        return bucket + n
+    large = exact + int(math.log(n / exact) / math.log(max_distance / exact) * (num_buckets - exact))
+    return bucket + min(large, num_buckets - 1)
+
+
+def roformer_bound_loop(distance, dim, base=10000.0):
+    """RoFormer 3.4.3: (1/(d/2)) sum_{j=1}^{d/2} |S_j| with S_j = sum_{k=0}^{j-1} e^{i m theta_k}."""
+    total, re, im = 0.0, 0.0, 0.0
+    for k in range(dim // 2):
+        angle = distance * base ** (-2 * k / dim)
+        re, im = re + math.cos(angle), im + math.sin(angle)
+        total += math.hypot(re, im)
+    return total / (dim // 2)

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+import posviz
 from tests.harness import PAGES, chromium_path
 
 MISSING = [
@@ -79,10 +80,8 @@ def test_every_page_renders_charts_without_exceptions(page, name):
     visit(page, f"/{name}")
     no_exception(page)
     if name == "overview":
-        import posviz
-
-        n = len(posviz.claims())
-        assert page.get_by_text(f"{n} of {n}").count() == 1
+        total = len(posviz.claims())
+        assert page.get_by_text(f"{total} of {total}").count() == 1
     else:
         page.wait_for_selector(f"{CHART}, [data-testid='stImage']", timeout=30_000)
         assert page.locator(f"{CHART}, [data-testid='stImage']").count() >= 1

@@ -1,35 +1,162 @@
 import json
 
+import altair as alt
 import numpy as np
 import pandas as pd
 import pytest
+from altair.vegalite.v6.schema.core import Root
 
-from posviz import charts, grids, images
-
-
-def spec(chart):
-    return charts.inline(chart)
+from posviz import charts, grids, images, longviews, scaling, sinks
 
 
-def test_token_heatmap_has_fixed_weight_domain_labels_and_tooltips():
-    frame = charts.matrix_frame(np.eye(3), charts.labelled(["a", "b", "a"]), charts.labelled(["a", "b", "a"]))
-    d = spec(charts.token_heatmap(frame, title="w"))
-    rect, text = d["layer"]
-    color = rect["encoding"]["color"]
-    assert color["scale"]["domain"][0] == 0.0 and color["scale"]["domain"][-1] == 1.0
-    assert color["scale"]["range"] == list(images.WEIGHT_STOPS) and color["scale"]["interpolate"] == "rgb"
-    assert rect["encoding"]["x"]["sort"] == ["0 a", "1 b", "2 a"]
+def bound(builder, *frames, **shape):
+    """The spec the app sends (compiled once, data bound by name), as pure JSON."""
+    return charts.inline(charts.chart_spec(builder, *frames, **shape))
+
+
+def units(spec, data=None):
+    """(unit spec, its dataset name) for every single-mark spec inside a possibly layered spec."""
+    data = spec.get("data", {}).get("name", data)
+    if "layer" in spec:
+        return [u for part in spec["layer"] for u in units(part, data)]
+    return [(spec, data)]
+
+
+def eye_cells():
+    return charts.matrix_frame(np.eye(3), charts.labelled(["a", "b", "a"]), charts.labelled(["a", "b", "a"]))
+
+
+def every_chart():
+    """One of each builder the pages use, with the data and shape they pass."""
+    curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 0.5], "line": ["a", "a", "b"]})
+    reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10), max_cells=25)
+    path = pd.DataFrame({"position": [0, 1, 2], "x": [0.0, 0.5, 1.0], "y": [1.0, 0.8, 0.0]})
+    steps = pd.DataFrame({"token": [0, 1], "phase": ["prefill", "one at a time"], "error": [0.0, 1e-3]})
+    bars = charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
+    line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
+    return {
+        "token_heatmap": (charts.token_heatmap, [eye_cells()], dict(title="w", domain=(0.0, 1.0))),
+        "token_heatmap signed": (charts.token_heatmap, [eye_cells()],
+                                 dict(title="w", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True)),
+        "token_heatmap plain": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False)),
+        "grid_heatmap": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
+                         dict(title="pe", subtitle=reduced.note, row_title="t", col_title="dim")),
+        "lines": (charts.lines, [curve], dict(line, color="line", log_y=True)),
+        "lines_marked": (charts.lines_marked, [curve, charts.point_frame(2.0, 0.7, "here")], dict(line, points=True)),
+        "lines_with_reference": (charts.lines_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
+        "bars_with_reference": (charts.bars_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
+        "grouped_bars": (charts.grouped_bars, [bars],
+                         dict(x="component", y="value", group="vector", title="t", y_title="out")),
+        "trajectory": (charts.trajectory, [path], dict(title="pair")),
+        "step_errors": (charts.step_errors, [steps], dict(title="steps")),
+        **longer_charts(),
+    }  # fmt: skip
+
+
+def longer_charts():
+    """The Longer contexts, Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
+    preset = scaling.PRESETS["llama3.1-8b"]
+    view = longviews.scaled(preset)
+    scores = longviews.score_frame(view, 0, points=50)
+    decay = longviews.decay(512, 16, 0, points=20)
+    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    log_points = dict(log_y=True, points=True)
+    windows = [longviews.wavelength_frame(view), longviews.window_levels(preset)]
+    decay_shape = dict(x="distance", y="value", color="curve", title="bound", x_title="m", y_title="avg")
+    return {
+        "divisors": (charts.lines, [longviews.divisor_frame(preset)],
+                     dict(x="pair", y="divisor", color="method", title="8,192 -> 131,072", x_title="pair",
+                          y_title="divided by", height=240, **log_points)),
+        "wavelengths": (charts.lines_with_reference, windows,
+                        dict(x="pair", y="wavelength", color="rope", title="w", x_title="pair", y_title="tokens",
+                             **log_points)),
+        "scores": (charts.lines_marked, [scores, longviews.window_point(view, scores)],
+                   dict(x="distance", y="score", color="curve", title="s", x_title="m", y_title="q R q")),
+        "decay": (charts.lines, [decay.bound], decay_shape),
+        "biases": (charts.lines, [longviews.bias_frame(20)],
+                   dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
+        "sink errors": (charts.grouped_bars, [longviews.sink_errors_frame(ways)],
+                        dict(x="token", y="error", group="way", title="e", y_title="max abs difference")),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(every_chart()))
+@pytest.mark.parametrize("presenter", [False, True])
+def test_every_compiled_chart_is_valid_vega_lite(name, presenter):
+    """Compiling skips Altair's validation for speed, so the tests validate against the schema Altair ships."""
+    builder, frames, shape = every_chart()[name]
+    Root.validate(bound(builder, *frames, presenter=presenter, **shape))
+
+
+@pytest.mark.parametrize("name", list(every_chart()))
+def test_every_builder_is_an_altair_chart_a_notebook_can_show(name):
+    builder, frames, shape = every_chart()[name]
+    chart = builder(*frames, **shape)
+    assert isinstance(chart, alt.TopLevelMixin)
+    Root.validate(charts.style(chart).to_dict())  # validates, inline data and literal domains
+
+
+@pytest.mark.parametrize("name", list(every_chart()))
+def test_every_field_a_chart_encodes_exists_in_its_data(name):
+    builder, frames, shape = every_chart()[name]
+    spec = bound(builder, *frames, **shape)
+    columns = {name: set(rows[0]) if rows else set() for name, rows in spec["datasets"].items()}
+    for unit, source in units(spec):
+        for channel in unit.get("encoding", {}).values():
+            for item in channel if isinstance(channel, list) else [channel]:
+                sort = item.get("sort")
+                fields = [item.get("field"), sort.get("field") if isinstance(sort, dict) else None]
+                for field in filter(None, fields):
+                    assert field in columns[source], f"{name}: {field!r} not in {source} {columns[source]}"
+
+
+def test_new_numbers_keep_the_spec_text_and_swap_only_data():
+    """Domains, titles and marker labels are data: the browser swaps them into the live chart."""
+
+    def spec(x):
+        curve = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, x]})
+        point = charts.point_frame(x, x, f"{x} → {2 * x}")
+        line = charts.chart_spec(charts.lines_marked, curve, point, x="x", y="y", title=f"at {x}", x_title="x",
+                                 y_title="y")  # fmt: skip
+        cells = charts.matrix_frame(np.eye(2) * x, ["a", "b"], ["a", "b"])
+        heat = charts.chart_spec(charts.token_heatmap, cells, title=f"scaled {x}", domain=(-x, x), scheme="blueorange")
+        return line, heat
+
+    for a, b in zip(spec(0.5), spec(0.7), strict=True):
+        assert json.dumps({k: v for k, v in a.items() if k != "datasets"}) == json.dumps(
+            {k: v for k, v in b.items() if k != "datasets"}
+        )
+        assert not a["datasets"][charts.LIVE].equals(b["datasets"][charts.LIVE]) or not a["datasets"][
+            "posviz_0"
+        ].equals(b["datasets"]["posviz_0"])
+    assert spec(0.5)[1]["datasets"][charts.LIVE].iloc[0]["hi"] == 0.5
+    assert spec(0.5)[0]["datasets"][charts.LIVE].iloc[0]["title"] == "at 0.5"
+
+
+def test_a_template_is_built_once_per_shape():
+    charts._compiled.cache_clear()
+    for x in (0.1, 0.2, 0.3):
+        charts.chart_spec(charts.token_heatmap, eye_cells(), title=f"t{x}", domain=(0.0, x))
+    assert charts._compiled.cache_info().misses == 1 and charts._compiled.cache_info().hits == 2
+    charts.chart_spec(charts.token_heatmap, eye_cells(), title="t", annotate=False)
+    assert charts._compiled.cache_info().misses == 2
+
+
+def test_token_heatmap_keeps_matrix_order_and_fixed_weight_colours():
+    spec = bound(charts.token_heatmap, eye_cells(), title="w", domain=(0.0, 1.0))
+    rect, text = spec["layer"][0]["layer"]
+    assert rect["encoding"]["x"]["sort"] == {"field": "col_index", "op": "min"}
+    assert rect["encoding"]["color"]["scale"]["range"] == list(images.WEIGHT_STOPS)
     assert {t["field"] for t in rect["encoding"]["tooltip"]} == {"row", "col", "value"}
     assert text["mark"]["type"] == "text"
 
 
-def test_signed_heatmaps_diverge_around_zero():
-    reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10))
-    d = spec(charts.grid_heatmap(reduced, title="pe", row_title="t", col_title="dim"))
-    scale = d["encoding"]["color"]["scale"]
-    assert scale["domain"][0] == -scale["domain"][-1] and scale["domain"][5] == 0.0
-    assert scale["range"] == list(images.SIGNED_STOPS)
-    assert d["encoding"]["x2"]["field"] == "col_end"
+def test_live_domain_and_title_render_from_data():
+    """Rendered by Vega through vl-convert: the domain expression reads the live dataset (viridis middle at 1/2)."""
+    cells = charts.matrix_frame(np.array([[1.0]]), ["a"], ["b"])
+    svg = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="live title", domain=(0.0, 2.0)))
+    assert "live title" in svg
+    assert "rgb(33, 145, 141)" in svg  # images.WEIGHT_STOPS[5], the middle stop, for 1 on [0, 2]
 
 
 def test_reduced_frame_says_what_each_cell_holds():
@@ -46,16 +173,17 @@ def test_signed_domain_is_symmetric_and_never_empty():
     assert lo < 0 < hi
 
 
-def test_lines_use_log_scales_on_request():
+def test_lines_use_log_scales_on_request_and_zoom_by_dragging():
     frame = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 100.0]})
-    d = spec(charts.lines(frame, x="x", y="y", title="t", x_title="x", y_title="y", log_x=True, log_y=True))
-    assert d["encoding"]["x"]["scale"]["type"] == "log" and d["encoding"]["y"]["scale"]["type"] == "log"
+    spec = bound(charts.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y", log_x=True, log_y=True)
+    unit = units(spec)[0][0]
+    assert unit["encoding"]["x"]["scale"]["type"] == "log" and unit["encoding"]["y"]["scale"]["type"] == "log"
+    assert [p["bind"] for p in spec["params"]] == ["scales"]
 
 
 def test_presenter_style_uses_16px_labels_or_more():
-    frame = charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
-    d = spec(charts.style(charts.token_heatmap(frame, title="t"), presenter=True))
-    assert d["config"]["axis"]["labelFontSize"] >= 16 and d["config"]["title"]["fontSize"] >= 16
+    spec = bound(charts.token_heatmap, eye_cells(), title="t", presenter=True)
+    assert spec["config"]["axis"]["labelFontSize"] >= 16 and spec["config"]["title"]["fontSize"] >= 16
 
 
 def test_columns_and_vectors_frames_are_long_form():
@@ -67,72 +195,19 @@ def test_columns_and_vectors_frames_are_long_form():
     assert list(v["vector"]) == ["a"] * 3 + ["b"] * 3
 
 
-def every_chart():
-    """One of each builder, layered the way the pages layer them."""
-    frame = charts.matrix_frame(np.eye(3), charts.labelled(["a", "b", "a"]), charts.labelled(["a", "b", "a"]))
-    curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 0.5], "line": ["a", "a", "b"]})
-    reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10), max_cells=25)
-    path = pd.DataFrame({"position": [0, 1, 2], "x": [0.0, 0.5, 1.0], "y": [1.0, 0.8, 0.0]})
-    steps = pd.DataFrame({"token": [0, 1], "phase": ["prefill", "one at a time"], "error": [0.0, 1e-3]})
-    return {
-        "token_heatmap": charts.token_heatmap(frame, title="w"),
-        "token_heatmap signed": charts.token_heatmap(frame, title="w", scheme=charts.SIGNED_SCHEME, domain=(-1, 1)),
-        "grid_heatmap": charts.grid_heatmap(reduced, title="pe", row_title="t", col_title="dim"),
-        "lines + marker": charts.layer(
-            charts.lines(curve, x="x", y="y", color="line", title="t", x_title="x", y_title="y", log_y=True),
-            charts.marker(2.0, 0.7, "here"),
-        ),
-        "lines + hline": charts.layer(
-            charts.lines(curve, x="x", y="y", title="t", x_title="x", y_title="y"), charts.hline(1.0, "d/2")
-        ),
-        "grouped_bars": charts.grouped_bars(
-            charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"]),
-            x="component", y="value", group="vector", title="t", y_title="out",
-        ),
-        "trajectory": charts.trajectory(path, title="pair"),
-        "step_errors": charts.step_errors(steps, title="steps"),
-    }  # fmt: skip
-
-
-@pytest.mark.parametrize("name", list(every_chart()))
-@pytest.mark.parametrize("presenter", [False, True])
-def test_every_chart_is_valid_vega_lite(name, presenter):
-    """Checked against the Vega-Lite JSON schema that Altair ships (the charts are built as plain dicts)."""
-    from altair.vegalite.v6.schema.core import Root
-
-    Root.validate(spec(charts.style(every_chart()[name], presenter=presenter)))
-
-
-def test_finish_names_datasets_by_order_so_new_numbers_keep_the_spec():
-    def chart(x):
-        curve = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, x]})
-        return charts.layer(charts.lines(curve, x="x", y="y", title="t", x_title="x", y_title="y"),
-                            charts.marker(x, x, f"{x}"))  # fmt: skip
-
-    a, b = charts.finish(chart(0.5)), charts.finish(chart(0.7))
-    assert list(a["datasets"]) == ["posviz_0", "posviz_1"]
-    assert json.dumps({k: v for k, v in a.items() if k != "datasets"}) == json.dumps(
-        {k: v for k, v in b.items() if k != "datasets"}
-    )
-    assert a["datasets"]["posviz_1"]["x"].iloc[0] == 0.5 and b["datasets"]["posviz_1"]["x"].iloc[0] == 0.7
-    shared = charts.finish(charts.token_heatmap(charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"]), title="t"))
-    assert list(shared["datasets"]) == ["posviz_0"]  # rect and text layers share one dataset
-
-
 def test_inline_writes_nan_as_null_at_full_precision():
     frame = pd.DataFrame({"v": [1 / 3, np.nan]})
     assert charts.records(frame) == [{"v": 1 / 3}, {"v": None}]
 
 
-def test_svg_export_renders():
-    frame = charts.matrix_frame(np.eye(2), ["a", "b"], ["a", "b"])
-    svg = charts.to_svg(charts.style(charts.token_heatmap(frame, title="t")))
-    assert svg.lstrip().startswith("<svg") and "</svg>" in svg
+def test_unknown_scheme_says_what_it_expected():
+    with pytest.raises(ValueError, match="blueorange.*viridis.*got 'jet'"):
+        charts.color_scale("jet", (0.0, 1.0))
 
 
 def test_png_colours_match_the_chart_palette_at_every_stop():
     domain = (-2.0, 2.0)
-    scale = charts.color_scale(charts.SIGNED_SCHEME, domain)
+    scale = charts.color_scale(charts.SIGNED_SCHEME, domain).to_dict()
     stops = np.array([scale["domain"]])
     image = images.colorize(stops, images.SIGNED_STOPS, domain)[0]
     assert ["#" + "".join(f"{c:02x}" for c in px) for px in image] == list(scale["range"])
@@ -162,6 +237,21 @@ def test_palette_stops_are_vegas_schemes():
         rendered = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in extract.sample(scheme)])
         stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops])
         assert np.abs(rendered - stored).max() <= 2
+
+
+def test_steps_draw_lines_flat_until_the_next_x():
+    frame = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 2.0]})
+    shape = dict(x="x", y="y", title="t", x_title="x", y_title="y")
+    assert units(bound(charts.lines, frame, steps=True, **shape))[0][0]["mark"]["interpolate"] == "step-after"
+    assert "interpolate" not in units(bound(charts.lines, frame, **shape))[0][0]["mark"]
+
+
+def test_series_frame_puts_each_named_series_under_its_x_values():
+    frame = charts.series_frame(np.array([5, 6]), {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])},
+                                x_name="pair", y_name="v", group="g")  # fmt: skip
+    assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
+    with pytest.raises(ValueError, match="shape"):
+        charts.series_frame(np.arange(3), {"a": np.zeros(2)})
 
 
 def test_indexed_colours_stay_within_a_level_of_colorize_and_grey_nan():

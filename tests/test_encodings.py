@@ -122,34 +122,3 @@ def test_rope_scores_depend_only_on_offset(width, seed, shift):
 def test_rope_at_position_zero_is_identity():
     x = np.random.default_rng(0).standard_normal((1, 10))
     np.testing.assert_array_equal(posviz.rope(x), x)
-
-
-@pytest.mark.parametrize(
-    ("call", "error", "message"),
-    [
-        (lambda: posviz.sinusoidal(4, 7), ValueError, "even.*got 7"),
-        (lambda: posviz.sinusoidal(4, 0), ValueError, ">= 1, got 0"),
-        (lambda: posviz.sinusoidal(4, -2), ValueError, ">= 1, got -2"),
-        (lambda: posviz.sinusoidal(-1, 8), ValueError, "length must be >= 0, got -1"),
-        (lambda: posviz.sinusoidal(4.5, 8), ValueError, "whole number, got 4.5"),
-        (lambda: posviz.sinusoidal(4.0, 8), TypeError, "whole number"),
-        (lambda: posviz.sinusoidal("4", 8), TypeError, "integer, got str"),
-        (lambda: posviz.sinusoidal(True, 8), TypeError, "boolean"),
-        (lambda: posviz.sinusoidal(4, 8, start=-3), ValueError, "start must be >= 0, got -3"),
-        (lambda: posviz.sinusoidal(4, 8, base=0.0), ValueError, "base.*> 0, got 0.0"),
-        (lambda: posviz.sinusoidal(4, 8, base=-5), ValueError, "base"),
-        (lambda: posviz.sinusoidal(4, 8, base=float("nan")), ValueError, "finite"),
-        (lambda: posviz.sinusoidal(4, 8, base=float("inf")), ValueError, "finite"),
-        (lambda: posviz.sinusoidal(4, 8, base="big"), TypeError, "real number"),
-        (lambda: posviz.learned(4, 8, max_length=0), ValueError, "max_length"),
-        (lambda: posviz.rope(np.ones((3, 7))), ValueError, "even.*got 7"),
-        (lambda: posviz.rope(np.ones(8)), ValueError, "at least 2 axes"),
-        (lambda: posviz.rope(np.full((2, 4), np.nan)), ValueError, "finite"),
-        (lambda: posviz.rope(np.ones((2, 4)), start=-1), ValueError, "start"),
-        (lambda: posviz.rope([["a", "b"]]), TypeError, "real numbers"),
-        (lambda: posviz.ramp(3, 4, scale=float("inf")), ValueError, "finite"),
-    ],
-)
-def test_bad_input_says_what_was_expected_and_what_arrived(call, error, message):
-    with pytest.raises(error, match=message):
-        call()

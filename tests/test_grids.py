@@ -33,7 +33,7 @@ def test_small_matrices_are_not_aggregated():
     np.testing.assert_array_equal(reduced.values, np.eye(4))
 
 
-def test_sinusoid_properties():
+def test_a_sinusoid_table_passes_every_property_check():
     pe = posviz.sinusoidal(200, 64)
     assert properties.norm_deviation(pe) < 1e-12
     assert properties.offset_residual(pe, 7) < 1e-9

@@ -177,3 +177,13 @@ def test_bad_input_is_refused(model):
         minilm.compare(model, "dog", "cat").token_diff("dog", with_position=True)
     with pytest.raises(TypeError):
         minilm.tokenize(None)
+
+
+def test_cosine_profile_holds_the_learned_and_the_sinusoidal_curve_for_every_distance():
+    pos = minilm.position_table()
+    profile = pos.cosine_profile()
+    assert profile.groupby("table").size().tolist() == [511, 511]
+    learned = profile[profile.table == "MiniLM, learned"]
+    assert learned["distance"].tolist() == list(range(1, 512))
+    np.testing.assert_array_equal(learned["cosine"], pos.by_distance)
+    assert pos.norms[0] > 3 * pos.median_norm

@@ -1,0 +1,71 @@
+"""Relative biases: T5 buckets, Shaw's clipping, ALiBi and KERPLE, each a function of j - i only."""
+
+import streamlit as st
+
+import ui
+from posviz import biases, charts, longviews
+
+ui.page_setup()
+P = ui.params(
+    ui.Param("T", 48, "int", 2, 200, label="matrix size T"),
+    ui.Param("reach", 160, "int", 8, 1000, label="offsets drawn, ±"),
+    ui.Param("clip", 4, "int", 1, 64, label="Shaw clip k"),
+    ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
+    ui.Param("head", 5, "int", 1, 32, label="ALiBi head", widget="number"),
+    ui.Param("r1", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r1", widget="number"),
+    ui.Param("r2", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r2", widget="number"),
+    ui.Param("seed", 0, "int", 0, 99_999, label="stand-in table seed", widget="number"),
+)
+st.title("Relative position biases")
+ui.intro(
+    "Instead of rotating queries and keys, these schemes add a number to each attention logit that depends on "
+    "how far the key is from the query. T5 (32 buckets, max distance 128) learns one number per bucket: exact "
+    "buckets for small distances, log-spaced after, everything past the max distance in the last one. Shaw et "
+    "al. learn one per offset clipped to ±k. ALiBi and KERPLE use a fixed shape with a slope or two learned "
+    "scalars. T5's and Shaw's learned numbers are a seeded N(0, 1) stand-in here."
+)
+ui.url_state(P, page="biases")
+s = st.session_state
+with st.sidebar:
+    ui.controls(P[k] for k in ("T", "reach", "clip", "heads"))
+    if s.head > s.heads:
+        ui.note(f"ALiBi head {s.head} of {s.heads} heads does not exist; drawing head {s.heads}.")
+        s.head = s.heads
+    ui.control(P["head"], hi=s.heads)
+    ui.controls(P[k] for k in ("r1", "r2", "seed"))
+ui.sync_url(P)
+shape = dict(clip=s.clip, heads=s.heads, head=s.head, r1=s.r1, r2=s.r2, seed=s.seed)
+
+matrices = longviews.bias_matrices(s.T, **shape)
+residuals = {kind: biases.offset_residual(m) for kind, m in matrices.items()}
+ui.headline("largest change along any diagonal, all five biases", f"{max(residuals.values()):g}")
+varying = ", ".join(longviews.BIAS_NAMES[kind] for kind, residual in residuals.items() if residual != 0)
+ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
+
+ui.show_chart(
+    charts.lines,
+    longviews.bias_frame(s.reach, **shape),
+    name="biases",
+    x="offset",
+    y="bias",
+    color="kind",
+    title="bias against the offset j - i",
+    x_title="key position - query position (j - i)",
+    y_title="bias added to the logit",
+    steps=True,
+    height=260,
+)
+
+st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
+columns = st.columns(3) + st.columns(3)
+for column, (kind, m) in zip(columns, matrices.items(), strict=False):
+    with column:
+        ui.matrix_chart(
+            m, title=longviews.BIAS_NAMES[kind], row_title="query i", col_title="key j",
+            domain=charts.signed_domain(m), name=f"bias-{kind}", height=220,
+        )  # fmt: skip
+st.caption(
+    "T5: `_relative_position_bucket` of Hugging Face transformers (Raffel et al. 2020); Shaw et al. 2018, "
+    "section 3.2; ALiBi: Press et al. 2022, symmetric form (a causal model masks j > i anyway); KERPLE: "
+    "Chi et al. 2022, -r1 log(1 + r2 |j - i|)."
+)

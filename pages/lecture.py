@@ -1,0 +1,76 @@
+"""Lecture: the three lessons' argument as numbered one-screen steps, driven by a clicker or the arrow keys."""
+
+import streamlit as st
+
+import ui
+from posviz import lecture
+
+ui.page_setup()
+STEPS = lecture.STEPS
+N = len(STEPS)
+STEP = ui.Param("step", 1, "int", 1, N, label="jump to step", widget="selectbox", options=tuple(range(1, N + 1)),
+                names={k: f"{k} / {N} · {STEPS[k - 1].title}" for k in range(1, N + 1)})  # fmt: skip
+CONTROLS = {
+    step.key: [
+        ui.Param(step.url_key(c), c.default, "choice", options=c.options, label=c.label, widget="segmented")
+        for c in step.controls
+    ]
+    for step in STEPS
+}
+P = ui.params(STEP, *(p for params in CONTROLS.values() for p in params))
+ui.url_state(P, page="lecture")
+s = st.session_state
+
+
+def go(to: int) -> None:
+    s.step = min(max(to, 1), N)
+
+
+ui.lecture_style()
+with st.container(horizontal=True, vertical_alignment="center", key="lecture-nav"):
+    st.button("First", icon=":material/first_page:", on_click=go, args=(1,), shortcut="Home")
+    st.button(
+        "Previous",
+        icon=":material/chevron_left:",
+        on_click=go,
+        args=(s.step - 1,),
+        shortcut="PageUp",
+        disabled=s.step == 1,
+    )
+    st.button(
+        "Next",
+        icon=":material/chevron_right:",
+        on_click=go,
+        args=(s.step + 1,),
+        shortcut="PageDown",
+        disabled=s.step == N,
+        type="primary",
+    )
+    st.button("Last", icon=":material/last_page:", on_click=go, args=(N,), shortcut="End")
+    ui.control(STEP, label_visibility="collapsed", width=420)
+with st.container(key="lecture-arrows"):  # the arrow keys, on buttons kept out of sight (one key per button)
+    st.button("back", on_click=go, args=(s.step - 1,), shortcut="ArrowLeft")
+    st.button("forward", on_click=go, args=(s.step + 1,), shortcut="ArrowRight")
+
+step = STEPS[s.step - 1]
+controls = CONTROLS[step.key]
+ui.sync_url(P)
+values = {c.name: c.default if s[p.key] is None else s[p.key] for c, p in zip(step.controls, controls, strict=True)}
+slide = ui.guarded(lambda: lecture.slide(s.step - 1, **values), lambda: lecture.slide(s.step - 1), f"Step {s.step}")
+
+ui.claim(slide.claim)
+number, knobs = st.columns([3, 2], vertical_alignment="bottom")
+with number:
+    ui.headline(slide.label, slide.shown)
+    ui.badge(slide.ok, slide.verdict, slide.otherwise)
+with knobs:
+    for p in controls:
+        ui.control(p)
+    st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
+for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
+    with column:
+        if figure.image is not None:
+            ui.show_image(figure.image, height=lecture.FIGURE_HEIGHT, **figure.shape)
+        else:
+            ui.show_chart(figure.builder, *figure.frames, name=f"lecture-{figure.name}", downloads=False,
+                          **figure.shape)  # fmt: skip

@@ -1,0 +1,428 @@
+"""The lecture: the three lessons' argument as an ordered path of one-screen steps.
+
+Each step is a claim in one sentence, one live number with its verdict, at most two figures and at
+most two controls. A step computes nothing of its own: it calls the experiments in the core and
+hands their arrays to the chart builders as tidy frames. The app draws a `Slide`; a notebook or a
+test can read the same slide.
+
+    >>> slide = STEPS[0].slide()
+    >>> slide.value < 1e-15, slide.ok, len(slide.figures)
+    (True, True, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from posviz import charts, frames, grids, lessons, properties, relative, verdicts
+from posviz.display import number
+from posviz.encodings import offset_matrix, sinusoidal
+
+FIGURE_HEIGHT = 240
+
+
+@dataclass(frozen=True)
+class Control:
+    """A step's control: the slide function's argument it sets, its label, default and a few values to pick.
+
+    Few values, not a range: a clicker's PageDown on a focused slider would move the slider, not the step.
+    """
+
+    name: str
+    label: str
+    default: object
+    options: tuple = ()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A chart: a `posviz.charts` builder, its frames and its shape; or an image of a reduced matrix."""
+
+    name: str
+    builder: Callable | None = None
+    frames: tuple[pd.DataFrame, ...] = ()
+    shape: dict = field(default_factory=dict)
+    image: grids.Reduced | None = None  # drawn as a PNG when set (with shape: title, scheme, domain, ...)
+
+
+@dataclass(frozen=True)
+class Slide:
+    """What one step shows: the claim, the live number and its verdict, the figures."""
+
+    claim: str
+    label: str  # what the number measures
+    value: float
+    ok: bool  # True when the number shows what the step is there to show
+    verdict: str  # the badge's words when ok
+    figures: tuple[Figure, ...]
+    source: str  # where the expected value comes from
+    otherwise: str = "not the outcome this step is about at these settings"  # the badge's words when not ok
+
+    @property
+    def shown(self) -> str:
+        return number(self.value)
+
+
+@dataclass(frozen=True)
+class Step:
+    key: str
+    title: str  # short, for the jump list
+    slide: Callable[..., Slide]
+    controls: tuple[Control, ...] = ()
+
+    def url_key(self, control: Control) -> str:
+        """The control's URL key, unique across steps: "ramp_scale"."""
+        return f"{self.key}_{control.name}"
+
+    def defaults(self) -> dict[str, object]:
+        return {c.name: c.default for c in self.controls}
+
+
+def _heat(
+    name: str,
+    m: np.ndarray,
+    title: str,
+    *,
+    rows: str,
+    cols: str,
+    signed: bool = True,
+    domain: tuple[float, float] | None = None,
+    row_labels: list[str] | None = None,
+    col_labels: list[str] | None = None,
+    annotate: bool = True,
+) -> Figure:
+    """A labelled matrix figure on a diverging (signed) or [0, 1] weight scale."""
+    r, k = m.shape
+    frame = charts.matrix_frame(
+        m,
+        row_labels if row_labels is not None else [str(i) for i in range(r)],
+        col_labels if col_labels is not None else [str(j) for j in range(k)],
+    )
+    scheme = charts.SIGNED_SCHEME if signed else charts.WEIGHT_SCHEME
+    domain = domain or (charts.signed_domain(m) if signed else (0.0, 1.0))
+    shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
+                 value_title="value" if signed else "weight", annotate=annotate and r * k <= 64, angled=k > 8,
+                 height=FIGURE_HEIGHT, legend="right")  # fmt: skip
+    return Figure(name, charts.token_heatmap, (frame,), shape)
+
+
+def _grid(name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain: tuple[float, float]) -> Figure:
+    reduced = grids.block_mean(m, 16_384)
+    shape = dict(
+        title=title,
+        subtitle=reduced.note if reduced.aggregated else None,
+        row_title=rows,
+        col_title=cols,
+        domain=domain,
+        height=FIGURE_HEIGHT,
+        legend="right",
+    )
+    return Figure(name, charts.grid_heatmap, (charts.reduced_frame(reduced),), shape)
+
+
+def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Figure:
+    labels = charts.labelled(words)
+    return _heat(name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels)
+
+
+def _outputs(name: str, result: lessons.OrderResult, m: np.ndarray, title: str, domain) -> Figure:
+    slots = [f"slot {i}" for i in range(m.shape[0])]
+    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=slots, annotate=False)
+
+
+# ----- lesson 000: attention reads a set --------------------------------------------------------------------------
+
+
+def shuffle(seed: int = 42) -> Slide:
+    r = lessons.order_experiment(seed=seed)
+    domain = charts.signed_domain(r.out)
+    return Slide(
+        "Shuffle the tokens and attention's output rows shuffle the same way: nothing else changes.",
+        "max |attn(P X) − P attn(X)|",
+        r.max_diff,
+        verdicts.machine_zero(r.max_diff),
+        "machine zero: attention is order-blind",
+        (
+            _outputs("shuffle-reference", r, r.reference, "attend, then shuffle", domain),
+            _outputs("shuffle-shuffled", r, r.out_perm, "shuffle, then attend", domain),
+        ),
+        "printed in lesson 000 (4.44e-16)",
+    )
+
+
+def twins(second: int = 4) -> Slide:
+    r = lessons.twin_experiment(second=second)
+    rows = r.out[[r.first, r.second]]
+    labels = [f"copy at slot {r.first}", f"copy at slot {r.second}"]
+    return Slide(
+        "Put one token in two slots: without position both copies get exactly the same output.",
+        f"max |out[{r.first}] − out[{r.second}]|",
+        r.row_diff,
+        verdicts.exactly_zero(r.row_diff),
+        "exactly equal: the copies cannot be told apart",
+        (_heat("twins", rows, "output rows of the two copies", rows="", cols="feature", row_labels=labels),),
+        "lesson 000's code (seed 42): exactly 0",
+    )
+
+
+def ramp(scale: float = 0.6) -> Slide:
+    r = lessons.order_experiment(position="ramp", scale=scale)
+    domain = charts.signed_domain(r.reference, r.out_perm)
+    return Slide(
+        "Add a position signal that differs per slot (a ramp) and the shuffle test fails.",
+        "max |attn(P X + pos) − P attn(X + pos)|",
+        r.max_diff,
+        not verdicts.machine_zero(r.max_diff),
+        "order-aware: the outputs differ",
+        (
+            _outputs("ramp-reference", r, r.reference, "attend, then shuffle", domain),
+            _outputs("ramp-shuffled", r, r.out_perm, "shuffle, then attend", domain),
+        ),
+        "printed in lesson 000 (3.4998 at 0.6)",
+        "order-blind again: a ramp of size 0 is no position at all",
+    )
+
+
+def forgot() -> Slide:
+    r = lessons.order_experiment(forget_reorder=True)
+    domain = charts.signed_domain(r.out, r.out_perm)
+    return Slide(
+        "Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' order.",
+        "max |attn(P X) − attn(X)|  (reference not reordered)",
+        r.max_diff,
+        not verdicts.machine_zero(r.max_diff),
+        "a large difference from a bug in the test, not from position",
+        (
+            _outputs("forgot-reference", r, r.reference, "attend (NOT reordered)", domain),
+            _outputs("forgot-shuffled", r, r.out_perm, "shuffle, then attend", domain),
+        ),
+        "lesson 000's code (exercise 1)",
+    )
+
+
+def offset(scale: float = 0.6) -> Slide:
+    r = lessons.order_experiment(position="constant", scale=scale)
+    domain = charts.signed_domain(r.out_perm)
+    return Slide(
+        "Exercise 2: add the same vector to every slot and attention is still order-blind: a constant is not position.",
+        "max |attn(P X + c) − P attn(X + c)|",
+        r.max_diff,
+        verdicts.machine_zero(r.max_diff),
+        "machine zero: still order-blind",
+        (
+            _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="slot", cols="feature",
+                  domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
+            _outputs("offset-difference", r, r.difference, "shuffled − reordered (all ≈ 0)", domain),
+        ),
+        "lesson 000's code (exercise 2)",
+    )  # fmt: skip
+
+
+def causal() -> Slide:
+    r = lessons.order_experiment(causal=True)
+    tokens = charts.labelled(["x"] * r.weights.shape[0])
+    return Slide(
+        "A causal mask alone carries position: token t averages over t + 1 tokens, so shuffling now changes outputs.",
+        "causal mask, no position: max |attn(P X) − P attn(X)|",
+        r.max_diff,
+        not verdicts.machine_zero(r.max_diff),
+        "order-aware without any position vector",
+        (_heat("causal-weights", r.weights, "causal attention weights", rows="query", cols="key", signed=False,
+               row_labels=tokens, col_labels=tokens),),
+        "lesson 000's setup with lesson 003's caveat (the mask): lesson code, seed 42",
+    )  # fmt: skip
+
+
+# ----- lesson 002: dog bites man ----------------------------------------------------------------------------------
+
+
+def sentences_plain() -> Slide:
+    r = lessons.sentence_experiment()
+    gap = r.permuted_gap(with_position=False)
+    return Slide(
+        "Without position, 'man bites dog' is 'dog bites man' reordered: one attention matrix is the other, permuted.",
+        "max |W₂ − P W₁ Pᵀ|, and 'man' gets the same output in both",
+        gap,
+        verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
+        f"a pure reordering; 'man' differs by {number(r.word_diff('man', with_position=False))}",
+        (
+            _weights("plain-1", r.weights1_plain, r.words1, "dog bites man, no position"),
+            _weights("plain-2", r.weights2_plain, r.words2, "man bites dog, no position"),
+        ),
+        "lesson 002's code (seed 2)",
+    )
+
+
+def sentences_position(scale: float = 0.5) -> Slide:
+    r = lessons.sentence_experiment(scale=scale)
+    diff = r.word_diff("man", with_position=True)
+    return Slide(
+        "Add position rows before attention and the matrices stop being reorderings: 'man' now means two things.",
+        f"'man': max |out₁ − out₂| with position × {number(scale)}",
+        diff,
+        not verdicts.machine_zero(diff),
+        "different: word order now matters",
+        (
+            _weights("position-1", r.weights1_positioned, r.words1, "dog bites man, with position"),
+            _weights("position-2", r.weights2_positioned, r.words2, "man bites dog, with position"),
+        ),
+        "lesson 002's code (12.537 at 0.5)",
+        "identical: at scale 0 there is no position",
+    )
+
+
+def magnitude(scale: float = 0.001) -> Slide:
+    r = lessons.sentence_experiment()
+    distance = r.word_distance("man", scale)
+    scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
+    curve = frames.distance_curve(scales, distances, log=True)
+    point = charts.point_frame(scale, frames.on_log_axis(distance), f"{number(scale)} → {number(distance)}")
+    shape = dict(x="scale", y="distance", title="'man': distance between its two outputs",
+                 x_title="position scale (log)", y_title="max abs difference (log)", log_x=True, log_y=True,
+                 points=True, height=FIGURE_HEIGHT + 20)  # fmt: skip
+    close = verdicts.numerically_equal(*r.word_outputs("man", scale))
+    return Slide(
+        "Shrink the position rows and the two outputs of 'man' converge: a tiny signal is nearly invisible.",
+        f"'man': max |out₁ − out₂| at scale {number(scale)}",
+        distance,
+        not close,
+        "close, but np.allclose says different" if distance < 1 else "clearly different",
+        (Figure("magnitude-curve", charts.lines_marked, (curve, point), shape),),
+        "lesson 002's code, exercise 3 (0.084318 at 0.001)",
+        "np.allclose says equal: at this scale position is invisible",
+    )
+
+
+# ----- lesson 003: sinusoids --------------------------------------------------------------------------------------
+
+
+def table(width: int = 64) -> Slide:
+    pe = sinusoidal(64, width)
+    waves = properties.wavelengths(width)
+    return Slide(
+        "Sinusoids give each position a code: pair i turns around a circle, each pair at its own speed.",
+        f"wavelengths from pair 0 to pair {width // 2 - 1} (positions per turn)",
+        float(waves[-1]),
+        bool(waves[0] < waves[-1]),
+        f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
+        (_grid("table", pe, f"sinusoidal table, 64 positions x {width}", rows="position t", cols="dimension",
+               domain=(-1.0, 1.0)),),
+        "lesson 003's formula (base 10,000)",
+    )  # fmt: skip
+
+
+def norms(width: int = 8) -> Slide:
+    pe = sinusoidal(64, width)
+    squared = properties.squared_norms(pe)
+    deviation = properties.norm_deviation(pe)
+    frame = frames.row_norms(squared, name="squared norm")
+    shape = dict(x="position", y="squared norm", title="‖pe_t‖² of every row: each bar reaches d/2",
+                 x_title="position t", y_title="‖pe_t‖²", height=FIGURE_HEIGHT)  # fmt: skip
+    level = charts.level_frame(width / 2, f"d/2 = {width // 2}")
+    return Slide(
+        "Every row has the same length: sin² + cos² = 1 per pair, so ‖pe_t‖² = d/2 at every position.",
+        "max |‖pe_t‖² − d/2| over 64 positions",
+        deviation,
+        verdicts.negligible(deviation),
+        f"every row has ‖pe‖² = {width // 2}",
+        (Figure("norms", charts.bars_with_reference, (frame, level), shape),),
+        "lesson 003's code: positions(4, 8) gives 4 per row",
+    )
+
+
+def shift(k: int = 3) -> Slide:
+    pe = sinusoidal(64, 16)
+    residual = properties.offset_residual(pe, k)
+    m = offset_matrix(k, 16)
+    return Slide(
+        f"Moving k = {k} positions is one fixed matrix M_k for every row: a rotation of each pair.",
+        f"max |pe[t+{k}] − M_{k} pe[t]|",
+        residual,
+        verdicts.negligible(residual),
+        "one matrix shifts every row",
+        (_heat("shift-matrix", m, f"M_{k}: 2x2 rotations on the diagonal", rows="", cols="", domain=(-1.0, 1.0),
+               annotate=False),
+         _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
+               rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])))),
+        "lesson 003 (the offset property); computed from the formula",
+    )  # fmt: skip
+
+
+def rotary(shift: int = 100) -> Slide:
+    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
+    moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
+    added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
+    return Slide(
+        "Rotary embeddings rotate queries and keys instead: a score depends only on how far apart they are.",
+        f"rotary scores change by, when every position moves by {shift}",
+        moved,
+        verdicts.negligible(moved),
+        f"unchanged (added sinusoids change by {number(added)})",
+        (_grid("rotary-scores", scores, "rotary score q·k, query i, key j", rows="query position i",
+               cols="key position j", domain=charts.signed_domain(scores)),),
+        "RoFormer (Su et al.), computed from the formula",
+    )  # fmt: skip
+
+
+def real_model() -> Slide:
+    from posviz import minilm
+
+    pos = minilm.position_table()
+    clip = charts.robust_domain(pos.table)
+    image = Figure("minilm-cosine", image=grids.reduced(pos.cosine, 1, 1),
+                   shape=dict(title="cosine between positions: MiniLM (learned)", scheme=charts.SIGNED_SCHEME,
+                              domain=(-1.0, 1.0), value_title="cosine", what="position →, position ↓"))  # fmt: skip
+    table_image = Figure("minilm-table", image=grids.reduced(pos.table, 1, 1),
+                         shape=dict(title="position rows (512 x 384)", scheme=charts.SIGNED_SCHEME, domain=clip,
+                                    value_title="value (colours clipped at the 99th percentile)",
+                                    what="dimension →, position ↓"))  # fmt: skip
+    return Slide(
+        "A real trained model (all-MiniLM-L6-v2) learned its own position code: neighbouring rows point alike.",
+        "median cosine of neighbouring position rows",
+        pos.neighbour_cosine,
+        pos.neighbour_cosine > 0.5,
+        "a smooth code, learned without a formula",
+        (table_image, image),
+        "the shipped model's weights (not a lesson number)",
+    )
+
+
+STEPS: tuple[Step, ...] = (
+    Step("shuffle", "Shuffle test, no position", shuffle,
+         (Control("seed", "seed (X and the weights)", 42, options=(42, 0, 1, 7, 2026)),)),
+    Step("twins", "Two copies of a token", twins,
+         (Control("second", "second copy at slot", 4, options=(1, 2, 3, 4, 5)),)),
+    Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
+    Step("forgot", "Exercise 1: forgot to reorder", forgot),
+    Step("offset", "Exercise 2: a constant is not position", offset,
+         (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
+    Step("plain", "dog bites man, no position", sentences_plain),
+    Step("position", "dog bites man, with position", sentences_position,
+         (Control("scale", "position scale", 0.5, options=(0.0, 0.01, 0.1, 0.5, 1.0)),)),
+    Step("magnitude", "How much position is enough", magnitude,
+         (Control("scale", "position scale", 0.001, options=(1.0, 0.1, 0.01, 0.001, 0.0001)),)),
+    Step("table", "The sinusoid table", table, (Control("width", "width d", 64, options=(16, 32, 64, 128)),)),
+    Step("norms", "Every row has norm² d/2", norms, (Control("width", "width d", 8, options=(4, 8, 16, 64)),)),
+    Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
+    Step("causal", "The causal mask carries position", causal),
+    Step("rotary", "Rotary: only the offset matters", rotary,
+         (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
+    Step("real", "A real model's learned table", real_model),
+)  # fmt: skip
+
+
+def slide(index: int, **values: object) -> Slide:
+    """Step `index` (0-based) drawn with its controls (by argument name) at `values`, the rest at defaults."""
+    if not 0 <= index < len(STEPS):
+        raise ValueError(f"step must be from 1 to {len(STEPS)}, got {index + 1}")
+    step = STEPS[index]
+    known = step.defaults()
+    unknown = set(values) - set(known)
+    if unknown:
+        raise ValueError(f"step {index + 1} takes {sorted(known) or 'no controls'}, got {sorted(unknown)}")
+    return step.slide(**{**known, **values})

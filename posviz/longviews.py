@@ -1,0 +1,212 @@
+"""What the Longer contexts, Relative biases and attention-sinks views show: their numbers and tidy frames.
+
+The maths is in `posviz.scaling`, `posviz.biases` and `posviz.sinks` (numpy only); this module runs it
+for one setting of a page and lays the results out as long-form frames for the `posviz.charts` builders.
+No streamlit here.
+
+Dimension letters: P rotated pairs, N distances, T positions, O offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from posviz import biases, charts, scaling, sinks
+from posviz.lessons import machine_zero
+
+BIAS_NAMES = {
+    "t5": "T5 bidirectional",
+    "t5_causal": "T5 causal",
+    "shaw": "Shaw clipped",
+    "alibi": "ALiBi",
+    "kerple": "KERPLE log",
+}
+SINK_NAMES = {
+    "cache": "positions inside the cache (StreamingLLM)",
+    "original": "bug: each token keeps its original position",
+    "rotated_at_insert": "bug: keys rotated once, when cached",
+}
+SINK_SERIES = {
+    "cache": "positions in the cache",
+    "original": "original positions",
+    "rotated_at_insert": "keys rotated once",
+}
+DECAY_BASES = (10_000.0, 500_000.0)
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """A preset's rotated pairs, scaled at its extended window, next to the same head unscaled."""
+
+    preset: scaling.Preset
+    inv: np.ndarray  # (P,) scaled inverse frequencies
+    plain: np.ndarray  # (P,) default inverse frequencies
+    attention: float  # the attention factor a (cos and sin are multiplied by it)
+
+    @property
+    def changed(self) -> int:
+        """Pairs whose frequency the scaling changes (beyond rounding)."""
+        return int(sum(not machine_zero(abs(s / p - 1)) for s, p in zip(self.inv, self.plain, strict=True)))
+
+    @property
+    def never_turn(self) -> int:
+        """Unscaled pairs whose wavelength exceeds the training window: they never complete a turn inside it."""
+        return int((scaling.wavelengths(self.plain) > self.preset.original).sum())
+
+
+def scaled(preset: scaling.Preset) -> Scaled:
+    """The preset's scaled and default inverse frequencies at its extended length.
+
+    >>> scaled(scaling.PRESETS["llama3.1-8b"]).inv.shape
+    (64,)
+    """
+    inv, attention = preset.inv_freq(preset.extended)
+    plain = scaling.default_inv_freq(2 * inv.size, preset.rope_theta)
+    return Scaled(preset, inv, plain, attention)
+
+
+def divisor_frame(preset: scaling.Preset) -> pd.DataFrame:
+    """Each method's per-pair divisor default theta_i / scaled theta_i: columns pair, divisor, method.
+
+    Returns: (len(METHODS) * P) rows
+
+    >>> divisor_frame(scaling.PRESETS["linear-4k-8k"]).shape
+    (256, 3)
+    """
+    series = scaling.divisors(preset)
+    pairs = np.arange(len(next(iter(series.values()))))
+    return charts.series_frame(pairs, series, x_name="pair", y_name="divisor", group="method")
+
+
+def wavelength_frame(view: Scaled) -> pd.DataFrame:
+    """Tokens per full turn of each pair, unscaled and scaled: columns pair, wavelength, rope.
+
+    An unscaled preset (rope_type "default") has the one curve.
+
+    Returns: (2P) rows
+
+    >>> wavelength_frame(scaled(scaling.PRESETS["linear-4k-8k"])).shape
+    (128, 3)
+    """
+    series = {"unscaled": scaling.wavelengths(view.plain)}
+    if view.preset.params.rope_type != "default":
+        series[view.preset.params.rope_type] = scaling.wavelengths(view.inv)
+    return charts.series_frame(np.arange(view.inv.size), series, x_name="pair", y_name="wavelength", group="rope")
+
+
+def window_levels(preset: scaling.Preset) -> pd.DataFrame:
+    """The original and the extended window as labelled levels (y, label), for `charts.hline`.
+
+    >>> window_levels(scaling.PRESETS["llama3.1-8b"])["y"].tolist()
+    [8192.0, 131072.0]
+    """
+    levels = [charts.level_frame(preset.original, f"original {preset.original:,}")]
+    if preset.extended != preset.original:
+        levels.append(charts.level_frame(preset.extended, f"extended {preset.extended:,}"))
+    return pd.concat(levels, ignore_index=True)
+
+
+def score_frame(view: Scaled, seed: int, points: int = 1200) -> pd.DataFrame:
+    """Rotary score q . R(m) q of seeded N(0, 1) content with itself out to the extended window, unscaled and
+    scaled (with a^2): columns distance, score, curve.
+
+    Returns: (2N) rows, N <= points
+
+    >>> score_frame(scaled(scaling.PRESETS["linear-4k-8k"]), 0, points=10).shape
+    (20, 3)
+    """
+    q = np.random.default_rng(seed).standard_normal(view.preset.head_dim)
+    distances = np.unique(np.linspace(0, view.preset.extended, points).astype(int))  # (N,)
+    series = {
+        "unscaled": scaling.rotary_scores(q, q, distances, view.plain),
+        f"{view.preset.params.rope_type} (x a²)": scaling.rotary_scores(q, q, distances, view.inv, view.attention),
+    }
+    return charts.series_frame(distances, series, x_name="distance", y_name="score", group="curve")
+
+
+def window_point(view: Scaled, scores: pd.DataFrame) -> pd.DataFrame:
+    """The scaled curve at the end of the training window (x, y, label), for `charts.marker`."""
+    curve = scores[scores["curve"] != "unscaled"]
+    at = int(np.searchsorted(curve["distance"].to_numpy(), view.preset.original))
+    row = curve.iloc[min(at, len(curve) - 1)]
+    return charts.point_frame(row["distance"], row["score"], f"training window {view.preset.original:,}")
+
+
+@dataclass(frozen=True)
+class Decay:
+    """RoFormer's decay bound and the measured score of random content with itself, per base."""
+
+    bound: pd.DataFrame  # columns distance, value, curve
+    measured: pd.DataFrame  # columns distance, value, curve
+
+    @property
+    def bound_at_zero(self) -> float:
+        """The bound at distance 0: (d/2 + 1) / 2 for every base."""
+        return float(self.bound["value"].iloc[0])
+
+    @property
+    def measured_at_zero(self) -> float:
+        """The measured score at distance 0: the mean |q|^2 of the draws, for every base."""
+        return float(self.measured["value"].iloc[0])
+
+
+def decay(reach: int, dim: int, seed: int, bases: tuple[float, ...] = DECAY_BASES, points: int = 600) -> Decay:
+    """Bound (1/(d/2)) sum_j |S_j| and measured mean q . R(m) q for m in [0, reach], one curve per base.
+
+    Returns: frames of (len(bases) * N) rows, N <= points
+
+    >>> decay(100, 8, 0, points=11).bound.shape
+    (22, 3)
+    """
+    m = np.unique(np.linspace(0, reach, points).astype(int))  # (N,)
+    names = [f"base {b:,.0f}" for b in bases]
+    bound = {n: scaling.decay_bound(m, dim, b) for n, b in zip(names, bases, strict=True)}
+    measured = {n: scaling.self_scores(m, dim, b, seed=seed) for n, b in zip(names, bases, strict=True)}
+    return Decay(
+        charts.series_frame(m, bound, x_name="distance", y_name="value"),
+        charts.series_frame(m, measured, x_name="distance", y_name="value"),
+    )
+
+
+def bias_matrices(length: int, **shape: object) -> dict[str, np.ndarray]:
+    """Each bias of biases.KINDS over a length x length grid of offsets j - i; `shape` goes to biases.bias.
+
+    Returns: {kind: (T, T)}
+
+    >>> bias_matrices(4, clip=2)["shaw"].shape
+    (4, 4)
+    """
+    grid = biases.offsets(length)
+    return {kind: biases.bias(kind, grid, **shape) for kind in biases.KINDS}
+
+
+def bias_frame(reach: int, **shape: object) -> pd.DataFrame:
+    """Each bias against the offset j - i from -reach to reach: columns offset, bias, kind (its display name).
+
+    Returns: (len(KINDS) * (2 reach + 1)) rows
+
+    >>> bias_frame(3).shape
+    (35, 3)
+    """
+    line = np.arange(-reach, reach + 1)  # (O,)
+    series = {BIAS_NAMES[k]: biases.bias(k, line, **shape) for k in biases.KINDS}
+    return charts.series_frame(line, series, x_name="offset", y_name="bias", group="kind")
+
+
+def sink_errors_frame(results: Mapping[str, sinks.StreamingResult]) -> pd.DataFrame:
+    """Error of each step for each way of giving positions: columns token, error, way (its short name).
+
+    Returns: (len(results) * T) rows
+    """
+    series = {SINK_SERIES[w]: r.errors for w, r in results.items()}
+    tokens = np.arange(len(next(iter(results.values())).errors))
+    return charts.series_frame(tokens, series, x_name="token", y_name="error", group="way")
+
+
+def sink_exact(result: sinks.StreamingResult) -> bool:
+    """True if every step equals the recompute over the kept tokens up to rounding."""
+    return machine_zero(float(result.errors.max()), float(np.abs(result.reference).max(initial=1.0)))

@@ -1,0 +1,65 @@
+"""Named verdicts: the questions a page asks of a measured number, answered in one place.
+
+A page asks "is this machine zero?" or "do these scores depend only on the offset?" and gets a bool;
+the tolerances live here, each with the reason it has.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from posviz.properties import diagonal_spread
+
+EPS = float(np.finfo(np.float64).eps)
+ROUNDING = 1e-9  # the lessons' tolerance: far above accumulated rounding, far below any real effect
+
+
+def machine_zero(difference: float, magnitude: float = 1.0) -> bool:
+    """True if `difference` is rounding noise: at most 64 float64 epsilons of `magnitude` (or of 1).
+
+    |difference| <= 64 eps max(1, |magnitude|)
+
+    >>> machine_zero(4.4e-16), machine_zero(1e-6)
+    (True, False)
+    """
+    return bool(abs(difference) <= 64 * EPS * max(1.0, abs(magnitude)))
+
+
+def negligible(deviation: float) -> bool:
+    """True if a measured deviation (a residual, a drift, a spread) is rounding, not an effect: below 1e-9.
+
+    Looser than machine_zero, for numbers that accumulate rounding over long sums or fits.
+
+    >>> negligible(3e-13), negligible(0.08)
+    (True, False)
+    """
+    return bool(abs(deviation) < ROUNDING)
+
+
+def exactly_zero(deviation: float) -> bool:
+    """True if a deviation is 0.0 to the last bit (a permutation of the same numbers, sin(0), cos(0) - 1).
+
+    >>> exactly_zero(0.0), exactly_zero(5e-324)
+    (True, False)
+    """
+    return bool(deviation == 0.0)
+
+
+def numerically_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """np.allclose(a, b) with numpy's defaults: |a - b| <= 1e-8 + 1e-5 |b| everywhere.
+
+    >>> numerically_equal(np.ones(3), np.ones(3) + 1e-12)
+    True
+    """
+    return bool(np.allclose(a, b))
+
+
+def depends_only_on_offset(matrix: np.ndarray) -> bool:
+    """True if matrix[i, j] is constant along every diagonal, so it is a function of j - i alone.
+
+    The spread along diagonals (properties.diagonal_spread) is negligible.
+
+    >>> depends_only_on_offset(np.add.outer(np.arange(4), -np.arange(4)))
+    True
+    """
+    return negligible(diagonal_spread(matrix))

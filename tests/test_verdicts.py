@@ -1,0 +1,55 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import posviz
+from posviz import generation, properties, relative, verdicts
+
+
+def test_machine_zero_scales_with_magnitude():
+    assert verdicts.machine_zero(4.4e-16)
+    assert verdicts.machine_zero(-4.4e-16)
+    assert not verdicts.machine_zero(1e-12)
+    assert verdicts.machine_zero(1e-12, magnitude=1e5)
+
+
+@given(st.floats(1e-6, 1e6))
+def test_a_shuffle_without_position_is_machine_zero_at_any_weight_scale(weight_scale):
+    result = posviz.order_experiment(weight_scale=weight_scale)
+    assert result.order_blind == verdicts.machine_zero(result.max_diff, np.abs(result.out).max())
+    assert result.order_blind
+
+
+def test_position_makes_the_shuffle_test_fail():
+    assert not posviz.order_experiment(position="ramp").order_blind
+
+
+def test_negligible_separates_rounding_from_an_effect():
+    good = generation.demo_generation(length=24, prefill=6)
+    bad = generation.demo_generation(length=24, prefill=6, bug="off_by_one")
+    assert verdicts.negligible(good.errors.max())
+    assert not verdicts.negligible(bad.errors.max())
+    assert not verdicts.negligible(-1.0)
+
+
+def test_exactly_zero_accepts_only_zero():
+    assert verdicts.exactly_zero(0.0) and verdicts.exactly_zero(-0.0)
+    assert not verdicts.exactly_zero(np.nextafter(0.0, 1.0))
+
+
+def test_numerically_equal_is_allclose():
+    a = np.linspace(0, 1, 5)
+    assert verdicts.numerically_equal(a, a + 1e-10)
+    assert not verdicts.numerically_equal(a, a + 1e-3)
+
+
+@pytest.mark.parametrize(("scheme", "expected"), [("rotary", True), ("sinusoidal", False)])
+def test_only_rotary_scores_depend_only_on_offset(scheme, expected):
+    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    scores = relative.fixed_content_scores(q, k, 24, scheme=scheme)
+    assert verdicts.depends_only_on_offset(scores) is expected
+
+
+def test_sinusoid_similarity_depends_only_on_offset():
+    assert verdicts.depends_only_on_offset(properties.similarity(posviz.sinusoidal(64, 32)))
