@@ -98,12 +98,12 @@ def slider_latency(b, url: str, moves: int) -> list[float]:
     times = []
     for i in range(moves):
         thumb.focus()
-        before = page.locator("[data-testid='stMarkdownContainer'] div[style*='monospace']").first.inner_text()
+        before = page.locator("[data-testid='stMarkdownContainer'] div[style*='tabular-nums']").first.inner_text()
         start = time.perf_counter()
         thumb.press("ArrowLeft" if i % 2 == 0 else "ArrowRight")
         page.wait_for_function(
             """(before) => {
-              const h = document.querySelector("[data-testid='stMarkdownContainer'] div[style*='monospace']");
+              const h = document.querySelector("[data-testid='stMarkdownContainer'] div[style*='tabular-nums']");
               const app = document.querySelector("[data-testid='stApp']");
               return h && h.innerText !== before && app.getAttribute("data-test-script-state") === "notRunning"
                 && !document.querySelector("[data-stale='true']");
