@@ -251,15 +251,17 @@ def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.L
     return lines(curve, **shape) + hline(reference)
 
 
-def bars(data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, height: int = 280) -> alt.Chart:
-    """One bar of y per x (for example one squared norm per position)."""
+def bars(
+    data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, log_y: bool = False, height: int = 280
+) -> alt.Chart:
+    """One bar of y per x (for example one squared norm per position); bars keep the data's order."""
     return (
         alt.Chart(data, title=_title(title), height=height)
         .mark_bar(color=SERIES_COLORS[0])
         .encode(
-            x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(f"{y}:Q", title=y_title),
-            tooltip=[alt.Tooltip(f"{x}:O"), alt.Tooltip(f"{y}:Q", format=".6g")],
+            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
+            y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")],
         )
     )
 

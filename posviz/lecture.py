@@ -187,6 +187,28 @@ def ramp(scale: float = 0.6) -> Slide:
     )
 
 
+def pairs(position: str = "sinusoidal") -> Slide:
+    r = lessons.pair_move_experiment(position=position)
+    moves = pd.DataFrame(
+        {
+            "what moves": ["token and its position", "tokens only", "positions only"],
+            "max difference": [frames.on_log_axis(r.together), r.tokens_only, r.positions_only],
+        }
+    )
+    shape = dict(x="what moves", y="max difference", title="outputs against the reordered reference (log axis)",
+                 x_title="", y_title="max abs difference", log_y=True, height=FIGURE_HEIGHT)  # fmt: skip
+    return Slide(
+        "Move each token together with its position vector and the outputs only follow the move; move either alone "
+        "and they change.",
+        "(token, position) pairs moved together: max |attn((X + pos)[P]) − attn(X + pos)[P]|",
+        r.together,
+        verdicts.machine_zero(r.together),
+        f"machine zero; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
+        (Figure("pairs", charts.bars, (moves,), shape),),
+        "lesson 003 (the distinction), on lesson 000's setup: computed",
+    )
+
+
 def forgot() -> Slide:
     r = lessons.order_experiment(forget_reorder=True)
     domain = charts.signed_domain(r.out, r.out_perm)
@@ -398,6 +420,8 @@ STEPS: tuple[Step, ...] = (
     Step("twins", "Two copies of a token", twins,
          (Control("second", "second copy at slot", 4, options=(1, 2, 3, 4, 5)),)),
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
+    Step("pairs", "Move token and position together", pairs,
+         (Control("position", "position signal", "sinusoidal", options=("sinusoidal", "ramp", "learned", "random")),)),
     Step("forgot", "Exercise 1: forgot to reorder", forgot),
     Step("offset", "Exercise 2: a constant is not position", offset,
          (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),

@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import posviz
+import posviz.lecture
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -193,8 +194,22 @@ def test_attention_page_reproduces_module_09():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["'man': max diff, with position"] == "12.5367"
     assert float(metrics["'man': max diff, no position"]) < 1e-15
-    assert metrics["sentence means allclose, with position"] == "False"
+    assert metrics["sentence means allclose: no position → with position"] == "True → False"  # lesson 002
     assert "without position: a pure reordering" in markdown(at)
+
+
+def test_magnitude_page_shows_every_word_converging_with_the_scale():
+    headlines = {scale: headline_values(page("magnitude", scale=scale)) for scale in ("0.5", "0.001", "0")}
+    assert headlines["0.5"][-1] == "12.537" and headlines["0.001"][-1] == "0.084318"
+    assert float(headlines["0"][-1]) < 1e-15  # rows matched by word: identical without position
+
+
+def test_order_page_moves_token_and_position_together():
+    at = page("order", position="sinusoidal")
+    ok(at)
+    values = headline_values(at)[-3:]
+    assert float(values[0]) < 1e-15 and float(values[1]) > 0.1 and float(values[2]) > 0.1
+    assert "outputs only reordered" in markdown(at)
 
 
 def test_attention_page_handles_other_sentences():
@@ -405,3 +420,57 @@ def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on()
     owner, flag = ui.legacy_pages_flag()
     assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
     assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
+
+
+LECTURE = posviz.lecture.STEPS
+
+
+@pytest.mark.parametrize("step", range(1, len(LECTURE) + 1))
+def test_every_lecture_step_runs_with_its_number_and_place(step):
+    at = page("lecture", step=str(step))
+    ok(at)
+    assert not at.warning
+    slide = posviz.lecture.slide(step - 1)
+    assert headline_values(at) == [slide.shown]
+    assert f"step {step} / {len(LECTURE)}" in "\n".join(c.value for c in at.caption)
+    charts_and_images = len(at.get("vega_lite_chart")) + len(at.get("image")) // 2  # an image and its colour bar
+    assert charts_and_images >= len(slide.figures)
+
+
+@pytest.mark.parametrize(
+    ("step", "key", "value"),
+    [
+        (i + 1, s.url_key(c), str(o))
+        for i, s in enumerate(LECTURE)
+        for c in s.controls
+        for o in c.options
+        if o != c.default
+    ],
+)
+def test_every_lecture_control_moved_gives_its_own_number(step, key, value):
+    at = page("lecture", step=str(step), **{key: value})
+    ok(at)
+    assert not at.warning
+    name = key.removeprefix(LECTURE[step - 1].key + "_")
+    option = next(o for c in LECTURE[step - 1].controls for o in c.options if str(o) == value)
+    assert headline_values(at) == [posviz.lecture.slide(step - 1, **{name: option}).shown]
+
+
+def test_lecture_buttons_move_the_step_and_the_url():
+    at = page("lecture")
+    labels = [b.label for b in at.button]
+    assert labels[:4] == ["First", "Previous", "Next", "Last"]
+    at.button[2].click().run()  # Next
+    assert at.query_params["step"] == "2" and headline_values(at) == [posviz.lecture.slide(1).shown]
+    at.button[3].click().run()  # Last
+    assert at.query_params["step"] == str(len(LECTURE))
+    at.button[1].click().run()  # Previous
+    assert at.query_params["step"] == str(len(LECTURE) - 1)
+    at.button[0].click().run()  # First: the default step leaves the URL
+    assert "step" not in at.query_params
+
+
+def test_a_bad_step_in_a_link_falls_back_to_step_1_with_a_note():
+    at = page("lecture", step="99")
+    ok(at)
+    assert "step" in at.warning[0].value and headline_values(at) == [posviz.lecture.slide(0).shown]

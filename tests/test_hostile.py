@@ -37,13 +37,19 @@ HOSTILE = [
 
 
 def page_keys(name: str) -> list[str]:
-    """The URL keys a page reads: the first argument of every ui.Param(...) in its source."""
+    """The URL keys a page reads: the first argument of every ui.Param(...) in its source, and the lecture's steps'."""
     tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text())
-    return [
+    keys = [
         node.args[0].value
         for node in ast.walk(tree)
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Param" and node.args
-    ]
+        and isinstance(node.args[0], ast.Constant)
+    ]  # fmt: skip
+    if name == "lecture":
+        from posviz.lecture import STEPS
+
+        keys += [step.url_key(c) for step in STEPS for c in step.controls]
+    return keys
 
 
 def run(name: str, query: dict[str, str]) -> AppTest:

@@ -79,7 +79,7 @@ def test_installed_posviz_verify_prints_the_claims_table_and_exits_0(installed):
     verify = _run([installed["venv"] / "bin" / "posviz", "verify"], cwd=installed["work"])
     assert verify.returncode == 0, verify.stdout + verify.stderr
     lines = verify.stdout.splitlines()
-    assert lines[0].split() == ["#", "lesson", "check", "expected", "reproduced", "tolerance", "pass"]
+    assert lines[0].split() == ["#", "check", "expected", "expected", "from", "reproduced", "tolerance", "pass"]
     assert lines[-1] == f"{len(claims())} of {len(claims())} claims pass"
     assert sum(line.rstrip().endswith("PASS") for line in lines) >= len(claims())
 
