@@ -141,7 +141,7 @@ def main() -> None:
             ):
                 runs = [view(ctx, f"{base}/sinusoids{query}", charts, images) for _ in range(args.repeats)]
                 rows.append((f"posviz sinusoids, {label}", runs, peak_rss_mb(proc.pid)))
-            for name in ("order", "attention", "magnitude", "overview"):
+            for name in ("order", "attention", "magnitude", "overview", "minilm", "sentences"):
                 runs = [view(ctx, f"{base}/{name}", 0 if name == "overview" else 1) for _ in range(args.repeats)]
                 rows.append((f"posviz {name}, defaults", runs, peak_rss_mb(proc.pid)))
             slider = slider_latency(b, f"{base}/magnitude", args.moves)

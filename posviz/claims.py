@@ -5,7 +5,8 @@ Claims 1-11 come from the three lessons. The lessons print only some of their nu
 lessons' code gives with its seeds and draw order (measured with numpy 2.4). Every reproduced value
 is computed here, live, by the experiments in `posviz.lessons`. Claims 12 on come
 from the methods' papers and reference code (named in each claim's `source`), reproduced by
-`posviz.scaling` from the formulas.
+`posviz.scaling` from the formulas. Claim 16 is the real model's (posviz.encoder), against the float32
+model's values recorded at extraction.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Claim:
     checks: tuple[Check, ...]
     page: str
     source: str = ""
+    expected_source: str = ""  # where the expected values come from, when neither a lesson nor a formula
 
     @property
     def origin(self) -> str:
@@ -72,6 +74,8 @@ class Claim:
 
     def expected_from(self, check: Check) -> str:
         """Where one expected value comes from: printed in the lesson, the lesson's code, or a formula."""
+        if self.expected_source:
+            return self.expected_source
         if not self.lesson:
             return "reference formula or code"
         return f"printed in lesson {self.lesson}" if check.printed else f"lesson {self.lesson}'s code"
@@ -242,10 +246,41 @@ def _longer_contexts() -> list[Claim]:
     ]
 
 
+def _real_model() -> list[Claim]:
+    from posviz import encoder  # loads the shipped model (23 MB) only when the registry is built
+
+    record = encoder.provenance()
+    first, second = "dog bites man", "man bites dog"
+    pair = encoder.compare_texts(first, second)
+    return [
+        Claim(
+            16,
+            "",
+            f'Real model all-MiniLM-L6-v2 (int8 weights): "{first}" vs "{second}", sentence-embedding cosine '
+            "below 1 with position, 1 with the position rows removed",
+            (
+                Check(
+                    "cosine (expected: float32 model)",
+                    encoder.reference_cosine(first, second),
+                    pair.cosine,
+                    "close",
+                    encoder.COSINE_TOLERANCE,
+                ),
+                Check("cosine < 0.95", True, bool(pair.cosine < 0.95), "equal"),
+                Check("cosine, no position rows", 1.0, pair.cosine_plain, "close", 1e-12),
+            ),
+            "sentences",
+            f"real model {record['model']}, PyPI wheel sha256 {record['wheel_sha256'][:12]}…",
+            expected_source="the float32 model at extraction",
+        )
+    ]
+
+
 def claims() -> list[Claim]:
     """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
-    reference code's (12 on), reproduced now."""
-    return sorted(_lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts(), key=lambda c: c.number)
+    reference code's (12-15) and the real model's (16), reproduced now."""
+    registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts() + _real_model()
+    return sorted(registry, key=lambda c: c.number)
 
 
 def _fmt(value: float | bool) -> str:

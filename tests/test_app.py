@@ -322,6 +322,41 @@ def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
     assert "no piece for 🧭" in at.warning[0].value
 
 
+def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position():
+    from posviz import encoder
+
+    at = page("sentences")
+    ok(at)
+    expected = encoder.compare_texts("dog bites man", "man bites dog")
+    assert headline_values(at) == [f"{expected.cosine:.4f}", "1.000000", "1.000000"]
+    assert expected.cosine < 0.95
+    assert "below 1" in markdown(at) and "int8" in "\n".join(c.value for c in at.caption)
+    specs = [c.proto.spec for c in at.get("arrow_vega_lite_chart")] or [c.proto.spec for c in at.get("vega_lite_chart")]
+    assert len(specs) == 2 and '"field": "cosine"' in specs[0] and '"field": "layer"' in specs[1]
+
+
+def test_sentences_page_at_scale_zero_and_with_typed_sentences():
+    at = page("sentences", scale="0.0", s1="the cat sat on the mat", s2="the mat sat on the cat")
+    ok(at)
+    assert not at.warning
+    assert headline_values(at)[0] == "1.0000"
+    assert at.query_params["scale"] == "0.0"
+    at.select_slider(key="scale").set_value(0.5).run()
+    ok(at)
+    assert float(headline_values(at)[0]) < 1
+
+
+@pytest.mark.parametrize(
+    ("s1", "warning"),
+    [("\u200b", "word piece"), ("   ", "empty"), ("dog 🧭 bites man", "no piece for 🧭"), ("dog " * 70, "64")],
+)
+def test_sentences_page_notes_text_it_cannot_read_and_falls_back(s1, warning):
+    at = page("sentences", s1=s1)
+    ok(at)
+    assert any(warning in w.value for w in at.warning), [w.value for w in at.warning]
+    assert len(headline_values(at)) == 3
+
+
 # Pages that share control keys (seed, T, C, wscale): moving between them in the sidebar must give the
 # new page its own defaults, not the minimum of each control (the old page's widget state for the same
 # key belongs to a different widget, and Streamlit would drop it).

@@ -255,3 +255,17 @@ def test_series_frame_puts_each_named_series_under_its_x_values():
     assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
     with pytest.raises(ValueError, match="shape"):
         charts.series_frame(np.arange(3), {"a": np.zeros(2)})
+
+
+def test_indexed_colours_stay_within_a_level_of_colorize_and_grey_nan():
+    rng = np.random.default_rng(3)
+    m = rng.uniform(-1.5, 1.5, (40, 30))
+    m[3, 4] = np.nan
+    for stops in (images.SIGNED_STOPS, images.WEIGHT_STOPS):
+        index, palette = images.indexed(m, stops, (-1.0, 1.0))
+        assert index.dtype == np.uint8 and palette.shape == (256, 3)
+        direct = images.colorize(m, stops, (-1.0, 1.0)).astype(int)
+        assert np.abs(palette[index].astype(int) - direct).max() <= 3
+        assert tuple(palette[index[3, 4]]) == images.MISSING
+    with pytest.raises(ValueError, match="at most 255"):
+        images.indexed(m, images.SIGNED_STOPS, (-1.0, 1.0), levels=256)
