@@ -171,6 +171,8 @@ def test_a_hostile_link_shows_a_note_not_a_traceback(page):
 
 def test_presenter_mode_holds_across_pages(page):
     visit(page, "/order?presenter=true")
+    assert page.locator("[data-testid='stSidebar']").get_attribute("data-collapsed") == "true"
+    page.locator("[data-testid='stExpandSidebarButton']").click()  # presenter mode starts with it collapsed
     page.get_by_role("link", name="Sinusoids").click()
     page.wait_for_url("**/sinusoids**")
     from tests.harness import settle
