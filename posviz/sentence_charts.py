@@ -35,9 +35,9 @@ def layer_distance_frame(with_position, without_position, *, labels: tuple[str, 
     )
 
 
-def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title: str) -> alt.Chart:
+def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title: str, height: int = 260) -> alt.Chart:
     """1 - cosine of the two sentences' mean-pooled states after each layer, one line per run."""
-    base = alt.Chart(frame, title=_title(title), height=260)
+    base = alt.Chart(frame, title=_title(title), height=height)
     return base.mark_line(point=alt.OverlayMarkDef(size=70, filled=True), strokeWidth=3).encode(
         x=alt.X("layer:O", title="after layer (0 = the embedding layer)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("distance:Q", title=y_title),

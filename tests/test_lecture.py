@@ -13,7 +13,7 @@ def test_the_path_has_the_lessons_argument_in_order():
     keys = [s.key for s in STEPS]
     assert keys.index("shuffle") < keys.index("ramp") < keys.index("plain") < keys.index("position")
     assert keys.index("position") < keys.index("magnitude") < keys.index("table") < keys.index("rotary")
-    assert keys[-1] == "real"
+    assert keys[-2:] == ["real", "sentences"]
 
 
 @pytest.mark.parametrize("index", range(len(STEPS)))
@@ -47,6 +47,7 @@ def test_steps_retell_the_claims_registrys_numbers():
     assert by_key["position"].value == pytest.approx(registry[8].checks[0].expected, abs=1e-9)
     assert by_key["magnitude"].value == pytest.approx(registry[9].checks[0].expected, abs=1e-9)
     assert by_key["causal"].value == pytest.approx(registry[11].checks[0].expected, abs=1e-9)
+    assert by_key["sentences"].value == pytest.approx(registry[16].checks[0].reproduced, abs=1e-12)
     assert by_key["shuffle"].value <= 1e-15 and by_key["offset"].value <= 1e-15
 
 
