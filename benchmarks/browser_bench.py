@@ -98,12 +98,12 @@ def slider_latency(b, url: str, moves: int) -> list[float]:
     times = []
     for i in range(moves):
         thumb.focus()
-        before = page.locator("[data-testid='stMarkdownContainer'] div[style*='monospace']").first.inner_text()
+        before = page.locator("[data-testid='stMarkdownContainer'] div.posviz-number").first.inner_text()
         start = time.perf_counter()
         thumb.press("ArrowLeft" if i % 2 == 0 else "ArrowRight")
         page.wait_for_function(
             """(before) => {
-              const h = document.querySelector("[data-testid='stMarkdownContainer'] div[style*='monospace']");
+              const h = document.querySelector("[data-testid='stMarkdownContainer'] div.posviz-number");
               const app = document.querySelector("[data-testid='stApp']");
               return h && h.innerText !== before && app.getAttribute("data-test-script-state") === "notRunning"
                 && !document.querySelector("[data-stale='true']");
@@ -141,7 +141,7 @@ def main() -> None:
             ):
                 runs = [view(ctx, f"{base}/sinusoids{query}", charts, images) for _ in range(args.repeats)]
                 rows.append((f"posviz sinusoids, {label}", runs, peak_rss_mb(proc.pid)))
-            for name in ("order", "attention", "magnitude", "overview"):
+            for name in ("order", "attention", "magnitude", "overview", "minilm", "sentences"):
                 runs = [view(ctx, f"{base}/{name}", 0 if name == "overview" else 1) for _ in range(args.repeats)]
                 rows.append((f"posviz {name}, defaults", runs, peak_rss_mb(proc.pid)))
             slider = slider_latency(b, f"{base}/magnitude", args.moves)

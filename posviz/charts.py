@@ -200,7 +200,7 @@ def token_heatmap(
         return alt.layer(rect, *extra, title=_title(title), height=height)
     lo, hi = (_expr(b) for b in domain)
     light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
-    text = base.mark_text().encode(  # size from style: 13 px, 16 px in presenter mode
+    text = base.mark_text().encode(  # size from style: 13 px, 17 px in presenter mode
         text=alt.Text("value:Q", format=".2f"),
         color=alt.condition(light, alt.value("white"), alt.value("black")),
     )
@@ -277,15 +277,17 @@ def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.L
     return lines(curve, **shape) + hline(reference)
 
 
-def bars(data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, height: int = 280) -> alt.Chart:
-    """One bar of y per x (for example one squared norm per position)."""
+def bars(
+    data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, log_y: bool = False, height: int = 280
+) -> alt.Chart:
+    """One bar of y per x (for example one squared norm per position); bars keep the data's order."""
     return (
         alt.Chart(data, title=_title(title), height=height)
         .mark_bar(color=SERIES_COLORS[0])
         .encode(
-            x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(f"{y}:Q", title=y_title),
-            tooltip=[alt.Tooltip(f"{x}:O"), alt.Tooltip(f"{y}:Q", format=".6g")],
+            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
+            y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")],
         )
     )
 
@@ -384,7 +386,6 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
     each chained call deep-copies the chart, which made a template's first build several times slower.
     """
     label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
-    words = 16 if presenter else 13  # text marks without a size of their own: cell values, marker labels
     if chart.width is alt.Undefined:  # a builder that fixes its width (a square plot) keeps it
         styled = chart.properties(width="container", autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
     else:
@@ -393,7 +394,7 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
         title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
-        text=alt.MarkConfig(fontSize=words),
+        text=alt.MarkConfig(fontSize=label + 1),  # values written in cells, marker and reference labels
         header=alt.HeaderConfig(labelFontSize=title, titleFontSize=title),
         view=alt.ViewConfig(strokeWidth=0),
     )

@@ -244,13 +244,15 @@ def test_lines_use_log_scales_on_request_and_zoom_by_dragging():
 
 def test_presenter_style_uses_16px_labels_or_more():
     spec = bound(charts.token_heatmap, eye_cells(), title="t", presenter=True)
-    assert spec["config"]["axis"]["labelFontSize"] >= 16 and spec["config"]["title"]["fontSize"] >= 16
-    assert spec["config"]["text"]["fontSize"] >= 16
+    config = spec["config"]
+    assert config["axis"]["labelFontSize"] >= 16 and config["title"]["fontSize"] >= 16
+    assert config["legend"]["labelFontSize"] >= 16 and config["text"]["fontSize"] >= 16
+    assert all("fontSize" not in unit.get("mark", {}) for unit, _ in units(spec))  # nothing overrides the style
 
 
 @pytest.mark.parametrize("name", list(every_chart()))
 def test_no_text_mark_sets_a_size_below_16px_so_presenter_mode_reaches_16px(name):
-    """Cell values, marker and band labels take their size from style (16 px presenting); a fixed 13 px would not."""
+    """Cell values, marker and band labels take their size from style (17 px presenting); a fixed 13 px would not."""
     builder, frames, shape = every_chart()[name]
     for unit, _ in units(bound(builder, *frames, presenter=True, **shape)):
         mark = unit.get("mark", {})
@@ -324,3 +326,17 @@ def test_series_frame_puts_each_named_series_under_its_x_values():
     assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
     with pytest.raises(ValueError, match="shape"):
         charts.series_frame(np.arange(3), {"a": np.zeros(2)})
+
+
+def test_indexed_colours_stay_within_a_level_of_colorize_and_grey_nan():
+    rng = np.random.default_rng(3)
+    m = rng.uniform(-1.5, 1.5, (40, 30))
+    m[3, 4] = np.nan
+    for stops in (images.SIGNED_STOPS, images.WEIGHT_STOPS):
+        index, palette = images.indexed(m, stops, (-1.0, 1.0))
+        assert index.dtype == np.uint8 and palette.shape == (256, 3)
+        direct = images.colorize(m, stops, (-1.0, 1.0)).astype(int)
+        assert np.abs(palette[index].astype(int) - direct).max() <= 3
+        assert tuple(palette[index[3, 4]]) == images.MISSING
+    with pytest.raises(ValueError, match="at most 255"):
+        images.indexed(m, images.SIGNED_STOPS, (-1.0, 1.0), levels=256)
