@@ -5,6 +5,7 @@ import streamlit as st
 import ui
 from posviz import encoder, minilm
 from posviz import sentence_charts as sc
+from posviz.display import number
 
 ui.page_setup()
 SCALES = [round(0.05 * i, 2) for i in range(21)]
@@ -41,16 +42,16 @@ for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2"
     if tokens.truncated:
         ui.note(f"{label} is longer than {minilm.MAX_TOKENS} tokens; the rest is cut.")
 
-scale_text = "the model" if s.scale == 1.0 else f"position × {s.scale:g}"
+scale_text = "the model" if s.scale == 1.0 else f"position × {number(s.scale)}"
 a, b, c = st.columns(3)
 with a:
-    ui.headline(f"cosine, {scale_text}", f"{result.cosine:.4f}", "cosine of the two sentence embeddings")
+    ui.headline(f"cosine, {scale_text}", number(result.cosine), "cosine of the two sentence embeddings")
     ui.badge(result.cosine < 1 - 1e-9, "below 1: the orders differ", "1: no difference")
 with b:
-    ui.headline("cosine, no position", f"{result.cosine_plain:.6f}", "the position rows removed (scale 0)")
-    st.caption(f"1 - cosine = {1 - result.cosine_plain:.2g} (float64 rounding)")
+    ui.headline("cosine, no position", number(result.cosine_plain), "the position rows removed (scale 0)")
+    st.caption(f"1 - cosine = {number(1 - result.cosine_plain)} (float64 rounding)")
 with c:
-    ui.headline("cosine, word average", f"{result.cosine_average:.6f}", "mean of the input word embeddings")
+    ui.headline("cosine, word average", number(result.cosine_average), "mean of the input word embeddings")
     st.caption("a bag of words: 1 for any reordering")
 
 ui.control(P["scale"])
@@ -91,6 +92,6 @@ ui.intro(
 st.caption(
     f"Shipped precision: {encoder.default_encoder().precision}; word embeddings int8 with a float32 scale "
     "per row; position table, LayerNorms and biases float32; computed in float64. The float32 model, "
-    f"recorded at extraction, gives {encoder.reference_cosine(default1, default2):.4f} for the defaults; "
+    f"recorded at extraction, gives {number(encoder.reference_cosine(default1, default2))} for the defaults; "
     f"the shipped model stays within {encoder.COSINE_TOLERANCE:g} of the recorded cosines (tested)."
 )
