@@ -37,6 +37,8 @@ rows = pd.DataFrame(posviz.claim_rows(registry, fmt=number))  # `python -m posvi
 rows["pass"] = rows["pass"].map({True: "✅ pass", False: "❌ FAIL"})
 rows["shown on"] = "./" + rows.pop("page")
 rows = rows.drop(columns="lesson")
+if ui.presenter():  # the shared screen keeps the claim, the numbers and the page links
+    rows = rows.drop(columns=["source", "check", "expected from", "tolerance"], errors="ignore")
 st.dataframe(
     rows,
     hide_index=True,

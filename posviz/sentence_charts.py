@@ -11,6 +11,7 @@ import altair as alt
 import pandas as pd
 
 from posviz.charts import ACCENT, Live, Text
+from posviz.display import number
 
 SERIES = ("#0072B2", "#E69F00")  # colour-blind safe: with position, without
 
@@ -61,7 +62,9 @@ def here_frame(scale: float, cosine: float) -> pd.DataFrame:
     >>> here_frame(0.5, 0.95).shape
     (1, 3)
     """
-    return pd.DataFrame({"scale": [float(scale)], "cosine": [float(cosine)], "label": [f"{scale:g} → {cosine:.4f}"]})
+    return pd.DataFrame(
+        {"scale": [float(scale)], "cosine": [float(cosine)], "label": [f"{number(scale)} → {number(cosine)}"]}
+    )
 
 
 def cosine_against_scale(

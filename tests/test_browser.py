@@ -257,7 +257,9 @@ def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
     visit(page, "/sentences")
     charts_drawn(page)
     model = encoder.compare_texts("dog bites man", "man bites dog")
-    assert page.get_by_text(f"{model.cosine:.4f}", exact=True).count() == 1
+    from posviz.display import number
+
+    assert page.get_by_text(number(model.cosine), exact=True).count() == 1
     thumb = page.locator("input[type='range'], [role='slider']").first
     thumb.focus()
     thumb.press("ArrowLeft")  # 1 -> 0.95
@@ -266,7 +268,7 @@ def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
     no_exception(page)
     assert "scale=0.95" in page.url
     lower = encoder.compare_texts("dog bites man", "man bites dog", 0.95)
-    assert page.get_by_text(f"{lower.cosine:.4f}", exact=True).count() == 1
+    assert page.get_by_text(number(lower.cosine), exact=True).count() == 1
 
 
 LECTURE_STEPS = len(posviz.lecture.STEPS)
