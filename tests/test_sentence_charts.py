@@ -34,7 +34,7 @@ def test_moving_the_scale_changes_only_the_data_not_the_spec():
     second = charts.chart_spec(builder, *frames, **shape)
     assert {k: v for k, v in first.items() if k != "datasets"} == {k: v for k, v in second.items() if k != "datasets"}
     assert "0.97" not in json.dumps({k: v for k, v in first.items() if k != "datasets"})
-    assert second["datasets"]["posviz_1"]["label"].tolist() == ["0.95 \u2192 0.9100"]
+    assert second["datasets"]["posviz_1"]["label"].tolist() == ["0.95 \u2192 0.91"]
 
 
 def test_layer_distance_frame_is_long_form_with_both_runs():
