@@ -343,7 +343,39 @@ def guarded(
 
 
 SMALL_CELLS = 400
-MAX_MARKS = 40_000
+# The main column's width at 1280 x 720 in the wide layout, measured in Chromium: 820 px beside the open
+# sidebar, 1120 px in presenter mode (sidebar closed); columns are 16 px apart; a heatmap's y axis takes ~60 px.
+PAGE_WIDTH, PRESENTER_WIDTH, COLUMN_GAP, AXIS_WIDTH = 820, 1120, 16, 60
+
+
+def enclosing_columns() -> list[int]:
+    """How many columns each `st.columns` row around the current element has, innermost first.
+
+    Streamlit does not say how wide a container is. This reads private attributes of its
+    DeltaGenerator (a column's parent row has opened one block per column); tests/test_app.py
+    checks it on every Streamlit upgrade. Columns of unequal weights count as equal.
+    """
+    from streamlit.delta_generator_singletons import get_last_dg_added_to_context_stack
+
+    counts, dg = [], get_last_dg_added_to_context_stack()
+    while dg is not None:
+        parent = dg._parent
+        if dg._block_type == "column" and parent is not None:
+            counts.append(max(1, parent._cursor.index))
+        dg = parent
+    return counts
+
+
+def container_width() -> float:
+    """Pixels across the current container on a 1280 x 720 screen: the main column shared by the columns around it."""
+    width = PRESENTER_WIDTH if presenter() else PAGE_WIDTH
+    try:
+        counts = enclosing_columns()
+    except (AttributeError, ImportError):  # a Streamlit upgrade moved them: assume the whole width
+        counts = []
+    for n in counts:
+        width = (width - COLUMN_GAP * (n - 1)) / n
+    return width
 
 
 def matrix_chart(
@@ -363,7 +395,9 @@ def matrix_chart(
     row_offset: int = 0,
     col_offset: int = 0,
 ) -> None:
-    """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large."""
+    """Show a matrix within the pixels it gets: labelled cells when small, every value as a mark while each
+    cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel."""
+    m = np.asarray(m, dtype=np.float64)
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                   value_title=value_title, height=height)  # fmt: skip
@@ -375,9 +409,32 @@ def matrix_chart(
         )
         annotate = rows * cols <= 100 and cols <= annotate_cols
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
-    else:
-        reduced = grids.block_mean(m, MAX_MARKS).shifted(row_offset, col_offset)
+        return
+    width = container_width()
+    plan = grids.draw_plan(rows, cols, max(1.0, width - AXIS_WIDTH), height)
+    if plan.kind == "cells":
+        reduced = grids.reduced(m, 1, 1).shifted(row_offset, col_offset)
         show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=reduced.note, **common)
+        return
+    picture = plan.reduce(m)
+    r, k = picture.values.shape
+    start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
+    show_image(picture, title=title, scheme=scheme, domain=domain, value_title=value_title,
+               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}",
+               height=max(1, round(min(height, width * r / k))))  # fmt: skip
+    if not presenter():
+        _matrix_csv(m, name, row_offset, col_offset)
+
+
+def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> None:
+    """Every exact value of a matrix drawn as a picture, as a CSV written when clicked."""
+
+    def csv() -> str:
+        rows = [str(row_offset + i) for i in range(m.shape[0])]
+        return charts.matrix_frame(m, rows, [str(col_offset + j) for j in range(m.shape[1])]).to_csv(index=False)
+
+    st.download_button("exact values (CSV)", data=csv, file_name=f"{name}.csv", mime="text/csv",
+                       key=f"csv-{name}", on_click="ignore", icon=":material/download:")  # fmt: skip
 
 
 def weights_chart(
