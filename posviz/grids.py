@@ -159,6 +159,23 @@ def draw_plan(
     return Plan("image", *fit_factors(rows, cols, max(1, int(height_px)), max(1, int(width_px))))
 
 
+def fit_picture(picture: Reduced, max_rows: int, max_cols: int) -> Reduced:
+    """`picture` averaged further over power-of-two blocks until it has at most max_rows x max_cols values:
+    a picture needs no more pixels than it is shown with. Factors multiply (means of means at partial edges).
+
+    Returns: Reduced with values (r', k')
+
+    >>> fit_picture(reduced(np.ones((512, 512)), 1, 1), 400, 400).values.shape
+    (256, 256)
+    """
+    fr, fc = fit_factors(*picture.values.shape, max(1, int(max_rows)), max(1, int(max_cols)))
+    if (fr, fc) == (1, 1):
+        return picture
+    values = block_mean_by(picture.values, fr, fc)
+    return Reduced(values, picture.row_factor * fr, picture.col_factor * fc, picture.row_starts[::fr],
+                   picture.col_starts[::fc])  # fmt: skip
+
+
 def stride(count: int, most: int) -> int:
     """How many rows to step so that about `most` of `count` rows are drawn: max(1, count // most).
 

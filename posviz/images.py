@@ -49,10 +49,53 @@ def colorize(m: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float])
     return out
 
 
-def upscale(image: np.ndarray, min_pixels: int = 256) -> np.ndarray:
-    """Repeat pixels so that the short side has at least `min_pixels` (nearest neighbour, exact colours).
+LEVELS = 255  # colours of an indexed picture over its domain; index LEVELS is MISSING
 
-    Returns: (R * f, K * f, 3)
+
+def palette(stops: tuple[str, ...], domain: tuple[float, float]) -> np.ndarray:
+    """The colours of `indexed` pictures: LEVELS evenly spaced values of `domain` through `colorize`, then MISSING.
+
+    Returns: (LEVELS + 1, 3) uint8
+
+    >>> palette(SIGNED_STOPS, (-1.0, 1.0)).shape
+    (256, 3)
     """
-    factor = max(1, -(-min_pixels // max(1, min(image.shape[:2]))))
+    ramp = colorize(np.linspace(domain[0], domain[1], LEVELS)[None, :], stops, domain)[0]
+    return np.vstack([ramp, np.array(MISSING, dtype=np.uint8)[None, :]])
+
+
+def indexed(m: np.ndarray, domain: tuple[float, float]) -> np.ndarray:
+    """Each value's nearest of LEVELS evenly spaced levels over `domain` (clamped), NaN as LEVELS: an 8-bit picture.
+
+    index = round((m - lo) / (hi - lo) * (LEVELS - 1)); a third of an RGB picture's bytes before compression,
+    and `palette[index]` is within half a level's colour step of `colorize(m)`.
+    Returns: (R, K) uint8
+
+    >>> indexed(np.zeros((2, 3)), (-1.0, 1.0)).shape
+    (2, 3)
+    """
+    m = np.asarray(m, dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError(f"m must be a 2-D matrix, got shape {m.shape}")
+    lo, hi = _checks.finite_real("domain[0]", domain[0]), _checks.finite_real("domain[1]", domain[1])
+    if not lo < hi:
+        raise ValueError(f"domain must rise, got ({lo}, {hi})")
+    missing = np.isnan(m)
+    levels = np.rint((np.where(missing, lo, m) - lo) / (hi - lo) * (LEVELS - 1))
+    out = np.clip(levels, 0, LEVELS - 1).astype(np.uint8)
+    out[missing] = LEVELS
+    return out
+
+
+def upscale(image: np.ndarray, min_pixels: int = 256, max_pixels: int = 2048) -> np.ndarray:
+    """Repeat pixels so that the short side has at least `min_pixels` (nearest neighbour, exact colours), as far
+    as the long side stays within `max_pixels` (a 4 x 256 strip grows 8 times, not 64).
+
+    Returns: (R * f, K * f, ...) for an (R, K, ...) picture
+
+    >>> upscale(np.zeros((4, 256), np.uint8)).shape
+    (32, 2048)
+    """
+    short, long = max(1, min(image.shape[:2])), max(1, max(image.shape[:2]))
+    factor = max(1, min(-(-min_pixels // short), max_pixels // long))
     return np.repeat(np.repeat(image, factor, axis=0), factor, axis=1) if factor > 1 else image

@@ -370,3 +370,45 @@ def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on()
     owner, flag = ui.legacy_pages_flag()
     assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
     assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
+
+
+def _columns_probe():
+    import streamlit as st
+
+    import ui
+
+    st.text(repr(ui.enclosing_columns()))
+    for column in st.columns(3):
+        with column:
+            st.text(repr(ui.enclosing_columns()))
+    outer, _ = st.columns([2, 1])
+    with outer:
+        inner = st.columns(2)
+        with inner[1]:
+            st.text(repr(ui.enclosing_columns()))
+            st.text(f"{ui.container_width():.1f}")
+
+
+def test_ui_sees_the_columns_around_a_chart_through_streamlits_private_attributes():
+    """ui.enclosing_columns reads private DeltaGenerator attributes; an upgrade that changes them must fail here."""
+    at = AppTest.from_function(_columns_probe).run()
+    ok(at)
+    assert [t.value for t in at.text] == ["[]", "[3]", "[3]", "[3]", "[2, 2]", "193.0"]  # (820 - 16) / 2 = 402, ...
+
+
+def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks():
+    at = page("order", T="256", C="256", perm_mode="shuffle", position="sinusoidal")
+    ok(at)
+    charts = at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")
+    assert len(charts) == 1  # the identical-tokens rows, 4 x 256 cells across the page
+    pictures = at.get("image")
+    assert len(pictures) == 6  # three panels as pictures, each with its colour bar
+    captions = " ".join(str(i.proto) for i in pictures)
+    assert captions.count("256 x 256 pixels, every value shown") == 3
+
+
+def test_small_matrices_stay_charts_with_a_mark_per_value():
+    at = page("order", T="64", C="64")
+    ok(at)
+    assert len(at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")) == 4
+    assert not at.get("image")

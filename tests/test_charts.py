@@ -252,3 +252,24 @@ def test_series_frame_puts_each_named_series_under_its_x_values():
     assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
     with pytest.raises(ValueError, match="shape"):
         charts.series_frame(np.arange(3), {"a": np.zeros(2)})
+
+
+def test_an_indexed_picture_keeps_the_chart_colours_within_half_a_level():
+    m = np.random.default_rng(1).uniform(-1.3, 1.3, (40, 50))
+    m[3, 4] = np.nan
+    for stops in (images.SIGNED_STOPS, images.WEIGHT_STOPS):
+        exact = images.colorize(m, stops, (-1.0, 1.0)).astype(int)
+        via_palette = images.palette(stops, (-1.0, 1.0))[images.indexed(m, (-1.0, 1.0))].astype(int)
+        assert np.abs(exact - via_palette).max() <= 2
+        assert tuple(via_palette[3, 4]) == images.MISSING
+
+
+def test_an_indexed_picture_says_what_domain_it_expected():
+    with pytest.raises(ValueError, match=r"domain must rise, got \(1.0, 1.0\)"):
+        images.indexed(np.zeros((2, 2)), (1.0, 1.0))
+
+
+def test_upscaling_stops_at_the_long_side_limit():
+    assert images.upscale(np.zeros((16, 16, 3), np.uint8)).shape == (256, 256, 3)
+    assert images.upscale(np.zeros((4, 256), np.uint8)).shape == (32, 2048)
+    assert images.upscale(np.zeros((300, 5000), np.uint8)).shape == (300, 5000)

@@ -128,3 +128,13 @@ def test_a_draw_plan_caps_the_marks_of_a_huge_chart():
 def test_a_draw_plan_needs_a_chart_of_at_least_one_pixel():
     with pytest.raises(ValueError, match="at least 1 x 1 pixels, got 0 x 300"):
         grids.draw_plan(4, 4, 0, 300)
+
+
+def test_a_picture_is_averaged_down_to_the_pixels_it_is_shown_with():
+    m = np.arange(512.0 * 384).reshape(512, 384)
+    fitted = grids.fit_picture(grids.reduced(m, 1, 1), 536, 402)
+    assert fitted.values.shape == (512, 384)  # already fits: unchanged
+    fitted = grids.fit_picture(grids.block_mean(m, 512 * 384 // 4), 100, 100)
+    assert fitted.values.shape[0] <= 100 and fitted.values.shape[1] <= 100
+    np.testing.assert_allclose(fitted.values, grids.block_mean_by(m, fitted.row_factor, fitted.col_factor))
+    assert fitted.note == f"each cell = mean of {fitted.row_factor} x {fitted.col_factor} values"
