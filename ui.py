@@ -417,11 +417,9 @@ def matrix_chart(
         show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=reduced.note, **common)
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
-    r, k = m.shape
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
     show_image(picture, title=title, scheme=scheme, domain=domain, value_title=value_title,
-               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}",
-               height=max(1, round(min(height, width * r / k))))  # fmt: skip
+               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}", height=height, fill=True)  # fmt: skip
     if not presenter():
         _matrix_csv(m, name, row_offset, col_offset)
 
@@ -444,7 +442,12 @@ def weights_chart(
     labels = charts.labelled(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
-                 name=name, height=height or max(220, 26 * len(labels)), annotate_cols=annotate_cols)  # fmt: skip
+                 name=name, height=height or _weights_height(len(labels)), annotate_cols=annotate_cols)  # fmt: skip
+
+
+def _weights_height(tokens: int) -> int:
+    """26 px a token while the chart labels its rows (see matrix_chart), else 340 px."""
+    return max(220, 26 * tokens) if tokens * tokens <= SMALL_CELLS else 340
 
 
 def capped_sentence(text: str, label: str, default: str) -> str:
@@ -467,21 +470,29 @@ def show_image(
     value_title: str,
     what: str,
     height: int | None = None,
+    fill: bool = False,
 ) -> None:
     """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
 
-    With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio. A picture
+    With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio; with `fill` too it
+    fills the container's width and `height` as a heatmap chart would (each axis stretched on its own). A picture
     with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them.
     """
     stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
     rows, cols = reduced.values.shape
-    shown = container_width() if height is None else min(container_width(), height * cols / rows)
-    reduced = grids.fit_picture(reduced, shown * rows / cols, shown)
+    across = container_width()
+    if fill and height is not None:
+        shown_rows, shown_cols = height, across
+    else:
+        shown_cols = across if height is None else min(across, height * cols / rows)
+        shown_rows = shown_cols * rows / cols
+    reduced = grids.fit_picture(reduced, shown_rows, shown_cols)
     rows, cols = reduced.values.shape
-    width = "stretch" if height is None else max(1, round(shown))
+    box = (shown_rows, shown_cols) if fill else None
+    width = "stretch" if height is None else max(1, round(shown_cols))
     st.markdown(f"**{escape(title)}**")
     st.image(
-        _png(reduced.values, stops, tuple(domain)),
+        _png(reduced.values, stops, tuple(domain), box=box),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
         width=width,
         caption=f"{what}; {rows} x {cols} pixels, {reduced.note}",
@@ -503,14 +514,24 @@ def _digest(values: np.ndarray) -> str:
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs={np.ndarray: _digest})
-def _png(values: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], bar: bool = False) -> bytes:
+def _png(
+    values: np.ndarray,
+    stops: tuple[str, ...],
+    domain: tuple[float, float],
+    bar: bool = False,
+    box: tuple[float, float] | None = None,
+) -> bytes:
     """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached by an exact digest of
     `values`: a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and visitors ask again.
-    An 8-bit indexed picture (`images.indexed`, `images.palette`): a third of the bytes of an RGB one."""
+    An 8-bit indexed picture (`images.indexed`, `images.palette`): a third of the bytes of an RGB one.
+    `box` (rows, columns of pixels): stretch each axis to about that size instead of a uniform upscale."""
     from PIL import Image
 
     picture = images.indexed(values, domain)
-    picture = np.repeat(picture, 18, axis=0) if bar else images.upscale(picture)
+    if bar:
+        picture = np.repeat(picture, 18, axis=0)
+    else:
+        picture = images.upscale(picture) if box is None else images.stretch(picture, *box)
     image = Image.fromarray(picture, mode="P")
     image.putpalette(images.palette(stops, domain).ravel().tolist())
     out = io.BytesIO()

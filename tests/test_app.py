@@ -408,7 +408,7 @@ def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks(
 
 
 def test_small_matrices_stay_charts_with_a_mark_per_value():
-    at = page("order", T="64", C="64")
+    at = page("order", T="32", C="32")  # 6.3 x 10.6 px a cell in a third of the page
     ok(at)
     assert len(at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")) == 4
     assert not at.get("image")

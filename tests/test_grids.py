@@ -114,11 +114,13 @@ def test_cells_too_small_to_see_become_a_picture_of_block_means():
     assert picture.note == "each cell = mean of 4 x 4 values"
 
 
-def test_cells_large_enough_to_hover_stay_marks():
+def test_cells_large_enough_to_point_at_stay_marks():
     assert grids.draw_plan(6, 8, 263, 340).kind == "cells"
-    assert grids.draw_plan(64, 64, 263, 340).kind == "cells"  # 4.1 x 5.3 px each
-    assert grids.draw_plan(128, 128, 760, 360).kind == "cells"  # the sinusoid page's zoom window, full width
-    assert grids.draw_plan(200, 200, 263, 220).kind == "image"  # 1.3 x 1.1 px each
+    assert grids.draw_plan(32, 32, 203, 340).kind == "cells"  # 6.3 x 10.6 px each
+    assert grids.draw_plan(64, 64, 203, 340).kind == "image"  # 3.2 x 5.3 px each: too small to point at
+    assert grids.draw_plan(64, 64, 760, 360).kind == "cells"  # a zoom window across the page: 11.9 x 5.6 px
+    assert grids.draw_plan(4, 256, 760, 260).kind == "cells"  # four long rows: 3 x 65 px each
+    assert grids.draw_plan(48, 48, 203, 220).kind == "image"  # five of these on a page would cost ~1.5 s
 
 
 def test_a_draw_plan_caps_the_marks_of_a_huge_chart():
