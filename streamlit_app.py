@@ -22,6 +22,7 @@ pages = [
     st.Page("pages/layouts.py", title="Layouts", icon=":material/swap_horiz:", url_path="layouts"),
     st.Page("pages/bugs.py", title="Spot the bug", icon=":material/bug_report:", url_path="bugs"),
     st.Page("pages/minilm.py", title="A real transformer", icon=":material/model_training:", url_path="minilm"),
+    st.Page("pages/sentences.py", title="Real model: word order", icon=":material/sort:", url_path="sentences"),
     st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
     st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
 ]

@@ -39,6 +39,7 @@ WORDS = (
 SENTENCE = " ".join(WORDS[:64])  # 64 words (ui.MAX_WORDS) within a text box's 300 characters (ui.MAX_TEXT)
 REVERSED = " ".join(reversed(WORDS[:64]))  # the same words in another order
 STEPS_MAX = 1.0  # the largest position scale of lessons.magnitude_steps()
+SENTENCES_MAX = 1.0  # the largest scale of the sentences page's SCALES
 # Each page at the bounds of its ui.Param declarations (hi of every number, the longest text, the heavier choice).
 MAXIMA: dict[str, dict[str, object]] = {
     "attention": {"s1": SENTENCE, "s2": REVERSED, "position": "sinusoidal", "pscale": 1.0, "d": 256},
@@ -56,6 +57,7 @@ MAXIMA: dict[str, dict[str, object]] = {
     "overview": {},  # no controls
     # T = 1024 asks the 512-row learned table for rows it lacks and draws an error note instead: the
     # largest view that draws the table asks for all 512 rows.
+    "sentences": {"s1": SENTENCE, "s2": REVERSED, "scale": SENTENCES_MAX},
     "rotary": {"max_length": 512, "T": 512, "d": 64, "pair": 31, "shift": 100_000, "heads": 32, "head": 32},
     "sinusoids": {"length": 8192, "width": 2048},
 }  # fmt: skip

@@ -85,4 +85,8 @@ if common:
         f"{result.word_diff(word, with_position=True):.6g}",
         help="np.allclose: " + str(result.word_allclose(word, with_position=True)),
     )
-    c.metric("sentence means allclose, with position", str(result.means_allclose(with_position=True)))
+    c.metric(
+        "sentence means allclose: no position → with position",
+        f"{result.means_allclose(with_position=False)} → {result.means_allclose(with_position=True)}",
+        help="np.allclose of the two sentences' mean output vectors (lesson 002)",
+    )

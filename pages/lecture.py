@@ -18,6 +18,7 @@ CONTROLS = {
     for step in STEPS
 }
 P = ui.params(STEP, *(p for params in CONTROLS.values() for p in params))
+draw = st.cache_data(lecture.slide, max_entries=128)  # the real-model steps run a 6-layer encoder
 ui.url_state(P, page="lecture")
 s = st.session_state
 
@@ -56,7 +57,7 @@ step = STEPS[s.step - 1]
 controls = CONTROLS[step.key]
 ui.sync_url(P)
 values = {c.name: c.default if s[p.key] is None else s[p.key] for c, p in zip(step.controls, controls, strict=True)}
-slide = ui.guarded(lambda: lecture.slide(s.step - 1, **values), lambda: lecture.slide(s.step - 1), f"Step {s.step}")
+slide = ui.guarded(lambda: draw(s.step - 1, **values), lambda: draw(s.step - 1), f"Step {s.step}")
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")

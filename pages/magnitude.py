@@ -4,6 +4,7 @@ import streamlit as st
 
 import ui
 from posviz import charts, frames, lessons, verdicts
+from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
 ui.page_setup()
@@ -87,6 +88,23 @@ def live() -> None:
         )
         if s.loglog and s.scale == 0:
             st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")
+
+    aligned = result.aligned_outputs(s.scale)
+    if aligned is not None:
+        st.subheader("Every word at once")
+        whole = result.sentence_distance(s.scale)
+        ui.headline(f"max over every word: |out₁ − out₂| (rows matched by word) at scale {s.scale:g}", number(whole))
+        domain = charts.signed_domain(*aligned)
+        for column, matrix, title, name in zip(
+            st.columns(2),
+            aligned,
+            ("sentence 1: output rows", "sentence 2: output rows in sentence 1's word order"),
+            ("sentence1-outputs", "sentence2-aligned"),
+            strict=True,
+        ):
+            with column:
+                ui.matrix_chart(matrix, title=title, row_title="word", col_title="feature", domain=domain, name=name,
+                                row_labels=charts.labelled(result.words1), height=220)  # fmt: skip
 
 
 live()

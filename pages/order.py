@@ -4,7 +4,8 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import lessons, parsing
+from posviz import lessons, parsing, verdicts
+from posviz.display import number
 
 KINDS = posviz.POSITION_KINDS
 ui.page_setup()
@@ -26,6 +27,7 @@ P = ui.params(
 )
 experiment = st.cache_data(lessons.order_experiment, max_entries=64)
 twins = st.cache_data(lessons.twin_experiment, max_entries=64)
+pair_moves = st.cache_data(lessons.pair_move_experiment, max_entries=64)
 
 st.title("Order blindness")
 ui.intro(
@@ -144,3 +146,22 @@ ui.matrix_chart(
     name="identical-tokens",
     height=260,
 )
+
+st.subheader("Move each token with its position")
+ui.intro(
+    "Lesson 003 separates two experiments. Reorder the sentence and give the new first token position 0, and "
+    "each token meets another position vector: the outputs change. Move every (token, position) pair "
+    "together and nothing is lost: the outputs only follow the move."
+)
+kind = position if position not in ("none", "rotary") else "sinusoidal"
+moves = pair_moves(seed=s.seed, length=T, width=C, weight_scale=s.wscale, perm=tuple(int(p) for p in perm),
+                   position=kind, scale=pscale or 1.0)  # fmt: skip
+m1, m2, m3 = st.columns(3)
+with m1:
+    ui.headline("token and position moved together", number(moves.together))
+    ui.badge(verdicts.machine_zero(moves.together), "outputs only reordered", "outputs changed")
+with m2:
+    ui.headline("tokens moved, positions stay", number(moves.tokens_only))
+with m3:
+    ui.headline("same tokens, positions moved", number(moves.positions_only))
+st.caption(f"max abs differences against the reordered outputs; position signal: {kind} × {pscale or 1.0:g}")

@@ -15,7 +15,8 @@ ui.intro(
     "copies of a token get the same output, and *man* means the same in *dog bites man* and *man bites dog*. "
     "Adding a position vector to each token before attention is what lets order matter. "
     "The pages on the left show each step live; the table below reruns every numbered claim of the three "
-    "lessons, and of the papers and reference code behind the longer-context pages, on this server, now."
+    "lessons, of the papers and reference code behind the longer-context pages, and of a real trained model "
+    "(all-MiniLM-L6-v2), on this server, now."
 )
 passed = sum(c.passed for c in registry)
 left, right = st.columns([1, 2])
@@ -24,10 +25,11 @@ with left:
     ui.badge(passed == len(registry), "all pass", "some fail: see the table")
 with right:
     ui.intro(
-        "Claims 1-11: expected values are the lessons' published numbers; reproduced values are computed from "
-        "the same seeds and random draw order. Claims 12 on come from papers and reference code (the source "
-        "column names each) and are reproduced from the formulas. Run `python -m posviz verify` to print the "
-        "same table in a terminal."
+        "Claims 1-11 come from the lessons: an expected value is either printed in the lesson or what the "
+        "lesson's code gives with its seed (the 'expected from' column says which); reproduced values are "
+        "computed from the same seeds and random draw order. Claims 12 on come from papers and reference code "
+        "(the source column names each) and are reproduced from the formulas. Run `posviz verify` to print "
+        "the same table in a terminal."
     )
 
 rows = pd.DataFrame(posviz.claim_rows(registry))
@@ -42,6 +44,7 @@ st.dataframe(
     column_config={
         "claim": st.column_config.NumberColumn("#", width="small"),
         "source": st.column_config.TextColumn("source", width="medium"),
+        "expected from": st.column_config.TextColumn("expected from", width="small"),
         "statement": st.column_config.TextColumn("claim", width="large"),
         "shown on": st.column_config.LinkColumn(
             "page", display_text=r"\./(.*)", help="the page that shows this claim live"

@@ -10,12 +10,13 @@ from posviz.claims import claim_rows
 
 def verify() -> int:
     rows = claim_rows()
-    head = ("#", "check", "expected", "reproduced", "tolerance", "pass")
+    head = ("#", "check", "expected", "expected from", "reproduced", "tolerance", "pass")
     table = [
         (
             str(r["claim"]),
             r["check"],
             r["expected"],
+            r["expected from"],
             r["reproduced"],
             r["tolerance"],
             "PASS" if r["pass"] else "FAIL",

@@ -179,7 +179,7 @@ def token_heatmap(
         return alt.layer(rect, title=_title(title), height=height)
     lo, hi = (_expr(b) for b in domain)
     light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
-    text = base.mark_text(fontSize=13).encode(
+    text = base.mark_text().encode(
         text=alt.Text("value:Q", format=".2f"),
         color=alt.condition(light, alt.value("white"), alt.value("black")),
     )
@@ -226,7 +226,7 @@ def hline(reference: Data) -> alt.LayerChart:
     """A dashed horizontal reference line at each row's `y`, with its `label`."""
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
-    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT, fontSize=14).encode(text="label:N")
+    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT).encode(text="label:N")
     return rule + text
 
 
@@ -235,9 +235,7 @@ def marker(point: Data) -> alt.LayerChart:
     base = alt.Chart(point).encode(x="x:Q")
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
-    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold", fontSize=15).encode(
-        y="y:Q", text="label:N"
-    )
+    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold").encode(y="y:Q", text="label:N")
     return rule + dot + text
 
 
@@ -251,15 +249,17 @@ def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.L
     return lines(curve, **shape) + hline(reference)
 
 
-def bars(data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, height: int = 280) -> alt.Chart:
-    """One bar of y per x (for example one squared norm per position)."""
+def bars(
+    data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, log_y: bool = False, height: int = 280
+) -> alt.Chart:
+    """One bar of y per x (for example one squared norm per position); bars keep the data's order."""
     return (
         alt.Chart(data, title=_title(title), height=height)
         .mark_bar(color=SERIES_COLORS[0])
         .encode(
-            x=alt.X(f"{x}:O", title=x_title, axis=alt.Axis(labelAngle=0, labelOverlap=True)),
-            y=alt.Y(f"{y}:Q", title=y_title),
-            tooltip=[alt.Tooltip(f"{x}:O"), alt.Tooltip(f"{y}:Q", format=".6g")],
+            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
+            y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=alt.Scale(type="log") if log_y else alt.Undefined),
+            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")],
         )
     )
 
@@ -319,7 +319,7 @@ def step_errors(steps: Data, *, title: Text) -> alt.Chart:
 
 
 def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelMixin:
-    """Font sizes for a laptop (12-14 px) or a lecture screen (16-22 px); width fits the column.
+    """Font sizes for a laptop (12-15 px) or a lecture screen (16-22 px); width fits the column.
 
     The same settings as chained `configure_axis(...)...configure_view(...)`, set as one `alt.Config`:
     each chained call deep-copies the chart, which made a template's first build several times slower.
@@ -330,6 +330,7 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
         title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
+        text=alt.MarkConfig(fontSize=label + 1),  # values written in cells, marker and reference labels
         header=alt.HeaderConfig(labelFontSize=title, titleFontSize=title),
         view=alt.ViewConfig(strokeWidth=0),
     )

@@ -1,9 +1,12 @@
 """The registry of verified claims: expected value, reproduced value, verdict.
 
-Claims 1-11: expected values are the lessons' published numbers (measured with numpy 2.4); every
-reproduced value is computed here, live, by the experiments in `posviz.lessons`. Claims 12 on come
+Claims 1-11 come from the three lessons. The lessons print only some of their numbers (4.44e-16,
+0.0, 3.4998 and the allclose verdicts: `Check.printed`); the other expected values are what the
+lessons' code gives with its seeds and draw order (measured with numpy 2.4). Every reproduced value
+is computed here, live, by the experiments in `posviz.lessons`. Claims 12 on come
 from the methods' papers and reference code (named in each claim's `source`), reproduced by
-`posviz.scaling` from the formulas.
+`posviz.scaling` from the formulas. Claim 16 is the real model's (posviz.encoder), against the float32
+model's values recorded at extraction.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Check:
     reproduced: float | bool
     kind: Literal["close", "at_most", "equal"] = "close"
     tolerance: float = DEFAULT_TOLERANCE
+    printed: bool = False  # the lesson prints this value (else it is what the lesson's code gives)
 
     @property
     def passed(self) -> bool:
@@ -61,11 +65,20 @@ class Claim:
     checks: tuple[Check, ...]
     page: str
     source: str = ""
+    expected_source: str = ""  # where the expected values come from, when neither a lesson nor a formula
 
     @property
     def origin(self) -> str:
-        """Where the expected values come from: "lesson 000", or the paper / reference code."""
+        """Where the claim comes from: "lesson 000", or the paper / reference code."""
         return self.source or f"lesson {self.lesson}"
+
+    def expected_from(self, check: Check) -> str:
+        """Where one expected value comes from: printed in the lesson, the lesson's code, or a formula."""
+        if self.expected_source:
+            return self.expected_source
+        if not self.lesson:
+            return "reference formula or code"
+        return f"printed in lesson {self.lesson}" if check.printed else f"lesson {self.lesson}'s code"
 
     @property
     def passed(self) -> bool:
@@ -88,17 +101,17 @@ def _lesson_000() -> list[Claim]:
         one(
             1,
             "No position: max |attn(X[perm]) - attn(X)[perm]| is machine zero",
-            Check("max diff", 4.440892098500626e-16, plain.max_diff, "at_most", 1e-15),
+            Check("max diff", 4.440892098500626e-16, plain.max_diff, "at_most", 1e-15, printed=True),
         ),
         one(
             2,
             "Identical tokens at positions 0 and 4, no position: their output rows are equal",
-            Check("max row diff", 0.0, twins.row_diff, "equal"),
+            Check("max row diff", 0.0, twins.row_diff, "equal", printed=True),
         ),
         one(
             3,
             "Ramp 0.6*(t+1) added: shuffled vs reordered outputs differ",
-            Check("max diff", 3.499757764020842, ramp.max_diff),
+            Check("max diff", 3.499757764020842, ramp.max_diff, printed=True),
         ),
         one(
             4,
@@ -117,10 +130,12 @@ def _lesson_000() -> list[Claim]:
         ),
         Claim(
             11,
-            "003",
-            "Causal mask, no position, lesson-000 setup: the permutation claim fails",
+            "000",
+            "Lesson 003's caveat (a causal mask carries order) applied to lesson 000's setup, no position: "
+            "the permutation claim fails",
             (Check("max diff", 1.650825107237093, causal.max_diff),),
-            "order",
+            "causal",
+            "lesson 000's code with a causal mask (lesson 003's caveat)",
         ),
     ]
 
@@ -134,7 +149,7 @@ def _lesson_002() -> list[Claim]:
             "002",
             '"man" in "dog bites man" vs "man bites dog", no position: identical',
             (
-                Check("allclose", True, half.word_allclose("man", with_position=False), "equal"),
+                Check("allclose", True, half.word_allclose("man", with_position=False), "equal", printed=True),
                 Check("max diff", 1.1e-16, half.word_diff("man", with_position=False), "at_most", 1e-15),
             ),
             "attention",
@@ -145,8 +160,8 @@ def _lesson_002() -> list[Claim]:
             'With randn(3, 6) * 0.5 positions: "man" and the sentence mean differ',
             (
                 Check('"man" max diff', 12.53665770012299, half.word_diff("man", with_position=True)),
-                Check("allclose", False, half.word_allclose("man", with_position=True), "equal"),
-                Check("mean allclose", False, half.means_allclose(with_position=True), "equal"),
+                Check("allclose", False, half.word_allclose("man", with_position=True), "equal", printed=True),
+                Check("mean allclose", False, half.means_allclose(with_position=True), "equal", printed=True),
             ),
             "attention",
         ),
@@ -231,10 +246,41 @@ def _longer_contexts() -> list[Claim]:
     ]
 
 
+def _real_model() -> list[Claim]:
+    from posviz import encoder  # loads the shipped model (23 MB) only when the registry is built
+
+    record = encoder.provenance()
+    first, second = "dog bites man", "man bites dog"
+    pair = encoder.compare_texts(first, second)
+    return [
+        Claim(
+            16,
+            "",
+            f'Real model all-MiniLM-L6-v2 (int8 weights): "{first}" vs "{second}", sentence-embedding cosine '
+            "below 1 with position, 1 with the position rows removed",
+            (
+                Check(
+                    "cosine (expected: float32 model)",
+                    encoder.reference_cosine(first, second),
+                    pair.cosine,
+                    "close",
+                    encoder.COSINE_TOLERANCE,
+                ),
+                Check("cosine < 0.95", True, bool(pair.cosine < 0.95), "equal"),
+                Check("cosine, no position rows", 1.0, pair.cosine_plain, "close", 1e-12),
+            ),
+            "sentences",
+            f"real model {record['model']}, PyPI wheel sha256 {record['wheel_sha256'][:12]}…",
+            expected_source="the float32 model at extraction",
+        )
+    ]
+
+
 def claims() -> list[Claim]:
     """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
-    reference code's (12 on), reproduced now."""
-    return sorted(_lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts(), key=lambda c: c.number)
+    reference code's (12-15) and the real model's (16), reproduced now."""
+    registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts() + _real_model()
+    return sorted(registry, key=lambda c: c.number)
 
 
 def _fmt(value: float | bool) -> str:
@@ -254,6 +300,7 @@ def claim_rows(registry: list[Claim] | None = None) -> list[dict[str, object]]:
                     "statement": claim.statement,
                     "check": check.label,
                     "expected": _fmt(check.expected),
+                    "expected from": claim.expected_from(check),
                     "reproduced": _fmt(check.reproduced),
                     "tolerance": check.tolerance_text,
                     "pass": check.passed,

@@ -89,6 +89,22 @@ def incremental_generation(
     return GenerationResult(full=full, cached=np.vstack(cached), positions=np.array(positions), prefill=prefill)
 
 
+def seeded_inputs(seed: int, length: int, width: int) -> tuple[np.ndarray, ...]:
+    """Tokens x ~ N(0, 1) and weights w_q, w_k, w_v ~ N(0, 1/C), drawn in that order from one seeded generator.
+
+    Returns: x (T, C), w_q, w_k, w_v (C, C)
+
+    >>> [a.shape for a in seeded_inputs(0, 5, 4)]
+    [(5, 4), (4, 4), (4, 4), (4, 4)]
+    """
+    rng = np.random.default_rng(_checks.integer("seed", seed))
+    length = _checks.integer("length", length, minimum=1)
+    width = _checks.integer("width", width, minimum=1)
+    x = rng.standard_normal((length, width))
+    w_q, w_k, w_v = rng.standard_normal((3, width, width)) / np.sqrt(width)
+    return x, w_q, w_k, w_v
+
+
 def demo_generation(
     *, seed: int = 0, length: int = 16, width: int = 8, prefill: int = 4, scheme: str = "rotary", bug: str = "none"
 ) -> GenerationResult:
@@ -97,9 +113,5 @@ def demo_generation(
     >>> bool(demo_generation(bug="reset").errors.max() > 1e-3)
     True
     """
-    rng = np.random.default_rng(_checks.integer("seed", seed))
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.integer("width", width, minimum=1)
-    x = rng.standard_normal((length, width))
-    w_q, w_k, w_v = rng.standard_normal((3, width, width)) / np.sqrt(width)
+    x, w_q, w_k, w_v = seeded_inputs(seed, length, width)
     return incremental_generation(x, w_q, w_k, w_v, prefill=prefill, scheme=scheme, bug=bug)

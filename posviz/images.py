@@ -49,42 +49,28 @@ def colorize(m: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float])
     return out
 
 
-LEVELS = 255  # colours of an indexed picture over its domain; index LEVELS is MISSING
+def indexed(
+    m: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], levels: int = 255
+) -> tuple[np.ndarray, np.ndarray]:
+    """Values as indices into a palette of `levels` colours evenly spaced over `domain`, then grey for NaN.
 
+    colorize() at the nearest of `levels` values: a PNG of one byte a pixel (about a third of RGB's
+    size for noisy matrices), within about one level's colour step of colorize().
+    Returns: ((R, K) uint8, (levels + 1, 3) uint8)
 
-def palette(stops: tuple[str, ...], domain: tuple[float, float]) -> np.ndarray:
-    """The colours of `indexed` pictures: LEVELS evenly spaced values of `domain` through `colorize`, then MISSING.
-
-    Returns: (LEVELS + 1, 3) uint8
-
-    >>> palette(SIGNED_STOPS, (-1.0, 1.0)).shape
-    (256, 3)
-    """
-    ramp = colorize(np.linspace(domain[0], domain[1], LEVELS)[None, :], stops, domain)[0]
-    return np.vstack([ramp, np.array(MISSING, dtype=np.uint8)[None, :]])
-
-
-def indexed(m: np.ndarray, domain: tuple[float, float]) -> np.ndarray:
-    """Each value's nearest of LEVELS evenly spaced levels over `domain` (clamped), NaN as LEVELS: an 8-bit picture.
-
-    index = round((m - lo) / (hi - lo) * (LEVELS - 1)); a third of an RGB picture's bytes before compression,
-    and `palette[index]` is within half a level's colour step of `colorize(m)`.
-    Returns: (R, K) uint8
-
-    >>> indexed(np.zeros((2, 3)), (-1.0, 1.0)).shape
+    >>> indexed(np.zeros((2, 3)), SIGNED_STOPS, (-1.0, 1.0))[0].shape
     (2, 3)
     """
+    levels = _checks.integer("levels", levels, minimum=2)
+    if levels > 255:
+        raise ValueError(f"levels must leave a palette entry for NaN (at most 255), got {levels}")
     m = np.asarray(m, dtype=np.float64)
-    if m.ndim != 2:
-        raise ValueError(f"m must be a 2-D matrix, got shape {m.shape}")
-    lo, hi = _checks.finite_real("domain[0]", domain[0]), _checks.finite_real("domain[1]", domain[1])
-    if not lo < hi:
-        raise ValueError(f"domain must rise, got ({lo}, {hi})")
-    missing = np.isnan(m)
-    levels = np.rint((np.where(missing, lo, m) - lo) / (hi - lo) * (LEVELS - 1))
-    out = np.clip(levels, 0, LEVELS - 1).astype(np.uint8)
-    out[missing] = LEVELS
-    return out
+    palette = colorize(np.linspace(domain[0], domain[1], levels)[None, :], stops, domain)[0]
+    lo, hi = float(domain[0]), float(domain[1])
+    safe = np.clip(np.where(np.isnan(m), lo, m), lo, hi)
+    index = np.rint((safe - lo) / (hi - lo) * (levels - 1)).astype(np.uint8)
+    index[np.isnan(m)] = levels
+    return index, np.vstack([palette, np.array([MISSING], dtype=np.uint8)])
 
 
 def upscale(image: np.ndarray, min_pixels: int = 256, max_pixels: int = 2048) -> np.ndarray:

@@ -69,6 +69,7 @@ class OrderResult:
     out_perm: np.ndarray  # (T, C) attn(X[perm] + pos)
     reference: np.ndarray  # (T, C) out[perm], or out itself when the reorder is forgotten
     weights: np.ndarray  # (T, T) attention weights of X + pos
+    w: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, default=())  # w_q, w_k, w_v: (C, C) each
 
     @property
     def difference(self) -> np.ndarray:
@@ -132,6 +133,7 @@ def order_experiment(
         out_perm=out_perm,
         reference=out if forget_reorder else out[perm],
         weights=attention_weights(x + pos, w_q, w_k, **opts),
+        w=(w_q, w_k, w_v),
     )
 
 
@@ -276,6 +278,22 @@ class SentenceResult:
         a, b = self.word_outputs(word, scale)
         return float(np.abs(a - b).max())
 
+    def aligned_outputs(self, scale: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """Both sentences' outputs at position scale `scale`, sentence 2's rows put in sentence 1's word order.
+
+        None when sentence 2 is not a reordering of sentence 1's words. Returns: (T, d), (T, d)
+        """
+        p = reordering(self.words1, self.words2)
+        if p is None:
+            return None
+        order = np.argsort(p)  # row r of the result: the row of sentence 2 that holds sentence 1's word r
+        return self.output_at(scale, 1), self.output_at(scale, 2)[order]
+
+    def sentence_distance(self, scale: float) -> float | None:
+        """max |out1 - out2 aligned by word| over every word and feature, at position scale `scale`."""
+        aligned = self.aligned_outputs(scale)
+        return None if aligned is None else float(np.abs(aligned[0] - aligned[1]).max())
+
     def output_at(self, scale: float, which: int) -> np.ndarray:
         """Sentence `which` (1 or 2) attended with the position draw times `scale`: (T, d)."""
         words = self.words1 if which == 1 else self.words2
@@ -382,6 +400,47 @@ def magnitude_curve(sentence1: str, sentence2: str, word: str, points: int = 61)
     """
     scales = curve_scales(points)
     return scales, sentence_distance_curve(sentence_experiment(sentence1, sentence2), word, scales)
+
+
+@dataclass(frozen=True)
+class PairMoveResult:
+    """Lesson 003's distinction: move (token, position) pairs together, or give the tokens other positions."""
+
+    together: float  # max |attn(X[p] + pos[p]) - attn(X + pos)[p]|: machine zero
+    tokens_only: float  # max |attn(X[p] + pos) - attn(X + pos)[p]|: tokens move, positions stay (lesson 000)
+    positions_only: float  # max |attn(X + pos[p]) - attn(X + pos)|: same token order, other positions
+
+
+def pair_move_experiment(
+    *,
+    seed: int = 42,
+    length: int = 6,
+    width: int = 8,
+    weight_scale: float = 0.5,
+    perm: tuple[int, ...] | np.ndarray = LESSON_PERM,
+    position: str = "sinusoidal",
+    scale: float = 1.0,
+) -> PairMoveResult:
+    """Three reorderings of lesson 000's setup with an additive position signal (lesson 003's warning).
+
+    Moving each token together with its position vector keeps every (token, position) pair, so the
+    outputs just follow the reordering; moving the tokens alone, or the positions alone, changes them.
+
+    >>> r = pair_move_experiment(); r.together < 1e-15, r.tokens_only > 0.1, r.positions_only > 0.1
+    (True, True, True)
+    """
+    if position in ("none", "rotary"):
+        raise ValueError(f"position must be an additive signal (not none or rotary), got {position!r}")
+    base = order_experiment(seed=seed, length=length, width=width, weight_scale=weight_scale, perm=perm,
+                            position=position, scale=scale)  # fmt: skip
+    p = base.perm
+    together = self_attention(base.x[p] + base.pos[p], *base.w)
+    moved_positions = self_attention(base.x + base.pos[p], *base.w)
+    return PairMoveResult(
+        together=float(np.abs(together - base.out[p]).max()),
+        tokens_only=base.max_diff,
+        positions_only=float(np.abs(moved_positions - base.out).max()),
+    )
 
 
 def lesson_or_shuffled(length: int, seed: int) -> tuple[int, ...]:

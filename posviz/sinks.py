@@ -17,6 +17,7 @@ import numpy as np
 from posviz import _checks
 from posviz.attention import self_attention, softmax
 from posviz.encodings import DEFAULT_BASE, rope
+from posviz.generation import seeded_inputs
 
 POSITION_MODES = ("cache", "original", "rotated_at_insert")
 
@@ -107,9 +108,6 @@ def demo_streaming(
     >>> bool(demo_streaming(positions="original").errors.max() > 1e-6)
     True
     """
-    rng = np.random.default_rng(_checks.integer("seed", seed))
-    length = _checks.integer("length", length, minimum=1)
     width = _checks.even_width("width", width, why="RoPE rotates pairs of dimensions")
-    x = rng.standard_normal((length, width))
-    w_q, w_k, w_v = rng.standard_normal((3, width, width)) / np.sqrt(width)
+    x, w_q, w_k, w_v = seeded_inputs(seed, length, width)
     return streaming_generation(x, w_q, w_k, w_v, sinks=sinks, window=window, positions=positions)

@@ -6,6 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import posviz
+import posviz.lecture
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +24,7 @@ def markdown(at: AppTest) -> str:
 
 
 def headline_values(at: AppTest) -> list[str]:
-    return [m.value.rsplit("'>", 1)[-1].removesuffix("</div>") for m in at.markdown if "tabular-nums" in m.value]
+    return [m.value.rsplit("'>", 1)[-1].removesuffix("</div>") for m in at.markdown if "posviz-number" in m.value]
 
 
 def ok(at: AppTest) -> None:
@@ -193,8 +194,22 @@ def test_attention_page_reproduces_module_09():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["'man': max diff, with position"] == "12.5367"
     assert float(metrics["'man': max diff, no position"]) < 1e-15
-    assert metrics["sentence means allclose, with position"] == "False"
+    assert metrics["sentence means allclose: no position → with position"] == "True → False"  # lesson 002
     assert "without position: a pure reordering" in markdown(at)
+
+
+def test_magnitude_page_shows_every_word_converging_with_the_scale():
+    headlines = {scale: headline_values(page("magnitude", scale=scale)) for scale in ("0.5", "0.001", "0")}
+    assert headlines["0.5"][-1] == "12.537" and headlines["0.001"][-1] == "0.084318"
+    assert float(headlines["0"][-1]) < 1e-15  # rows matched by word: identical without position
+
+
+def test_order_page_moves_token_and_position_together():
+    at = page("order", position="sinusoidal")
+    ok(at)
+    values = headline_values(at)[-3:]
+    assert float(values[0]) < 1e-15 and float(values[1]) > 0.1 and float(values[2]) > 0.1
+    assert "outputs only reordered" in markdown(at)
 
 
 def test_attention_page_handles_other_sentences():
@@ -307,6 +322,41 @@ def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
     assert "no piece for 🧭" in at.warning[0].value
 
 
+def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position():
+    from posviz import encoder
+
+    at = page("sentences")
+    ok(at)
+    expected = encoder.compare_texts("dog bites man", "man bites dog")
+    assert headline_values(at) == [f"{expected.cosine:.4f}", "1.000000", "1.000000"]
+    assert expected.cosine < 0.95
+    assert "below 1" in markdown(at) and "int8" in "\n".join(c.value for c in at.caption)
+    specs = [c.proto.spec for c in at.get("arrow_vega_lite_chart")] or [c.proto.spec for c in at.get("vega_lite_chart")]
+    assert len(specs) == 2 and '"field": "cosine"' in specs[0] and '"field": "layer"' in specs[1]
+
+
+def test_sentences_page_at_scale_zero_and_with_typed_sentences():
+    at = page("sentences", scale="0.0", s1="the cat sat on the mat", s2="the mat sat on the cat")
+    ok(at)
+    assert not at.warning
+    assert headline_values(at)[0] == "1.0000"
+    assert at.query_params["scale"] == "0.0"
+    at.select_slider(key="scale").set_value(0.5).run()
+    ok(at)
+    assert float(headline_values(at)[0]) < 1
+
+
+@pytest.mark.parametrize(
+    ("s1", "warning"),
+    [("\u200b", "word piece"), ("   ", "empty"), ("dog 🧭 bites man", "no piece for 🧭"), ("dog " * 70, "64")],
+)
+def test_sentences_page_notes_text_it_cannot_read_and_falls_back(s1, warning):
+    at = page("sentences", s1=s1)
+    ok(at)
+    assert any(warning in w.value for w in at.warning), [w.value for w in at.warning]
+    assert len(headline_values(at)) == 3
+
+
 # Pages that share control keys (seed, T, C, wscale): moving between them in the sidebar must give the
 # new page its own defaults, not the minimum of each control (the old page's widget state for the same
 # key belongs to a different widget, and Streamlit would drop it).
@@ -412,3 +462,57 @@ def test_small_matrices_stay_charts_with_a_mark_per_value():
     ok(at)
     assert len(at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")) == 4
     assert not at.get("image")
+
+
+LECTURE = posviz.lecture.STEPS
+
+
+@pytest.mark.parametrize("step", range(1, len(LECTURE) + 1))
+def test_every_lecture_step_runs_with_its_number_and_place(step):
+    at = page("lecture", step=str(step))
+    ok(at)
+    assert not at.warning
+    slide = posviz.lecture.slide(step - 1)
+    assert headline_values(at) == [slide.shown]
+    assert f"step {step} / {len(LECTURE)}" in "\n".join(c.value for c in at.caption)
+    charts_and_images = len(at.get("vega_lite_chart")) + len(at.get("image")) // 2  # an image and its colour bar
+    assert charts_and_images >= len(slide.figures)
+
+
+@pytest.mark.parametrize(
+    ("step", "key", "value"),
+    [
+        (i + 1, s.url_key(c), str(o))
+        for i, s in enumerate(LECTURE)
+        for c in s.controls
+        for o in c.options
+        if o != c.default
+    ],
+)
+def test_every_lecture_control_moved_gives_its_own_number(step, key, value):
+    at = page("lecture", step=str(step), **{key: value})
+    ok(at)
+    assert not at.warning
+    name = key.removeprefix(LECTURE[step - 1].key + "_")
+    option = next(o for c in LECTURE[step - 1].controls for o in c.options if str(o) == value)
+    assert headline_values(at) == [posviz.lecture.slide(step - 1, **{name: option}).shown]
+
+
+def test_lecture_buttons_move_the_step_and_the_url():
+    at = page("lecture")
+    labels = [b.label for b in at.button]
+    assert labels[:4] == ["First", "Previous", "Next", "Last"]
+    at.button[2].click().run()  # Next
+    assert at.query_params["step"] == "2" and headline_values(at) == [posviz.lecture.slide(1).shown]
+    at.button[3].click().run()  # Last
+    assert at.query_params["step"] == str(len(LECTURE))
+    at.button[1].click().run()  # Previous
+    assert at.query_params["step"] == str(len(LECTURE) - 1)
+    at.button[0].click().run()  # First: the default step leaves the URL
+    assert "step" not in at.query_params
+
+
+def test_a_bad_step_in_a_link_falls_back_to_step_1_with_a_note():
+    at = page("lecture", step="99")
+    ok(at)
+    assert "step" in at.warning[0].value and headline_values(at) == [posviz.lecture.slide(0).shown]

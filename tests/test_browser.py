@@ -8,6 +8,7 @@ import os
 import pytest
 
 import posviz
+import posviz.lecture
 from tests.harness import PAGES, chromium_path
 
 MISSING = [
@@ -170,6 +171,8 @@ def test_a_hostile_link_shows_a_note_not_a_traceback(page):
 
 def test_presenter_mode_holds_across_pages(page):
     visit(page, "/order?presenter=true")
+    assert page.locator("[data-testid='stSidebar']").get_attribute("data-collapsed") == "true"
+    page.locator("[data-testid='stExpandSidebarButton']").click()  # presenter mode starts with it collapsed
     page.get_by_role("link", name="Sinusoids").click()
     page.wait_for_url("**/sinusoids**")
     from tests.harness import settle
@@ -177,3 +180,76 @@ def test_presenter_mode_holds_across_pages(page):
     settle(page)
     assert "presenter=true" in page.url
     assert page.get_by_role("switch", name="Presenter mode").is_checked()
+
+
+def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
+    from posviz import encoder
+    from tests.harness import settle
+
+    visit(page, "/sentences")
+    charts_drawn(page)
+    model = encoder.compare_texts("dog bites man", "man bites dog")
+    assert page.get_by_text(f"{model.cosine:.4f}", exact=True).count() == 1
+    thumb = page.locator("input[type='range'], [role='slider']").first
+    thumb.focus()
+    thumb.press("ArrowLeft")  # 1 -> 0.95
+    settle(page)
+    page.wait_for_timeout(500)
+    no_exception(page)
+    assert "scale=0.95" in page.url
+    lower = encoder.compare_texts("dog bites man", "man bites dog", 0.95)
+    assert page.get_by_text(f"{lower.cosine:.4f}", exact=True).count() == 1
+
+
+LECTURE_STEPS = len(posviz.lecture.STEPS)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_every_lecture_step_fits_the_screen_in_presenter_mode(app, size):
+    """No scrolling at a projector's size, sidebar collapsed, every chart drawn, no error."""
+    from tests.harness import settle
+
+    base, b = app
+    context = b.new_context(viewport={"width": size[0], "height": size[1]})
+    p = context.new_page()
+    errors = []
+    p.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        for step in range(1, LECTURE_STEPS + 1):
+            p.goto(f"{base}/lecture?presenter=true&step={step}")
+            settle(p)
+            charts = p.locator(CHART)
+            for i in range(charts.count()):
+                charts.nth(i).locator("canvas, svg").first.wait_for(timeout=30_000)
+            scroll, client = p.evaluate(
+                "() => { const m = document.querySelector(\"[data-testid='stMain']\");"
+                " return [m.scrollHeight, m.clientHeight]; }"
+            )
+            assert scroll <= client, f"step {step} at {size}: content {scroll} px in a {client} px screen"
+            assert p.locator("[data-testid='stSidebar']").get_attribute("data-collapsed") == "true"
+            assert p.locator("[data-testid='stException']").count() == 0, step
+        assert errors == []
+    finally:
+        context.close()
+
+
+def test_clicker_and_arrow_keys_move_the_lecture_and_its_url(page):
+    from tests.harness import settle
+
+    visit(page, "/lecture?presenter=true&step=3")
+    for key, step in (("PageDown", 4), ("ArrowRight", 5), ("PageUp", 4), ("ArrowLeft", 3), ("End", LECTURE_STEPS)):
+        page.keyboard.press(key)
+        settle(page)
+        assert f"step={step}" in page.url, (key, page.url)
+        assert page.get_by_text(f"step {step} / {LECTURE_STEPS} ·").count() == 1
+    page.keyboard.press("Home")
+    settle(page)
+    assert "step=" not in page.url and "presenter=true" in page.url
+    no_exception(page)
+
+
+def test_a_prepared_lecture_link_opens_its_step_with_its_settings(page):
+    visit(page, "/lecture?presenter=true&step=3&ramp_scale=1.2")
+    no_exception(page)
+    value = posviz.lecture.slide(2, scale=1.2).shown
+    assert page.get_by_text(value, exact=True).count() == 1

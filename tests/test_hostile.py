@@ -95,12 +95,10 @@ def test_a_bad_value_for_each_key_is_reported_by_name(name):
     ],
 )
 def test_hostile_sentences_are_plain_text(text):
-    at = run("attention", {})
-    at.text_input(key="s1").set_value(text).run()
-    assert_safe(at)
-    at = run("magnitude", {})
-    at.text_input(key="s1").set_value(text).run()
-    assert_safe(at)
+    for name in ("attention", "magnitude", "sentences"):
+        at = run(name, {})
+        at.text_input(key="s1").set_value(text).run()
+        assert_safe(at)
 
 
 def test_single_word_sentences_work():

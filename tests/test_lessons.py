@@ -3,6 +3,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import posviz
 from posviz import lessons
@@ -108,3 +110,26 @@ def test_magnitude_steps_hold_the_lesson_scales_in_order():
 def test_the_lesson_permutation_stands_at_length_6_and_a_seeded_shuffle_elsewhere():
     assert lessons.lesson_or_shuffled(6, 123) == lessons.LESSON_PERM
     assert lessons.lesson_or_shuffled(9, 4) == tuple(lessons.shuffled(9, 4).tolist())
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), length=st.integers(2, 9), data=st.data())
+def test_moving_token_and_position_together_only_reorders_the_outputs(seed, length, data):
+    perm = data.draw(st.permutations(range(length)))
+    r = lessons.pair_move_experiment(seed=seed, length=length, width=8, perm=tuple(perm), position="sinusoidal")
+    assert r.together < 1e-12
+    if list(perm) != sorted(perm):
+        assert r.tokens_only > 1e-9 and r.positions_only > 1e-9
+
+
+def test_pair_move_needs_an_additive_position_signal():
+    with pytest.raises(ValueError, match="additive.*got 'rotary'"):
+        lessons.pair_move_experiment(position="rotary")
+
+
+def test_whole_sentences_aligned_by_word_agree_without_position_and_differ_with_it():
+    r = lessons.sentence_experiment()
+    out1, out2 = r.aligned_outputs(0.0)
+    np.testing.assert_allclose(out1, out2, atol=1e-12)
+    assert r.sentence_distance(0.5) == pytest.approx(max(r.word_distance(w, 0.5) for w in r.common_words()))
+    assert lessons.sentence_experiment("a b c", "a b d").aligned_outputs(0.5) is None

@@ -107,16 +107,31 @@ def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
 
 
 def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
+    from posviz import encoder
+
     rng = np.random.default_rng(0)
-    vocab, width = 10, 8
+    vocab, width, ffn = 30522, 8, 16  # the real vocabulary, so that the real tokenizer runs the reference
+    layer = {
+        **{f"attention.self.{p}.weight": (width, width) for p in ("query", "key", "value")},
+        **{f"attention.self.{p}.bias": (width,) for p in ("query", "key", "value")},
+        "attention.output.dense.weight": (width, width),
+        "attention.output.dense.bias": (width,),
+        "attention.output.LayerNorm.weight": (width,),
+        "attention.output.LayerNorm.bias": (width,),
+        "intermediate.dense.weight": (ffn, width),
+        "intermediate.dense.bias": (ffn,),
+        "output.dense.weight": (width, ffn),
+        "output.dense.bias": (width,),
+        "output.LayerNorm.weight": (width,),
+        "output.LayerNorm.bias": (width,),
+    }
     shapes = {
         "embeddings.word_embeddings.weight": (vocab, width),
         "embeddings.position_embeddings.weight": (16, width),
         "embeddings.token_type_embeddings.weight": (2, width),
         "embeddings.LayerNorm.weight": (width,),
         "embeddings.LayerNorm.bias": (width,),
-        **{f"encoder.layer.0.attention.self.{p}.weight": (width, width) for p in ("query", "key", "value")},
-        **{f"encoder.layer.0.attention.self.{p}.bias": (width,) for p in ("query", "key", "value")},
+        **{f"encoder.layer.{i}.{name}": shape for i in range(2) for name, shape in layer.items()},
         "pooler.dense.weight": (width, width),
     }
     tensors = {name: rng.standard_normal(shape).astype(np.float32) for name, shape in shapes.items()}
@@ -125,9 +140,10 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
     assert read.keys() == tensors.keys()
     for name in tensors:
         np.testing.assert_array_equal(read[name], tensors[name])
-    config = {"num_attention_heads": 2, "layer_norm_eps": 1e-12}
+    config = {"num_attention_heads": 2, "layer_norm_eps": 1e-12, "num_hidden_layers": 2}
     out = tmp_path / "data"
-    extract_minilm.build(read, b"{}", config, {"model": "synthetic"}, out)
+    tokenizer = (minilm.DATA / "tokenizer.json").read_bytes()
+    extract_minilm.build(read, tokenizer, config, {"model": "synthetic"}, out)
     small = minilm.load_minilm(out)
     assert small.heads == 2 and small.position.shape == (16, width)
     words = tensors["embeddings.word_embeddings.weight"]
@@ -136,6 +152,17 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
     np.testing.assert_array_equal(small.w_q, tensors["encoder.layer.0.attention.self.query.weight"])
     weights, out_rows = minilm.attention(small, minilm.embed(small, np.array([1, 2, 3])))
     assert weights.shape == (2, 3, 3) and out_rows.shape == (3, width)
+    whole = encoder.load_encoder(out)
+    assert len(whole.layers) == 2 and whole.layers[1].w_1.shape == (ffn, width)
+    w_2 = tensors["encoder.layer.1.output.dense.weight"]
+    step = np.abs(w_2).max(axis=1, keepdims=True) / 127
+    assert np.all(np.abs(whole.layers[1].w_2 - w_2) <= step / 2 + 1e-7)
+    np.testing.assert_array_equal(whole.layers[1].b_2, tensors["encoder.layer.1.output.dense.bias"])
+    reference = json.loads((out / "provenance.json").read_text())["float32_reference"]
+    assert len(reference["pairs"]) == len(extract_minilm.REFERENCE_PAIRS)
+    for text, values in reference["embeddings"].items():
+        shipped = encoder.embed_sentence(whole, minilm.tokenize(text, out).ids)
+        assert np.abs(shipped - np.array(values)).max() < 0.1  # int8 on a random 8-wide model: loose
 
 
 def test_extractor_refuses_a_checkpoint_without_layer_0(tmp_path):

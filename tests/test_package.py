@@ -79,7 +79,7 @@ def test_installed_posviz_verify_prints_the_claims_table_and_exits_0(installed):
     verify = _run([installed["venv"] / "bin" / "posviz", "verify"], cwd=installed["work"])
     assert verify.returncode == 0, verify.stdout + verify.stderr
     lines = verify.stdout.splitlines()
-    assert lines[0].split() == ["#", "check", "expected", "reproduced", "tolerance", "pass"]
+    assert lines[0].split() == ["#", "check", "expected", "expected", "from", "reproduced", "tolerance", "pass"]
     assert lines[-1] == f"{len(claims())} of {len(claims())} claims pass"
     assert sum(line.rstrip().endswith("PASS") for line in lines) >= len(claims())
 
@@ -100,7 +100,11 @@ def test_installed_package_reads_its_own_data_and_tokenizer(installed):
 
 def test_readme_example_runs_against_the_installed_package(installed):
     section = (ROOT / "README.md").read_text().split("## Use the core in Python or Jupyter")[1].split("\n## ")[0]
-    (example,) = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    example, figures = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
+    checked = figures + "\nfor chart in (charts.style(charts.grid_heatmap(table, title='t', row_title='t', "
+    checked += "col_title='d')), before | after):\n    chart.to_dict()  # Altair validates the spec\n"
+    drawn = _run([installed["python"], "-c", checked], cwd=installed["work"])
+    assert drawn.returncode == 0, drawn.stderr
     run = _run([installed["python"], "-c", example], cwd=installed["work"])
     assert run.returncode == 0, run.stderr
     printed = run.stdout.splitlines()

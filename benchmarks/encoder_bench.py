@@ -1,0 +1,118 @@
+"""The whole real model: forward-pass time in process, and the server's memory with the model loaded.
+
+(a) In process, medians of --repeats: two 64-token sentences through all 6 layers, one pass each
+    (the baseline) and both in one pass (rows share every matrix product); what the page computes
+    (both sentences with and without position rows) and its cosine-against-scale curve (21 scales).
+(b) A `streamlit run` server driven by headless Chromium, one session: the server's RSS after the
+    magnitude page (no model loaded: the baseline; the overview loads it, for claim 12) and after the
+    real-model page at its defaults and with two 64-token sentences; bytes each view receives.
+
+    python benchmarks/encoder_bench.py [--repeats 7] [--no-browser]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import numpy as np  # noqa: E402
+
+from posviz import encoder, minilm  # noqa: E402
+
+LONG1 = " ".join(f"w{i}" for i in range(31))  # "w" and "##0".. pieces: 64 tokens with [CLS] and [SEP]
+LONG2 = " ".join(f"w{i}" for i in reversed(range(31)))
+
+
+def timed(call, repeats: int) -> float:
+    call()  # warm: caches, BLAS buffers
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def rss_mb(pid: int) -> tuple[float, float]:
+    """(current, peak) resident set size of a process in MB (VmRSS, VmHWM)."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def in_process(repeats: int) -> None:
+    model = encoder.default_encoder()
+    a, b = minilm.tokenize(LONG1).ids, minilm.tokenize(LONG2).ids
+    if (len(a), len(b)) != (minilm.MAX_TOKENS, minilm.MAX_TOKENS):
+        raise RuntimeError(f"expected two {minilm.MAX_TOKENS}-token sentences, got {len(a)} and {len(b)}")
+    rows = [
+        ("two 64-token sentences, one pass each (baseline)", lambda: [encoder.states(model, i) for i in (a, b)]),
+        ("two 64-token sentences, one pass for both", lambda: encoder.states_many(model, [a, b])),
+        ("the page's numbers: both, with and without position", lambda: encoder.compare(model, LONG1, LONG2)),
+        ("the page's curve: 21 scales x 2 sentences (<= 512 rows a pass)", lambda: encoder.curve_texts(LONG1, LONG2)),
+        ("the defaults (5 tokens each): numbers", lambda: encoder.compare(model, "dog bites man", "man bites dog")),
+        ("the defaults: curve", lambda: encoder.curve_texts("dog bites man", "man bites dog")),
+    ]
+    results = [(label, timed(call, repeats)) for label, call in rows]
+    base = results[0][1]
+    print(f"(a) in process, median of {repeats} runs; numpy {np.__version__}")
+    print()
+    print("| computation | seconds | ratio to baseline |")
+    print("|---|---|---|")
+    for label, seconds in results:
+        print(f"| {label} | {seconds:.3f} | {seconds / base:.2f} |")
+    print()
+
+
+def in_browser() -> None:
+    from browser_bench import view
+
+    from tests.harness import browser, serve
+
+    rows = []
+    with browser() as b, serve() as (base, proc):
+        ctx = b.new_context(viewport={"width": 1280, "height": 720})
+        long = f"/sentences?s1={quote(LONG1)}&s2={quote(LONG2)}"
+        for label, path, charts in (
+            ("position magnitude, defaults (no model loaded; baseline)", "/magnitude", 1),
+            ("real model: word order, defaults (first view)", "/sentences", 2),
+            ("real model: word order, defaults (again)", "/sentences", 2),
+            ("real model: word order, two 64-token sentences", long, 2),
+            ("a real transformer (minilm), defaults", "/minilm", 1),
+        ):
+            seconds, received = view(ctx, base + path, charts)
+            rows.append((label, seconds, received, *rss_mb(proc.pid)))
+    base_rss = rows[0][3]
+    print("(b) one browser session against one server; RSS read after each view")
+    print()
+    print("| view | navigation to rendered (s) | bytes received | server RSS (MB) | vs baseline (MB) | peak RSS (MB) |")
+    print("|---|---|---|---|---|---|")
+    for label, seconds, received, now, peak in rows:
+        kb = received / 1024
+        print(f"| {label} | {seconds:.2f} | {kb:,.0f} kB | {now:.0f} | {now - base_rss:+.0f} | {peak:.0f} |")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--no-browser", action="store_true", help="only the in-process timings")
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print()
+    in_process(args.repeats)
+    if not args.no_browser:
+        in_browser()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,331 @@
+"""The whole of all-MiniLM-L6-v2 in numpy: 6 BERT layers, then mean pooling and L2 normalisation.
+
+The model's pipeline (its modules.json): Transformer -> Pooling (mean over tokens) -> Normalize.
+With s the position scale (s = 1 is the model, s = 0 removes the position rows):
+    h_0 = LayerNorm(word[ids] + s * position[0..T-1] + token_type[0])
+    a   = concat_h softmax(q_h k_h^T / sqrt(d/H)) v_h,   then a W_o^T + b_o
+    h'  = LayerNorm(h + a W_o^T + b_o)
+    h   = LayerNorm(h' + GELU(h' W_1^T + b_1) W_2^T + b_2),   GELU(x) = x (1 + erf(x / sqrt 2)) / 2
+    e   = mean_t h_L[t] / ||mean_t h_L[t]||
+One sentence at a time, so every token attends to every token and no attention mask is needed.
+
+Dimension letters: L = 6 layers, T tokens (with [CLS] and [SEP]), d = 384, H = 12 heads, F = 1536.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from posviz import _checks, minilm
+from posviz.attention import softmax
+
+DATA = minilm.DATA
+# The shipped (int8) model against the float32 model's values recorded at extraction (provenance.json):
+# measured 2.4e-3 (cosine) and 7.3e-3 (largest entry of a unit-length embedding) for the recorded pairs.
+COSINE_TOLERANCE = 5e-3
+ROWS_PER_PASS = 512  # token rows one pass of scale_curve may stack (the GELU's temporaries grow with them)
+EMBEDDING_TOLERANCE = 1e-2
+LAYER_KEYS = (
+    "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ln1_w", "ln1_b",
+    "w_1", "b_1", "w_2", "b_2", "ln2_w", "ln2_b",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One BERT layer's parameters; matrices as torch stores them (out x in)."""
+
+    w_q: np.ndarray  # (d, d)
+    b_q: np.ndarray  # (d,)
+    w_k: np.ndarray
+    b_k: np.ndarray
+    w_v: np.ndarray
+    b_v: np.ndarray
+    w_o: np.ndarray  # (d, d) attention output projection
+    b_o: np.ndarray
+    ln1_w: np.ndarray  # (d,) LayerNorm after attention
+    ln1_b: np.ndarray
+    w_1: np.ndarray  # (F, d)
+    b_1: np.ndarray  # (F,)
+    w_2: np.ndarray  # (d, F)
+    b_2: np.ndarray  # (d,)
+    ln2_w: np.ndarray  # (d,) LayerNorm after the feed-forward block
+    ln2_b: np.ndarray
+
+
+@dataclass(frozen=True)
+class Encoder:
+    """The embedding layer (posviz.minilm's arrays) and the encoder's layers."""
+
+    embeddings: minilm.MiniLM
+    layers: tuple[Layer, ...]
+    precision: str  # how the shipped layer matrices are stored
+
+
+def dequantize(q: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """int8 rows times their scale: q * scale[:, None] in float64.
+
+    >>> dequantize(np.ones((2, 3), np.int8), np.array([0.5, 2.0])).shape
+    (2, 3)
+    """
+    return q.astype(np.float64) * np.asarray(scale, dtype=np.float64)[:, None]
+
+
+def load_encoder(folder: Path = DATA) -> Encoder:
+    """The shipped model: minilm's embeddings (layer0.npz) and every layer (encoder.npz), in float64."""
+    folder = Path(folder)
+    provenance = json.loads((folder / "provenance.json").read_text())
+    with np.load(folder / "encoder.npz") as z:
+        arrays = {name: z[name] for name in z.files}
+    layers = []
+    for i in range(int(arrays["layers"])):
+        values = {}
+        for key in LAYER_KEYS:
+            name = f"{i}.{key}"
+            if name not in arrays:
+                raise ValueError(f"encoder.npz should hold {name}, it has {sorted(arrays)[:6]}...")
+            stored = arrays[name]
+            values[key] = dequantize(stored, arrays[name + ".scale"]) if stored.dtype == np.int8 else stored
+        layers.append(Layer(**{k: np.asarray(v, dtype=np.float64) for k, v in values.items()}))
+    embeddings = minilm.default_model() if folder == DATA else minilm.load_minilm(folder)  # one copy per process
+    return Encoder(embeddings, tuple(layers), provenance["encoder"]["stored"])
+
+
+def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last axis.
+
+    >>> layer_norm(np.ones((2, 3)), np.ones(3), np.zeros(3), 1e-12).shape
+    (2, 3)
+    """
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """BERT's exact GELU, x * Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (not the tanh approximation).
+
+    >>> gelu(np.zeros((2, 3))).shape
+    (2, 3)
+    """
+    x = np.asarray(x)
+    return x * (1.0 + _ERF(x / math.sqrt(2.0)).astype(x.dtype)) / 2
+
+
+def self_attention(layer: Layer, h: np.ndarray, heads: int, lengths: tuple[int, ...] = ()) -> np.ndarray:
+    """Multi-head self-attention of h, then the output projection. No mask: every token of a sentence
+    sees every other. h may hold several sentences' rows one after another (`lengths`); each attends
+    only within itself.
+
+    Returns: (T, d)
+    """
+    t, d = h.shape
+    hs = d // heads
+
+    def split(w: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (h @ w.T + b).reshape(t, heads, hs).transpose(1, 0, 2)  # (H, T, hs)
+
+    q, k, v = split(layer.w_q, layer.b_q), split(layer.w_k, layer.b_k), split(layer.w_v, layer.b_v)
+    out = np.empty_like(h)
+    start = 0
+    for n in lengths or (t,):
+        rows = slice(start, start + n)
+        scores = q[:, rows] @ k[:, rows].transpose(0, 2, 1) / np.sqrt(np.asarray(hs, dtype=h.dtype))
+        weights = softmax(scores).astype(h.dtype, copy=False)  # (H, n, n)
+        out[rows] = (weights @ v[:, rows]).transpose(1, 0, 2).reshape(n, d)
+        start += n
+    return out @ layer.w_o.T + layer.b_o
+
+
+def layer_forward(layer: Layer, h: np.ndarray, heads: int, eps: float, lengths: tuple[int, ...] = ()) -> np.ndarray:
+    """One BERT layer: attention + residual + LayerNorm, then GELU feed-forward + residual + LayerNorm.
+
+    Returns: (T, d)
+    """
+    h = layer_norm(h + self_attention(layer, h, heads, lengths), layer.ln1_w, layer.ln1_b, eps)
+    ff = gelu(h @ layer.w_1.T + layer.b_1) @ layer.w_2.T + layer.b_2  # (T, F) -> (T, d)
+    return layer_norm(h + ff, layer.ln2_w, layer.ln2_b, eps)
+
+
+def _runs(model: Encoder, ids: list[np.ndarray], scales: list[float]):
+    """Yield the stacked rows of every sentence after the embedding layer and after each layer: (sum T_i, d)."""
+    if not ids or len(ids) != len(scales):
+        raise ValueError(
+            f"expected at least one sentence's token ids and one scale each, got {len(ids)} and {len(scales)}"
+        )
+    h = np.concatenate([minilm.embed(model.embeddings, i, s) for i, s in zip(ids, scales, strict=True)])
+    lengths = tuple(len(i) for i in ids)
+    yield h
+    for layer in model.layers:
+        h = layer_forward(layer, h, model.embeddings.heads, model.embeddings.eps, lengths)
+        yield h
+
+
+def states_many(model: Encoder, ids: list[np.ndarray], position_scale: float = 1.0) -> list[np.ndarray]:
+    """states() of several sentences in one pass: their rows share every matrix product, not attention.
+
+    Returns: [(L + 1, T_i, d) for each sentence]
+    """
+    every = np.stack(list(_runs(model, list(ids), [position_scale] * len(ids))))  # (L + 1, sum T_i, d)
+    return np.split(every, np.cumsum([len(i) for i in ids])[:-1], axis=1)
+
+
+def embed_many(model: Encoder, ids: list[np.ndarray], scales: list[float]) -> np.ndarray:
+    """Sentence embeddings of several sentences, each with its own position scale, in one pass.
+
+    Returns: (N, d)
+    """
+    *_, last = _runs(model, list(ids), [float(s) for s in scales])
+    parts = np.split(last, np.cumsum([len(i) for i in ids])[:-1])
+    return np.stack([pool(part) for part in parts])
+
+
+def states(model: Encoder, ids: np.ndarray, position_scale: float = 1.0) -> np.ndarray:
+    """The token states after the embedding layer and after each layer, position rows times s.
+
+    Returns: (L + 1, T, d)
+    """
+    return states_many(model, [ids], position_scale)[0]
+
+
+def pool(h: np.ndarray) -> np.ndarray:
+    """Mean over tokens, then unit length: the sentence embedding of states h.
+
+    Returns: (..., d) for h of shape (..., T, d)
+
+    >>> pool(np.ones((5, 4))).shape
+    (4,)
+    """
+    mean = np.asarray(h).mean(axis=-2)
+    return mean / np.linalg.norm(mean, axis=-1, keepdims=True)
+
+
+def embed_sentence(model: Encoder, ids: np.ndarray, position_scale: float = 1.0) -> np.ndarray:
+    """The sentence embedding, as sentence-transformers computes it for one sentence.
+
+    Returns: (d,)
+    """
+    return pool(states(model, ids, position_scale)[-1])
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """a . b / (|a| |b|) for two vectors.
+
+    >>> cosine(np.array([1.0, 0.0]), np.array([1.0, 1.0])) > 0.7
+    True
+    """
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"expected two vectors of one length, got shapes {a.shape} and {b.shape}")
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def average_words(model: Encoder, tokens: minilm.Tokens) -> np.ndarray:
+    """The mean of the sentence's word-piece embedding rows ([CLS] and [SEP] left out): a bag of words.
+
+    Returns: (d,)
+    """
+    ids = [i for i, t in zip(tokens.ids, tokens.tokens, strict=True) if t not in ("[CLS]", "[SEP]")]
+    if not ids:
+        raise ValueError(f"expected at least one word piece, got only {tokens.tokens}")
+    return model.embeddings.word_rows(np.array(ids)).mean(axis=0)
+
+
+@dataclass(frozen=True)
+class SentencePair:
+    """Two sentences through the whole model, with the position rows times `scale` and removed."""
+
+    first: minilm.Tokens
+    second: minilm.Tokens
+    scale: float
+    cosine: float  # sentence embeddings, position rows times scale
+    cosine_plain: float  # sentence embeddings, position rows removed
+    cosine_average: float  # averaged input word embeddings
+    layer_distance: np.ndarray  # (L + 1,) 1 - cosine of the mean-pooled states after each layer
+    layer_distance_plain: np.ndarray  # (L + 1,) the same without position rows
+
+
+def _layer_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    pa, pb = pool(a), pool(b)  # (L + 1, d) each
+    return 1.0 - (pa * pb).sum(axis=-1)
+
+
+def compare(model: Encoder, sentence1: str, sentence2: str, scale: float = 1.0) -> SentencePair:
+    """Both sentences through the whole model at position scale `scale` and at 0, and as word averages."""
+    scale = _checks.finite_real("scale", scale)
+    first, second = (minilm.tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
+    real = states_many(model, [first.ids, second.ids], scale)
+    plain = states_many(model, [first.ids, second.ids], 0.0)
+    return SentencePair(
+        first, second, float(scale),
+        cosine=cosine(pool(real[0][-1]), pool(real[1][-1])),
+        cosine_plain=cosine(pool(plain[0][-1]), pool(plain[1][-1])),
+        cosine_average=cosine(average_words(model, first), average_words(model, second)),
+        layer_distance=_layer_distance(*real), layer_distance_plain=_layer_distance(*plain),
+    )  # fmt: skip
+
+
+def scale_curve(model: Encoder, sentence1: str, sentence2: str, scales: np.ndarray) -> np.ndarray:
+    """Cosine of the two sentence embeddings with the position rows times each scale.
+
+    Returns: (S,)
+    """
+    first, second = (minilm.tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
+    scales = np.asarray(scales, dtype=float)
+    per_pass = max(1, ROWS_PER_PASS // (len(first.ids) + len(second.ids)))  # bounds the memory of one pass
+    out = []
+    for group in np.array_split(scales, -(-scales.size // per_pass)):
+        vectors = embed_many(model, [first.ids, second.ids] * group.size, list(np.repeat(group, 2)))  # (2S, d)
+        out.append((vectors[0::2] * vectors[1::2]).sum(axis=1))
+    return np.concatenate(out)
+
+
+def readable(sentence1: str, sentence2: str, folder: Path = DATA) -> tuple[str, str]:
+    """The two sentences unchanged if the model reads at least one word piece in each, else ValueError."""
+    for name, text in (("sentence 1", sentence1), ("sentence 2", sentence2)):
+        tokens = minilm.tokenize(text, folder)
+        if len(tokens.ids) <= 2:
+            raise ValueError(f"{name} should hold at least one word piece, got only {tokens.tokens}")
+    return sentence1, sentence2
+
+
+def provenance(folder: Path = DATA) -> dict:
+    """provenance.json: where the weights came from, how they are stored, the float32 reference values."""
+    return json.loads((Path(folder) / "provenance.json").read_text())
+
+
+def reference_cosine(sentence1: str, sentence2: str, folder: Path = DATA) -> float:
+    """The float32 model's cosine of two sentences as recorded at extraction (only the recorded pairs)."""
+    for pair in provenance(folder)["float32_reference"]["pairs"]:
+        if (pair["sentence1"], pair["sentence2"]) == (sentence1, sentence2):
+            return float(pair["cosine"])
+    raise ValueError(f"expected a pair recorded at extraction, got {sentence1!r} / {sentence2!r}")
+
+
+@lru_cache(maxsize=1)
+def default_encoder() -> Encoder:
+    """The shipped model, loaded once per process (about 110 MB in memory as float64)."""
+    return load_encoder()
+
+
+def compare_texts(sentence1: str, sentence2: str, scale: float = 1.0) -> SentencePair:
+    """compare() on the shipped model."""
+    return compare(default_encoder(), sentence1, sentence2, scale)
+
+
+def curve_texts(sentence1: str, sentence2: str, points: int = 21) -> tuple[np.ndarray, np.ndarray]:
+    """(scales, cosines) on the shipped model at `points` evenly spaced scales from 0 to 1.
+
+    Returns: ((points,), (points,))
+    """
+    scales = np.linspace(0.0, 1.0, _checks.integer("points", points, minimum=2))
+    return scales, scale_curve(default_encoder(), sentence1, sentence2, scales)

@@ -1,0 +1,160 @@
+"""The whole real model: an independent BERT formulation, order-blindness without position, the float32 record."""
+
+import hashlib
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posviz import encoder, minilm
+
+
+@pytest.fixture(scope="module")
+def model():
+    return encoder.default_encoder()
+
+
+def layer_norm_by_std(row, weight, bias, eps):
+    return (row - row.mean()) / math.sqrt(row.std() ** 2 + eps) * weight + bias
+
+
+def gelu_by_erfc(x):
+    """x * Phi(x) with Phi(x) = erfc(-x / sqrt 2) / 2, one element at a time."""
+    return np.vectorize(lambda v: v * math.erfc(-v / math.sqrt(2.0)) / 2.0)(x)
+
+
+def bert_states(model, ids, scale):
+    """BERT written out again: per-head and per-row loops, std-based LayerNorm, erfc-based GELU, x W^T."""
+    emb = model.embeddings
+    x = np.stack([emb.word[i] * float(emb.word_scale[i]) for i in ids])
+    x = x + emb.token_type[0] + scale * emb.position[: len(ids)]
+    h = np.stack([layer_norm_by_std(r, emb.ln_weight, emb.ln_bias, emb.eps) for r in x])
+    out = [h]
+    hs = h.shape[1] // emb.heads
+    for layer in model.layers:
+        heads = []
+        for head in range(emb.heads):
+            cols = slice(head * hs, (head + 1) * hs)
+            q = h @ layer.w_q[cols].T + layer.b_q[cols]
+            k = h @ layer.w_k[cols].T + layer.b_k[cols]
+            v = h @ layer.w_v[cols].T + layer.b_v[cols]
+            scores = q @ k.T / math.sqrt(hs)
+            w = np.exp(scores - scores.max(axis=1, keepdims=True))
+            heads.append((w / w.sum(axis=1, keepdims=True)) @ v)
+        attended = np.concatenate(heads, axis=1) @ layer.w_o.T + layer.b_o
+        h = np.stack([layer_norm_by_std(r, layer.ln1_w, layer.ln1_b, emb.eps) for r in h + attended])
+        ff = gelu_by_erfc(h @ layer.w_1.T + layer.b_1) @ layer.w_2.T + layer.b_2
+        h = np.stack([layer_norm_by_std(r, layer.ln2_w, layer.ln2_b, emb.eps) for r in h + ff])
+        out.append(h)
+    return np.stack(out)
+
+
+@pytest.mark.parametrize("text", ["dog bites man", "A man is eating a piece of bread.", "a"])
+@pytest.mark.parametrize("scale", [1.0, 0.3, 0.0])
+def test_forward_pass_equals_an_independent_formulation(model, text, scale):
+    ids = minilm.tokenize(text).ids
+    np.testing.assert_allclose(encoder.states(model, ids, scale), bert_states(model, ids, scale), atol=1e-10)
+
+
+def test_two_sentences_in_one_pass_equal_each_alone(model):
+    a, b = minilm.tokenize("dog bites man").ids, minilm.tokenize("the quick brown fox jumps").ids
+    both = encoder.states_many(model, [a, b])
+    np.testing.assert_allclose(both[0], encoder.states(model, a), atol=1e-12)
+    np.testing.assert_allclose(both[1], encoder.states(model, b), atol=1e-12)
+
+
+def test_many_sentences_each_at_its_own_scale_equal_each_alone(model):
+    ids = [minilm.tokenize(t).ids for t in ("dog bites man", "man bites dog", "a")]
+    scales = [1.0, 0.25, 0.0]
+    together = encoder.embed_many(model, ids, scales)
+    for row, i, s in zip(together, ids, scales, strict=True):
+        np.testing.assert_allclose(row, encoder.embed_sentence(model, i, s), atol=1e-12)
+
+
+@given(st.lists(st.floats(-12, 12), min_size=1, max_size=20))
+def test_gelu_is_the_exact_erf_form(values):
+    x = np.array(values)
+    np.testing.assert_allclose(encoder.gelu(x), gelu_by_erfc(x), rtol=1e-13, atol=1e-15)  # 1 + erf cancels below -4
+
+
+def vocabulary_words() -> list[str]:
+    vocab = json.loads((minilm.DATA / "tokenizer.json").read_text())["model"]["vocab"]
+    return sorted(w for w in vocab if w.isascii() and w.isalpha() and len(w) > 1)[::40]
+
+
+WORDS = vocabulary_words()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), min_size=2, max_size=10), st.randoms(use_true_random=False))
+def test_without_position_rows_any_reordering_has_cosine_one(words, rnd):
+    shuffled = words[:]
+    rnd.shuffle(shuffled)
+    pair = encoder.compare_texts(" ".join(words), " ".join(shuffled), 1.0)
+    assert abs(pair.cosine_plain - 1.0) <= 1e-12
+    assert abs(pair.cosine_average - 1.0) <= 1e-12
+    assert np.abs(pair.layer_distance_plain).max() <= 1e-12
+
+
+def test_the_lessons_sentences_differ_with_position_and_not_without(model):
+    pair = encoder.compare(model, "dog bites man", "man bites dog")
+    assert pair.cosine < 0.95
+    assert pair.cosine_plain == pytest.approx(1.0, abs=1e-12)
+    assert pair.cosine_average == pytest.approx(1.0, abs=1e-12)
+    assert np.all(pair.layer_distance[1:] > 1e-3)
+    assert pair.layer_distance.shape == (len(model.layers) + 1,)
+
+
+def test_shipped_model_is_within_tolerance_of_the_float32_record(model):
+    reference = encoder.provenance()["float32_reference"]
+    assert "float32" in reference["computed"]
+    for pair in reference["pairs"]:
+        shipped = encoder.compare(model, pair["sentence1"], pair["sentence2"])
+        assert shipped.cosine == pytest.approx(pair["cosine"], abs=encoder.COSINE_TOLERANCE)
+        assert shipped.cosine_plain == pytest.approx(pair["cosine_without_position"], abs=encoder.COSINE_TOLERANCE)
+    for text, values in reference["embeddings"].items():
+        shipped = encoder.embed_sentence(model, minilm.tokenize(text).ids)
+        assert np.abs(shipped - np.array(values)).max() <= encoder.EMBEDDING_TOLERANCE
+    assert encoder.reference_cosine("dog bites man", "man bites dog") < 0.95
+
+
+def test_scale_curve_starts_at_one_and_ends_at_the_model(model):
+    scales, cosines = encoder.curve_texts("dog bites man", "man bites dog", points=5)
+    assert scales[0] == 0.0 and scales[-1] == 1.0
+    assert cosines[0] == pytest.approx(1.0, abs=1e-12)
+    assert cosines[-1] == pytest.approx(encoder.compare(model, "dog bites man", "man bites dog").cosine, abs=1e-12)
+
+
+def test_shipped_model_data_fits_its_budget_and_matches_its_provenance():
+    record = encoder.provenance()
+    names = ("layer0.npz", "encoder.npz", "tokenizer.json")
+    total = sum((minilm.DATA / n).stat().st_size for n in names)
+    assert total <= 30e6 and total == record["model_bytes"]
+    for name in names:
+        assert hashlib.sha256((minilm.DATA / name).read_bytes()).hexdigest() == record["sha256"][name]
+    assert "int8" in record["encoder"]["stored"] and record["encoder"]["layers"] == 6
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m: encoder.compare(m, "", "dog"), "word piece"),
+        (lambda m: encoder.compare(m, "dog", "man", float("nan")), "scale"),
+        (lambda m: encoder.states_many(m, []), "at least one"),
+        (lambda m: encoder.states(m, np.arange(600)), "token ids"),
+        (lambda m: encoder.cosine(np.ones(3), np.ones(4)), "shapes"),
+        (lambda m: encoder.reference_cosine("a", "b"), "recorded"),
+    ],
+)
+def test_bad_input_is_refused_with_what_was_expected(model, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(model)
+
+
+def test_hostile_and_long_text_is_tokenized_not_run(model):
+    pair = encoder.compare(model, "<script>alert(1)</script> 🧭", " ".join(["word"] * 100))
+    assert pair.first.unknown == ("🧭",) and pair.second.truncated
+    assert len(pair.second.ids) == minilm.MAX_TOKENS and -1 <= pair.cosine <= 1

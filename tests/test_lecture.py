@@ -1,0 +1,69 @@
+"""The lecture's path: every step computes live from the core, fits its limits, and matches the claims it retells."""
+
+import pytest
+from altair.vegalite.v6.schema.core import Root
+
+from posviz import charts, lecture
+from posviz.claims import claims
+
+STEPS = lecture.STEPS
+
+
+def test_the_path_has_the_lessons_argument_in_order():
+    keys = [s.key for s in STEPS]
+    assert keys.index("shuffle") < keys.index("ramp") < keys.index("plain") < keys.index("position")
+    assert keys.index("position") < keys.index("magnitude") < keys.index("table") < keys.index("rotary")
+    assert keys[-2:] == ["real", "sentences"]
+
+
+@pytest.mark.parametrize("index", range(len(STEPS)))
+def test_every_step_at_its_defaults_shows_what_it_is_there_to_show(index):
+    slide = lecture.slide(index)
+    assert slide.ok, (STEPS[index].key, slide.shown, slide.verdict)
+    assert 1 <= len(slide.figures) <= 2 and len(STEPS[index].controls) <= 2
+    assert slide.claim.endswith(".") and slide.shown not in ("nan", "inf")
+
+
+@pytest.mark.parametrize(
+    ("index", "option"),
+    [(i, (c.name, o)) for i, s in enumerate(STEPS) for c in s.controls for o in c.options],
+)
+def test_every_control_value_gives_a_slide_with_valid_charts(index, option):
+    name, value = option
+    slide = lecture.slide(index, **{name: value})
+    for figure in slide.figures:
+        if figure.builder is not None:
+            Root.validate(charts.inline(charts.chart_spec(figure.builder, *figure.frames, presenter=True,
+                                                          **figure.shape)))  # fmt: skip
+        else:
+            assert figure.image is not None and figure.image.values.size > 0
+
+
+def test_steps_retell_the_claims_registrys_numbers():
+    registry = {c.number: c for c in claims()}
+    by_key = {s.key: lecture.slide(i) for i, s in enumerate(STEPS)}
+    assert by_key["ramp"].value == pytest.approx(registry[3].checks[0].expected, abs=1e-9)
+    assert by_key["forgot"].value == pytest.approx(registry[4].checks[0].expected, abs=1e-9)
+    assert by_key["position"].value == pytest.approx(registry[8].checks[0].expected, abs=1e-9)
+    assert by_key["magnitude"].value == pytest.approx(registry[9].checks[0].expected, abs=1e-9)
+    assert by_key["causal"].value == pytest.approx(registry[11].checks[0].expected, abs=1e-9)
+    assert by_key["sentences"].value == pytest.approx(registry[16].checks[0].reproduced, abs=1e-12)
+    assert by_key["shuffle"].value <= 1e-15 and by_key["offset"].value <= 1e-15
+
+
+def test_a_control_change_changes_the_number():
+    ramp = [s.key for s in STEPS].index("ramp")
+    assert lecture.slide(ramp, scale=0.0).value <= 1e-15 and not lecture.slide(ramp, scale=0.0).ok
+    assert lecture.slide(ramp, scale=1.2).value != lecture.slide(ramp).value
+
+
+def test_url_keys_are_unique_across_steps():
+    keys = [s.url_key(c) for s in STEPS for c in s.controls]
+    assert len(keys) == len(set(keys)) and "step" not in keys
+
+
+def test_bad_step_or_control_says_what_it_expected():
+    with pytest.raises(ValueError, match=f"from 1 to {len(STEPS)}, got {len(STEPS) + 1}"):
+        lecture.slide(len(STEPS))
+    with pytest.raises(ValueError, match="takes .*scale.*got .*wobble"):
+        lecture.slide([s.key for s in STEPS].index("ramp"), wobble=1)
