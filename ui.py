@@ -491,12 +491,12 @@ def show_image(
     rows, cols = reduced.values.shape
     box = (shown_rows, shown_cols) if fill else None
     width = "stretch" if height is None else max(1, round(shown_cols))
-    st.markdown(f"**{escape(title)}**")
+    means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
     st.image(
         _png(reduced.values, stops, tuple(domain), box=box),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
         width=width,
-        caption=f"{what}; {rows} x {cols} pixels, {reduced.note}",
+        caption=f"{what}; {rows} x {cols} pixels, {means}",
     )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
     st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
