@@ -492,6 +492,7 @@ def show_image(
     box = (shown_rows, shown_cols) if fill else None
     width = "stretch" if height is None else max(1, round(shown_cols))
     means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
+    st.markdown(f"**{escape(title)}**")
     st.image(
         _png(reduced.values, stops, tuple(domain), box=box),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours

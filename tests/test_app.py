@@ -516,3 +516,10 @@ def test_a_bad_step_in_a_link_falls_back_to_step_1_with_a_note():
     at = page("lecture", step="99")
     ok(at)
     assert "step" in at.warning[0].value and headline_values(at) == [posviz.lecture.slide(0).shown]
+
+
+def test_a_matrix_drawn_as_a_picture_keeps_its_title():
+    at = page("order", T="256", C="256", perm_mode="shuffle")
+    ok(at)
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert titles == ["**attend, then shuffle**", "**shuffle, then attend**", "**difference**"]
