@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, grids, variants, verdicts
+from posviz import charts, frames, generation, variants, verdicts
 
 ui.page_setup()
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
@@ -85,15 +85,5 @@ else:
         (right, broken, f"with the bug: {s.bug}", "buggy-table"),
     ):
         with column:
-            reduced = grids.block_mean(table, 16_384)
-            ui.show_chart(
-                charts.grid_heatmap,
-                charts.reduced_frame(reduced),
-                name=name,
-                title=title,
-                subtitle=reduced.note,
-                row_title="position",
-                col_title="dimension",
-                value_title="pe",
-                height=320,
-            )
+            ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=(-1.0, 1.0),
+                            value_title="pe", name=name, height=320)  # fmt: skip

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, grids, variants, verdicts
+from posviz import charts, frames, variants, verdicts
 
 ui.page_setup()
 P = ui.params(
@@ -45,18 +45,8 @@ for column, table, title, name in (
     (right, r.concat, "tensor2tensor layout: [sin | cos]", "concatenated"),
 ):
     with column:
-        reduced = grids.block_mean(table, 16_384)
-        ui.show_chart(
-            charts.grid_heatmap,
-            charts.reduced_frame(reduced),
-            name=name,
-            title=title,
-            subtitle=reduced.note,
-            row_title="position",
-            col_title="dimension",
-            value_title="pe",
-            height=300,
-        )
+        ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=(-1.0, 1.0),
+                        value_title="pe", name=name, height=300)  # fmt: skip
 
 freq = frames.frequency_comparison(s.width, s.base)
 ui.show_chart(

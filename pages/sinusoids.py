@@ -8,7 +8,7 @@ from posviz import charts, frames, grids, parsing, properties, verdicts
 
 ui.page_setup()
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
-CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 128, 16_384
+CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 16_384
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 P = ui.params(
