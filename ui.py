@@ -366,7 +366,39 @@ def guarded(
 
 
 SMALL_CELLS = 400
-MAX_MARKS = 40_000
+# The main column's width at 1280 x 720 in the wide layout, measured in Chromium: 820 px beside the open
+# sidebar, 1120 px in presenter mode (sidebar closed); columns are 16 px apart; a heatmap's y axis takes ~60 px.
+PAGE_WIDTH, PRESENTER_WIDTH, COLUMN_GAP, AXIS_WIDTH = 820, 1120, 16, 60
+
+
+def enclosing_columns() -> list[int]:
+    """How many columns each `st.columns` row around the current element has, innermost first.
+
+    Streamlit does not say how wide a container is. This reads private attributes of its
+    DeltaGenerator (a column's parent row has opened one block per column); tests/test_app.py
+    checks it on every Streamlit upgrade. Columns of unequal weights count as equal.
+    """
+    from streamlit.delta_generator_singletons import get_last_dg_added_to_context_stack
+
+    counts, dg = [], get_last_dg_added_to_context_stack()
+    while dg is not None:
+        parent = dg._parent
+        if dg._block_type == "column" and parent is not None:
+            counts.append(max(1, parent._cursor.index))
+        dg = parent
+    return counts
+
+
+def container_width() -> float:
+    """Pixels across the current container on a 1280 x 720 screen: the main column shared by the columns around it."""
+    width = PRESENTER_WIDTH if presenter() else PAGE_WIDTH
+    try:
+        counts = enclosing_columns()
+    except (AttributeError, ImportError):  # a Streamlit upgrade moved them: assume the whole width
+        counts = []
+    for n in counts:
+        width = (width - COLUMN_GAP * (n - 1)) / n
+    return width
 
 
 def matrix_chart(
@@ -387,10 +419,12 @@ def matrix_chart(
     col_offset: int = 0,
     note: str | None = None,
 ) -> None:
-    """Show a matrix: labelled cells with values when small, block means (at most 40k marks) when large.
+    """Show a matrix within the pixels it gets: labelled cells when small, every value as a mark while each
+    cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
 
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
     """
+    m = np.asarray(m, dtype=np.float64)
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                   value_title=value_title, height=height, legend=legend_side())  # fmt: skip
@@ -404,10 +438,33 @@ def matrix_chart(
         )
         annotate = rows * cols <= 100 and cols <= annotate_cols
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
-    else:
-        reduced = grids.block_mean(m, MAX_MARKS).shifted(row_offset, col_offset)
+        return
+    width = container_width()
+    plan = grids.draw_plan(rows, cols, max(1.0, width - AXIS_WIDTH), height)
+    if plan.kind == "cells":
+        reduced = grids.reduced(m, 1, 1).shifted(row_offset, col_offset)
         subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
         show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=subtitle, **common)
+        return
+    picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
+    start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
+    show_image(picture, title=title, scheme=scheme, domain=domain, value_title=value_title,
+               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}", height=height, fill=True)  # fmt: skip
+    if note:
+        st.markdown(f"**{escape(note.replace(chr(10), ' '))}**")  # a picture has no layer to write it on
+    if not presenter():
+        _matrix_csv(m, name, row_offset, col_offset)
+
+
+def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> None:
+    """Every exact value of a matrix drawn as a picture, as a CSV written when clicked."""
+
+    def csv() -> str:
+        rows = [str(row_offset + i) for i in range(m.shape[0])]
+        return charts.matrix_frame(m, rows, [str(col_offset + j) for j in range(m.shape[1])]).to_csv(index=False)
+
+    st.download_button("exact values (CSV)", data=csv, file_name=f"{name}.csv", mime="text/csv",
+                       key=f"csv-{name}", on_click="ignore", icon=":material/download:")  # fmt: skip
 
 
 def weights_chart(
@@ -417,7 +474,12 @@ def weights_chart(
     labels = charts.labelled(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
-                 name=name, height=height or max(220, 26 * len(labels)), annotate_cols=annotate_cols)  # fmt: skip
+                 name=name, height=height or _weights_height(len(labels)), annotate_cols=annotate_cols)  # fmt: skip
+
+
+def _weights_height(tokens: int) -> int:
+    """26 px a token while the chart labels its rows (see matrix_chart), else 340 px."""
+    return max(220, 26 * tokens) if tokens * tokens <= SMALL_CELLS else 340
 
 
 def capped_sentence(text: str, label: str, default: str) -> str:
@@ -440,20 +502,33 @@ def show_image(
     value_title: str,
     what: str,
     height: int | None = None,
+    fill: bool = False,
 ) -> None:
     """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
 
-    With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio.
+    With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio; with `fill` too it
+    fills the container's width and `height` as a heatmap chart would (each axis stretched on its own). A picture
+    with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them.
     """
     stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
     rows, cols = reduced.values.shape
-    width = "stretch" if height is None else max(1, round(height * cols / rows))
+    across = container_width()
+    if fill and height is not None:
+        shown_rows, shown_cols = height, across
+    else:
+        shown_cols = across if height is None else min(across, height * cols / rows)
+        shown_rows = shown_cols * rows / cols
+    reduced = grids.fit_picture(reduced, shown_rows, shown_cols)
+    rows, cols = reduced.values.shape
+    box = (shown_rows, shown_cols) if fill else None
+    width = "stretch" if height is None else max(1, round(shown_cols))
+    means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
     st.markdown(f"**{escape(title)}**")
     st.image(
-        _png(reduced.values, stops, tuple(domain)),
+        _png(reduced.values, stops, tuple(domain), box=box),
         output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
         width=width,
-        caption=f"{what}; {rows} x {cols} pixels, {reduced.note}",
+        caption=f"{what}; {rows} x {cols} pixels, {means}",
     )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
     st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
@@ -472,15 +547,25 @@ def _digest(values: np.ndarray) -> str:
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs={np.ndarray: _digest})
-def _png(values: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], bar: bool = False) -> bytes:
+def _png(
+    values: np.ndarray,
+    stops: tuple[str, ...],
+    domain: tuple[float, float],
+    bar: bool = False,
+    box: tuple[float, float] | None = None,
+) -> bytes:
     """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached by an exact digest of
-    `values`: a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and visitors ask again."""
+    `values`: a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and visitors ask again.
+    `box` (rows, columns of pixels): stretch each axis to about that size instead of a uniform upscale."""
     from PIL import Image
 
     # One byte a pixel, 128 colours over the domain: the MiniLM page's three noisy 512-row images went
     # from 1,139 kB as RGB to 339 kB (255 colours: 409 kB); a level is 1/127 of the colour bar.
     index, palette = images.indexed(values, stops, domain, levels=128)
-    index = np.repeat(index, 18, axis=0) if bar else images.upscale(index)
+    if bar:
+        index = np.repeat(index, 18, axis=0)
+    else:
+        index = images.upscale(index) if box is None else images.stretch(index, *box)
     picture = Image.fromarray(index)
     picture.putpalette(palette.ravel().tolist())
     out = io.BytesIO()

@@ -51,6 +51,15 @@ SETTINGS = [
     "/magnitude?scale=0.001",
     "/magnitude?loglog=true",
     "/magnitude?s1=a+b+c+d+e+f&s2=f+e+d+c+b+a&word=c",
+    "/minilm",
+    "/minilm?s1=the+cat+saw+the+dog&s2=the+dog+saw+the+cat&head=3",
+    "/sentences",
+    "/sentences?s1=the+cat+saw+the+dog&s2=the+dog+saw+the+cat&scale=0.5",
+    "/lecture",
+    "/lecture?step=8",
+    "/lecture?step=16",
+    "/longer",
+    "/biases",
 ]
 DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, grids, variants, verdicts
+from posviz import charts, frames, generation, variants, verdicts
 from posviz.display import number, zero_note
 
 ui.page_setup()
@@ -111,20 +111,7 @@ else:
     )  # fmt: skip
     for column, (table, title, key, value_title, domain, note) in zip(st.columns(3), panels, strict=True):
         with column:
-            reduced = grids.block_mean(table, 16_384)
-            ui.show_chart(
-                charts.grid_heatmap,
-                charts.reduced_frame(reduced),
-                legend=ui.legend_side(),
-                name=key,
-                title=title,
-                subtitle=None if ui.presenter() and not reduced.aggregated else reduced.note,
-                row_title="position",
-                col_title="dimension",
-                value_title=value_title,
-                domain=domain,
-                height=ui.fit(320, 250),
-                note=note,
-            )
+            ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=domain,
+                            value_title=value_title, name=key, height=ui.fit(320, 250), note=note)  # fmt: skip
     if broken.shape[1] < correct.shape[1]:
         st.caption(f"The buggy table has {broken.shape[1]} columns; the difference covers those.")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, grids, variants, verdicts
+from posviz import charts, frames, variants, verdicts
 from posviz.display import number
 
 ui.page_setup()
@@ -48,19 +48,8 @@ for column, table, title, name in (
     (right, r.concat, "tensor2tensor layout: [sin | cos]", "concatenated"),
 ):
     with column:
-        reduced = grids.block_mean(table, 16_384)
-        ui.show_chart(
-            charts.grid_heatmap,
-            charts.reduced_frame(reduced),
-            legend=ui.legend_side(),
-            name=name,
-            title=title,
-            subtitle=None if ui.presenter() and not reduced.aggregated else reduced.note,
-            row_title="position",
-            col_title="dimension",
-            value_title="pe",
-            height=ui.fit(300, 250),
-        )
+        ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=(-1.0, 1.0),
+                        value_title="pe", name=name, height=ui.fit(300, 250))  # fmt: skip
 
 freq = frames.frequency_comparison(s.d, s.base)
 ui.show_chart(

@@ -500,8 +500,8 @@ def robust_domain(m: np.ndarray, quantile: float = 0.99) -> tuple[float, float]:
 def reduced_frame(reduced: Reduced) -> pd.DataFrame:
     """Long-form rows (row, row_end, col, col_end, value) of a block-reduced matrix."""
     r, k = reduced.values.shape
-    rows = np.repeat(reduced.row_starts, k)
-    cols = np.tile(reduced.col_starts, r)
+    rows = np.repeat(reduced.row_starts, k).astype(np.int32)  # 4 bytes a bound, not 8: a quarter less to send
+    cols = np.tile(reduced.col_starts, r).astype(np.int32)
     return pd.DataFrame(
         {
             "row": rows,

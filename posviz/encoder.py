@@ -39,24 +39,26 @@ LAYER_KEYS = (
 
 @dataclass(frozen=True)
 class Layer:
-    """One BERT layer's parameters; matrices as torch stores them (out x in)."""
+    """One BERT layer's parameters, matrices as torch stores them (out x in), kept as shipped.
 
-    w_q: np.ndarray  # (d, d)
-    b_q: np.ndarray  # (d,)
-    w_k: np.ndarray
-    b_k: np.ndarray
-    w_v: np.ndarray
-    b_v: np.ndarray
-    w_o: np.ndarray  # (d, d) attention output projection
-    b_o: np.ndarray
-    ln1_w: np.ndarray  # (d,) LayerNorm after attention
-    ln1_b: np.ndarray
-    w_1: np.ndarray  # (F, d)
-    b_1: np.ndarray  # (F,)
-    w_2: np.ndarray  # (d, F)
-    b_2: np.ndarray  # (d,)
-    ln2_w: np.ndarray  # (d,) LayerNorm after the feed-forward block
-    ln2_b: np.ndarray
+    `arrays` holds LAYER_KEYS; an int8 matrix comes with "<key>.scale" (one scale per row) and is
+    dequantized to float64 each time it is read (`layer.w_q`), so a server holds the 10 MB as shipped
+    instead of 80 MB of float64 copies; float arrays are returned as they are stored.
+
+    Shapes: w_q, w_k, w_v, w_o (d, d); w_1 (F, d); w_2 (d, F); biases and LayerNorms (d,) or (F,).
+    """
+
+    arrays: dict[str, np.ndarray]
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        if name not in LAYER_KEYS:
+            raise AttributeError(name)
+        stored = self.arrays[name]
+        return dequantize(stored, self.arrays[name + ".scale"]) if stored.dtype == np.int8 else stored
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.arrays.values())
 
 
 @dataclass(frozen=True)
@@ -78,21 +80,24 @@ def dequantize(q: np.ndarray, scale: np.ndarray) -> np.ndarray:
 
 
 def load_encoder(folder: Path = DATA) -> Encoder:
-    """The shipped model: minilm's embeddings (layer0.npz) and every layer (encoder.npz), in float64."""
+    """The shipped model: minilm's embeddings (layer0.npz) and every layer (encoder.npz); computes in float64."""
     folder = Path(folder)
     provenance = json.loads((folder / "provenance.json").read_text())
     with np.load(folder / "encoder.npz") as z:
         arrays = {name: z[name] for name in z.files}
     layers = []
     for i in range(int(arrays["layers"])):
-        values = {}
+        kept = {}
         for key in LAYER_KEYS:
             name = f"{i}.{key}"
             if name not in arrays:
                 raise ValueError(f"encoder.npz should hold {name}, it has {sorted(arrays)[:6]}...")
             stored = arrays[name]
-            values[key] = dequantize(stored, arrays[name + ".scale"]) if stored.dtype == np.int8 else stored
-        layers.append(Layer(**{k: np.asarray(v, dtype=np.float64) for k, v in values.items()}))
+            if stored.dtype == np.int8:
+                kept[key], kept[key + ".scale"] = stored, np.asarray(arrays[name + ".scale"], dtype=np.float64)
+            else:
+                kept[key] = np.asarray(stored, dtype=np.float64)
+        layers.append(Layer(kept))
     embeddings = minilm.default_model() if folder == DATA else minilm.load_minilm(folder)  # one copy per process
     return Encoder(embeddings, tuple(layers), provenance["encoder"]["stored"])
 

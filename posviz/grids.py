@@ -105,6 +105,80 @@ def reduced(values: np.ndarray, fr: int, fc: int) -> Reduced:
     return Reduced(values, fr, fc, np.arange(values.shape[0]) * fr, np.arange(values.shape[1]) * fc)
 
 
+# A heatmap cell drawn as a mark must be at least MIN_CELL_SIDE pixels each way and MIN_CELL_AREA in area
+# (6 x 6 on average: a cell one can point at); a chart sends at most MAX_CELL_MARKS of them. Anything finer is
+# a picture of at most one value per pixel. Measured in Chromium, a rect mark costs ~0.1 ms of first paint.
+MIN_CELL_SIDE = 2.0
+MIN_CELL_AREA = 36.0
+MAX_CELL_MARKS = 16_384
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a matrix is drawn in a chart of given pixels: every value as a mark, or a picture of block means.
+
+    kind "cells": one mark per value (factors 1). kind "image": a PNG whose pixels are means of
+    row_factor x col_factor blocks, so that the picture has no more pixels than the chart.
+    """
+
+    kind: str
+    row_factor: int = 1
+    col_factor: int = 1
+
+    def reduce(self, m: np.ndarray) -> Reduced:
+        """`m` as this plan draws it: block means of row_factor x col_factor values."""
+        return reduced(block_mean_by(m, self.row_factor, self.col_factor), self.row_factor, self.col_factor)
+
+
+def draw_plan(
+    rows: int,
+    cols: int,
+    width_px: float,
+    height_px: float,
+    *,
+    min_side: float = MIN_CELL_SIDE,
+    min_area: float = MIN_CELL_AREA,
+    max_marks: int = MAX_CELL_MARKS,
+) -> Plan:
+    """Marks when each of the R x K cells gets >= min_side px each way and >= min_area px^2, at most max_marks;
+    else an image of power-of-two block means with ceil(R/fr) <= height_px and ceil(K/fc) <= width_px.
+
+    The marks a chart sends then follow from its pixels: at most width_px * height_px / min_area.
+
+    >>> draw_plan(6, 8, 263, 340)
+    Plan(kind='cells', row_factor=1, col_factor=1)
+    >>> draw_plan(64, 64, 203, 340)
+    Plan(kind='image', row_factor=1, col_factor=1)
+    >>> draw_plan(1024, 1024, 400, 300)
+    Plan(kind='image', row_factor=4, col_factor=4)
+    """
+    rows, cols = _checks.integer("rows", rows, minimum=1), _checks.integer("cols", cols, minimum=1)
+    width_px, height_px = _checks.finite_real("width_px", width_px), _checks.finite_real("height_px", height_px)
+    if width_px < 1 or height_px < 1:
+        raise ValueError(f"a chart needs at least 1 x 1 pixels, got {width_px:g} x {height_px:g}")
+    cell_w, cell_h = width_px / cols, height_px / rows
+    if min(cell_w, cell_h) >= min_side and cell_w * cell_h >= min_area and rows * cols <= max_marks:
+        return Plan("cells")
+    return Plan("image", *fit_factors(rows, cols, max(1, int(height_px)), max(1, int(width_px))))
+
+
+def fit_picture(picture: Reduced, max_rows: int, max_cols: int) -> Reduced:
+    """`picture` averaged further over power-of-two blocks until it has at most max_rows x max_cols values:
+    a picture needs no more pixels than it is shown with. Factors multiply (means of means at partial edges).
+
+    Returns: Reduced with values (r', k')
+
+    >>> fit_picture(reduced(np.ones((512, 512)), 1, 1), 400, 400).values.shape
+    (256, 256)
+    """
+    fr, fc = fit_factors(*picture.values.shape, max(1, int(max_rows)), max(1, int(max_cols)))
+    if (fr, fc) == (1, 1):
+        return picture
+    values = block_mean_by(picture.values, fr, fc)
+    return Reduced(values, picture.row_factor * fr, picture.col_factor * fc, picture.row_starts[::fr],
+                   picture.col_starts[::fc])  # fmt: skip
+
+
 def stride(count: int, most: int) -> int:
     """How many rows to step so that about `most` of `count` rows are drawn: max(1, count // most).
 

@@ -73,10 +73,29 @@ def indexed(
     return index, np.vstack([palette, np.array([MISSING], dtype=np.uint8)])
 
 
-def upscale(image: np.ndarray, min_pixels: int = 256) -> np.ndarray:
-    """Repeat pixels so that the short side has at least `min_pixels` (nearest neighbour, exact colours).
+def upscale(image: np.ndarray, min_pixels: int = 256, max_pixels: int = 2048) -> np.ndarray:
+    """Repeat pixels so that the short side has at least `min_pixels` (nearest neighbour, exact colours), as far
+    as the long side stays within `max_pixels` (a 4 x 256 strip grows 8 times, not 64).
 
-    Returns: (R * f, K * f, 3)
+    Returns: (R * f, K * f, ...) for an (R, K, ...) picture
+
+    >>> upscale(np.zeros((4, 256), np.uint8)).shape
+    (32, 2048)
     """
-    factor = max(1, -(-min_pixels // max(1, min(image.shape[:2]))))
+    short, long = max(1, min(image.shape[:2])), max(1, max(image.shape[:2]))
+    factor = max(1, min(-(-min_pixels // short), max_pixels // long))
     return np.repeat(np.repeat(image, factor, axis=0), factor, axis=1) if factor > 1 else image
+
+
+def stretch(image: np.ndarray, rows_px: float, cols_px: float) -> np.ndarray:
+    """Repeat each row and each column a whole number of times (each axis on its own) to come near
+    rows_px x cols_px: a picture that fills a chart's box as its heatmap would, exact colours kept.
+
+    Returns: (R * fr, K * fc, ...) with fr = max(1, round(rows_px / R)), fc = max(1, round(cols_px / K))
+
+    >>> stretch(np.zeros((4, 256), np.uint8), 260, 760).shape
+    (260, 768)
+    """
+    fr = max(1, round(rows_px / max(1, image.shape[0])))
+    fc = max(1, round(cols_px / max(1, image.shape[1])))
+    return np.repeat(np.repeat(image, fr, axis=0), fc, axis=1)

@@ -510,6 +510,48 @@ def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on()
     assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
 
 
+def _columns_probe():
+    import streamlit as st
+
+    import ui
+
+    st.text(repr(ui.enclosing_columns()))
+    for column in st.columns(3):
+        with column:
+            st.text(repr(ui.enclosing_columns()))
+    outer, _ = st.columns([2, 1])
+    with outer:
+        inner = st.columns(2)
+        with inner[1]:
+            st.text(repr(ui.enclosing_columns()))
+            st.text(f"{ui.container_width():.1f}")
+
+
+def test_ui_sees_the_columns_around_a_chart_through_streamlits_private_attributes():
+    """ui.enclosing_columns reads private DeltaGenerator attributes; an upgrade that changes them must fail here."""
+    at = AppTest.from_function(_columns_probe).run()
+    ok(at)
+    assert [t.value for t in at.text] == ["[]", "[3]", "[3]", "[3]", "[2, 2]", "193.0"]  # (820 - 16) / 2 = 402, ...
+
+
+def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks():
+    at = page("order", T="256", C="256", perm_mode="shuffle", position="sinusoidal")
+    ok(at)
+    charts = at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")
+    assert len(charts) == 1  # the identical-tokens rows, 4 x 256 cells across the page
+    pictures = at.get("image")
+    assert len(pictures) == 6  # three panels as pictures, each with its colour bar
+    captions = " ".join(str(i.proto) for i in pictures)
+    assert captions.count("256 x 256 pixels, every value shown") == 3
+
+
+def test_small_matrices_stay_charts_with_a_mark_per_value():
+    at = page("order", T="32", C="32")  # 6.3 x 10.6 px a cell in a third of the page
+    ok(at)
+    assert len(at.get("arrow_vega_lite_chart") + at.get("vega_lite_chart")) == 4
+    assert not at.get("image")
+
+
 LECTURE = posviz.lecture.STEPS
 
 
@@ -562,3 +604,10 @@ def test_a_bad_step_in_a_link_falls_back_to_step_1_with_a_note():
     at = page("lecture", step="99")
     ok(at)
     assert "step" in at.warning[0].value and headline_values(at) == [posviz.lecture.slide(0).shown]
+
+
+def test_a_matrix_drawn_as_a_picture_keeps_its_title():
+    at = page("order", T="256", C="256", perm_mode="shuffle")
+    ok(at)
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert titles == ["**attend, then shuffle**", "**shuffle, then attend**", "**difference**"]

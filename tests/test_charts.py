@@ -340,3 +340,9 @@ def test_indexed_colours_stay_within_a_level_of_colorize_and_grey_nan():
         assert tuple(palette[index[3, 4]]) == images.MISSING
     with pytest.raises(ValueError, match="at most 255"):
         images.indexed(m, images.SIGNED_STOPS, (-1.0, 1.0), levels=256)
+
+
+def test_upscaling_stops_at_the_long_side_limit():
+    assert images.upscale(np.zeros((16, 16, 3), np.uint8)).shape == (256, 256, 3)
+    assert images.upscale(np.zeros((4, 256), np.uint8)).shape == (32, 2048)
+    assert images.upscale(np.zeros((300, 5000), np.uint8)).shape == (300, 5000)

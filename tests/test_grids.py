@@ -81,3 +81,62 @@ def test_zoom_window_holds_exact_values_and_stays_inside():
     part, r0, c0 = properties.sinusoid_window(1000, 64, 7, 10000.0, 990, 60, size=16)
     assert (r0, c0) == (984, 48) and part.shape == (16, 16)
     np.testing.assert_array_equal(part, posviz.sinusoidal(1000, 64, 7)[984:, 48:])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rows=st.integers(1, 9000),
+    cols=st.integers(1, 3000),
+    width=st.floats(20, 2000),
+    height=st.floats(20, 1200),
+)
+def test_a_draw_plan_never_sends_more_than_the_chart_has_pixels(rows, cols, width, height):
+    plan = grids.draw_plan(rows, cols, width, height)
+    if plan.kind == "cells":
+        assert (plan.row_factor, plan.col_factor) == (1, 1)
+        assert min(width / cols, height / rows) >= grids.MIN_CELL_SIDE
+        assert rows * cols <= min(grids.MAX_CELL_MARKS, width * height / grids.MIN_CELL_AREA)
+    else:
+        assert plan.kind == "image"
+        assert -(-rows // plan.row_factor) <= height and -(-cols // plan.col_factor) <= width
+
+
+def test_cells_too_small_to_see_become_a_picture_of_block_means():
+    # the order page's maximum: 256 x 256 in a third of the page (263 px wide, 340 px high)
+    assert grids.draw_plan(256, 256, 263, 340) == grids.Plan("image", 1, 1)
+    # a layouts table of 1024 x 1024 in half the page: 4 x 4 blocks per pixel
+    plan = grids.draw_plan(1024, 1024, 400, 300)
+    assert plan == grids.Plan("image", 4, 4)
+    picture = plan.reduce(np.arange(1024.0 * 1024).reshape(1024, 1024))
+    assert picture.values.shape == (256, 256)
+    first_block = np.arange(4.0)[:, None] * 1024 + np.arange(4.0)
+    assert picture.values[0, 0] == pytest.approx(first_block.mean())
+    assert picture.note == "each cell = mean of 4 x 4 values"
+
+
+def test_cells_large_enough_to_point_at_stay_marks():
+    assert grids.draw_plan(6, 8, 263, 340).kind == "cells"
+    assert grids.draw_plan(32, 32, 203, 340).kind == "cells"  # 6.3 x 10.6 px each
+    assert grids.draw_plan(64, 64, 203, 340).kind == "image"  # 3.2 x 5.3 px each: too small to point at
+    assert grids.draw_plan(64, 64, 760, 360).kind == "cells"  # a zoom window across the page: 11.9 x 5.6 px
+    assert grids.draw_plan(4, 256, 760, 260).kind == "cells"  # four long rows: 3 x 65 px each
+    assert grids.draw_plan(48, 48, 203, 220).kind == "image"  # five of these on a page would cost ~1.5 s
+
+
+def test_a_draw_plan_caps_the_marks_of_a_huge_chart():
+    assert grids.draw_plan(200, 200, 4000, 4000).kind == "image"  # 40,000 cells of 20 px: more than the cap
+
+
+def test_a_draw_plan_needs_a_chart_of_at_least_one_pixel():
+    with pytest.raises(ValueError, match="at least 1 x 1 pixels, got 0 x 300"):
+        grids.draw_plan(4, 4, 0, 300)
+
+
+def test_a_picture_is_averaged_down_to_the_pixels_it_is_shown_with():
+    m = np.arange(512.0 * 384).reshape(512, 384)
+    fitted = grids.fit_picture(grids.reduced(m, 1, 1), 536, 402)
+    assert fitted.values.shape == (512, 384)  # already fits: unchanged
+    fitted = grids.fit_picture(grids.block_mean(m, 512 * 384 // 4), 100, 100)
+    assert fitted.values.shape[0] <= 100 and fitted.values.shape[1] <= 100
+    np.testing.assert_allclose(fitted.values, grids.block_mean_by(m, fitted.row_factor, fitted.col_factor))
+    assert fitted.note == f"each cell = mean of {fitted.row_factor} x {fitted.col_factor} values"

@@ -131,7 +131,7 @@ def float32_reference(tensors: dict[str, np.ndarray], config: dict, folder: Path
     from posviz import encoder, minilm
 
     f32 = {name: np.asarray(t, dtype=np.float32) for name, t in tensors.items()}
-    layers = [encoder.Layer(**layer_arrays(tensors, i)) for i in range(config["num_hidden_layers"])]
+    layers = [encoder.Layer(layer_arrays(tensors, i)) for i in range(config["num_hidden_layers"])]
     heads, eps = config["num_attention_heads"], config["layer_norm_eps"]
 
     def embedding(text: str, scale: float) -> np.ndarray:
