@@ -103,7 +103,9 @@ def live() -> None:
     if aligned is not None:
         st.subheader("Every word at once")
         whole = result.sentence_distance(s.scale)
-        ui.headline(f"max over every word: |out₁ − out₂| (rows matched by word) at scale {s.scale:g}", number(whole))
+        ui.headline(
+            f"max over every word: |out₁ − out₂| (rows matched by word) at scale {number(s.scale)}", number(whole)
+        )
         domain = charts.signed_domain(*aligned)
         for column, matrix, title, name in zip(
             st.columns(2),
