@@ -482,6 +482,16 @@ def _weights_height(tokens: int) -> int:
     return max(220, 26 * tokens) if tokens * tokens <= SMALL_CELLS else 340
 
 
+def token_notes(pairs: Iterable[tuple[object, str]], max_tokens: int) -> None:
+    """Notes for sentences the real model read differently from what was typed: [UNK] pieces, or cut at
+    `max_tokens`. `pairs`: (posviz.minilm.Tokens, label) for each sentence."""
+    for tokens, label in pairs:
+        if tokens.unknown:
+            note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")
+        if tokens.truncated:
+            note(f"{label} is longer than {max_tokens} tokens; the rest is cut.")
+
+
 def capped_sentence(text: str, label: str, default: str) -> str:
     """`text` cut to its first MAX_WORDS words, or `default` if it has none; says so when it changes it."""
     words = text.split()

@@ -86,35 +86,24 @@ with right:
         legend="bottom",
         height=ui.fit(280, 170),
     )
-left, right = st.columns(2)
-with left:
-    ui.show_image(
-        grids.reduced(pos.cosine, 1, 1),
-        title="cosine between positions: MiniLM (learned)",
-        scheme=charts.SIGNED_SCHEME,
-        domain=(-1.0, 1.0),
-        value_title="cosine",
-        what="position →, position ↓",
-    )
-with right:
-    ui.show_image(
-        grids.reduced(pos.sinusoid_cosine, 1, 1),
-        title="cosine between positions: sinusoidal",
-        scheme=charts.SIGNED_SCHEME,
-        domain=(-1.0, 1.0),
-        value_title="cosine",
-        what="position →, position ↓",
-    )
+for column, cosine, which in zip(
+    st.columns(2), (pos.cosine, pos.sinusoid_cosine), ("MiniLM (learned)", "sinusoidal"), strict=True
+):
+    with column:
+        ui.show_image(
+            grids.reduced(cosine, 1, 1),
+            title=f"cosine between positions: {which}",
+            scheme=charts.SIGNED_SCHEME,
+            domain=(-1.0, 1.0),
+            value_title="cosine",
+            what="position →, position ↓",
+        )
 
 st.subheader("The two sentences through the real first layer")
 text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
 text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
 result = pair(text1, text2, s.scale)
-for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2")):
-    if tokens.unknown:
-        ui.note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")
-    if tokens.truncated:
-        ui.note(f"{label} is longer than {minilm.MAX_TOKENS} tokens; the rest is cut.")
+ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
 st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
 ui.control(P["scale"])
 shared = result.shared_tokens()

@@ -36,11 +36,7 @@ text1 = ui.capped_sentence(s.s1, "Sentence 1", default1)
 text2 = ui.capped_sentence(s.s2, "Sentence 2", default2)
 text1, text2 = ui.guarded(lambda: encoder.readable(text1, text2), lambda: (default1, default2), "These sentences")
 result = pair(text1, text2, s.scale)
-for tokens, label in ((result.first, "Sentence 1"), (result.second, "Sentence 2")):
-    if tokens.unknown:
-        ui.note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")
-    if tokens.truncated:
-        ui.note(f"{label} is longer than {minilm.MAX_TOKENS} tokens; the rest is cut.")
+ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
 
 scale_text = "the model" if s.scale == 1.0 else f"position × {number(s.scale)}"
 a, b, c = st.columns(3)
