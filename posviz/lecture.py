@@ -130,8 +130,8 @@ def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Fi
 
 
 def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
-    slots = [f"slot {i}" for i in range(m.shape[0])]
-    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=slots, annotate=False)
+    places = [f"position {i}" for i in range(m.shape[0])]
+    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False)
 
 
 def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
@@ -162,9 +162,9 @@ def shuffle(seed: int = 42) -> Slide:
 def twins(second: int = 4) -> Slide:
     r = lessons.twin_experiment(second=second)
     rows = r.out[[r.first, r.second]]
-    labels = [f"copy at slot {r.first}", f"copy at slot {r.second}"]
+    labels = [f"copy at {r.first}", f"copy at {r.second}"]
     return Slide(
-        "Put one token in two slots: without position both copies get exactly the same output.",
+        "Put one token at two positions: without a position signal both copies get exactly the same output.",
         f"max |out[{r.first}] − out[{r.second}]|",
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
@@ -177,8 +177,8 @@ def twins(second: int = 4) -> Slide:
 def ramp(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="ramp", scale=scale)
     return Slide(
-        "Add a position signal that differs per slot (a ramp) and the shuffle test fails.",
-        "max |attn(P X + pos) − P attn(X + pos)|",
+        "Add a position signal E that differs per position (a ramp) and the shuffle test fails.",
+        "max |attn(P X + E) − P attn(X + E)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware: the outputs differ",
@@ -201,7 +201,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
-        "pairs moved together: max |attn((X + pos)[P]) − attn(X + pos)[P]|",
+        "pairs moved together: max |attn(P (X + E)) − P attn(X + E)|",
         r.together,
         verdicts.machine_zero(r.together),
         f"machine zero; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
@@ -227,13 +227,13 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = charts.signed_domain(r.out_perm)
     return Slide(
-        "Exercise 2: add the same vector to every slot and attention is still order-blind: a constant is not position.",
+        "Exercise 2: add one vector at every position and attention stays order-blind: a constant is not position.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
         "machine zero: still order-blind",
         (
-            _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="slot", cols="feature",
+            _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="position", cols="feature",
                   domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
             _outputs("offset-difference", r.difference, "shuffled − reordered (all ≈ 0)", domain),
         ),
@@ -437,7 +437,7 @@ STEPS: tuple[Step, ...] = (
     Step("shuffle", "Shuffle test, no position", shuffle,
          (Control("seed", "seed (X and the weights)", 42, options=(42, 0, 1, 7, 2026)),)),
     Step("twins", "Two copies of a token", twins,
-         (Control("second", "second copy at slot", 4, options=(1, 2, 3, 4, 5)),)),
+         (Control("second", "second copy at position", 4, options=(1, 2, 3, 4, 5)),)),
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("pairs", "Move token and position together", pairs,
          (Control("position", "position signal", "sinusoidal", options=("sinusoidal", "ramp", "learned", "random")),)),
