@@ -29,7 +29,7 @@ pages = [
     st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
     st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
 ]
-page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]})
+page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]}, expanded=True)
 st.sidebar.toggle(
     "Presenter mode",
     key="presenter",

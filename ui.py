@@ -305,11 +305,13 @@ def claim(text: str) -> None:
     )
 
 
-def badge(ok: bool, yes: str, no: str, *, state: bool = False) -> None:
+def badge(ok: bool, yes: str, no: str, *, state: bool = False, problem: bool = False) -> None:
     """The verdict in words. Green with a check when `ok`: the outcome the experiment sets out to show, or a
     check that passes; orange (`no`) only for a problem. `state=True`: a state the controls set, good either
     way (np.allclose at a chosen scale, a difference the page describes), in blue."""
-    if state:
+    if problem:  # the outcome shown is itself a mistake to recognise (a test's bug), whatever `ok` says
+        st.badge(yes if ok else no, color="orange", icon=":material/warning:")
+    elif state:
         st.badge(yes if ok else no, color="blue", icon=":material/info:")
     else:
         st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
@@ -418,6 +420,7 @@ def matrix_chart(
     row_offset: int = 0,
     col_offset: int = 0,
     note: str | None = None,
+    legend: bool = True,
 ) -> None:
     """Show a matrix within the pixels it gets: labelled cells when small, every value as a mark while each
     cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
@@ -427,7 +430,7 @@ def matrix_chart(
     m = np.asarray(m, dtype=np.float64)
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
-                  value_title=value_title, height=height, legend=legend_side())  # fmt: skip
+                  value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
     if note is not None:
         common["note"] = note
     if rows * cols <= SMALL_CELLS and cols <= 24:
@@ -468,13 +471,23 @@ def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> N
 
 
 def weights_chart(
-    weights, tokens: Sequence[str], *, title: str, name: str, height: int | None = None, annotate_cols: int = 6
+    weights,
+    tokens: Sequence[str],
+    *,
+    title: str,
+    name: str,
+    height: int | None = None,
+    annotate_cols: int = 6,
+    legend: bool = True,
 ) -> None:
-    """Attention weights labelled by token ("0 dog", "1 bites", ...) on the fixed [0, 1] weight scale."""
+    """Attention weights labelled by token ("0 dog", "1 bites", ...) on the fixed [0, 1] weight scale.
+
+    `legend=False` leaves the colour legend to a neighbouring panel on the same scale (narrow rows of panels)."""
     labels = charts.labelled(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
-                 name=name, height=height or _weights_height(len(labels)), annotate_cols=annotate_cols)  # fmt: skip
+                 name=name, height=height or _weights_height(len(labels)), annotate_cols=annotate_cols,
+                 legend=legend)  # fmt: skip
 
 
 def _weights_height(tokens: int) -> int:
@@ -543,10 +556,11 @@ def show_image(
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
     st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
+    span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
     st.markdown(
-        "<div style='display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
+        f"<div style='{span}display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
         + "".join(f"<span>{number(t)}</span>" for t in ticks)
-        + f"</div><div style='text-align:center;font-size:0.9rem;opacity:0.75'>{html.escape(value_title)}</div>",
+        + f"</div><div style='{span}text-align:center;font-size:0.9rem;opacity:0.75'>{html.escape(value_title)}</div>",
         unsafe_allow_html=True,
     )
 

@@ -79,10 +79,10 @@ for row in rows:
     for col, (weights, words, title, name) in zip(st.columns(len(row)), row, strict=True):
         with col:
             height = 200 if ui.presenter() and len(words) <= 8 else None
-            ui.weights_chart(
-                weights, words, title=title, name=f"weights-{name}", height=height, annotate_cols=0 if short else 6
-            )  # four narrow panels: colours, no cell text
-st.caption("All four matrices share one colour scale, weights from 0 to 1; each row sums to 1.")
+            # four panels in one row share the [0, 1] scale the caption states; a legend each would squeeze them
+            ui.weights_chart(weights, words, title=title, name=f"weights-{name}", height=height, legend=not short)
+st.caption("All four matrices share one colour scale (viridis): weights from 0 (dark purple) to 1 (yellow); each row "
+           "sums to 1.")  # fmt: skip
 
 common = result.common_words()
 if common:

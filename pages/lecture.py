@@ -63,7 +63,7 @@ ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 with number:
     ui.headline(slide.label, slide.shown)
-    ui.badge(slide.ok, slide.verdict, slide.otherwise)
+    ui.badge(slide.ok, slide.verdict, slide.otherwise, state=slide.tone == "state", problem=slide.tone == "problem")
 with knobs:
     for p in controls:
         ui.control(p)

@@ -101,11 +101,14 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
     lo, hi = domain
     middle = 0.0 if scheme == SIGNED_SCHEME else Live("mid") if isinstance(lo, Live) else (lo + hi) / 2
     ticks = _live_or_list([lo, middle, hi])
+    if legend == "none":  # a neighbouring panel on the same scale carries the legend
+        return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=None)
     if legend == "right":
         legend = alt.Legend(orient="right", direction="vertical", gradientLength=160, values=ticks)
     else:
-        legend = alt.Legend(orient="bottom", direction="horizontal", gradientLength=180, titleOrient="left", offset=6,
-                            values=ticks)  # fmt: skip
+        legend = alt.Legend(
+            orient="bottom", direction="horizontal", gradientLength=110, titleOrient="top", offset=6, values=ticks
+        )  # fmt: skip (title above: a narrow panel keeps the whole bar)
     return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
 
 

@@ -61,6 +61,8 @@ class Slide:
     figures: tuple[Figure, ...]
     source: str  # where the expected value comes from
     otherwise: str = "not the outcome this step is about at these settings"  # the badge's words when not ok
+    tone: str = "shown"  # "shown": the outcome the step shows (green); "state": a fact of the setting (blue);
+    # "problem": a mistake to recognise (orange)
 
     @property
     def shown(self) -> str:
@@ -206,7 +208,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
         verdicts.machine_zero(r.together),
         f"machine zero; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
         (Figure("pairs", charts.bars, (moves,), shape),),
-        "lesson 003 (the distinction), on lesson 000's setup: computed",
+        "lesson 003's distinction, computed on lesson 000's setup",
     )
 
 
@@ -220,6 +222,7 @@ def forgot() -> Slide:
         "a large difference from a bug in the test, not from position",
         _shuffle_panels("forgot", r, "attend (NOT reordered)"),
         "lesson 000's code (exercise 1)",
+        tone="problem",
     )
 
 
@@ -313,6 +316,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         (Figure("magnitude-curve", charts.lines_marked, (curve, point), shape),),
         "lesson 002's code, exercise 3 (0.084318 at 0.001)",
         "np.allclose says equal: at this scale position is invisible",
+        tone="state",
     )
 
 
@@ -328,7 +332,7 @@ def table(width: int = 64) -> Slide:
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
-        (_grid("table", pe, f"sinusoidal table, 64 positions x {width}", rows="position t", cols="dimension",
+        (_grid("table", pe, f"sinusoidal table: 64 positions × {width} dimensions", rows="position t", cols="dimension",
                domain=(-1.0, 1.0)),),
         "lesson 003's formula (base 10,000)",
     )  # fmt: skip
@@ -339,12 +343,12 @@ def norms(width: int = 8) -> Slide:
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
     frame = frames.row_norms(squared, name="squared norm")
-    shape = dict(x="position", y="squared norm", title="‖pe_t‖² of every row: each bar reaches d/2",
-                 x_title="position t", y_title="‖pe_t‖²", height=FIGURE_HEIGHT)  # fmt: skip
+    shape = dict(x="position", y="squared norm", title="‖peₜ‖² of every row: each bar reaches d/2",
+                 x_title="position t", y_title="‖peₜ‖²", height=FIGURE_HEIGHT)  # fmt: skip
     level = charts.level_frame(width / 2, f"d/2 = {width // 2}")
     return Slide(
-        "Every row has the same length: sin² + cos² = 1 per pair, so ‖pe_t‖² = d/2 at every position.",
-        "max |‖pe_t‖² − d/2| over 64 positions",
+        "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
+        "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {width // 2}",
@@ -358,12 +362,12 @@ def shift(k: int = 3) -> Slide:
     residual = properties.offset_residual(pe, k)
     m = offset_matrix(k, 16)
     return Slide(
-        f"Moving k = {k} positions is one fixed matrix M_k for every row: a rotation of each pair.",
-        f"max |pe[t+{k}] − M_{k} pe[t]|",
+        f"Moving k = {k} positions is one fixed matrix Mₖ for every row: a rotation of each pair.",
+        f"max |pe[t+{k}] − Mₖ pe[t]|  (k = {k})",
         residual,
         verdicts.negligible(residual),
         "one matrix shifts every row",
-        (_heat("shift-matrix", m, f"M_{k}: 2x2 rotations on the diagonal", rows="", cols="", domain=(-1.0, 1.0),
+        (_heat("shift-matrix", m, f"Mₖ, k = {k}: 2 × 2 rotations on the diagonal", rows="", cols="", domain=(-1.0, 1.0),
                annotate=False),
          _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
                rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])))),
@@ -378,7 +382,7 @@ def rotary(shift: int = 100) -> Slide:
     added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
     return Slide(
         "Rotary embeddings rotate queries and keys instead: a score depends only on how far apart they are.",
-        f"rotary scores change by, when every position moves by {shift}",
+        f"change in rotary scores when every position moves by {shift}",
         moved,
         verdicts.negligible(moved),
         f"unchanged (added sinusoids change by {number(added)})",
@@ -398,7 +402,7 @@ def real_model() -> Slide:
                               domain=(-1.0, 1.0), value_title="cosine", what="position →, position ↓"))  # fmt: skip
     table_image = Figure("minilm-table", image=grids.reduced(pos.table, 1, 1),
                          shape=dict(title="position rows (512 x 384)", scheme=charts.SIGNED_SCHEME, domain=clip,
-                                    value_title="value (colours clipped at the 99th percentile)",
+                                    value_title="value (clipped at p99)",
                                     what="dimension →, position ↓"))  # fmt: skip
     return Slide(
         "A real trained model (all-MiniLM-L6-v2) learned its own position code: neighbouring rows point alike.",

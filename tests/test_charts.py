@@ -39,6 +39,7 @@ def every_chart():
         "token_heatmap signed": (charts.token_heatmap, [eye_cells()],
                                  dict(title="w", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True)),
         "token_heatmap plain": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False)),
+        "token_heatmap no legend": (charts.token_heatmap, [eye_cells()], dict(title="w", legend="none")),
         "grid_heatmap": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
                          dict(title="pe", subtitle=reduced.note, row_title="t", col_title="dim")),
         "lines": (charts.lines, [curve], dict(line, color="line", log_y=True)),
