@@ -153,6 +153,7 @@ WIDGETS = {
     "toggle": lambda p, label, **kw: st.toggle(label, **kw),
     "text": lambda p, label, **kw: st.text_input(label, max_chars=p.max_len, **kw),
 }
+_PARAM_FIELDS = frozenset(f.name for f in fields(Param))
 DEFAULT_WIDGET = {"int": "slider", "float": "slider", "choice": "selectbox", "bool": "toggle", "text": "text"}
 
 
@@ -162,9 +163,8 @@ def control(p: Param, **override: object) -> object:
     `override` changes a declared field for this draw only (a bound that depends on another control:
     `control(P["prefill"], hi=s.T)`); other keywords go to the widget (`disabled=True`).
     """
-    declared = {f.name for f in fields(Param)}
-    p = replace(p, **{k: v for k, v in override.items() if k in declared})
-    widget_options = {k: v for k, v in override.items() if k not in declared}
+    p = replace(p, **{k: v for k, v in override.items() if k in _PARAM_FIELDS})
+    widget_options = {k: v for k, v in override.items() if k not in _PARAM_FIELDS}
     kind = p.widget or DEFAULT_WIDGET[p.kind]
     extra = {"format_func": lambda v: p.names.get(v, str(v))} if p.names else {}
     if kind in ("select_slider", "segmented") and not p.names and p.kind == "choice":

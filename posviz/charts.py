@@ -63,7 +63,7 @@ def _text(value: Text) -> str | alt.ExprRef:
     return alt.ExprRef(value.expr) if isinstance(value, Live) else value
 
 
-def _title(title: Text, subtitle: str | None = None) -> alt.TitleParams:
+def title_params(title: Text, subtitle: str | None = None) -> alt.TitleParams:
     """A title whose text may be live; a subtitle (Vega-Lite takes no expression there) is part of the shape."""
     if subtitle is None:
         return alt.TitleParams(text=_text(title))
@@ -163,7 +163,7 @@ def grid_heatmap(
         )
     )
     layers = [rect] if note is None else [rect, _centre_note(cells, note)]
-    return alt.layer(*layers, title=_title(title, subtitle), height=height)
+    return alt.layer(*layers, title=title_params(title, subtitle), height=height)
 
 
 def token_heatmap(
@@ -200,14 +200,14 @@ def token_heatmap(
     rect = base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))
     extra = [] if note is None else [_centre_note(cells, note)]
     if not annotate:
-        return alt.layer(rect, *extra, title=_title(title), height=height)
+        return alt.layer(rect, *extra, title=title_params(title), height=height)
     lo, hi = (_expr(b) for b in domain)
     light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
     text = base.mark_text().encode(  # size from style: 13 px, 17 px in presenter mode
         text=alt.Text("value:Q", format=".2f"),
         color=alt.condition(light, alt.value("white"), alt.value("black")),
     )
-    return alt.layer(rect, text, *extra, title=_title(title), height=height)
+    return alt.layer(rect, text, *extra, title=title_params(title), height=height)
 
 
 def lines(
@@ -246,7 +246,7 @@ def lines(
         tooltip.insert(0, alt.Tooltip(f"{color}:N"))
     zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
     return (
-        alt.Chart(curve, title=_title(title), height=height)
+        alt.Chart(curve, title=title_params(title), height=height)
         .mark_line(point=points, interpolate="step-after" if steps else alt.Undefined)
         .encode(**encoding, tooltip=tooltip)
         .add_params(zoom)
@@ -285,7 +285,7 @@ def bars(
 ) -> alt.Chart:
     """One bar of y per x (for example one squared norm per position); bars keep the data's order."""
     return (
-        alt.Chart(data, title=_title(title), height=height)
+        alt.Chart(data, title=title_params(title), height=height)
         .mark_bar(color=SERIES_COLORS[0])
         .encode(
             x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
@@ -303,7 +303,7 @@ def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.Lay
 def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title: str, height: int = 260) -> alt.Chart:
     """Bars of y per x, side by side for each group (for example one output vector per sentence)."""
     return (
-        alt.Chart(bars, title=_title(title), height=height)
+        alt.Chart(bars, title=title_params(title), height=height)
         .mark_bar()
         .encode(
             x=alt.X(f"{x}:O", title=x, axis=alt.Axis(labelAngle=0)),
@@ -336,7 +336,7 @@ def trajectory(path: Data, *, title: Text, size: int = 300) -> alt.LayerChart:
     corners = alt.Chart(path).mark_point(opacity=0)
     low = corners.encode(x="neg_r:Q", y="neg_r:Q")
     high = corners.encode(x="r:Q", y="r:Q")
-    return alt.layer(line, dots, low, high, title=_title(title), width=size, height=size)
+    return alt.layer(line, dots, low, high, title=title_params(title), width=size, height=size)
 
 
 def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
@@ -376,7 +376,7 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
         .mark_text(baseline="bottom", dy=-2, fontWeight="bold")
         .encode(x="token:O", y="shown:Q", text=alt.value("0"), color=alt.Color("phase:N", legend=None))
     )  # an exact 0 has no bar on a log axis: it is written on the floor instead
-    return alt.layer(shade, bar, zero, label, title=_title(title), height=320)
+    return alt.layer(shade, bar, zero, label, title=title_params(title), height=320)
 
 
 # ----- style, compile once, bind per rerun ------------------------------------------------------------------------
@@ -411,12 +411,10 @@ def live_values(shape: dict[str, object]) -> tuple[dict[str, object], dict[str, 
     the second dict holds their values for the LIVE dataset (a domain becomes lo, mid and hi).
     """
     static, values = dict(shape), {}
-    if "title" in static and not isinstance(static["title"], Live):
-        values["title"] = str(static["title"])
-        static["title"] = Live("title")
-    if static.get("note") is not None and not isinstance(static["note"], Live):
-        values["note"] = str(static["note"])
-        static["note"] = Live("note")
+    for key in ("title", "note"):
+        if static.get(key) is not None and not isinstance(static[key], Live):
+            values[key] = str(static[key])
+            static[key] = Live(key)
     if "domain" in static and not isinstance(static["domain"][0], Live):
         lo, hi = (float(b) for b in static["domain"])
         values.update(lo=lo, mid=(lo + hi) / 2, hi=hi)
@@ -428,7 +426,7 @@ def live_values(shape: dict[str, object]) -> tuple[dict[str, object], dict[str, 
 def _compiled(builder: Callable[..., alt.TopLevelMixin], count: int, presenter: bool, shape: tuple) -> dict:
     names = [alt.NamedData(f"posviz_{i}") for i in range(count)]
     chart = builder(*names, **dict(shape))
-    if any(isinstance(value, Live) or isinstance(value, tuple) and Live in map(type, value) for _, value in shape):
+    if any(isinstance(v, Live) for _, value in shape for v in (value if isinstance(value, tuple) else (value,))):
         chart = _carrying_live(chart)
     return style(chart, presenter=presenter).to_dict(validate=False)
 
@@ -452,7 +450,8 @@ def compile(builder: Callable[..., alt.TopLevelMixin], count: int, *, presenter:
 def bind(spec: dict, frames: Sequence[pd.DataFrame], live: dict[str, object] | None = None) -> dict:
     """A compiled spec with this rerun's frames (and live values) under its dataset names."""
     datasets = {f"posviz_{i}": frame for i, frame in enumerate(frames)}
-    datasets[LIVE] = pd.DataFrame([live or {}]) if live else pd.DataFrame({"_": [0]})
+    if live:  # a spec compiled without live values has no mark on this dataset
+        datasets[LIVE] = pd.DataFrame([live])
     return {**spec, "datasets": datasets}
 
 

@@ -10,14 +10,10 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from posviz.charts import ACCENT, Live, Text
+from posviz.charts import ACCENT, Text, title_params
 from posviz.display import number
 
 SERIES = ("#0072B2", "#E69F00")  # colour-blind safe: with position, without
-
-
-def _title(title: Text) -> alt.TitleParams:
-    return alt.TitleParams(text=alt.ExprRef(title.expr) if isinstance(title, Live) else title)
 
 
 def layer_distance_frame(with_position, without_position, *, labels: tuple[str, str]) -> pd.DataFrame:
@@ -38,7 +34,7 @@ def layer_distance_frame(with_position, without_position, *, labels: tuple[str, 
 
 def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title: str, height: int = 260) -> alt.Chart:
     """1 - cosine of the two sentences' mean-pooled states after each layer, one line per run."""
-    base = alt.Chart(frame, title=_title(title), height=height)
+    base = alt.Chart(frame, title=title_params(title), height=height)
     return base.mark_line(point=alt.OverlayMarkDef(size=70, filled=True), strokeWidth=3).encode(
         x=alt.X("layer:O", title="after layer (0 = the embedding layer)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("distance:Q", title=y_title),
@@ -73,7 +69,9 @@ def cosine_against_scale(
     """Sentence cosine against the position scale, the current scale marked with a rule, a dot and its value."""
     x = alt.X("scale:Q", title="scale of the position rows (1 = the trained model)")
     y = alt.Y("cosine:Q", title="cosine of the sentence embeddings", scale=alt.Scale(zero=False))
-    line = alt.Chart(curve, title=_title(title), height=height).mark_line(point=True, strokeWidth=3, color=SERIES[0])
+    line = alt.Chart(curve, title=title_params(title), height=height).mark_line(
+        point=True, strokeWidth=3, color=SERIES[0]
+    )
     line = line.encode(x=x, y=y, tooltip=[alt.Tooltip("scale:Q"), alt.Tooltip("cosine:Q", format=".6f")])
     marked = alt.Chart(here)
     rule = marked.mark_rule(color=ACCENT, size=2).encode(x=x)
