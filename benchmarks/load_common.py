@@ -52,13 +52,14 @@ SETTINGS = [
     "/magnitude?loglog=true",
     "/magnitude?s1=a+b+c+d+e+f&s2=f+e+d+c+b+a&word=c",
     "/minilm",
-    "/minilm?s1=the+cat+saw+the+dog&s2=the+dog+saw+the+cat&head=3",
+    "/minilm?part=sentences&s1=the+cat+saw+the+dog&s2=the+dog+saw+the+cat&head=3",
     "/sentences",
     "/sentences?s1=the+cat+saw+the+dog&s2=the+dog+saw+the+cat&scale=0.5",
     "/lecture",
     "/lecture?step=8",
     "/lecture?step=16",
     "/longer",
+    "/longer?part=decay",
     "/biases",
 ]
 DONE = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)

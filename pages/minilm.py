@@ -8,6 +8,8 @@ from posviz.display import number
 
 ui.page_setup()
 STEPS = lessons.magnitude_steps()
+# Two views of the page, so that a first visit draws two charts and three pictures, not seven and nine.
+PARTS = {"table": "the learned position table", "sentences": "two sentences through layer 0"}
 P = ui.params(
     ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
     ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
@@ -15,6 +17,7 @@ P = ui.params(
     ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",
              widget="select_slider"),
     ui.Param("token", "man", "text", max_len=60, label="token in both sentences"),
+    ui.Param("part", "table", "choice", options=tuple(PARTS), names=PARTS, label="part", widget="segmented"),
 )  # fmt: skip
 table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
@@ -29,130 +32,131 @@ ui.intro(
 )
 ui.url_state(P, page="minilm")
 s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("s1", "s2", "head"))
+part = ui.control(P["part"]) or "table"
+if part == "sentences":
+    with st.sidebar:
+        ui.controls(P[k] for k in ("s1", "s2", "head"))
 ui.sync_url(P)
 
-pos = table()
-st.subheader("The learned position table")
-a, b, c = st.columns(3)
-with a:
-    ui.headline("norm of position 0", number(pos.norms[0]))
-    st.caption(f"median of positions 1-511: {number(pos.median_norm)}")
-with b:
-    ui.headline("cosine of neighbouring positions", number(pos.neighbour_cosine))
-    st.caption(f"median over all t; positions 128 apart: {number(pos.by_distance[127])}")
-with c:
-    ui.headline("most opposite pair of rows", number(pos.cosine.min()))
-    st.caption("cosine similarity; far positions can point away from each other")
+if part == "table":
+    pos = table()
+    a, b, c = st.columns(3)
+    with a:
+        ui.headline("norm of position 0", number(pos.norms[0]))
+        st.caption(f"median of positions 1-511: {number(pos.median_norm)}")
+    with b:
+        ui.headline("cosine of neighbouring positions", number(pos.neighbour_cosine))
+        st.caption(f"median over all t; positions 128 apart: {number(pos.by_distance[127])}")
+    with c:
+        ui.headline("most opposite pair of rows", number(pos.cosine.min()))
+        st.caption("cosine similarity; far positions can point away from each other")
 
-left, right = st.columns(2)
-with left:
-    clip = charts.robust_domain(pos.table)
-    ui.show_image(
-        grids.reduced(pos.table, 1, 1),
-        title="position rows (512 x 384)",
-        scheme=charts.SIGNED_SCHEME,
-        domain=clip,
-        value_title=f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
-        what="dimension →, position ↓",
-        height=ui.fit(None, 290),
-    )
-with right:
-    norms = frames.row_norms(pos.norms)
-    ui.show_chart(
-        charts.lines,
-        norms,
-        name="minilm-norms",
-        x="position",
-        y="norm",
-        title="norm of each position row",
-        x_title="position",
-        y_title="‖p_t‖",
-        height=ui.fit(280, 170),
-    )
-    profile = pos.cosine_profile()
-    ui.show_chart(
-        charts.lines,
-        profile,
-        name="minilm-cosine-profile",
-        x="distance",
-        y="cosine",
-        color="table",
-        log_x=True,
-        title="median cosine of positions k apart",
-        x_title="k (log)",
-        y_title="cosine",
-        legend="bottom",
-        height=ui.fit(280, 170),
-    )
-for column, cosine, which in zip(
-    st.columns(2), (pos.cosine, pos.sinusoid_cosine), ("MiniLM (learned)", "sinusoidal"), strict=True
-):
-    with column:
+    left, right = st.columns(2)
+    with left:
+        clip = charts.robust_domain(pos.table)
         ui.show_image(
-            grids.reduced(cosine, 1, 1),
-            title=f"cosine between positions: {which}",
+            grids.reduced(pos.table, 1, 1),
+            title="position rows (512 x 384)",
             scheme=charts.SIGNED_SCHEME,
-            domain=(-1.0, 1.0),
-            value_title="cosine",
-            what="position →, position ↓",
+            domain=clip,
+            value_title=f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
+            what="dimension →, position ↓",
+            height=ui.fit(None, 290),
         )
-
-st.subheader("The two sentences through the real first layer")
-text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
-result = pair(text1, text2, s.scale)
-ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
-st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
-ui.control(P["scale"])
-shared = result.shared_tokens()
-if not shared:
-    ui.note("The sentences share no token, so there is no word to compare; try the defaults.")
-    st.stop()
-if s.token not in shared:
-    s.token = shared[0]
-token = ui.control(P["token"], kind="choice", options=shared)
-ui.sync_url(P)
-
-plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
-a, b = st.columns(2)
-with a:
-    ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", number(plain))
-    ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
-with b:
-    ui.headline(f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff", number(real))
-    ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
-
-h = s.head - 1
-for weights, tokens, name in (
-    (result.weights_plain, "no position", "plain"),
-    (result.weights, f"position rows × {number(s.scale)}", "position"),
-):
-    cols = st.columns(2)
-    for col, w, toks, which in zip(cols, weights, (result.first, result.second), (1, 2), strict=True):
-        with col:
-            ui.weights_chart(
-                w[h],
-                toks.tokens,
-                title=f"head {s.head}, sentence {which}, {tokens}",
-                name=f"minilm-{name}-{which}",
-                annotate_cols=8,
+    with right:
+        norms = frames.row_norms(pos.norms)
+        ui.show_chart(
+            charts.lines,
+            norms,
+            name="minilm-norms",
+            x="position",
+            y="norm",
+            title="norm of each position row",
+            x_title="position",
+            y_title="‖p_t‖",
+            height=ui.fit(280, 170),
+        )
+        profile = pos.cosine_profile()
+        ui.show_chart(
+            charts.lines,
+            profile,
+            name="minilm-cosine-profile",
+            x="distance",
+            y="cosine",
+            color="table",
+            log_x=True,
+            title="median cosine of positions k apart",
+            x_title="k (log)",
+            y_title="cosine",
+            legend="bottom",
+            height=ui.fit(280, 170),
+        )
+    for column, cosine, which in zip(
+        st.columns(2), (pos.cosine, pos.sinusoid_cosine), ("MiniLM (learned)", "sinusoidal"), strict=True
+    ):
+        with column:
+            ui.show_image(
+                grids.reduced(cosine, 1, 1),
+                title=f"cosine between positions: {which}",
+                scheme=charts.SIGNED_SCHEME,
+                domain=(-1.0, 1.0),
+                value_title="cosine",
+                what="position →, position ↓",
             )
+else:
+    text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
+    text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
+    result = pair(text1, text2, s.scale)
+    ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
+    st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
+    ui.control(P["scale"])
+    shared = result.shared_tokens()
+    if not shared:
+        ui.note("The sentences share no token, so there is no word to compare; try the defaults.")
+        st.stop()
+    if s.token not in shared:
+        s.token = shared[0]
+    token = ui.control(P["token"], kind="choice", options=shared)
+    ui.sync_url(P)
 
-scales, distances = curve(text1, text2, token)
-frame = frames.distance_curve(scales, distances, log=True)
-point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{number(s.scale)} → {number(real)}")
-ui.show_chart(
-    *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
-    name="minilm-distance",
-    x="scale",
-    y="distance",
-    log_x=True,
-    log_y=True,
-    height=320,
-    title=f"'{token}': distance between its two layer-0 outputs against the scale",
-    x_title="scale of the position rows (log)",
-    y_title="max abs difference (log)",
-)
-st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")
+    plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
+    a, b = st.columns(2)
+    with a:
+        ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", number(plain))
+        ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
+    with b:
+        ui.headline(f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff", number(real))
+        ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
+
+    h = s.head - 1
+    for weights, tokens, name in (
+        (result.weights_plain, "no position", "plain"),
+        (result.weights, f"position rows × {number(s.scale)}", "position"),
+    ):
+        cols = st.columns(2)
+        for col, w, toks, which in zip(cols, weights, (result.first, result.second), (1, 2), strict=True):
+            with col:
+                ui.weights_chart(
+                    w[h],
+                    toks.tokens,
+                    title=f"head {s.head}, sentence {which}, {tokens}",
+                    name=f"minilm-{name}-{which}",
+                    annotate_cols=8,
+                )
+
+    scales, distances = curve(text1, text2, token)
+    frame = frames.distance_curve(scales, distances, log=True)
+    point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{number(s.scale)} → {number(real)}")
+    ui.show_chart(
+        *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
+        name="minilm-distance",
+        x="scale",
+        y="distance",
+        log_x=True,
+        log_y=True,
+        height=320,
+        title=f"'{token}': distance between its two layer-0 outputs against the scale",
+        x_title="scale of the position rows (log)",
+        y_title="max abs difference (log)",
+    )
+    st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")

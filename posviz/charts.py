@@ -229,7 +229,9 @@ def lines(
     """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
 
     `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
-    puts the series names under the plot, so long names do not squeeze a narrow chart.
+    puts the series names under the plot, so long names do not squeeze a narrow chart. Only drawn `points`
+    carry a tooltip: Vega picks a line by its first datum, so a line's tooltip would show that one value
+    wherever it is hovered, and building it for every datum was most of a long curve's first paint.
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
@@ -248,7 +250,7 @@ def lines(
     return (
         alt.Chart(curve, title=title_params(title), height=height)
         .mark_line(point=points, interpolate="step-after" if steps else alt.Undefined)
-        .encode(**encoding, tooltip=tooltip)
+        .encode(**encoding, **({"tooltip": tooltip} if points else {}))
         .add_params(zoom)
     )
 
@@ -327,11 +329,11 @@ def trajectory(path: Data, *, title: Text, size: int = 300) -> alt.LayerChart:
         x=alt.X("x:Q", title="dimension 2i", scale=same),
         y=alt.Y("y:Q", title="dimension 2i+1", scale=same),
         order="position:Q",
-        tooltip=["position:Q", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
     )
-    line = base.mark_line(color="#999999")
+    line = base.mark_line(color="#999999")  # no tooltip: a line is picked by its first datum
     dots = base.mark_circle(size=70).encode(
-        color=alt.Color("position:Q", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="right"))
+        color=alt.Color("position:Q", scale=alt.Scale(scheme="viridis"), legend=alt.Legend(orient="right")),
+        tooltip=["position:Q", alt.Tooltip("x:Q", format=".4f"), alt.Tooltip("y:Q", format=".4f")],
     )
     corners = alt.Chart(path).mark_point(opacity=0)
     low = corners.encode(x="neg_r:Q", y="neg_r:Q")

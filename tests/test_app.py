@@ -404,17 +404,20 @@ def test_a_correct_table_against_itself_would_say_all_zeros_and_a_bug_does_not()
 def test_minilm_page_shows_the_real_model_order_blind_without_position_rows():
     at = page("minilm")
     ok(at)
+    assert headline_values(at)[0] == "2.3618"
+    assert len(at.get("vega_lite_chart")) == 2  # the sentences are the page's second part, drawn on request
+    at = page("minilm", part="sentences")
+    ok(at)
     heads = headline_values(at)
-    assert heads[0] == "2.3618"
-    assert float(heads[3]) < 1e-12 and float(heads[4]) > 0.1
+    assert float(heads[0]) < 1e-12 and float(heads[1]) > 0.1
     assert "identical in both sentences (order-blind)" in markdown(at)
     at.select_slider(key="scale").set_value(0.0).run()
     ok(at)
-    assert float(headline_values(at)[4]) < 1e-12
+    assert float(headline_values(at)[1]) < 1e-12
 
 
 def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
-    at = page("minilm", s1="dog 🧭 bites man")
+    at = page("minilm", part="sentences", s1="dog 🧭 bites man")
     ok(at)
     assert "no piece for 🧭" in at.warning[0].value
 
@@ -487,7 +490,10 @@ def test_longer_page_reproduces_the_reference_values_live_at_the_presets():
     text = markdown(at)
     assert "claims #12, #13, #14, #15 reproduced" in text
     assert "FAIL" not in text
-    assert "32.5" in headline_values(at)
+    assert len(at.get("vega_lite_chart")) == 3  # the decay is the page's second part, drawn on request
+    decay = page("longer", part="decay")
+    ok(decay)
+    assert "32.5" in headline_values(decay) and len(decay.get("vega_lite_chart")) == 2
 
 
 @pytest.mark.parametrize(("preset", "changed"), [("linear-4k-8k", "64 of 64"), ("neox-partial", "0 of 12")])

@@ -347,3 +347,15 @@ def test_upscaling_stops_at_the_long_side_limit():
     assert images.upscale(np.zeros((16, 16, 3), np.uint8)).shape == (256, 256, 3)
     assert images.upscale(np.zeros((4, 256), np.uint8)).shape == (32, 2048)
     assert images.upscale(np.zeros((300, 5000), np.uint8)).shape == (300, 5000)
+
+
+def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_datum():
+    curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, 4.0, 9.0]})
+    shape = dict(x="x", y="y", title="t", x_title="x", y_title="y")
+    plain = bound(charts.lines, curve, **shape)["layer"][0]
+    dotted = bound(charts.lines, curve, points=True, **shape)["layer"][0]
+    assert "tooltip" not in plain["encoding"]
+    assert {t["field"] for t in dotted["encoding"]["tooltip"]} == {"x", "y"}
+    path = pd.DataFrame({"position": [0, 1], "x": [1.0, 0.0], "y": [0.0, 1.0], "r": 1.0, "neg_r": -1.0})
+    line, dots = bound(charts.trajectory, path, title="t")["layer"][0]["layer"][:2]
+    assert "tooltip" not in line["encoding"] and "tooltip" in dots["encoding"]
