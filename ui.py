@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.state import SessionStateProxy
 
 from posviz import charts, grids, images
 from posviz.display import number
@@ -140,6 +141,36 @@ def params(*declared: Param) -> dict[str, Param]:
     return {p.key: p for p in declared}
 
 
+# The controls several pages share, declared once; a page passes what differs (its default, bounds, label).
+def seed_param(default: int, **declared: object) -> Param:
+    """The random seed, typed in a number box (0 to 99,999)."""
+    return Param("seed", default, "int", 0, 99_999, **{"widget": "number", **declared})
+
+
+def tokens_param(default: int, hi: int, **declared: object) -> Param:
+    """T, the number of tokens, from 2 to `hi`."""
+    return Param("T", default, "int", 2, hi, **{"label": "tokens T", **declared})
+
+
+def width_param(default: int, lo: int, hi: int, *, even: bool = True, **declared: object) -> Param:
+    """d, the width, from `lo` to `hi`; in steps of 2 when `even` (sinusoids and rotary need pairs)."""
+    label = "width d (even)" if even else "width d"
+    return Param("d", default, "int", lo, hi, step=2 if even else 1, **{"label": label, **declared})
+
+
+def weight_scale_param() -> Param:
+    """The scale of the random attention weights, 0 to 3."""
+    return Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale")
+
+
+def sentence_params(limit: str = f"{MAX_WORDS} words") -> tuple[Param, Param]:
+    """The two sentences compared ("dog bites man", "man bites dog"), each up to `limit`."""
+    return tuple(
+        Param(f"s{i}", default, "text", label=f"sentence {i} (up to {limit})")
+        for i, default in ((1, "dog bites man"), (2, "man bites dog"))
+    )
+
+
 WIDGETS = {
     "slider": lambda p, label, **kw: st.slider(label, p.lo, p.hi, step=p.step, **kw),
     "number": lambda p, label, **kw: st.number_input(
@@ -198,10 +229,11 @@ def _short(raw: str, limit: int = 40) -> str:
 _PAGE_KEY = "_posviz_page"  # the page whose controls the session state holds
 
 
-def url_state(params: Iterable[Param], *, page: str) -> None:
+def url_state(params: Iterable[Param], *, page: str) -> SessionStateProxy:
     """Seed each control's session value from the URL (first run of the page), reporting bad values.
 
     Call before the widgets (draw them with `control`); `page` names the calling page.
+    Returns the session state, where the page reads its controls' values (`s.seed`).
 
     Pages share some keys (seed, T, ...). Streamlit keeps a widget's value across a move to another
     page when that page has a widget with the same key, but the new widget is a different one and
@@ -226,6 +258,19 @@ def url_state(params: Iterable[Param], *, page: str) -> None:
         st.session_state[p.key] = value
     if problems:
         note("Some link settings were not understood and fell back to defaults:\n" + "\n".join(problems))
+    return st.session_state
+
+
+def sidebar(params: Mapping[str, Param], *, page: str, keys: Iterable[str] | None = None) -> SessionStateProxy:
+    """A page's usual start: `url_state`, the controls named by `keys` (default: all) in the sidebar, `sync_url`.
+
+    Returns the session state, as `url_state` does.
+    """
+    state = url_state(params, page=page)
+    with st.sidebar:
+        controls(params[k] for k in (params if keys is None else keys))
+    sync_url(params)
+    return state
 
 
 def sync_url(params: Iterable[Param]) -> None:

@@ -8,14 +8,14 @@ from posviz.display import number
 
 ui.page_setup()
 P = ui.params(
-    ui.Param("T", 48, "int", 2, 200, label="matrix size T"),
+    ui.tokens_param(48, 200, label="matrix size T"),
     ui.Param("reach", 160, "int", 8, 1000, label="offsets drawn, ±"),
     ui.Param("clip", 4, "int", 1, 64, label="Shaw clip k"),
     ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
     ui.Param("head", 5, "int", 1, 32, label="ALiBi head", widget="number"),
     ui.Param("r1", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r1", widget="number"),
     ui.Param("r2", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r2", widget="number"),
-    ui.Param("seed", 0, "int", 0, 99_999, label="stand-in table seed", widget="number"),
+    ui.seed_param(0, label="stand-in table seed"),
 )
 st.title("Relative position biases")
 ui.intro(

@@ -23,7 +23,7 @@ HINTS = {
 P = ui.params(
     ui.Param("bug", "2i exponent", "choice", options=CHOICES, label="mistake", widget="radio"),
     ui.Param("length", 64, "int", 4, 512, label="positions"),
-    ui.Param("d", 32, "int", 4, 256, step=2, label="width d (even)", aliases=("width",)),
+    ui.width_param(32, 4, 256, aliases=("width",)),
     ui.Param("quiz", False, "bool", label="hide the answer (quiz link)",
              help="The page shows the pictures and checks but not which mistake it is; a button reveals it."),
 )  # fmt: skip
@@ -35,8 +35,7 @@ ui.intro(
     "Each switch is a mistake found in real position-encoding code. The correct table is on the left, the "
     "buggy one beside it, and their difference on the right. Turn on *hide the answer* for a quiz link."
 )
-ui.url_state(P, page="bugs")
-s = st.session_state
+s = ui.url_state(P, page="bugs")
 with st.sidebar:
     ui.control(P["quiz"])
     if s.quiz:

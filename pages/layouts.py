@@ -9,7 +9,7 @@ from posviz.display import number
 ui.page_setup()
 P = ui.params(
     ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
-    ui.Param("d", 64, "int", 4, 1024, step=2, label="width d (even)", widget="number", aliases=("width",)),
+    ui.width_param(64, 4, 1024, widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
 )
 compare = st.cache_data(variants.compare_layouts, max_entries=8)
@@ -22,11 +22,7 @@ ui.intro(
     "Each pair of layouts is equal after one fixed permutation of the dimensions. The one real numeric "
     "difference is tensor2tensor's choice of frequencies."
 )
-ui.url_state(P, page="layouts")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P.values())
-ui.sync_url(P)
+s = ui.sidebar(P, page="layouts")
 
 r = compare(s.length, s.d, s.base)
 a, b, c = st.columns(3)

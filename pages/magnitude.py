@@ -10,8 +10,7 @@ STEPS = lessons.magnitude_steps()
 ui.page_setup()
 P = ui.params(
     ui.Param("scale", 0.5, "choice", options=STEPS, label="position scale (fine steps near 0)", widget="select_slider"),
-    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {ui.MAX_WORDS} words)"),
-    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {ui.MAX_WORDS} words)"),
+    *ui.sentence_params(),
     ui.Param("word", "man", "text", max_len=60, label="word in both sentences"),
     ui.Param("loglog", False, "bool", label="log-log axes"),
 )
@@ -31,10 +30,7 @@ ui.intro(
     "1 and in sentence 2; `np.allclose` asks whether the two outputs are numerically equal (within "
     "1e-8 + 1e-5 of each other)."
 )
-ui.url_state(P, page="magnitude")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("s1", "s2", "loglog"))
+s = ui.sidebar(P, page="magnitude", keys=("s1", "s2", "loglog"))
 
 text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
 text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)

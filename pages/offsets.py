@@ -17,10 +17,10 @@ P = ui.params(
     ui.Param(
         "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
     ),
-    ui.Param("T", 16, "int", 2, 64, label="tokens T"),
+    ui.tokens_param(16, 64),
     ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
-    ui.Param("d", 8, "int", 2, 64, step=2, label="width d (even)", aliases=("C",)),
-    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+    ui.width_param(8, 2, 64, aliases=("C",)),
+    ui.seed_param(0),
 )
 # The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
 SINK_P = ui.params(
@@ -39,8 +39,7 @@ ui.intro(
     "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
     "the outputs drift, silently."
 )
-ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
-s = st.session_state
+s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))
     if s.prefill > s.T:

@@ -13,14 +13,14 @@ P = ui.params(
     ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
     ui.Param("T", 24, "int", 1, 1024, label="positions asked for"),
     ui.Param("start", 0, "int", 0, 1024, label="first position asked for", widget="number"),
-    ui.Param("d", 16, "int", 2, 64, step=2, label="head width d (even)"),
+    ui.width_param(16, 2, 64, label="head width d (even)"),
     ui.Param("base", 10_000.0, "choice", options=BASES, label="RoPE base", widget="select_slider",
              names={b: f"{b:,.0f}" for b in BASES}),
     ui.Param("pair", 2, "int", 0, 31, label="pair i to follow (dimensions 2i, 2i+1)", widget="number"),
     ui.Param("shift", 100, "int", 0, 100_000, label="shift every position by s", widget="number"),
     ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
     ui.Param("head", 1, "int", 1, 32, label="head to draw", widget="number"),
-    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+    ui.seed_param(0),
 )  # fmt: skip
 st.title("Learned tables, rotary embeddings and ALiBi")
 ui.intro(
@@ -30,11 +30,7 @@ ui.intro(
     "with that distance. In words: a score is q·k, a query vector times a key vector; i is the query's "
     "position, j the key's."
 )
-ui.url_state(P, page="rotary")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="rotary", keys=("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
 
 st.subheader("Rotary: scores depend only on the offset")

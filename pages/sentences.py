@@ -10,8 +10,7 @@ from posviz.display import number
 ui.page_setup()
 SCALES = [round(0.05 * i, 2) for i in range(21)]
 P = ui.params(
-    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
-    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
+    *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
     ui.Param("scale", 1.0, "choice", options=SCALES, widget="select_slider",
              label="scale of the position rows (1 = the trained model, 0 = removed)"),
 )  # fmt: skip

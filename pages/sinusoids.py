@@ -14,17 +14,7 @@ VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 P = ui.params(
     ui.Param("length", 64, "int", 1, MAX_LENGTH, label=f"length T (1 to {MAX_LENGTH})", widget="number"),
-    ui.Param(
-        "d",
-        64,
-        "int",
-        2,
-        MAX_WIDTH,
-        step=2,
-        label=f"width d (even, 2 to {MAX_WIDTH})",
-        widget="number",
-        aliases=("width",),
-    ),
+    ui.width_param(64, 2, MAX_WIDTH, label=f"width d (even, 2 to {MAX_WIDTH})", widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
     ui.Param("start", 0, "int", 0, 1_000_000, label="start s (first position)", widget="number"),
     ui.Param("k", 3, "int", 1, MAX_LENGTH - 1, label="offset k for the linear-map check", widget="number"),
@@ -50,11 +40,7 @@ if not ui.presenter():
         r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
         r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
     )
-ui.url_state(P, page="sinusoids")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("length", "d", "base", "start", "k"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="sinusoids", keys=("length", "d", "base", "start", "k"))
 
 summary = summarize(s.length, s.d, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
 sin0, cos0 = properties.first_row_errors(s.d, s.base)
