@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.state import SessionStateProxy
 
-from posviz import charts, grids, images
+from posviz import charts, figures, grids, images
 from posviz.display import number
 
 MAX_TEXT = 300
@@ -399,6 +399,14 @@ def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: b
                 key=f"svg-{name}",
                 on_click="ignore",
             )
+
+
+def figure(fig: figures.Figure, **shape: object) -> None:
+    """Draw a core `Figure` (`show_chart`, or `show_image` for a picture); `shape` adds what depends on the mode."""
+    if fig.image is not None:
+        show_image(fig.image, **fig.shape, **shape)
+    else:
+        show_chart(fig.builder, *fig.frames, name=fig.name, **fig.shape, **shape)
 
 
 def guarded(

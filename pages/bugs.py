@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, variants, verdicts
+from posviz import charts, figures, generation, variants, verdicts
 from posviz.display import number, zero_note
 
 ui.page_setup()
@@ -67,9 +67,7 @@ if s.bug in START_BUGS:
     with b:
         ui.headline(f"{name}: max |cached − full|", number(bad.errors.max()))
         ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
-    frame = frames.step_errors(bad.errors, bad.prefill)
-    ui.show_chart(charts.step_errors, frame, frames.rounding_band(), name="bug-errors",
-                  title=f"error per token with {name}")  # fmt: skip
+    ui.figure(figures.generation_errors("bug-errors", bad.errors, bad.prefill, f"error per token with {name}"))
 else:
     (correct, good), (broken, bad) = tables(s.length, s.d, "none"), tables(s.length, s.d, s.bug)
     cols = st.columns(3)

@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, variants, verdicts
+from posviz import figures, variants, verdicts
 from posviz.display import number
 
 ui.page_setup()
@@ -44,19 +44,6 @@ for column, table, title, name in (
     (right, r.concat, "tensor2tensor layout: [sin | cos]", "concatenated"),
 ):
     with column:
-        ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=(-1.0, 1.0),
-                        value_title="pe", name=name, height=ui.fit(300, 250))  # fmt: skip
+        ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), **figures.table_axes())
 
-freq = frames.frequency_comparison(s.d, s.base)
-ui.show_chart(
-    charts.lines,
-    freq,
-    name="frequencies",
-    x="pair",
-    y="frequency",
-    color="formula",
-    title="frequency of each pair",
-    x_title="pair i",
-    y_title="radians per position (log)",
-    log_y=True,
-)
+ui.figure(figures.frequencies(s.d, s.base))

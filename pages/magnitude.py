@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, lessons, verdicts
+from posviz import charts, figures, lessons, verdicts
 from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
@@ -61,37 +61,11 @@ def live() -> None:
     with left:
         ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {number(s.scale)}", number(distance))
         ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)", state=True)
-        bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
-        ui.show_chart(
-            charts.grouped_bars,
-            bars,
-            name="word-outputs",
-            x="component",
-            y="value",
-            group="vector",
-            title=f"'{word}' in each sentence",
-            y_title="output",
-            height=ui.fit(260, 190),
-        )
+        ui.figure(figures.word_outputs(a, b, word), height=ui.fit(260, 190))
     with right:
         scales, distances = curve(text1, text2, word)
-        frame = frames.distance_curve(scales, distances, log=s.loglog)
-        here = frames.on_log_axis(distance) if s.loglog else distance
-        point = charts.point_frame(s.scale, here, f"{number(s.scale)} → {number(distance)}")
-        on_axis = s.scale > 0 or not s.loglog  # scale 0 has no place on a log axis
-        ui.show_chart(
-            *((charts.lines_marked, frame, point) if on_axis else (charts.lines, frame)),
-            name="distance-curve",
-            x="scale",
-            y="distance",
-            title="distance between the two outputs against the scale",
-            x_title="position scale" + (" (log)" if s.loglog else ""),
-            y_title="max abs difference" + (" (log)" if s.loglog else ""),
-            log_x=s.loglog,
-            log_y=s.loglog,
-            points=True,
-            height=ui.fit(380, 300),
-        )
+        drawn = figures.distance_curve(scales, distances, s.scale, distance, log=s.loglog)
+        ui.figure(drawn, height=ui.fit(380, 300))
         if s.loglog and s.scale == 0:
             st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")
 

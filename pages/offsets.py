@@ -3,7 +3,7 @@
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, longviews, sinks, verdicts
+from posviz import figures, frames, generation, longviews, sinks, verdicts
 from posviz.display import number
 
 ui.page_setup()
@@ -60,14 +60,8 @@ with left:
     table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
     st.dataframe(table, hide_index=True, height=ui.fit(min(420, 35 * (s.T + 1) + 3), 330))
 with right:
-    frame = frames.step_errors(errors, s.prefill)
-    ui.show_chart(
-        charts.step_errors,
-        frame,
-        frames.rounding_band(),
-        name="generation-errors",
-        title="error of each token against a full recompute",
-    )
+    title = "error of each token against a full recompute"
+    ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
 
 # --- Attention sinks: numbers and frames from posviz.longviews.
 sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
@@ -90,13 +84,4 @@ with left:
     ui.headline(f"max error, {bug_name}", number(ways[s.sink_bug].errors.max()))
     ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
 with right:
-    ui.show_chart(
-        charts.grouped_bars,
-        longviews.sink_errors_frame(ways),
-        name="sink-errors",
-        x="token",
-        y="error",
-        group="way",
-        title="error of each step against the recompute",
-        y_title="max abs difference",
-    )
+    ui.figure(figures.sink_errors(ways))

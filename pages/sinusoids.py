@@ -4,7 +4,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, frames, grids, parsing, properties, verdicts
+from posviz import charts, figures, grids, parsing, properties, verdicts
 from posviz.display import number
 
 ui.page_setup()
@@ -132,18 +132,7 @@ def check_view() -> None:
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.d, start=s.start, base=s.base)
     if check == "row norms":
         stride = grids.stride(s.length, 2048)
-        frame = frames.row_norms(summary.squared_norms, start=s.start, stride=stride, name="squared norm")
-        ui.show_chart(
-            charts.lines_with_reference,
-            frame,
-            charts.level_frame(s.d / 2, f"d/2 = {s.d // 2}"),
-            name="row-norms",
-            x="position",
-            y="squared norm",
-            title="squared norm of every row",
-            x_title="position",
-            y_title="‖pe_t‖²",
-        )
+        ui.figure(figures.row_norms(summary.squared_norms, s.d, start=s.start, stride=stride))
         if stride > 1:
             st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
     elif check == "similarity":
@@ -167,18 +156,7 @@ def check_view() -> None:
             height=360,
         )
     elif check == "wavelengths":
-        waves = frames.wavelength_frame(s.d, s.base)
-        ui.show_chart(
-            charts.lines,
-            waves,
-            name="wavelengths",
-            x="pair",
-            y="wavelength",
-            title="wavelength of each sin/cos pair",
-            x_title="pair i (dimensions 2i, 2i+1)",
-            y_title="positions per turn (log)",
-            log_y=True,
-        )
+        ui.figure(figures.wavelengths(s.d, s.base))
     else:
         ui.control(P["dims"])
         dims = ui.guarded(
@@ -187,19 +165,7 @@ def check_view() -> None:
             "Dimensions to draw",
             "drawing dimensions 0 and 1",
         )
-        shown = min(s.length, CURVE_WINDOW)
-        curves = charts.columns_frame(head, dims, first=s.start, rows=shown)
-        ui.show_chart(
-            charts.lines,
-            curves,
-            name="dimension-curves",
-            x="position",
-            y="value",
-            color="dimension",
-            title=f"chosen dimensions over the first {shown} positions",
-            x_title="position",
-            y_title="pe",
-        )
+        ui.figure(figures.dimension_curves(head, dims, start=s.start, shown=min(s.length, CURVE_WINDOW)))
     ui.sync_url(P)
 
 
