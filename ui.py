@@ -64,11 +64,19 @@ def end_legacy_pages_mode() -> None:
         st.rerun()
 
 
-def page_setup() -> None:
-    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode."""
+def page_setup(doc: str | None = None) -> None:
+    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode.
+
+    `doc`, the page's docstring (`ui.page_setup(__doc__)`), is its screen text: the first line is the title,
+    the paragraph after it the intro (`intro`: hidden in presenter mode), its lines joined by spaces.
+    """
     end_legacy_pages_mode()
     if presenter():
         st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
+    if doc:
+        title, _, text = doc.strip().partition("\n")
+        st.title(title)
+        intro(" ".join(text.split("\n")).strip())
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,9 @@
-"""Before and after position: two sentences' attention weights, without and with position (module 09)."""
+"""Attention before and after position
+
+Two sentences with the same words in a different order, through one attention head with the same weights. Without
+position, sentence 2's attention matrix is sentence 1's with its rows and columns reordered, and each word gets the same
+output in both sentences. Adding position rows makes the matrices and the words' outputs differ.
+"""
 
 import streamlit as st
 
@@ -7,7 +12,7 @@ from posviz import lessons, verdicts
 from posviz.display import number
 
 KINDS = lessons.SENTENCE_POSITIONS
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
     *ui.sentence_params(),
     ui.Param("position", "random", "choice", options=KINDS, label="position signal",
@@ -19,13 +24,6 @@ P = ui.params(
 )  # fmt: skip
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 
-st.title("Attention before and after position")
-ui.intro(
-    "Two sentences with the same words in a different order, through one attention head with the same "
-    "weights. Without position, sentence 2's attention matrix is sentence 1's with its rows and columns "
-    "reordered, and each word gets the same output in both sentences. Adding position rows makes the "
-    "matrices and the words' outputs differ."
-)
 if not ui.presenter():
     st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)")
 ui.intro(

@@ -1,4 +1,8 @@
-"""Spot the bug: real mistakes in writing position code, each breaking a picture and a check."""
+"""Spot the bug
+
+Each switch is a mistake found in real position-encoding code. The correct table is on the left, the buggy one beside
+it, and their difference on the right. Turn on *hide the answer* for a quiz link.
+"""
 
 import streamlit as st
 
@@ -6,7 +10,7 @@ import ui
 from posviz import charts, figures, generation, variants, verdicts
 from posviz.display import number, zero_note
 
-ui.page_setup()
+ui.page_setup(__doc__)
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
 CHOICES = tuple(variants.BUGS) + tuple(START_BUGS)
 HINTS = {
@@ -30,11 +34,6 @@ P = ui.params(
 tables = st.cache_data(variants.table_with_checks, max_entries=16)
 generate = st.cache_data(generation.demo_generation, max_entries=8)
 
-st.title("Spot the bug")
-ui.intro(
-    "Each switch is a mistake found in real position-encoding code. The correct table is on the left, the "
-    "buggy one beside it, and their difference on the right. Turn on *hide the answer* for a quiz link."
-)
 s = ui.url_state(P, page="bugs")
 with st.sidebar:
     ui.control(P["quiz"])

@@ -1,4 +1,9 @@
-"""The causal mask carries position: even with no position signal, masking breaks order blindness."""
+"""The causal mask carries position
+
+A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells the first token
+from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two copies of one token get different
+outputs.
+"""
 
 import streamlit as st
 
@@ -6,7 +11,7 @@ import ui
 from posviz import lessons, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
     ui.seed_param(42),
     ui.tokens_param(6, 64),
@@ -17,12 +22,6 @@ P = ui.params(
 experiment = st.cache_data(lessons.order_experiment, max_entries=32)
 twins = st.cache_data(lessons.twin_experiment, max_entries=32)
 
-st.title("The causal mask carries position")
-ui.intro(
-    "A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells "
-    "the first token from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two "
-    "copies of one token get different outputs."
-)
 if not ui.presenter():
     st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
 ui.intro("In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).")

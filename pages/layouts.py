@@ -1,4 +1,10 @@
-"""Layouts: interleaved vs [sin | cos], interleaved vs rotate-half RoPE, and tensor2tensor's timescales."""
+"""Layouts: the same code in a different order
+
+Codebases write the same sinusoids and rotations in different dimension orders: the paper interleaves sin and cos (2i,
+2i+1); tensor2tensor and the TensorFlow tutorial put all sines first, then all cosines. RoFormer and GPT-J rotate
+interleaved pairs; GPT-NeoX and Llama rotate dimension i with i + d/2. Each pair of layouts is equal after one fixed
+permutation of the dimensions. The one real numeric difference is tensor2tensor's choice of frequencies.
+"""
 
 import streamlit as st
 
@@ -6,7 +12,7 @@ import ui
 from posviz import figures, variants, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
     ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
     ui.width_param(64, 4, 1024, widget="number", aliases=("width",)),
@@ -14,14 +20,6 @@ P = ui.params(
 )
 compare = st.cache_data(variants.compare_layouts, max_entries=8)
 
-st.title("Layouts: the same code in a different order")
-ui.intro(
-    "Codebases write the same sinusoids and rotations in different dimension orders: the paper interleaves "
-    "sin and cos (2i, 2i+1); tensor2tensor and the TensorFlow tutorial put all sines first, then all cosines. "
-    "RoFormer and GPT-J rotate interleaved pairs; GPT-NeoX and Llama rotate dimension i with i + d/2. "
-    "Each pair of layouts is equal after one fixed permutation of the dimensions. The one real numeric "
-    "difference is tensor2tensor's choice of frequencies."
-)
 s = ui.sidebar(P, page="layouts")
 
 r = compare(s.length, s.d, s.base)

@@ -1,4 +1,9 @@
-"""Position magnitude: shrink the position rows and watch the two sentences' outputs converge (module 09, ex. 3)."""
+"""Position magnitude
+
+The same experiment with the position rows multiplied by a scale. At scale 0 there is no position and the word's two
+outputs are identical; as the scale grows they separate, about in proportion at small scales. A position signal far
+smaller than the token vectors is nearly invisible to attention.
+"""
 
 import streamlit as st
 
@@ -7,7 +12,7 @@ from posviz import charts, figures, lessons, verdicts
 from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
     ui.Param("scale", 0.5, "choice", options=STEPS, label="position scale (fine steps near 0)", widget="select_slider"),
     *ui.sentence_params(),
@@ -17,12 +22,6 @@ P = ui.params(
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 curve = st.cache_data(lessons.magnitude_curve, max_entries=64)
 
-st.title("Position magnitude")
-ui.intro(
-    "The same experiment with the position rows multiplied by a scale. At scale 0 there is no position "
-    "and the word's two outputs are identical; as the scale grows they separate, about in proportion at "
-    "small scales. A position signal far smaller than the token vectors is nearly invisible to attention."
-)
 if not ui.presenter():
     st.latex(r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|")
 ui.intro(

@@ -1,4 +1,9 @@
-"""Start offsets: generate one token at a time with a cache, against a full recompute at every step."""
+"""Start offsets in incremental generation
+
+A model that generates text reads the prompt once (prefill), then adds one token at a time and keeps the keys and values
+it has already computed. Each new token must get its true position as `start`: then every step equals recomputing the
+whole sequence from scratch. Give it the wrong position and the outputs drift, silently.
+"""
 
 import streamlit as st
 
@@ -6,7 +11,7 @@ import ui
 from posviz import figures, frames, generation, longviews, sinks, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 BUG_LABELS = {
     "none": "correct: token t at position t",
     "reset": "bug: every new token at position 0",
@@ -32,13 +37,6 @@ SINK_P = ui.params(
 )  # fmt: skip
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
-st.title("Start offsets in incremental generation")
-ui.intro(
-    "A model that generates text reads the prompt once (prefill), then adds one token at a time and keeps "
-    "the keys and values it has already computed. Each new token must get its true position as `start`: "
-    "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
-    "the outputs drift, silently."
-)
 s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))

@@ -1,4 +1,9 @@
-"""Order blindness: shuffle the tokens, attend, and compare with the shuffled output (lesson 000)."""
+"""Order blindness
+
+Shuffle the input tokens, run one attention head, and compare with the original output shuffled the same way. Without
+position the two agree to the last bit: attention treats its input as a set. Add a vector that differs per position (the
+position vectors stay in their places while the tokens move) and the agreement breaks. The page runs both, side by side.
+"""
 
 import streamlit as st
 
@@ -8,7 +13,7 @@ from posviz import lessons, parsing, verdicts
 from posviz.display import number, zero_note
 
 KINDS = posviz.POSITION_KINDS
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
     ui.seed_param(42, help="RandomState seed for X, then w_q, w_k, w_v"),
     ui.tokens_param(6, 256),
@@ -29,13 +34,6 @@ experiment = st.cache_data(lessons.order_experiment, max_entries=64)
 twins = st.cache_data(lessons.twin_experiment, max_entries=64)
 pair_moves = st.cache_data(lessons.pair_move_experiment, max_entries=64)
 
-st.title("Order blindness")
-ui.intro(
-    "Shuffle the input tokens, run one attention head, and compare with the original output shuffled "
-    "the same way. Without position the two agree to the last bit: attention treats its input as a set. "
-    "Add a vector that differs per position (the position vectors stay in their places while the tokens "
-    "move) and the agreement breaks. The page runs both, side by side."
-)
 s = ui.url_state(P, page="order")
 with st.sidebar:
     ui.controls(P[k] for k in ("seed", "T", "d", "wscale", "perm_mode"))

@@ -1,4 +1,10 @@
-"""Learned and rotary: a finite learned table, rotary embeddings, and ALiBi, on the same axes."""
+"""Learned tables, rotary embeddings and ALiBi
+
+A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. Rotary embeddings
+rotate each query and key pair by an angle proportional to its position, so a query-key score depends only on how far
+apart the two positions are. ALiBi adds a penalty that grows linearly with that distance. In words: a score is q·k, a
+query vector times a key vector; i is the query's position, j the key's.
+"""
 
 import streamlit as st
 
@@ -7,7 +13,7 @@ import ui
 from posviz import charts, frames, properties, relative, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
 P = ui.params(
     ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
@@ -22,14 +28,6 @@ P = ui.params(
     ui.Param("head", 1, "int", 1, 32, label="head to draw", widget="number"),
     ui.seed_param(0),
 )  # fmt: skip
-st.title("Learned tables, rotary embeddings and ALiBi")
-ui.intro(
-    "A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. "
-    "Rotary embeddings rotate each query and key pair by an angle proportional to its position, so a query-key "
-    "score depends only on how far apart the two positions are. ALiBi adds a penalty that grows linearly "
-    "with that distance. In words: a score is q·k, a query vector times a key vector; i is the query's "
-    "position, j the key's."
-)
 s = ui.sidebar(P, page="rotary", keys=("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
 

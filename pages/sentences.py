@@ -1,4 +1,10 @@
-"""Real model, word order: all-MiniLM-L6-v2's sentence embeddings tell word order apart only through position."""
+"""Real model: word order
+
+all-MiniLM-L6-v2 turns a sentence into one vector: its 6-layer encoder, then the mean over tokens, then unit length. Two
+sentences with the same words in another order get different vectors only because of the learned position rows added
+before the first layer. Remove those rows and every layer treats the tokens as a set: the mean of the last layer, and so
+the cosine, no longer sees the order.
+"""
 
 import streamlit as st
 
@@ -7,7 +13,7 @@ from posviz import encoder, minilm
 from posviz import sentence_charts as sc
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 SCALES = [round(0.05 * i, 2) for i in range(21)]
 P = ui.params(
     *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
@@ -17,13 +23,6 @@ P = ui.params(
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=16, show_spinner="running the model at 21 scales")
 
-st.title("Real model: word order")
-ui.intro(
-    "all-MiniLM-L6-v2 turns a sentence into one vector: its 6-layer encoder, then the mean over tokens, "
-    "then unit length. Two sentences with the same words in another order get different vectors only "
-    "because of the learned position rows added before the first layer. Remove those rows and every layer "
-    "treats the tokens as a set: the mean of the last layer, and so the cosine, no longer sees the order."
-)
 ui.url_state(P, page="sentences")
 s = st.session_state
 with st.sidebar:

@@ -1,4 +1,9 @@
-"""Sinusoids: the fixed position table, its frequencies, and the properties that make it useful."""
+"""Sinusoids
+
+Each pair of features turns around a circle at its own rate as the position grows: the first pair once every 2π
+positions, the last pair almost `base` times slower. Together the pairs give every position a distinct code of constant
+length, and moving k positions is the same rotation for every row.
+"""
 
 import streamlit as st
 
@@ -7,7 +12,7 @@ import ui
 from posviz import charts, figures, grids, parsing, properties, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
 CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 16_384
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
@@ -28,13 +33,6 @@ summarize = st.cache_data(properties.summarize_sinusoid, max_entries=4)
 table = st.cache_data(posviz.sinusoidal, max_entries=8)
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
 
-st.title("Sinusoids")
-ui.intro(
-    "Each pair of features turns around a circle at its own rate as the position grows: "
-    "the first pair once every 2π positions, the last pair almost `base` times slower. "
-    "Together the pairs give every position a distinct code of constant length, and moving k positions "
-    "is the same rotation for every row."
-)
 if not ui.presenter():
     st.latex(
         r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
