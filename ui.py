@@ -470,8 +470,8 @@ def matrix_chart(
     title: str,
     row_title: str,
     col_title: str,
-    domain: tuple[float, float],
     name: str,
+    domain: tuple[float, float] | None = None,
     row_labels: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
     scheme: str = charts.SIGNED_SCHEME,
@@ -487,8 +487,10 @@ def matrix_chart(
     cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
 
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
+    `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
     """
     m = np.asarray(m, dtype=np.float64)
+    domain = charts.signed_domain(m) if domain is None else domain
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                   value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
@@ -506,9 +508,7 @@ def matrix_chart(
     width = container_width()
     plan = grids.draw_plan(rows, cols, max(1.0, width - AXIS_WIDTH), height)
     if plan.kind == "cells":
-        reduced = grids.reduced(m, 1, 1).shifted(row_offset, col_offset)
-        subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
-        show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=subtitle, **common)
+        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, **common)
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
@@ -518,6 +518,16 @@ def matrix_chart(
         st.markdown(f"**{escape(note.replace(chr(10), ' '))}**")  # a picture has no layer to write it on
     if not presenter():
         _matrix_csv(m, name, row_offset, col_offset)
+
+
+def reduced_heatmap(reduced: grids.Reduced, *, name: str, legend: str | None = None, **shape: object) -> None:
+    """A reduced matrix as a heatmap of its cells; the subtitle says when a cell is a block mean.
+
+    `legend`: where the colour legend goes (default `legend_side()`); `shape`: `charts.grid_heatmap`'s titles etc.
+    """
+    subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
+    shape.update(legend=legend or legend_side(), subtitle=subtitle)
+    show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, **shape)
 
 
 def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> None:
@@ -581,10 +591,10 @@ def show_image(
     reduced: grids.Reduced,
     *,
     title: str,
-    scheme: str,
     domain: tuple[float, float],
     value_title: str,
     what: str,
+    scheme: str = charts.SIGNED_SCHEME,
     height: int | None = None,
     fill: bool = False,
 ) -> None:

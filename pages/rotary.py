@@ -10,7 +10,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, frames, properties, relative, verdicts
+from posviz import charts, figures, frames, properties, relative, verdicts
 from posviz.display import number
 
 ui.page_setup(__doc__)
@@ -58,15 +58,8 @@ with right:
         f"constant along every diagonal (spread {number(spread)})",
         f"spread {number(spread)}",
     )
-    ui.matrix_chart(
-        rot,
-        title="rotary score q·k, query at i, key at j",
-        row_title="query position i",
-        col_title="key position j",
-        domain=charts.signed_domain(rot),
-        name="rope-scores",
-        height=ui.fit(300, 215),
-    )
+    title = "rotary score q·k, query at i, key at j"
+    ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 215), **figures.SCORE_AXES)
 
 st.subheader("A learned table has a last row")
 try:
@@ -79,29 +72,14 @@ except ValueError as error:
     )
 else:
     ui.badge(True, f"positions {s.start}..{s.start + s.T - 1} are inside the table's {s.max_length} rows", "")
-    ui.matrix_chart(
-        rows,
-        title="the learned rows asked for (seeded stand-in, N(0, 1))",
-        row_title="position",
-        col_title="dimension",
-        domain=charts.signed_domain(rows),
-        name="learned-rows",
-        row_offset=s.start,
-        height=240,
-    )
+    title = "the learned rows asked for (seeded stand-in, N(0, 1))"
+    ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=s.start, height=240, **figures.POSITION_AXES)
 
 st.subheader("ALiBi: a linear penalty per head")
 slopes = relative.alibi_slopes(s.heads)
 ui.control(P["head"], hi=s.heads)
 bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
 st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
-ui.matrix_chart(
-    bias,
-    title=f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)",
-    row_title="query position i",
-    col_title="key position j",
-    domain=charts.signed_domain(bias),
-    name="alibi-bias",
-    height=300,
-)
+title = f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)"
+ui.matrix_chart(bias, title=title, name="alibi-bias", height=300, **figures.SCORE_AXES)
 ui.sync_url(P)

@@ -9,7 +9,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, figures, grids, parsing, properties, verdicts
+from posviz import figures, grids, parsing, properties, verdicts
 from posviz.display import number
 
 ui.page_setup(__doc__)
@@ -32,6 +32,7 @@ P = ui.params(
 summarize = st.cache_data(properties.summarize_sinusoid, max_entries=4)
 table = st.cache_data(posviz.sinusoidal, max_entries=8)
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
+AXES = figures.table_axes("position t (from start)")
 
 if not ui.presenter():
     st.latex(
@@ -68,19 +69,7 @@ def table_view() -> None:
             st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
     if view == "chart":
-        ui.show_chart(
-            charts.grid_heatmap,
-            charts.reduced_frame(summary.chart),
-            legend=ui.legend_side(),
-            name="sinusoid-table",
-            title=title,
-            subtitle=None if ui.presenter() and not summary.chart.aggregated else summary.chart.note,
-            row_title="position t (from start)",
-            col_title="dimension",
-            value_title="pe",
-            domain=(-1.0, 1.0),
-            height=ui.fit(360, 230),
-        )
+        ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 230), **AXES)
     elif view == "zoom: exact values":
         s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.d - 1)
         a, b = st.columns(2)
@@ -89,27 +78,10 @@ def table_view() -> None:
         with b:
             ui.control(P["zc"], hi=s.d - 1)
         part, row0, col0 = zoom(s.length, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
-        ui.matrix_chart(
-            part,
-            title=f"{title}: exact values from row {row0}, dimension {col0}",
-            row_title="position t (from start)",
-            col_title="dimension",
-            domain=(-1.0, 1.0),
-            name="sinusoid-window",
-            value_title="pe",
-            row_offset=row0,
-            col_offset=col0,
-            height=360,
-        )
+        where = f"{title}: exact values from row {row0}, dimension {col0}"
+        ui.matrix_chart(part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360, **AXES)
     else:
-        ui.show_image(
-            summary.image,
-            title=title,
-            scheme=charts.SIGNED_SCHEME,
-            domain=(-1.0, 1.0),
-            value_title="pe",
-            what="dimension →, position ↓",
-        )
+        ui.show_image(summary.image, title=title, domain=(-1.0, 1.0), value_title="pe", what="dimension →, position ↓")
     ui.sync_url(P)
 
 
@@ -141,18 +113,9 @@ def check_view() -> None:
             f"depends only on t − u (spread along diagonals {number(spread)})",
             f"varies along diagonals ({number(spread)})",
         )
-        ui.matrix_chart(
-            sim,
-            title=f"similarity pe·peᵀ, first {sim.shape[0]} positions",
-            row_title="position t",
-            col_title="position u",
-            domain=charts.signed_domain(sim),
-            name="similarity",
-            value_title="dot product",
-            row_offset=s.start,
-            col_offset=s.start,
-            height=360,
-        )
+        shape = dict(row_title="position t", col_title="position u", value_title="dot product", height=360)
+        title = f"similarity pe·peᵀ, first {sim.shape[0]} positions"
+        ui.matrix_chart(sim, title=title, name="similarity", row_offset=s.start, col_offset=s.start, **shape)
     elif check == "wavelengths":
         ui.figure(figures.wavelengths(s.d, s.base))
     else:

@@ -30,16 +30,17 @@ class Figure:
     image: grids.Reduced | None = None  # drawn as a PNG when set (with shape: title, scheme, domain, ...)
 
 
+POSITION_AXES = dict(row_title="position", col_title="dimension")  # a table of position vectors, one row each
+SCORE_AXES = dict(row_title="query position i", col_title="key position j")  # a score or bias matrix's axes
+
+
 def table_axes(rows: str = "position") -> dict[str, object]:
     """The shape of a sinusoid table's heatmap: positions down, dimensions across, values in [-1, 1].
 
     >>> table_axes()["domain"]
     (-1.0, 1.0)
     """
-    return dict(row_title=rows, col_title="dimension", value_title="pe", domain=(-1.0, 1.0))
-
-
-SCORE_AXES = dict(row_title="query position i", col_title="key position j")  # a score or bias matrix's axes
+    return {**POSITION_AXES, "row_title": rows, "value_title": "pe", "domain": (-1.0, 1.0)}
 
 
 def _lines(name: str, frame: pd.DataFrame, *more: pd.DataFrame, **shape: object) -> Figure:
