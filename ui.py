@@ -587,6 +587,12 @@ def capped_sentence(text: str, label: str, default: str) -> str:
     return " ".join(words[:MAX_WORDS])
 
 
+def capped_sentences(state: Mapping[str, object], params: Mapping[str, Param]) -> tuple[str, str]:
+    """Sentences 1 and 2 (controls `s1`, `s2`) each passed through `capped_sentence`."""
+    first, second = (capped_sentence(state[k], f"Sentence {k[1]}", params[k].default) for k in ("s1", "s2"))
+    return first, second
+
+
 def show_image(
     reduced: grids.Reduced,
     *,

@@ -33,8 +33,7 @@ ui.intro(
 )
 s = ui.sidebar(P, page="attention", keys=("s1", "s2", "position", "pscale", "seed", "d"))
 
-text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
+text1, text2 = ui.capped_sentences(s, P)
 result = ui.guarded(
     lambda: run(text1, text2, seed=s.seed, width=s.d, scale=s.pscale, position=s.position),
     lambda: run(),

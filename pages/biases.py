@@ -24,8 +24,7 @@ P = ui.params(
     ui.Param("r2", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r2", widget="number"),
     ui.seed_param(0, label="stand-in table seed"),
 )
-ui.url_state(P, page="biases")
-s = st.session_state
+s = ui.url_state(P, page="biases")
 with st.sidebar:
     ui.controls(P[k] for k in ("T", "reach", "clip", "heads"))
     if s.head > s.heads:

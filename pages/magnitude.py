@@ -31,8 +31,7 @@ ui.intro(
 )
 s = ui.sidebar(P, page="magnitude", keys=("s1", "s2", "loglog"))
 
-text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
+text1, text2 = ui.capped_sentences(s, P)
 result = ui.guarded(lambda: run(text1, text2), lambda: run(), "These sentences")
 common = result.common_words()
 if not common:

@@ -23,15 +23,10 @@ P = ui.params(
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=16, show_spinner="running the model at 21 scales")
 
-ui.url_state(P, page="sentences")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("s1", "s2"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="sentences", keys=("s1", "s2"))
 
 default1, default2 = P["s1"].default, P["s2"].default
-text1 = ui.capped_sentence(s.s1, "Sentence 1", default1)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", default2)
+text1, text2 = ui.capped_sentences(s, P)
 text1, text2 = ui.guarded(lambda: encoder.readable(text1, text2), lambda: (default1, default2), "These sentences")
 result = pair(text1, text2, s.scale)
 ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
