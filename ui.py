@@ -64,19 +64,23 @@ def end_legacy_pages_mode() -> None:
         st.rerun()
 
 
-def page_setup(doc: str | None = None) -> None:
+def page_setup(doc: str | None = None, formula: str | None = None) -> None:
     """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode.
 
-    `doc`, the page's docstring (`ui.page_setup(__doc__)`), is its screen text: the first line is the title,
-    the paragraph after it the intro (`intro`: hidden in presenter mode), its lines joined by spaces.
+    `doc`, the page's docstring (`ui.page_setup(__doc__)`), is its opening text: the first line is the title,
+    each paragraph after it an `intro` (hidden in presenter mode), its lines joined by spaces. `formula`
+    (LaTeX, also hidden in presenter mode) stands after the first paragraph.
     """
     end_legacy_pages_mode()
     if presenter():
         st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
     if doc:
-        title, _, text = doc.strip().partition("\n")
+        title, *paragraphs = doc.strip().split("\n\n")
         st.title(title)
-        intro(" ".join(text.split("\n")).strip())
+        for i, paragraph in enumerate(paragraphs):
+            intro(" ".join(paragraph.split("\n")))
+            if i == 0 and formula and not presenter():
+                st.latex(formula)
 
 
 @dataclass(frozen=True)

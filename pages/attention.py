@@ -3,6 +3,10 @@
 Two sentences with the same words in a different order, through one attention head with the same weights. Without
 position, sentence 2's attention matrix is sentence 1's with its rows and columns reordered, and each word gets the same
 output in both sentences. Adding position rows makes the matrices and the words' outputs differ.
+
+In words: E holds one position vector per row and s scales it; P is the permutation that turns sentence 1's word order
+into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks whether two arrays are numerically equal
+(within 1e-8 + 1e-5 of each other).
 """
 
 import streamlit as st
@@ -12,7 +16,8 @@ from posviz import lessons, verdicts
 from posviz.display import number
 
 KINDS = lessons.SENTENCE_POSITIONS
-ui.page_setup(__doc__)
+FORMULA = r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)"
+ui.page_setup(__doc__, FORMULA)
 P = ui.params(
     *ui.sentence_params(),
     ui.Param("position", "random", "choice", options=KINDS, label="position signal",
@@ -24,13 +29,6 @@ P = ui.params(
 )  # fmt: skip
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 
-if not ui.presenter():
-    st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)")
-ui.intro(
-    "In words: E holds one position vector per row and s scales it; P is the permutation that turns sentence "
-    "1's word order into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks whether "
-    "two arrays are numerically equal (within 1e-8 + 1e-5 of each other)."
-)
 s = ui.sidebar(P, page="attention", keys=("s1", "s2", "position", "pscale", "seed", "d"))
 
 text1, text2 = ui.capped_sentences(s, P)

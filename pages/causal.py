@@ -3,6 +3,8 @@
 A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells the first token
 from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two copies of one token get different
 outputs.
+
+In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).
 """
 
 import streamlit as st
@@ -11,7 +13,7 @@ import ui
 from posviz import lessons, verdicts
 from posviz.display import number
 
-ui.page_setup(__doc__)
+ui.page_setup(__doc__, r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
 P = ui.params(
     ui.seed_param(42),
     ui.tokens_param(6, 64),
@@ -22,9 +24,6 @@ P = ui.params(
 experiment = st.cache_data(lessons.order_experiment, max_entries=32)
 twins = st.cache_data(lessons.twin_experiment, max_entries=32)
 
-if not ui.presenter():
-    st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
-ui.intro("In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).")
 s = ui.sidebar(P, page="causal")
 
 perm = lessons.lesson_or_shuffled(s.T, s.shuffle_seed)

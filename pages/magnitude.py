@@ -3,6 +3,9 @@
 The same experiment with the position rows multiplied by a scale. At scale 0 there is no position and the word's two
 outputs are identical; as the scale grows they separate, about in proportion at small scales. A position signal far
 smaller than the token vectors is nearly invisible to attention.
+
+In words: E holds one position vector per row and s scales it; i₁ and i₂ are the word's rows in sentence 1 and in
+sentence 2; `np.allclose` asks whether the two outputs are numerically equal (within 1e-8 + 1e-5 of each other).
 """
 
 import streamlit as st
@@ -12,7 +15,8 @@ from posviz import charts, figures, lessons, verdicts
 from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
-ui.page_setup(__doc__)
+FORMULA = r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|"
+ui.page_setup(__doc__, FORMULA)
 P = ui.params(
     ui.Param("scale", 0.5, "choice", options=STEPS, label="position scale (fine steps near 0)", widget="select_slider"),
     *ui.sentence_params(),
@@ -22,13 +26,6 @@ P = ui.params(
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 curve = st.cache_data(lessons.magnitude_curve, max_entries=64)
 
-if not ui.presenter():
-    st.latex(r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|")
-ui.intro(
-    "In words: E holds one position vector per row and s scales it; i₁ and i₂ are the word's rows in sentence "
-    "1 and in sentence 2; `np.allclose` asks whether the two outputs are numerically equal (within "
-    "1e-8 + 1e-5 of each other)."
-)
 s = ui.sidebar(P, page="magnitude", keys=("s1", "s2", "loglog"))
 
 text1, text2 = ui.capped_sentences(s, P)

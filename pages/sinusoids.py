@@ -12,7 +12,11 @@ import ui
 from posviz import figures, grids, parsing, properties, verdicts
 from posviz.display import number
 
-ui.page_setup(__doc__)
+FORMULA = (
+    r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
+    r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
+)
+ui.page_setup(__doc__, FORMULA)
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
 CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 16_384
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
@@ -34,11 +38,6 @@ table = st.cache_data(posviz.sinusoidal, max_entries=8)
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
 AXES = figures.table_axes("position t (from start)")
 
-if not ui.presenter():
-    st.latex(
-        r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
-        r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
-    )
 s = ui.sidebar(P, page="sinusoids", keys=("length", "d", "base", "start", "k"))
 
 summary = summarize(s.length, s.d, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
