@@ -66,7 +66,8 @@ def wavelengths(width: int, base: float) -> Figure:
     (4, 2)
     """
     shape = dict(x="pair", y="wavelength", x_title="pair i (dimensions 2i, 2i+1)", y_title="positions per turn (log)")
-    return _lines("wavelengths", frames.wavelength_frame(width, base), title="wavelength of each sin/cos pair", **shape)
+    title = "wavelength of each sin/cos pair"
+    return _lines("wavelengths", frames.wavelength_frame(width, base), title=title, log_y=True, **shape)
 
 
 def row_norms(squared_norms: np.ndarray, width: int, *, start: int, stride: int) -> Figure:
