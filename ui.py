@@ -413,12 +413,15 @@ def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: b
             )
 
 
-def figure(fig: figures.Figure, **shape: object) -> None:
-    """Draw a core `Figure` (`show_chart`, or `show_image` for a picture); `shape` adds what depends on the mode."""
+def figure(
+    fig: figures.Figure, *, prefix: str = "", downloads: bool = True, image_height: int | None = None, **shape: object
+) -> None:
+    """Draw a core `Figure`: `show_chart` named `prefix` + its name, or `show_image` (at most `image_height` px tall)
+    for a picture. `shape` adds what depends on the mode (a height from `fit`)."""
     if fig.image is not None:
-        show_image(fig.image, **fig.shape, **shape)
+        show_image(fig.image, height=image_height, **fig.shape, **shape)
     else:
-        show_chart(fig.builder, *fig.frames, name=fig.name, **fig.shape, **shape)
+        show_chart(fig.builder, *fig.frames, name=prefix + fig.name, downloads=downloads, **fig.shape, **shape)
 
 
 def guarded(
