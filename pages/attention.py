@@ -17,7 +17,7 @@ from posviz.display import number
 
 KINDS = lessons.SENTENCE_POSITIONS
 FORMULA = r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)"
-ui.page_setup(__doc__, FORMULA)
+ui.page_setup(__doc__, FORMULA)  # module 09
 P = ui.params(
     *ui.sentence_params(),
     ui.Param("position", "random", "choice", options=KINDS, label="position signal",

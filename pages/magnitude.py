@@ -16,7 +16,7 @@ from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
 FORMULA = r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|"
-ui.page_setup(__doc__, FORMULA)
+ui.page_setup(__doc__, FORMULA)  # module 09, exercise 3
 P = ui.params(
     ui.Param("scale", 0.5, "choice", options=STEPS, label="position scale (fine steps near 0)", widget="select_slider"),
     *ui.sentence_params(),

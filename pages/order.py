@@ -13,7 +13,7 @@ from posviz import lessons, parsing, verdicts
 from posviz.display import number, zero_note
 
 KINDS = posviz.POSITION_KINDS
-ui.page_setup(__doc__)
+ui.page_setup(__doc__)  # the experiment of lesson 000
 P = ui.params(
     ui.seed_param(42, help="RandomState seed for X, then w_q, w_k, w_v"),
     ui.tokens_param(6, 256),
