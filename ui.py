@@ -12,14 +12,17 @@ import io
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.state import SessionStateProxy
 
 from posviz import charts, figures, grids, images
 from posviz.display import number
+
+if TYPE_CHECKING:  # an internal module path: only type checkers read it
+    from streamlit.runtime.state import SessionStateProxy
 
 MAX_TEXT = 300
 MAX_WORDS = 64
