@@ -12,13 +12,17 @@ import io
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from posviz import charts, grids, images
+from posviz import charts, figures, grids, images
 from posviz.display import number
+
+if TYPE_CHECKING:  # an internal module path: only type checkers read it
+    from streamlit.runtime.state import SessionStateProxy
 
 MAX_TEXT = 300
 MAX_WORDS = 64
@@ -63,11 +67,23 @@ def end_legacy_pages_mode() -> None:
         st.rerun()
 
 
-def page_setup() -> None:
-    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode."""
+def page_setup(doc: str | None = None, formula: str | None = None) -> None:
+    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode.
+
+    `doc`, the page's docstring (`ui.page_setup(__doc__)`), is its opening text: the first line is the title,
+    each paragraph after it an `intro` (hidden in presenter mode), its lines joined by spaces. `formula`
+    (LaTeX, also hidden in presenter mode) stands after the first paragraph.
+    """
     end_legacy_pages_mode()
     if presenter():
         st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
+    if doc:
+        title, *paragraphs = doc.strip().split("\n\n")
+        st.title(title)
+        for i, paragraph in enumerate(paragraphs):
+            intro(" ".join(paragraph.split("\n")))
+            if i == 0 and formula and not presenter():
+                st.latex(formula)
 
 
 @dataclass(frozen=True)
@@ -140,6 +156,36 @@ def params(*declared: Param) -> dict[str, Param]:
     return {p.key: p for p in declared}
 
 
+# The controls several pages share, declared once; a page passes what differs (its default, bounds, label).
+def seed_param(default: int, **declared: object) -> Param:
+    """The random seed, typed in a number box (0 to 99,999)."""
+    return Param("seed", default, "int", 0, 99_999, **{"widget": "number", **declared})
+
+
+def tokens_param(default: int, hi: int, **declared: object) -> Param:
+    """T, the number of tokens, from 2 to `hi`."""
+    return Param("T", default, "int", 2, hi, **{"label": "tokens T", **declared})
+
+
+def width_param(default: int, lo: int, hi: int, *, even: bool = True, **declared: object) -> Param:
+    """d, the width, from `lo` to `hi`; in steps of 2 when `even` (sinusoids and rotary need pairs)."""
+    label = "width d (even)" if even else "width d"
+    return Param("d", default, "int", lo, hi, step=2 if even else 1, **{"label": label, **declared})
+
+
+def weight_scale_param() -> Param:
+    """The scale of the random attention weights, 0 to 3."""
+    return Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale")
+
+
+def sentence_params(limit: str = f"{MAX_WORDS} words") -> tuple[Param, Param]:
+    """The two sentences compared ("dog bites man", "man bites dog"), each up to `limit`."""
+    return tuple(
+        Param(f"s{i}", default, "text", label=f"sentence {i} (up to {limit})")
+        for i, default in ((1, "dog bites man"), (2, "man bites dog"))
+    )
+
+
 WIDGETS = {
     "slider": lambda p, label, **kw: st.slider(label, p.lo, p.hi, step=p.step, **kw),
     "number": lambda p, label, **kw: st.number_input(
@@ -198,10 +244,11 @@ def _short(raw: str, limit: int = 40) -> str:
 _PAGE_KEY = "_posviz_page"  # the page whose controls the session state holds
 
 
-def url_state(params: Iterable[Param], *, page: str) -> None:
+def url_state(params: Iterable[Param], *, page: str) -> SessionStateProxy:
     """Seed each control's session value from the URL (first run of the page), reporting bad values.
 
     Call before the widgets (draw them with `control`); `page` names the calling page.
+    Returns the session state, where the page reads its controls' values (`s.seed`).
 
     Pages share some keys (seed, T, ...). Streamlit keeps a widget's value across a move to another
     page when that page has a widget with the same key, but the new widget is a different one and
@@ -226,6 +273,19 @@ def url_state(params: Iterable[Param], *, page: str) -> None:
         st.session_state[p.key] = value
     if problems:
         note("Some link settings were not understood and fell back to defaults:\n" + "\n".join(problems))
+    return st.session_state
+
+
+def sidebar(params: Mapping[str, Param], *, page: str, keys: Iterable[str] | None = None) -> SessionStateProxy:
+    """A page's usual start: `url_state`, the controls named by `keys` (default: all) in the sidebar, `sync_url`.
+
+    Returns the session state, as `url_state` does.
+    """
+    state = url_state(params, page=page)
+    with st.sidebar:
+        controls(params[k] for k in (params if keys is None else keys))
+    sync_url(params)
+    return state
 
 
 def sync_url(params: Iterable[Param]) -> None:
@@ -356,6 +416,17 @@ def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: b
             )
 
 
+def figure(
+    fig: figures.Figure, *, prefix: str = "", downloads: bool = True, image_height: int | None = None, **shape: object
+) -> None:
+    """Draw a core `Figure`: `show_chart` named `prefix` + its name, or `show_image` (at most `image_height` px tall)
+    for a picture. `shape` adds what depends on the mode (a height from `fit`)."""
+    if fig.image is not None:
+        show_image(fig.image, height=image_height, **fig.shape, **shape)
+    else:
+        show_chart(fig.builder, *fig.frames, name=prefix + fig.name, downloads=downloads, **fig.shape, **shape)
+
+
 def guarded(
     action: Callable[[], object], fallback: Callable[[], object], what: str, instead: str = "showing the defaults"
 ) -> object:
@@ -409,8 +480,8 @@ def matrix_chart(
     title: str,
     row_title: str,
     col_title: str,
-    domain: tuple[float, float],
     name: str,
+    domain: tuple[float, float] | None = None,
     row_labels: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
     scheme: str = charts.SIGNED_SCHEME,
@@ -426,8 +497,10 @@ def matrix_chart(
     cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
 
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
+    `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
     """
     m = np.asarray(m, dtype=np.float64)
+    domain = charts.signed_domain(m) if domain is None else domain
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                   value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
@@ -445,9 +518,7 @@ def matrix_chart(
     width = container_width()
     plan = grids.draw_plan(rows, cols, max(1.0, width - AXIS_WIDTH), height)
     if plan.kind == "cells":
-        reduced = grids.reduced(m, 1, 1).shifted(row_offset, col_offset)
-        subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
-        show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, subtitle=subtitle, **common)
+        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, **common)
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
@@ -457,6 +528,16 @@ def matrix_chart(
         st.markdown(f"**{escape(note.replace(chr(10), ' '))}**")  # a picture has no layer to write it on
     if not presenter():
         _matrix_csv(m, name, row_offset, col_offset)
+
+
+def reduced_heatmap(reduced: grids.Reduced, *, name: str, legend: str | None = None, **shape: object) -> None:
+    """A reduced matrix as a heatmap of its cells; the subtitle says when a cell is a block mean.
+
+    `legend`: where the colour legend goes (default `legend_side()`); `shape`: `charts.grid_heatmap`'s titles etc.
+    """
+    subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
+    shape.update(legend=legend or legend_side(), subtitle=subtitle)
+    show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, **shape)
 
 
 def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> None:
@@ -516,14 +597,20 @@ def capped_sentence(text: str, label: str, default: str) -> str:
     return " ".join(words[:MAX_WORDS])
 
 
+def capped_sentences(state: Mapping[str, object], params: Mapping[str, Param]) -> tuple[str, str]:
+    """Sentences 1 and 2 (controls `s1`, `s2`) each passed through `capped_sentence`."""
+    first, second = (capped_sentence(state[k], f"Sentence {k[1]}", params[k].default) for k in ("s1", "s2"))
+    return first, second
+
+
 def show_image(
     reduced: grids.Reduced,
     *,
     title: str,
-    scheme: str,
     domain: tuple[float, float],
     value_title: str,
     what: str,
+    scheme: str = charts.SIGNED_SCHEME,
     height: int | None = None,
     fill: bool = False,
 ) -> None:

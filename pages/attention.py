@@ -1,4 +1,13 @@
-"""Before and after position: two sentences' attention weights, without and with position (module 09)."""
+"""Attention before and after position
+
+Two sentences with the same words in a different order, through one attention head with the same weights. Without
+position, sentence 2's attention matrix is sentence 1's with its rows and columns reordered, and each word gets the same
+output in both sentences. Adding position rows makes the matrices and the words' outputs differ.
+
+In words: E holds one position vector per row and s scales it; P is the permutation that turns sentence 1's word order
+into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks whether two arrays are numerically equal
+(within 1e-8 + 1e-5 of each other).
+"""
 
 import streamlit as st
 
@@ -7,41 +16,22 @@ from posviz import lessons, verdicts
 from posviz.display import number
 
 KINDS = lessons.SENTENCE_POSITIONS
-ui.page_setup()
+FORMULA = r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)"
+ui.page_setup(__doc__, FORMULA)  # module 09
 P = ui.params(
-    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {ui.MAX_WORDS} words)"),
-    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {ui.MAX_WORDS} words)"),
+    *ui.sentence_params(),
     ui.Param("position", "random", "choice", options=KINDS, label="position signal",
              help="random: randn(T, d) drawn after the weights"),
     ui.Param("pscale", 0.5, "float", 0.0, 1.0, step=0.01, label="position scale"),
-    ui.Param("seed", 2, "int", 0, 99_999, widget="number"),
-    ui.Param("d", 6, "int", 2, 256, step=2, label="width d (even)"),
+    ui.seed_param(2),
+    ui.width_param(6, 2, 256),
     ui.Param("word", "man", "text", max_len=60),
 )  # fmt: skip
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 
-st.title("Attention before and after position")
-ui.intro(
-    "Two sentences with the same words in a different order, through one attention head with the same "
-    "weights. Without position, sentence 2's attention matrix is sentence 1's with its rows and columns "
-    "reordered, and each word gets the same output in both sentences. Adding position rows makes the "
-    "matrices and the words' outputs differ."
-)
-if not ui.presenter():
-    st.latex(r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)")
-ui.intro(
-    "In words: E holds one position vector per row and s scales it; P is the permutation that turns sentence "
-    "1's word order into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks whether "
-    "two arrays are numerically equal (within 1e-8 + 1e-5 of each other)."
-)
-ui.url_state(P, page="attention")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("s1", "s2", "position", "pscale", "seed", "d"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="attention", keys=("s1", "s2", "position", "pscale", "seed", "d"))
 
-text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
+text1, text2 = ui.capped_sentences(s, P)
 result = ui.guarded(
     lambda: run(text1, text2, seed=s.seed, width=s.d, scale=s.pscale, position=s.position),
     lambda: run(),

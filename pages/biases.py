@@ -1,4 +1,11 @@
-"""Relative biases: T5 buckets, Shaw's clipping, ALiBi and KERPLE, each a function of j - i only."""
+"""Relative position biases
+
+Instead of rotating queries and keys, these schemes add a number to each attention logit that depends on how far the key
+is from the query. T5 (32 buckets, max distance 128) learns one number per bucket: exact buckets for small distances,
+log-spaced after, everything past the max distance in the last one. Shaw et al. learn one per offset clipped to ±k.
+ALiBi and KERPLE use a fixed shape with a slope or two learned scalars. T5's and Shaw's learned numbers are a seeded
+N(0, 1) stand-in here.
+"""
 
 import streamlit as st
 
@@ -6,27 +13,18 @@ import ui
 from posviz import biases, charts, longviews
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
-    ui.Param("T", 48, "int", 2, 200, label="matrix size T"),
+    ui.tokens_param(48, 200, label="matrix size T"),
     ui.Param("reach", 160, "int", 8, 1000, label="offsets drawn, ±"),
     ui.Param("clip", 4, "int", 1, 64, label="Shaw clip k"),
     ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
     ui.Param("head", 5, "int", 1, 32, label="ALiBi head", widget="number"),
     ui.Param("r1", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r1", widget="number"),
     ui.Param("r2", 1.0, "float", 0.01, 10.0, step=0.01, label="KERPLE r2", widget="number"),
-    ui.Param("seed", 0, "int", 0, 99_999, label="stand-in table seed", widget="number"),
+    ui.seed_param(0, label="stand-in table seed"),
 )
-st.title("Relative position biases")
-ui.intro(
-    "Instead of rotating queries and keys, these schemes add a number to each attention logit that depends on "
-    "how far the key is from the query. T5 (32 buckets, max distance 128) learns one number per bucket: exact "
-    "buckets for small distances, log-spaced after, everything past the max distance in the last one. Shaw et "
-    "al. learn one per offset clipped to ±k. ALiBi and KERPLE use a fixed shape with a slope or two learned "
-    "scalars. T5's and Shaw's learned numbers are a seeded N(0, 1) stand-in here."
-)
-ui.url_state(P, page="biases")
-s = st.session_state
+s = ui.url_state(P, page="biases")
 with st.sidebar:
     ui.controls(P[k] for k in ("T", "reach", "clip", "heads"))
     if s.head > s.heads:

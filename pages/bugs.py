@@ -1,12 +1,16 @@
-"""Spot the bug: real mistakes in writing position code, each breaking a picture and a check."""
+"""Spot the bug
+
+Each switch is a mistake found in real position-encoding code. The correct table is on the left, the buggy one beside
+it, and their difference on the right. Turn on *hide the answer* for a quiz link.
+"""
 
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, variants, verdicts
+from posviz import charts, figures, generation, variants, verdicts
 from posviz.display import number, zero_note
 
-ui.page_setup()
+ui.page_setup(__doc__)
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}
 CHOICES = tuple(variants.BUGS) + tuple(START_BUGS)
 HINTS = {
@@ -23,20 +27,14 @@ HINTS = {
 P = ui.params(
     ui.Param("bug", "2i exponent", "choice", options=CHOICES, label="mistake", widget="radio"),
     ui.Param("length", 64, "int", 4, 512, label="positions"),
-    ui.Param("d", 32, "int", 4, 256, step=2, label="width d (even)", aliases=("width",)),
+    ui.width_param(32, 4, 256, aliases=("width",)),
     ui.Param("quiz", False, "bool", label="hide the answer (quiz link)",
              help="The page shows the pictures and checks but not which mistake it is; a button reveals it."),
 )  # fmt: skip
 tables = st.cache_data(variants.table_with_checks, max_entries=16)
 generate = st.cache_data(generation.demo_generation, max_entries=8)
 
-st.title("Spot the bug")
-ui.intro(
-    "Each switch is a mistake found in real position-encoding code. The correct table is on the left, the "
-    "buggy one beside it, and their difference on the right. Turn on *hide the answer* for a quiz link."
-)
-ui.url_state(P, page="bugs")
-s = st.session_state
+s = ui.url_state(P, page="bugs")
 with st.sidebar:
     ui.control(P["quiz"])
     if s.quiz:
@@ -68,9 +66,7 @@ if s.bug in START_BUGS:
     with b:
         ui.headline(f"{name}: max |cached − full|", number(bad.errors.max()))
         ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
-    frame = frames.step_errors(bad.errors, bad.prefill)
-    ui.show_chart(charts.step_errors, frame, frames.rounding_band(), name="bug-errors",
-                  title=f"error per token with {name}")  # fmt: skip
+    ui.figure(figures.generation_errors("bug-errors", bad.errors, bad.prefill, f"error per token with {name}"))
 else:
     (correct, good), (broken, bad) = tables(s.length, s.d, "none"), tables(s.length, s.d, s.bug)
     cols = st.columns(3)

@@ -1,4 +1,11 @@
-"""The causal mask carries position: even with no position signal, masking breaks order blindness."""
+"""The causal mask carries position
+
+A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells the first token
+from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two copies of one token get different
+outputs.
+
+In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).
+"""
 
 import streamlit as st
 
@@ -6,31 +13,18 @@ import ui
 from posviz import lessons, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__, r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
 P = ui.params(
-    ui.Param("seed", 42, "int", 0, 99_999, widget="number"),
-    ui.Param("T", 6, "int", 2, 64, label="tokens T"),
-    ui.Param("d", 8, "int", 2, 64, label="width d", aliases=("C",)),
-    ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale"),
+    ui.seed_param(42),
+    ui.tokens_param(6, 64),
+    ui.width_param(8, 2, 64, even=False, aliases=("C",)),
+    ui.weight_scale_param(),
     ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed (used when T is not 6)", widget="number"),
 )
 experiment = st.cache_data(lessons.order_experiment, max_entries=32)
 twins = st.cache_data(lessons.twin_experiment, max_entries=32)
 
-st.title("The causal mask carries position")
-ui.intro(
-    "A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells "
-    "the first token from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two "
-    "copies of one token get different outputs."
-)
-if not ui.presenter():
-    st.latex(r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
-ui.intro("In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).")
-ui.url_state(P, page="causal")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P.values())
-ui.sync_url(P)
+s = ui.sidebar(P, page="causal")
 
 perm = lessons.lesson_or_shuffled(s.T, s.shuffle_seed)
 plain = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm)

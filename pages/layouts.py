@@ -1,32 +1,26 @@
-"""Layouts: interleaved vs [sin | cos], interleaved vs rotate-half RoPE, and tensor2tensor's timescales."""
+"""Layouts: the same code in a different order
+
+Codebases write the same sinusoids and rotations in different dimension orders: the paper interleaves sin and cos (2i,
+2i+1); tensor2tensor and the TensorFlow tutorial put all sines first, then all cosines. RoFormer and GPT-J rotate
+interleaved pairs; GPT-NeoX and Llama rotate dimension i with i + d/2. Each pair of layouts is equal after one fixed
+permutation of the dimensions. The one real numeric difference is tensor2tensor's choice of frequencies.
+"""
 
 import streamlit as st
 
 import ui
-from posviz import charts, frames, variants, verdicts
+from posviz import figures, variants, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 P = ui.params(
     ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
-    ui.Param("d", 64, "int", 4, 1024, step=2, label="width d (even)", widget="number", aliases=("width",)),
+    ui.width_param(64, 4, 1024, widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
 )
 compare = st.cache_data(variants.compare_layouts, max_entries=8)
 
-st.title("Layouts: the same code in a different order")
-ui.intro(
-    "Codebases write the same sinusoids and rotations in different dimension orders: the paper interleaves "
-    "sin and cos (2i, 2i+1); tensor2tensor and the TensorFlow tutorial put all sines first, then all cosines. "
-    "RoFormer and GPT-J rotate interleaved pairs; GPT-NeoX and Llama rotate dimension i with i + d/2. "
-    "Each pair of layouts is equal after one fixed permutation of the dimensions. The one real numeric "
-    "difference is tensor2tensor's choice of frequencies."
-)
-ui.url_state(P, page="layouts")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P.values())
-ui.sync_url(P)
+s = ui.sidebar(P, page="layouts")
 
 r = compare(s.length, s.d, s.base)
 a, b, c = st.columns(3)
@@ -48,19 +42,6 @@ for column, table, title, name in (
     (right, r.concat, "tensor2tensor layout: [sin | cos]", "concatenated"),
 ):
     with column:
-        ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=(-1.0, 1.0),
-                        value_title="pe", name=name, height=ui.fit(300, 250))  # fmt: skip
+        ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), **figures.table_axes())
 
-freq = frames.frequency_comparison(s.d, s.base)
-ui.show_chart(
-    charts.lines,
-    freq,
-    name="frequencies",
-    x="pair",
-    y="frequency",
-    color="formula",
-    title="frequency of each pair",
-    x_title="pair i",
-    y_title="radians per position (log)",
-    log_y=True,
-)
+ui.figure(figures.frequencies(s.d, s.base))

@@ -70,8 +70,4 @@ with knobs:
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
 for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
     with column:
-        if figure.image is not None:
-            ui.show_image(figure.image, height=lecture.FIGURE_HEIGHT, **figure.shape)
-        else:
-            ui.show_chart(figure.builder, *figure.frames, name=f"lecture-{figure.name}", downloads=False,
-                          **figure.shape)  # fmt: skip
+        ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT)

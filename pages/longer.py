@@ -13,7 +13,7 @@ PARTS = {"scaling": "RoPE scaling", "decay": "RoPE's long-term decay (RoFormer 3
 P = ui.params(
     ui.Param("preset", "llama3.1-8b", "choice", options=tuple(scaling.PRESETS), label="model setup",
              names={key: preset.label for key, preset in scaling.PRESETS.items()}),
-    ui.Param("seed", 0, "int", 0, 99_999, label="content seed", widget="number"),
+    ui.seed_param(0, label="content seed"),
     ui.Param("d", 128, "choice", options=(32, 64, 128, 256), label="decay: head width d", widget="select_slider"),
     ui.Param("reach", 4096, "int", 64, 65_536, step=64, label="decay: distances up to"),
     ui.Param("part", "scaling", "choice", options=tuple(PARTS), names=PARTS, label="part", widget="segmented"),

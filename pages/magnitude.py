@@ -1,43 +1,34 @@
-"""Position magnitude: shrink the position rows and watch the two sentences' outputs converge (module 09, ex. 3)."""
+"""Position magnitude
+
+The same experiment with the position rows multiplied by a scale. At scale 0 there is no position and the word's two
+outputs are identical; as the scale grows they separate, about in proportion at small scales. A position signal far
+smaller than the token vectors is nearly invisible to attention.
+
+In words: E holds one position vector per row and s scales it; i₁ and i₂ are the word's rows in sentence 1 and in
+sentence 2; `np.allclose` asks whether the two outputs are numerically equal (within 1e-8 + 1e-5 of each other).
+"""
 
 import streamlit as st
 
 import ui
-from posviz import charts, frames, lessons, verdicts
+from posviz import charts, figures, lessons, verdicts
 from posviz.display import number
 
 STEPS = lessons.magnitude_steps()
-ui.page_setup()
+FORMULA = r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|"
+ui.page_setup(__doc__, FORMULA)  # module 09, exercise 3
 P = ui.params(
     ui.Param("scale", 0.5, "choice", options=STEPS, label="position scale (fine steps near 0)", widget="select_slider"),
-    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {ui.MAX_WORDS} words)"),
-    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {ui.MAX_WORDS} words)"),
+    *ui.sentence_params(),
     ui.Param("word", "man", "text", max_len=60, label="word in both sentences"),
     ui.Param("loglog", False, "bool", label="log-log axes"),
 )
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 curve = st.cache_data(lessons.magnitude_curve, max_entries=64)
 
-st.title("Position magnitude")
-ui.intro(
-    "The same experiment with the position rows multiplied by a scale. At scale 0 there is no position "
-    "and the word's two outputs are identical; as the scale grows they separate, about in proportion at "
-    "small scales. A position signal far smaller than the token vectors is nearly invisible to attention."
-)
-if not ui.presenter():
-    st.latex(r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|")
-ui.intro(
-    "In words: E holds one position vector per row and s scales it; i₁ and i₂ are the word's rows in sentence "
-    "1 and in sentence 2; `np.allclose` asks whether the two outputs are numerically equal (within "
-    "1e-8 + 1e-5 of each other)."
-)
-ui.url_state(P, page="magnitude")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("s1", "s2", "loglog"))
+s = ui.sidebar(P, page="magnitude", keys=("s1", "s2", "loglog"))
 
-text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
+text1, text2 = ui.capped_sentences(s, P)
 result = ui.guarded(lambda: run(text1, text2), lambda: run(), "These sentences")
 common = result.common_words()
 if not common:
@@ -65,37 +56,11 @@ def live() -> None:
     with left:
         ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {number(s.scale)}", number(distance))
         ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)", state=True)
-        bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
-        ui.show_chart(
-            charts.grouped_bars,
-            bars,
-            name="word-outputs",
-            x="component",
-            y="value",
-            group="vector",
-            title=f"'{word}' in each sentence",
-            y_title="output",
-            height=ui.fit(260, 190),
-        )
+        ui.figure(figures.word_outputs(a, b, word), height=ui.fit(260, 190))
     with right:
         scales, distances = curve(text1, text2, word)
-        frame = frames.distance_curve(scales, distances, log=s.loglog)
-        here = frames.on_log_axis(distance) if s.loglog else distance
-        point = charts.point_frame(s.scale, here, f"{number(s.scale)} → {number(distance)}")
-        on_axis = s.scale > 0 or not s.loglog  # scale 0 has no place on a log axis
-        ui.show_chart(
-            *((charts.lines_marked, frame, point) if on_axis else (charts.lines, frame)),
-            name="distance-curve",
-            x="scale",
-            y="distance",
-            title="distance between the two outputs against the scale",
-            x_title="position scale" + (" (log)" if s.loglog else ""),
-            y_title="max abs difference" + (" (log)" if s.loglog else ""),
-            log_x=s.loglog,
-            log_y=s.loglog,
-            points=True,
-            height=ui.fit(380, 300),
-        )
+        drawn = figures.distance_curve(scales, distances, s.scale, distance, log=s.loglog)
+        ui.figure(drawn, height=ui.fit(380, 300))
         if s.loglog and s.scale == 0:
             st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")
 

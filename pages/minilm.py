@@ -11,8 +11,7 @@ STEPS = lessons.magnitude_steps()
 # Two views of the page, so that a first visit draws two charts and three pictures, not seven and nine.
 PARTS = {"table": "the learned position table", "sentences": "two sentences through layer 0"}
 P = ui.params(
-    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
-    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
+    *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
     ui.Param("head", 1, "int", 1, 12, label="attention head"),
     ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",
              widget="select_slider"),

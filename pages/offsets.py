@@ -1,12 +1,17 @@
-"""Start offsets: generate one token at a time with a cache, against a full recompute at every step."""
+"""Start offsets in incremental generation
+
+A model that generates text reads the prompt once (prefill), then adds one token at a time and keeps the keys and values
+it has already computed. Each new token must get its true position as `start`: then every step equals recomputing the
+whole sequence from scratch. Give it the wrong position and the outputs drift, silently.
+"""
 
 import streamlit as st
 
 import ui
-from posviz import charts, frames, generation, longviews, sinks, verdicts
+from posviz import figures, frames, generation, longviews, sinks, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 BUG_LABELS = {
     "none": "correct: token t at position t",
     "reset": "bug: every new token at position 0",
@@ -17,10 +22,10 @@ P = ui.params(
     ui.Param(
         "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
     ),
-    ui.Param("T", 16, "int", 2, 64, label="tokens T"),
+    ui.tokens_param(16, 64),
     ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
-    ui.Param("d", 8, "int", 2, 64, step=2, label="width d (even)", aliases=("C",)),
-    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+    ui.width_param(8, 2, 64, aliases=("C",)),
+    ui.seed_param(0),
 )
 # The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
 SINK_P = ui.params(
@@ -32,15 +37,7 @@ SINK_P = ui.params(
 )  # fmt: skip
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
-st.title("Start offsets in incremental generation")
-ui.intro(
-    "A model that generates text reads the prompt once (prefill), then adds one token at a time and keeps "
-    "the keys and values it has already computed. Each new token must get its true position as `start`: "
-    "then every step equals recomputing the whole sequence from scratch. Give it the wrong position and "
-    "the outputs drift, silently."
-)
-ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
-s = st.session_state
+s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))
     if s.prefill > s.T:
@@ -61,14 +58,8 @@ with left:
     table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
     st.dataframe(table, hide_index=True, height=ui.fit(min(420, 35 * (s.T + 1) + 3), 330))
 with right:
-    frame = frames.step_errors(errors, s.prefill)
-    ui.show_chart(
-        charts.step_errors,
-        frame,
-        frames.rounding_band(),
-        name="generation-errors",
-        title="error of each token against a full recompute",
-    )
+    title = "error of each token against a full recompute"
+    ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
 
 # --- Attention sinks: numbers and frames from posviz.longviews.
 sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
@@ -91,13 +82,4 @@ with left:
     ui.headline(f"max error, {bug_name}", number(ways[s.sink_bug].errors.max()))
     ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
 with right:
-    ui.show_chart(
-        charts.grouped_bars,
-        longviews.sink_errors_frame(ways),
-        name="sink-errors",
-        x="token",
-        y="error",
-        group="way",
-        title="error of each step against the recompute",
-        y_title="max abs difference",
-    )
+    ui.figure(figures.sink_errors(ways))

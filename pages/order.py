@@ -1,4 +1,9 @@
-"""Order blindness: shuffle the tokens, attend, and compare with the shuffled output (lesson 000)."""
+"""Order blindness
+
+Shuffle the input tokens, run one attention head, and compare with the original output shuffled the same way. Without
+position the two agree to the last bit: attention treats its input as a set. Add a vector that differs per position (the
+position vectors stay in their places while the tokens move) and the agreement breaks. The page runs both, side by side.
+"""
 
 import streamlit as st
 
@@ -8,13 +13,12 @@ from posviz import lessons, parsing, verdicts
 from posviz.display import number, zero_note
 
 KINDS = posviz.POSITION_KINDS
-ui.page_setup()
+ui.page_setup(__doc__)  # the experiment of lesson 000
 P = ui.params(
-    ui.Param("seed", 42, "int", 0, 99_999, widget="number", help="RandomState seed for X, then w_q, w_k, w_v"),
-    ui.Param("T", 6, "int", 2, 256, label="tokens T"),
-    ui.Param("d", 8, "int", 2, 256, step=2, label="width d (even)", help="even, so sinusoids and rotary have pairs",
-             aliases=("C",)),
-    ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale"),
+    ui.seed_param(42, help="RandomState seed for X, then w_q, w_k, w_v"),
+    ui.tokens_param(6, 256),
+    ui.width_param(8, 2, 256, help="even, so sinusoids and rotary have pairs", aliases=("C",)),
+    ui.weight_scale_param(),
     ui.Param("perm_mode", "typed", "choice", options=("typed", "shuffle"), label="permutation P", widget="horizontal"),
     ui.Param("perm", "3 0 5 1 4 2", "text", max_len=1200, label="P (0..T-1, each once)"),
     ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed", widget="number"),
@@ -30,15 +34,7 @@ experiment = st.cache_data(lessons.order_experiment, max_entries=64)
 twins = st.cache_data(lessons.twin_experiment, max_entries=64)
 pair_moves = st.cache_data(lessons.pair_move_experiment, max_entries=64)
 
-st.title("Order blindness")
-ui.intro(
-    "Shuffle the input tokens, run one attention head, and compare with the original output shuffled "
-    "the same way. Without position the two agree to the last bit: attention treats its input as a set. "
-    "Add a vector that differs per position (the position vectors stay in their places while the tokens "
-    "move) and the agreement breaks. The page runs both, side by side."
-)
-ui.url_state(P, page="order")
-s = st.session_state
+s = ui.url_state(P, page="order")
 with st.sidebar:
     ui.controls(P[k] for k in ("seed", "T", "d", "wscale", "perm_mode"))
     ui.control(P["perm"] if s.perm_mode == "typed" else P["shuffle_seed"])

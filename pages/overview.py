@@ -1,4 +1,11 @@
-"""Overview: what posviz is for, and every claim (lessons, papers, reference code) reproduced live by the core."""
+"""Why attention needs position
+
+Self-attention reads its input as a set: shuffle the tokens and the outputs shuffle with them, two copies of a token get
+the same output, and *man* means the same in *dog bites man* and *man bites dog*. Adding a position vector to each token
+before attention is what lets order matter. The pages on the left show each step live; the table below reruns every
+numbered claim of the three lessons, of the papers and reference code behind the longer-context pages, and of a real
+trained model (all-MiniLM-L6-v2), on this server, now.
+"""
 
 import pandas as pd
 import streamlit as st
@@ -7,18 +14,9 @@ import posviz
 import ui
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 registry = st.cache_data(posviz.claims, max_entries=1)()
 
-st.title("Why attention needs position")
-ui.intro(
-    "Self-attention reads its input as a set: shuffle the tokens and the outputs shuffle with them, two "
-    "copies of a token get the same output, and *man* means the same in *dog bites man* and *man bites dog*. "
-    "Adding a position vector to each token before attention is what lets order matter. "
-    "The pages on the left show each step live; the table below reruns every numbered claim of the three "
-    "lessons, of the papers and reference code behind the longer-context pages, and of a real trained model "
-    "(all-MiniLM-L6-v2), on this server, now."
-)
 passed = sum(c.passed for c in registry)
 left, right = st.columns([1, 2])
 with left:

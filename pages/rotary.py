@@ -1,40 +1,34 @@
-"""Learned and rotary: a finite learned table, rotary embeddings, and ALiBi, on the same axes."""
+"""Learned tables, rotary embeddings and ALiBi
+
+A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. Rotary embeddings
+rotate each query and key pair by an angle proportional to its position, so a query-key score depends only on how far
+apart the two positions are. ALiBi adds a penalty that grows linearly with that distance. In words: a score is q·k, a
+query vector times a key vector; i is the query's position, j the key's.
+"""
 
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, frames, properties, relative, verdicts
+from posviz import charts, figures, frames, properties, relative, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
 P = ui.params(
     ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
     ui.Param("T", 24, "int", 1, 1024, label="positions asked for"),
     ui.Param("start", 0, "int", 0, 1024, label="first position asked for", widget="number"),
-    ui.Param("d", 16, "int", 2, 64, step=2, label="head width d (even)"),
+    ui.width_param(16, 2, 64, label="head width d (even)"),
     ui.Param("base", 10_000.0, "choice", options=BASES, label="RoPE base", widget="select_slider",
              names={b: f"{b:,.0f}" for b in BASES}),
     ui.Param("pair", 2, "int", 0, 31, label="pair i to follow (dimensions 2i, 2i+1)", widget="number"),
     ui.Param("shift", 100, "int", 0, 100_000, label="shift every position by s", widget="number"),
     ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
     ui.Param("head", 1, "int", 1, 32, label="head to draw", widget="number"),
-    ui.Param("seed", 0, "int", 0, 99_999, widget="number"),
+    ui.seed_param(0),
 )  # fmt: skip
-st.title("Learned tables, rotary embeddings and ALiBi")
-ui.intro(
-    "A learned table is a lookup with a fixed number of rows: a position past the last row has no vector. "
-    "Rotary embeddings rotate each query and key pair by an angle proportional to its position, so a query-key "
-    "score depends only on how far apart the two positions are. ALiBi adds a penalty that grows linearly "
-    "with that distance. In words: a score is q·k, a query vector times a key vector; i is the query's "
-    "position, j the key's."
-)
-ui.url_state(P, page="rotary")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="rotary", keys=("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
 
 st.subheader("Rotary: scores depend only on the offset")
@@ -64,15 +58,8 @@ with right:
         f"constant along every diagonal (spread {number(spread)})",
         f"spread {number(spread)}",
     )
-    ui.matrix_chart(
-        rot,
-        title="rotary score q·k, query at i, key at j",
-        row_title="query position i",
-        col_title="key position j",
-        domain=charts.signed_domain(rot),
-        name="rope-scores",
-        height=ui.fit(300, 215),
-    )
+    title = "rotary score q·k, query at i, key at j"
+    ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 215), **figures.SCORE_AXES)
 
 st.subheader("A learned table has a last row")
 try:
@@ -85,29 +72,14 @@ except ValueError as error:
     )
 else:
     ui.badge(True, f"positions {s.start}..{s.start + s.T - 1} are inside the table's {s.max_length} rows", "")
-    ui.matrix_chart(
-        rows,
-        title="the learned rows asked for (seeded stand-in, N(0, 1))",
-        row_title="position",
-        col_title="dimension",
-        domain=charts.signed_domain(rows),
-        name="learned-rows",
-        row_offset=s.start,
-        height=240,
-    )
+    title = "the learned rows asked for (seeded stand-in, N(0, 1))"
+    ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=s.start, height=240, **figures.POSITION_AXES)
 
 st.subheader("ALiBi: a linear penalty per head")
 slopes = relative.alibi_slopes(s.heads)
 ui.control(P["head"], hi=s.heads)
 bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
 st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
-ui.matrix_chart(
-    bias,
-    title=f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)",
-    row_title="query position i",
-    col_title="key position j",
-    domain=charts.signed_domain(bias),
-    name="alibi-bias",
-    height=300,
-)
+title = f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)"
+ui.matrix_chart(bias, title=title, name="alibi-bias", height=300, **figures.SCORE_AXES)
 ui.sync_url(P)

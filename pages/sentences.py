@@ -1,4 +1,10 @@
-"""Real model, word order: all-MiniLM-L6-v2's sentence embeddings tell word order apart only through position."""
+"""Real model: word order
+
+all-MiniLM-L6-v2 turns a sentence into one vector: its 6-layer encoder, then the mean over tokens, then unit length. Two
+sentences with the same words in another order get different vectors only because of the learned position rows added
+before the first layer. Remove those rows and every layer treats the tokens as a set: the mean of the last layer, and so
+the cosine, no longer sees the order.
+"""
 
 import streamlit as st
 
@@ -7,33 +13,20 @@ from posviz import encoder, minilm
 from posviz import sentence_charts as sc
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 SCALES = [round(0.05 * i, 2) for i in range(21)]
 P = ui.params(
-    ui.Param("s1", "dog bites man", "text", label=f"sentence 1 (up to {minilm.MAX_TOKENS} tokens)"),
-    ui.Param("s2", "man bites dog", "text", label=f"sentence 2 (up to {minilm.MAX_TOKENS} tokens)"),
+    *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
     ui.Param("scale", 1.0, "choice", options=SCALES, widget="select_slider",
              label="scale of the position rows (1 = the trained model, 0 = removed)"),
 )  # fmt: skip
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=16, show_spinner="running the model at 21 scales")
 
-st.title("Real model: word order")
-ui.intro(
-    "all-MiniLM-L6-v2 turns a sentence into one vector: its 6-layer encoder, then the mean over tokens, "
-    "then unit length. Two sentences with the same words in another order get different vectors only "
-    "because of the learned position rows added before the first layer. Remove those rows and every layer "
-    "treats the tokens as a set: the mean of the last layer, and so the cosine, no longer sees the order."
-)
-ui.url_state(P, page="sentences")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("s1", "s2"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="sentences", keys=("s1", "s2"))
 
 default1, default2 = P["s1"].default, P["s2"].default
-text1 = ui.capped_sentence(s.s1, "Sentence 1", default1)
-text2 = ui.capped_sentence(s.s2, "Sentence 2", default2)
+text1, text2 = ui.capped_sentences(s, P)
 text1, text2 = ui.guarded(lambda: encoder.readable(text1, text2), lambda: (default1, default2), "These sentences")
 result = pair(text1, text2, s.scale)
 ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)

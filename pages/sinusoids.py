@@ -1,30 +1,29 @@
-"""Sinusoids: the fixed position table, its frequencies, and the properties that make it useful."""
+"""Sinusoids
+
+Each pair of features turns around a circle at its own rate as the position grows: the first pair once every 2π
+positions, the last pair almost `base` times slower. Together the pairs give every position a distinct code of constant
+length, and moving k positions is the same rotation for every row.
+"""
 
 import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, frames, grids, parsing, properties, verdicts
+from posviz import figures, grids, parsing, properties, verdicts
 from posviz.display import number
 
-ui.page_setup()
+FORMULA = (
+    r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
+    r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
+)
+ui.page_setup(__doc__, FORMULA)
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
 CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 4096  # a chart of 4,096 rects paints in ~0.3 s
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 P = ui.params(
     ui.Param("length", 64, "int", 1, MAX_LENGTH, label=f"length T (1 to {MAX_LENGTH})", widget="number"),
-    ui.Param(
-        "d",
-        64,
-        "int",
-        2,
-        MAX_WIDTH,
-        step=2,
-        label=f"width d (even, 2 to {MAX_WIDTH})",
-        widget="number",
-        aliases=("width",),
-    ),
+    ui.width_param(64, 2, MAX_WIDTH, label=f"width d (even, 2 to {MAX_WIDTH})", widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
     ui.Param("start", 0, "int", 0, 1_000_000, label="start s (first position)", widget="number"),
     ui.Param("k", 3, "int", 1, MAX_LENGTH - 1, label="offset k for the linear-map check", widget="number"),
@@ -37,24 +36,9 @@ P = ui.params(
 summarize = st.cache_data(properties.summarize_sinusoid, max_entries=4)
 table = st.cache_data(posviz.sinusoidal, max_entries=8)
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
+AXES = figures.table_axes("position t (from start)")
 
-st.title("Sinusoids")
-ui.intro(
-    "Each pair of features turns around a circle at its own rate as the position grows: "
-    "the first pair once every 2π positions, the last pair almost `base` times slower. "
-    "Together the pairs give every position a distinct code of constant length, and moving k positions "
-    "is the same rotation for every row."
-)
-if not ui.presenter():
-    st.latex(
-        r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"
-        r"\mathrm{pe}_{t,2i+1} = \cos\!\big((s+t)\,\omega_i\big),\quad \omega_i = \mathrm{base}^{-2i/d}"
-    )
-ui.url_state(P, page="sinusoids")
-s = st.session_state
-with st.sidebar:
-    ui.controls(P[k] for k in ("length", "d", "base", "start", "k"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="sinusoids", keys=("length", "d", "base", "start", "k"))
 
 summary = summarize(s.length, s.d, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
 sin0, cos0 = properties.first_row_errors(s.d, s.base)
@@ -84,19 +68,7 @@ def table_view() -> None:
             st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
     if view == "chart":
-        ui.show_chart(
-            charts.grid_heatmap,
-            charts.reduced_frame(summary.chart),
-            legend=ui.legend_side(),
-            name="sinusoid-table",
-            title=title,
-            subtitle=None if ui.presenter() and not summary.chart.aggregated else summary.chart.note,
-            row_title="position t (from start)",
-            col_title="dimension",
-            value_title="pe",
-            domain=(-1.0, 1.0),
-            height=ui.fit(360, 230),
-        )
+        ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 230), **AXES)
     elif view == "zoom: exact values":
         s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.d - 1)
         a, b = st.columns(2)
@@ -105,27 +77,10 @@ def table_view() -> None:
         with b:
             ui.control(P["zc"], hi=s.d - 1)
         part, row0, col0 = zoom(s.length, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
-        ui.matrix_chart(
-            part,
-            title=f"{title}: exact values from row {row0}, dimension {col0}",
-            row_title="position t (from start)",
-            col_title="dimension",
-            domain=(-1.0, 1.0),
-            name="sinusoid-window",
-            value_title="pe",
-            row_offset=row0,
-            col_offset=col0,
-            height=360,
-        )
+        where = f"{title}: exact values from row {row0}, dimension {col0}"
+        ui.matrix_chart(part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360, **AXES)
     else:
-        ui.show_image(
-            summary.image,
-            title=title,
-            scheme=charts.SIGNED_SCHEME,
-            domain=(-1.0, 1.0),
-            value_title="pe",
-            what="dimension →, position ↓",
-        )
+        ui.show_image(summary.image, title=title, domain=(-1.0, 1.0), value_title="pe", what="dimension →, position ↓")
     ui.sync_url(P)
 
 
@@ -146,18 +101,7 @@ def check_view() -> None:
     head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.d, start=s.start, base=s.base)
     if check == "row norms":
         stride = grids.stride(s.length, 2048)
-        frame = frames.row_norms(summary.squared_norms, start=s.start, stride=stride, name="squared norm")
-        ui.show_chart(
-            charts.lines_with_reference,
-            frame,
-            charts.level_frame(s.d / 2, f"d/2 = {s.d // 2}"),
-            name="row-norms",
-            x="position",
-            y="squared norm",
-            title="squared norm of every row",
-            x_title="position",
-            y_title="‖pe_t‖²",
-        )
+        ui.figure(figures.row_norms(summary.squared_norms, s.d, start=s.start, stride=stride))
         if stride > 1:
             st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
     elif check == "similarity":
@@ -168,31 +112,11 @@ def check_view() -> None:
             f"depends only on t − u (spread along diagonals {number(spread)})",
             f"varies along diagonals ({number(spread)})",
         )
-        ui.matrix_chart(
-            sim,
-            title=f"similarity pe·peᵀ, first {sim.shape[0]} positions",
-            row_title="position t",
-            col_title="position u",
-            domain=charts.signed_domain(sim),
-            name="similarity",
-            value_title="dot product",
-            row_offset=s.start,
-            col_offset=s.start,
-            height=360,
-        )
+        shape = dict(row_title="position t", col_title="position u", value_title="dot product", height=360)
+        title = f"similarity pe·peᵀ, first {sim.shape[0]} positions"
+        ui.matrix_chart(sim, title=title, name="similarity", row_offset=s.start, col_offset=s.start, **shape)
     elif check == "wavelengths":
-        waves = frames.wavelength_frame(s.d, s.base)
-        ui.show_chart(
-            charts.lines,
-            waves,
-            name="wavelengths",
-            x="pair",
-            y="wavelength",
-            title="wavelength of each sin/cos pair",
-            x_title="pair i (dimensions 2i, 2i+1)",
-            y_title="positions per turn (log)",
-            log_y=True,
-        )
+        ui.figure(figures.wavelengths(s.d, s.base))
     else:
         ui.control(P["dims"])
         dims = ui.guarded(
@@ -201,19 +125,7 @@ def check_view() -> None:
             "Dimensions to draw",
             "drawing dimensions 0 and 1",
         )
-        shown = min(s.length, CURVE_WINDOW)
-        curves = charts.columns_frame(head, dims, first=s.start, rows=shown)
-        ui.show_chart(
-            charts.lines,
-            curves,
-            name="dimension-curves",
-            x="position",
-            y="value",
-            color="dimension",
-            title=f"chosen dimensions over the first {shown} positions",
-            x_title="position",
-            y_title="pe",
-        )
+        ui.figure(figures.dimension_curves(head, dims, start=s.start, shown=min(s.length, CURVE_WINDOW)))
     ui.sync_url(P)
 
 

@@ -13,7 +13,7 @@ test can read the same slide.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,7 @@ import pandas as pd
 from posviz import charts, frames, grids, lessons, properties, relative, verdicts
 from posviz.display import number
 from posviz.encodings import offset_matrix, sinusoidal
+from posviz.figures import Figure
 
 FIGURE_HEIGHT = 240
 
@@ -36,17 +37,6 @@ class Control:
     label: str
     default: object
     options: tuple = ()
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A chart: a `posviz.charts` builder, its frames and its shape; or an image of a reduced matrix."""
-
-    name: str
-    builder: Callable | None = None
-    frames: tuple[pd.DataFrame, ...] = ()
-    shape: dict = field(default_factory=dict)
-    image: grids.Reduced | None = None  # drawn as a PNG when set (with shape: title, scheme, domain, ...)
 
 
 @dataclass(frozen=True)

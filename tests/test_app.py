@@ -629,3 +629,19 @@ def test_a_matrix_drawn_as_a_picture_keeps_its_title():
     titles = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("**")]
     assert titles == ["**no position: difference**", "**all zeros up to rounding**", "**attend, then shuffle**",
                       "**shuffle, then attend**", "**ramp: difference**"]  # fmt: skip
+
+
+def test_shared_control_declarations_equal_the_ones_they_replace():
+    import ui
+
+    assert ui.seed_param(42) == ui.Param("seed", 42, "int", 0, 99_999, widget="number")
+    assert ui.seed_param(0, label="content seed").label == "content seed"
+    assert ui.tokens_param(6, 64) == ui.Param("T", 6, "int", 2, 64, label="tokens T")
+    assert ui.width_param(8, 2, 64, even=False) == ui.Param("d", 8, "int", 2, 64, label="width d")
+    assert ui.width_param(8, 2, 256, aliases=("C",)) == ui.Param(
+        "d", 8, "int", 2, 256, step=2, label="width d (even)", aliases=("C",)
+    )
+    assert ui.weight_scale_param() == ui.Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale")
+    s1, s2 = ui.sentence_params("9 tokens")
+    assert (s1.key, s1.default, s1.label) == ("s1", "dog bites man", "sentence 1 (up to 9 tokens)")
+    assert (s2.key, s2.default, s2.label) == ("s2", "man bites dog", "sentence 2 (up to 9 tokens)")

@@ -62,6 +62,17 @@ def no_exception(page) -> None:
     assert page.errors == []
 
 
+def slider_left(page, thumb) -> None:
+    """Move a slider one step left with the keyboard, wait for the rerun, and check it raised nothing."""
+    from tests.harness import settle
+
+    thumb.focus()
+    thumb.press("ArrowLeft")
+    settle(page)
+    page.wait_for_timeout(500)
+    no_exception(page)
+
+
 def charts_drawn(page) -> None:
     """Every chart element holds a drawn Vega view, not just an empty frame."""
     charts = page.locator(CHART)
@@ -130,18 +141,11 @@ def test_the_claims_table_page_links_open_cleanly(page, start):
 
 
 def test_moving_a_slider_changes_the_number_and_the_chart(page):
-    from tests.harness import settle
-
     visit(page, "/magnitude")
     chart = page.locator(CHART).nth(1)
     before_png = chart.screenshot()
     assert page.locator(".posviz-number").first.inner_text() == "12.537"
-    thumb = page.locator("input[type='range']").first
-    thumb.focus()
-    thumb.press("ArrowLeft")  # 0.5 -> 0.45
-    settle(page)
-    page.wait_for_timeout(500)
-    no_exception(page)
+    slider_left(page, page.locator("input[type='range']").first)  # 0.5 -> 0.45
     assert page.locator(".posviz-number").first.inner_text() != "12.537"
     assert "scale=0.45" in page.url
     assert chart.screenshot() != before_png
@@ -252,20 +256,13 @@ def test_presenter_mode_holds_across_pages(page):
 
 def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
     from posviz import encoder
-    from tests.harness import settle
+    from posviz.display import number
 
     visit(page, "/sentences")
     charts_drawn(page)
     model = encoder.compare_texts("dog bites man", "man bites dog")
-    from posviz.display import number
-
     assert page.get_by_text(number(model.cosine), exact=True).count() == 1
-    thumb = page.locator("input[type='range'], [role='slider']").first
-    thumb.focus()
-    thumb.press("ArrowLeft")  # 1 -> 0.95
-    settle(page)
-    page.wait_for_timeout(500)
-    no_exception(page)
+    slider_left(page, page.locator("input[type='range'], [role='slider']").first)  # 1 -> 0.95
     assert "scale=0.95" in page.url
     lower = encoder.compare_texts("dog bites man", "man bites dog", 0.95)
     assert page.get_by_text(number(lower.cosine), exact=True).count() == 1

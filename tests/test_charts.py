@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from posviz import charts, frames, grids, images, longviews, scaling, sinks
+import posviz
+from posviz import charts, figures, frames, grids, images, longviews, scaling, sinks
 
 
 def bound(builder, *frames, **shape):
@@ -55,7 +56,26 @@ def every_chart():
         "grid_heatmap note": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
                               dict(title="pe", row_title="t", col_title="dim", note="")),
         **longer_charts(),
+        **figure_charts(),
     }  # fmt: skip
+
+
+def figure_charts():
+    """The charts posviz.figures describes for the pages, as the pages draw them."""
+    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
+    made = [
+        figures.frequencies(8, 10_000.0),
+        figures.wavelengths(8, 10_000.0),
+        figures.row_norms(np.full(5, 4.0), 8, start=2, stride=1),
+        figures.dimension_curves(posviz.sinusoidal(10, 8), [0, 3], start=0, shown=6),
+        figures.generation_errors("generation", np.array([0.0, 4e-16, 1e-3]), 1, "errors"),
+        figures.sink_errors(ways),
+        figures.word_outputs(np.zeros(3), np.ones(3), "man"),
+        figures.distance_curve(scales, distances, 0.5, 1.0, log=True),
+        figures.distance_curve(scales, distances, 0.0, 0.0, log=True),
+    ]
+    return {f"figure {i} {f.name}": (f.builder, list(f.frames), f.shape) for i, f in enumerate(made)}
 
 
 def longer_charts():

@@ -1,0 +1,138 @@
+"""The app's figures as data: a chart builder, its frames and its shape (titles, axes), drawn by one helper.
+
+A page or the lecture asks for a `Figure` and hands it to its drawing helper (`ui.figure` in the app), so the
+titles and axis labels live here, next to the frames they describe, and are tested without a browser.
+No streamlit here.
+
+Letters: T positions, P sin/cos pairs (d/2), S scales, K chosen dimensions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from posviz import charts, frames, grids, longviews, sinks
+from posviz.display import number
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A chart: a `posviz.charts` builder, its frames and its shape; or an image of a reduced matrix."""
+
+    name: str
+    builder: Callable | None = None
+    frames: tuple[pd.DataFrame, ...] = ()
+    shape: dict = field(default_factory=dict)
+    image: grids.Reduced | None = None  # drawn as a PNG when set (with shape: title, scheme, domain, ...)
+
+
+POSITION_AXES = dict(row_title="position", col_title="dimension")  # a table of position vectors, one row each
+SCORE_AXES = dict(row_title="query position i", col_title="key position j")  # a score or bias matrix's axes
+
+
+def table_axes(rows: str = "position") -> dict[str, object]:
+    """The shape of a sinusoid table's heatmap: positions down, dimensions across, values in [-1, 1].
+
+    >>> table_axes()["domain"]
+    (-1.0, 1.0)
+    """
+    return {**POSITION_AXES, "row_title": rows, "value_title": "pe", "domain": (-1.0, 1.0)}
+
+
+def _lines(name: str, frame: pd.DataFrame, *more: pd.DataFrame, **shape: object) -> Figure:
+    builder = charts.lines_with_reference if more else charts.lines
+    return Figure(name, builder, (frame, *more), shape)
+
+
+def frequencies(width: int, base: float) -> Figure:
+    """The paper's and tensor2tensor's frequency of each pair, on a log axis (frame: P rows per formula).
+
+    >>> frequencies(8, 10_000.0).frames[0].shape
+    (8, 3)
+    """
+    frame = frames.frequency_comparison(width, base)
+    shape = dict(x="pair", y="frequency", color="formula", x_title="pair i", y_title="radians per position (log)")
+    return _lines("frequencies", frame, title="frequency of each pair", log_y=True, **shape)
+
+
+def wavelengths(width: int, base: float) -> Figure:
+    """Positions per turn of each sin/cos pair, on a log axis (frame: P rows).
+
+    >>> wavelengths(8, 10_000.0).frames[0].shape
+    (4, 2)
+    """
+    shape = dict(x="pair", y="wavelength", x_title="pair i (dimensions 2i, 2i+1)", y_title="positions per turn (log)")
+    title = "wavelength of each sin/cos pair"
+    return _lines("wavelengths", frames.wavelength_frame(width, base), title=title, log_y=True, **shape)
+
+
+def row_norms(squared_norms: np.ndarray, width: int, *, start: int, stride: int) -> Figure:
+    """Every `stride`-th row's squared norm against the level d/2 it should keep (frame: ceil(T / stride) rows).
+
+    >>> row_norms(np.full(10, 4.0), 8, start=0, stride=1).frames[0].shape
+    (10, 2)
+    """
+    frame = frames.row_norms(squared_norms, start=start, stride=stride, name="squared norm")
+    level = charts.level_frame(width / 2, f"d/2 = {width // 2}")
+    shape = dict(x="position", y="squared norm", x_title="position", y_title="‖pe_t‖²")
+    return _lines("row-norms", frame, level, title="squared norm of every row", **shape)
+
+
+def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, shown: int) -> Figure:
+    """The chosen columns of a position table over its first `shown` rows (frame: shown x K rows).
+
+    >>> dimension_curves(np.zeros((10, 4)), [0, 3], start=0, shown=5).frames[0].shape
+    (10, 3)
+    """
+    frame = charts.columns_frame(table, dims, first=start, rows=shown)
+    shape = dict(x="position", y="value", color="dimension", x_title="position", y_title="pe")
+    return _lines("dimension-curves", frame, title=f"chosen dimensions over the first {shown} positions", **shape)
+
+
+def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -> Figure:
+    """Each generated token's error against a full recompute, over the rounding band (frame: one row a token)."""
+    return Figure(
+        name, charts.step_errors, (frames.step_errors(errors, prefill), frames.rounding_band()), {"title": title}
+    )
+
+
+def sink_errors(ways: Mapping[str, sinks.StreamingResult]) -> Figure:
+    """Each streamed step's error against the recompute over the kept tokens, one bar group a way of positioning."""
+    shape = dict(x="token", y="error", group="way", y_title="max abs difference")
+    frame = longviews.sink_errors_frame(ways)
+    return Figure(
+        "sink-errors", charts.grouped_bars, (frame,), dict(title="error of each step against the recompute", **shape)
+    )
+
+
+def word_outputs(a: np.ndarray, b: np.ndarray, word: str) -> Figure:
+    """A word's two output vectors (one in each sentence), component by component (frame: 2 d rows).
+
+    >>> word_outputs(np.zeros(3), np.ones(3), "man").frames[0].shape
+    (6, 3)
+    """
+    bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
+    shape = dict(x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output")
+    return Figure("word-outputs", charts.grouped_bars, (bars,), shape)
+
+
+def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, distance: float, *, log: bool) -> Figure:
+    """The distance between a word's two outputs against the scale, the chosen scale marked (not at 0 on a log axis).
+
+    >>> distance_curve(np.array([0.0, 1.0]), np.array([0.0, 2.0]), 0.0, 0.0, log=True).builder is charts.lines
+    True
+    """
+    curve = frames.distance_curve(scales, distances, log=log)
+    point = charts.point_frame(
+        scale, frames.on_log_axis(distance) if log else distance, f"{number(scale)} → {number(distance)}"
+    )
+    on_axis = scale > 0 or not log  # scale 0 has no place on a log axis
+    logged = " (log)" if log else ""
+    shape = dict(x="scale", y="distance", x_title="position scale" + logged, y_title="max abs difference" + logged)
+    title = "distance between the two outputs against the scale"
+    builder, data = (charts.lines_marked, (curve, point)) if on_axis else (charts.lines, (curve,))
+    return Figure("distance-curve", builder, data, dict(title=title, log_x=log, log_y=log, points=True, **shape))

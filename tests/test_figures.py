@@ -1,0 +1,72 @@
+import numpy as np
+
+import posviz
+from posviz import charts, figures, sinks
+
+
+def test_frequency_figure_compares_the_paper_with_tensor2tensor_on_a_log_axis():
+    fig = figures.frequencies(8, 10_000.0)
+    assert fig.builder is charts.lines and fig.name == "frequencies"
+    assert fig.shape["log_y"] and fig.shape["y_title"] == "radians per position (log)"
+    assert fig.frames[0]["formula"].nunique() == 2 and fig.shape["color"] == "formula"
+
+
+def test_wavelength_figure_has_one_point_per_pair_on_a_log_axis():
+    fig = figures.wavelengths(16, 10_000.0)
+    assert len(fig.frames[0]) == 8 and fig.shape["log_y"]
+    assert fig.shape["title"] == "wavelength of each sin/cos pair"
+
+
+def test_row_norms_are_drawn_against_the_level_d_over_2():
+    fig = figures.row_norms(np.full(6, 4.0), 8, start=10, stride=2)
+    curve, level = fig.frames
+    assert fig.builder is charts.lines_with_reference
+    assert curve["position"].tolist() == [10, 12, 14] and fig.shape["y"] == "squared norm"
+    assert level.to_dict("records") == [{"y": 4.0, "label": "d/2 = 4"}]
+
+
+def test_dimension_curves_name_how_many_positions_they_show():
+    fig = figures.dimension_curves(posviz.sinusoidal(20, 8), [0, 1], start=5, shown=12)
+    assert fig.shape["title"] == "chosen dimensions over the first 12 positions"
+    assert fig.frames[0]["position"].min() == 5 and len(fig.frames[0]) == 24
+
+
+def test_generation_errors_keep_their_name_title_and_rounding_band():
+    fig = figures.generation_errors("bug-errors", np.array([0.0, 1e-3]), 1, "error per token")
+    assert (fig.name, fig.builder, fig.shape) == ("bug-errors", charts.step_errors, {"title": "error per token"})
+    assert len(fig.frames) == 2
+
+
+def test_sink_errors_group_the_bars_by_way_of_positioning():
+    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    fig = figures.sink_errors(ways)
+    assert fig.shape["group"] == "way" and fig.shape["title"] == "error of each step against the recompute"
+    assert fig.frames[0]["way"].nunique() == 2
+
+
+def test_word_outputs_label_each_sentence_with_the_word():
+    fig = figures.word_outputs(np.zeros(3), np.ones(3), "dog")
+    assert set(fig.frames[0]["vector"]) == {"dog in sentence 1", "dog in sentence 2"}
+    assert fig.shape["title"] == "'dog' in each sentence"
+
+
+def test_distance_curve_marks_the_scale_but_not_scale_0_on_a_log_axis():
+    scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
+    marked = figures.distance_curve(scales, distances, 0.5, 1.0, log=True)
+    assert marked.builder is charts.lines_marked and marked.frames[1]["label"].item() == "0.5 → 1"
+    assert marked.shape["x_title"] == "position scale (log)" and len(marked.frames[0]) == 2
+    at_zero = figures.distance_curve(scales, distances, 0.0, 0.0, log=True)
+    assert at_zero.builder is charts.lines and len(at_zero.frames) == 1
+    linear = figures.distance_curve(scales, distances, 0.0, 0.0, log=False)
+    assert linear.builder is charts.lines_marked and linear.shape["y_title"] == "max abs difference"
+
+
+def test_table_axes_put_positions_down_and_dimensions_across_in_minus_1_to_1():
+    assert figures.table_axes() == {
+        "row_title": "position",
+        "col_title": "dimension",
+        "value_title": "pe",
+        "domain": (-1.0, 1.0),
+    }
+    assert figures.table_axes("position t")["row_title"] == "position t"
+    assert figures.SCORE_AXES == {"row_title": "query position i", "col_title": "key position j"}
