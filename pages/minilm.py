@@ -1,4 +1,10 @@
-"""A real trained transformer: all-MiniLM-L6-v2's learned position table and its first attention layer."""
+"""A real transformer: all-MiniLM-L6-v2
+
+The toy pages use random weights. This one uses a trained sentence encoder (6 layers, width 384, 12 heads),
+which adds a learned position row to every token before its first attention layer. Training gave position 0 a
+long vector of its own and made neighbouring rows similar: a smooth code of position, found without any
+formula. Remove the rows and the model is as order-blind as the toy.
+"""
 
 import streamlit as st
 
@@ -6,31 +12,24 @@ import ui
 from posviz import charts, frames, grids, lessons, minilm, verdicts
 from posviz.display import number
 
-ui.page_setup()
+ui.page_setup(__doc__)
 STEPS = lessons.magnitude_steps()
-# Two views of the page, so that a first visit draws two charts and three pictures, not seven and nine.
+# Two parts, so that a first visit draws two charts and three pictures, not seven and nine.
 PARTS = {"table": "the learned position table", "sentences": "two sentences through layer 0"}
 P = ui.params(
+    ui.Param("part", "table", "choice", options=tuple(PARTS), names=PARTS, label="this page has two parts",
+             widget="segmented"),
     *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
     ui.Param("head", 1, "int", 1, 12, label="attention head"),
     ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",
              widget="select_slider"),
     ui.Param("token", "man", "text", max_len=60, label="token in both sentences"),
-    ui.Param("part", "table", "choice", options=tuple(PARTS), names=PARTS, label="part", widget="segmented"),
 )  # fmt: skip
 table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
 
-st.title("A real transformer: all-MiniLM-L6-v2")
-ui.intro(
-    "The toy pages use random weights. This one uses a trained sentence encoder (6 layers, width 384, "
-    "12 heads), which adds a learned position row to every token before its first attention layer. "
-    "Training gave position 0 a long vector of its own and made neighbouring rows similar: a smooth code "
-    "of position, found without any formula. Remove the rows and the model is as order-blind as the toy."
-)
-ui.url_state(P, page="minilm")
-s = st.session_state
+s = ui.url_state(P, page="minilm")
 part = ui.control(P["part"]) or "table"
 if part == "sentences":
     with st.sidebar:
@@ -108,14 +107,18 @@ else:
     result = pair(text1, text2, s.scale)
     ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
     st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
-    ui.control(P["scale"])
     shared = result.shared_tokens()
     if not shared:
+        ui.control(P["scale"])
         ui.note("The sentences share no token, so there is no word to compare; try the defaults.")
         st.stop()
     if s.token not in shared:
         s.token = shared[0]
-    token = ui.control(P["token"], kind="choice", options=shared)
+    scale_box, token_box = st.columns([3, 1])  # side by side: the comparison below stays on a 720 px screen
+    with scale_box:
+        ui.control(P["scale"])
+    with token_box:
+        token = ui.control(P["token"], kind="choice", options=shared)
     ui.sync_url(P)
 
     plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)

@@ -26,8 +26,9 @@ with right:
     ui.intro(
         "Claims 1-11 come from the lessons: an expected value is either printed in the lesson or what the "
         "lesson's code gives with its seed (the 'expected from' column says which); reproduced values are "
-        "computed from the same seeds and random draw order. Claims 12 on come from papers and reference code "
-        "(the source column names each) and are reproduced from the formulas. Run `posviz verify` to print "
+        "computed from the same seeds and random draw order. Claims 12 to "
+        f"{len(registry)} come from papers, reference code and a trained model (the source column names "
+        "each) and are reproduced from the formulas and the shipped weights. Run `posviz verify` to print "
         "the same table in a terminal."
     )
 
@@ -35,8 +36,8 @@ rows = pd.DataFrame(posviz.claim_rows(registry, fmt=number))  # `python -m posvi
 rows["pass"] = rows["pass"].map({True: "pass", False: "FAIL"})  # plain words: not every projector font has ✅
 rows["shown on"] = "./" + rows.pop("page")
 rows = rows.drop(columns="lesson")
-if ui.presenter():  # the shared screen keeps the claim, the numbers and the page links
-    rows = rows.drop(columns=["source", "check", "expected from", "tolerance"], errors="ignore")
+if ui.presenter():  # the shared screen keeps the claim, what each row checks, the numbers and the page links
+    rows = rows.drop(columns=["source", "expected from", "tolerance"], errors="ignore")
 st.dataframe(
     rows,
     hide_index=True,
@@ -47,6 +48,7 @@ st.dataframe(
         "source": st.column_config.TextColumn("source", width="medium"),
         "expected from": st.column_config.TextColumn("expected from", width="small"),
         "statement": st.column_config.TextColumn("claim", width="large"),
+        "check": st.column_config.TextColumn("check", help="a claim can check several numbers: one row each"),
         "shown on": st.column_config.LinkColumn(
             "page", display_text=r"\./(.*)", help="the page that shows this claim live"
         ),

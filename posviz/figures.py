@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from posviz import charts, frames, grids, longviews, sinks
+from posviz import charts, frames, grids, longviews, scaling, sinks
 from posviz.display import number
 
 
@@ -136,3 +136,56 @@ def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, dist
     title = "distance between the two outputs against the scale"
     builder, data = (charts.lines_marked, (curve, point)) if on_axis else (charts.lines, (curve,))
     return Figure("distance-curve", builder, data, dict(title=title, log_x=log, log_y=log, points=True, **shape))
+
+
+def rope_divisors(preset: scaling.Preset) -> Figure:
+    """How much each scaling method divides each pair's frequency, on a log axis (frame: P rows per method).
+
+    >>> rope_divisors(scaling.PRESETS["linear-4k-8k"]).shape["y"]
+    'divisor'
+    """
+    title = f"how much each method slows each pair ({preset.original:,} -> {preset.extended:,} tokens)"
+    shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)")
+    return _lines(
+        "rope-divisors",
+        longviews.divisor_frame(preset),
+        title=title,
+        y_title="frequency divided by",
+        log_y=True,
+        points=True,
+        height=240,
+        **shape,
+    )
+
+
+def rope_wavelengths(view: longviews.Scaled) -> Figure:
+    """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
+    shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn")
+    frame, levels = longviews.wavelength_frame(view), longviews.window_levels(view.preset)
+    return _lines("wavelengths", frame, levels, title="wavelength of each pair", log_y=True, points=True, **shape)
+
+
+def rope_scores(view: longviews.Scaled, seed: int) -> Figure:
+    """The rotary score of fixed content with itself against the distance, unscaled and scaled, with the window."""
+    scores = longviews.score_frame(view, seed)
+    shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens)", y_title="q · R(m) q")
+    point = longviews.window_point(view, scores)
+    return Figure(
+        "scores-by-distance", charts.lines_marked, (scores, point), dict(title="score of fixed content, q = k", **shape)
+    )
+
+
+def decay_curves(decay: longviews.Decay) -> tuple[Figure, Figure]:
+    """RoFormer's bound on the rotary score (its average over pairs) and the measured mean score, by distance."""
+    common = dict(x="distance", y="value", color="curve", x_title="relative distance m")
+    bound = _lines(
+        "decay-bound", decay.bound, title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common
+    )
+    measured = _lines(
+        "decay-measured",
+        decay.measured,
+        title="measured: 256 random q with themselves",
+        y_title="mean q · R(m) q",
+        **common,
+    )
+    return bound, measured

@@ -64,6 +64,8 @@ def figure_charts():
     """The charts posviz.figures describes for the pages, as the pages draw them."""
     ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
     scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
+    preset = scaling.PRESETS["llama3.1-8b"]
+    view = longviews.scaled(preset)
     made = [
         figures.frequencies(8, 10_000.0),
         figures.wavelengths(8, 10_000.0),
@@ -74,30 +76,18 @@ def figure_charts():
         figures.word_outputs(np.zeros(3), np.ones(3), "man"),
         figures.distance_curve(scales, distances, 0.5, 1.0, log=True),
         figures.distance_curve(scales, distances, 0.0, 0.0, log=True),
+        figures.rope_divisors(preset),
+        figures.rope_wavelengths(view),
+        figures.rope_scores(view, 0),
+        *figures.decay_curves(longviews.decay(512, 16, 0, points=20)),
     ]
     return {f"figure {i} {f.name}": (f.builder, list(f.frames), f.shape) for i, f in enumerate(made)}
 
 
 def longer_charts():
-    """The Longer contexts, Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
-    preset = scaling.PRESETS["llama3.1-8b"]
-    view = longviews.scaled(preset)
-    scores = longviews.score_frame(view, 0, points=50)
-    decay = longviews.decay(512, 16, 0, points=20)
+    """The Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
     ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
-    log_points = dict(log_y=True, points=True)
-    windows = [longviews.wavelength_frame(view), longviews.window_levels(preset)]
-    decay_shape = dict(x="distance", y="value", color="curve", title="bound", x_title="m", y_title="avg")
     return {
-        "divisors": (charts.lines, [longviews.divisor_frame(preset)],
-                     dict(x="pair", y="divisor", color="method", title="8,192 -> 131,072", x_title="pair",
-                          y_title="divided by", height=240, **log_points)),
-        "wavelengths": (charts.lines_with_reference, windows,
-                        dict(x="pair", y="wavelength", color="rope", title="w", x_title="pair", y_title="tokens",
-                             **log_points)),
-        "scores": (charts.lines_marked, [scores, longviews.window_point(view, scores)],
-                   dict(x="distance", y="score", color="curve", title="s", x_title="m", y_title="q R q")),
-        "decay": (charts.lines, [decay.bound], decay_shape),
         "biases": (charts.lines, [longviews.bias_frame(20)],
                    dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
         "sink errors": (charts.grouped_bars, [longviews.sink_errors_frame(ways)],

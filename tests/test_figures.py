@@ -1,7 +1,7 @@
 import numpy as np
 
 import posviz
-from posviz import charts, figures, sinks
+from posviz import charts, figures, longviews, scaling, sinks
 
 
 def test_frequency_figure_compares_the_paper_with_tensor2tensor_on_a_log_axis():
@@ -70,3 +70,16 @@ def test_table_axes_put_positions_down_and_dimensions_across_in_minus_1_to_1():
     }
     assert figures.table_axes("position t")["row_title"] == "position t"
     assert figures.SCORE_AXES == {"row_title": "query position i", "col_title": "key position j"}
+
+
+def test_rope_figures_name_the_windows_and_the_two_decay_quantities_apart():
+    preset = scaling.PRESETS["llama3.1-8b"]
+    view = longviews.scaled(preset)
+    divisors = figures.rope_divisors(preset)
+    assert f"{preset.original:,} -> {preset.extended:,}" in divisors.shape["title"]
+    assert divisors.shape["log_y"] and set(divisors.frames[0]["method"]) >= {"linear", "yarn"}
+    scores = figures.rope_scores(view, 0)
+    assert scores.builder is charts.lines_marked and len(scores.frames[1]) == 1  # the training window, marked
+    bound, measured = figures.decay_curves(longviews.decay(512, 16, 0, points=20))
+    assert "bound" in bound.shape["title"] and "measured" in measured.shape["title"]
+    assert bound.shape["y_title"] != measured.shape["y_title"]
