@@ -390,9 +390,18 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     )
 
 
-def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: bool = True, **shape: object) -> None:
-    """Draw `builder`'s chart of `frames`, styled for the current mode, with the first frame as CSV and the chart
-    as SVG. The spec is compiled once per shape (`charts.chart_spec`); a rerun binds only its data."""
+def show_chart(
+    builder: Callable,
+    *frames: pd.DataFrame,
+    name: str,
+    downloads: bool = True,
+    table: pd.DataFrame | None = None,
+    **shape: object,
+) -> None:
+    """Draw `builder`'s chart of `frames`, styled for the current mode, with `table` (default: the first frame)
+    as CSV and the chart as SVG. The spec is compiled once per shape (`charts.chart_spec`); a rerun binds only
+    its data."""
+    table = frames[0] if table is None else table
     spec = charts.chart_spec(builder, *frames, presenter=presenter(), **shape)
     fixed = isinstance(spec.get("width"), int)  # a square plot keeps its size; "stretch" would squash its height
     st.vega_lite_chart(spec, width="content" if fixed else "stretch")
@@ -400,7 +409,7 @@ def show_chart(builder: Callable, *frames: pd.DataFrame, name: str, downloads: b
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
                 "data (CSV)",
-                data=lambda: frames[0].to_csv(index=False),  # written on click: eagerly it was most of a rerun
+                data=lambda: table.to_csv(index=False),  # written on click: eagerly it was most of a rerun
                 file_name=f"{name}.csv",
                 mime="text/csv",
                 key=f"csv-{name}",
@@ -439,6 +448,9 @@ def guarded(
 
 
 SMALL_CELLS = 400
+# A heatmap of more cells is one image mark on the same axes: Streamlit draws a chart, then resizes and redraws it,
+# and each of 4,096 rects cost ~0.1 ms a pass in Chromium here (hover values then come from the CSV).
+PICTURE_CELLS = 1024
 # The main column's width at 1280 x 720 in the wide layout, measured in Chromium: 820 px beside the open
 # sidebar, 1120 px in presenter mode (sidebar closed); columns are 16 px apart; a heatmap's y axis takes ~60 px.
 PAGE_WIDTH, PRESENTER_WIDTH, COLUMN_GAP, AXIS_WIDTH = 820, 1120, 16, 60
@@ -537,7 +549,18 @@ def reduced_heatmap(reduced: grids.Reduced, *, name: str, legend: str | None = N
     """
     subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
     shape.update(legend=legend or legend_side(), subtitle=subtitle)
-    show_chart(charts.grid_heatmap, charts.reduced_frame(reduced), name=name, **shape)
+    cells = charts.reduced_frame(reduced)
+    if reduced.values.size <= PICTURE_CELLS or "note" in shape:
+        show_chart(charts.grid_heatmap, cells, name=name, **shape)
+        return
+    domain = tuple(shape.get("domain", (-1.0, 1.0)))
+    stops = images.WEIGHT_STOPS if shape.get("scheme") == charts.WEIGHT_SCHEME else images.SIGNED_STOPS
+    box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # pixels, so the browser never blurs
+    picture = charts.picture_frame(_png(reduced.values, stops, domain, box=box))
+    if shape["subtitle"] is not None:
+        shape["subtitle"] += "; exact values in the CSV"
+    extent = charts.extent_frame(reduced, domain)
+    show_chart(charts.picture_heatmap, picture, extent, name=name, table=cells, **shape)
 
 
 def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> None:

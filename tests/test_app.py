@@ -1,5 +1,6 @@
 """AppTest smoke and behaviour tests: every page on its own, from defaults and from URLs."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -645,3 +646,24 @@ def test_shared_control_declarations_equal_the_ones_they_replace():
     s1, s2 = ui.sentence_params("9 tokens")
     assert (s1.key, s1.default, s1.label) == ("s1", "dog bites man", "sentence 1 (up to 9 tokens)")
     assert (s2.key, s2.default, s2.label) == ("s2", "man bites dog", "sentence 2 (up to 9 tokens)")
+
+
+def test_a_heatmap_of_more_than_1024_cells_is_one_image_mark_and_a_smaller_one_keeps_its_rects():
+    def marks(at):
+        def walk(spec):
+            if isinstance(spec, dict):
+                yield from ([spec["mark"]["type"]] if isinstance(spec.get("mark"), dict) else [])
+                for value in spec.values():
+                    yield from walk(value)
+            elif isinstance(spec, list):
+                for value in spec:
+                    yield from walk(value)
+
+        return [m for chart in at.get("vega_lite_chart") for m in walk(json.loads(chart.proto.spec))]
+
+    big = page("sinusoids")  # 64 x 64 = 4,096 values
+    ok(big)
+    assert "image" in marks(big) and "rect" not in marks(big)
+    small = page("sinusoids", length="32", width="32")  # 1,024 values
+    ok(small)
+    assert "rect" in marks(small) and "image" not in marks(small)

@@ -1,3 +1,4 @@
+import base64
 import json
 
 import altair as alt
@@ -55,6 +56,9 @@ def every_chart():
         "token_heatmap note": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False, note="all zeros")),
         "grid_heatmap note": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
                               dict(title="pe", row_title="t", col_title="dim", note="")),
+        "picture_heatmap": (charts.picture_heatmap,
+                            [charts.picture_frame(b"png"), charts.extent_frame(reduced, (-1.0, 1.0))],
+                            dict(title="pe", subtitle="every value shown", row_title="t", col_title="dim")),
         **longer_charts(),
         **figure_charts(),
     }  # fmt: skip
@@ -369,3 +373,17 @@ def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_
     path = pd.DataFrame({"position": [0, 1], "x": [1.0, 0.0], "y": [0.0, 1.0], "r": 1.0, "neg_r": -1.0})
     line, dots = bound(charts.trajectory, path, title="t")["layer"][0]["layer"][:2]
     assert "tooltip" not in line["encoding"] and "tooltip" in dots["encoding"]
+
+
+def test_a_picture_heatmap_keeps_the_cell_centred_axes_and_legend_around_one_image_mark():
+    reduced = grids.reduced(np.arange(12.0).reshape(3, 4), 1, 1).shifted(10, 0)
+    extent = charts.extent_frame(reduced, (-2.0, 2.0))
+    assert extent["x"].tolist() == [-0.5, 3.5] and extent["y"].tolist() == [9.5, 12.5]
+    assert extent["value"].tolist() == [-2.0, 2.0]
+    url = charts.picture_frame(b"\x89PNG")["url"][0]
+    assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",")[1]) == b"\x89PNG"
+    spec = bound(charts.picture_heatmap, charts.picture_frame(b"png"), extent, title="t", row_title="r",
+                 col_title="c")  # fmt: skip
+    image, axes = spec["layer"][0]["layer"]
+    assert image["mark"]["type"] == "image" and image["encoding"]["url"]["field"] == "url"
+    assert axes["encoding"]["y"]["scale"]["reverse"] and axes["encoding"]["color"]["field"] == "value"
