@@ -62,7 +62,11 @@ MAXIMA: dict[str, dict[str, object]] = {
     "rotary": {"max_length": 512, "T": 512, "d": 64, "pair": 31, "shift": 100_000, "heads": 32, "head": 32},
     "sinusoids": {"length": 8192, "width": 2048},
 }  # fmt: skip
-EXTRA = [("sinusoids", "maxima, view=chart", {"length": 8192, "width": 2048, "view": "chart"})]
+EXTRA = [
+    ("sinusoids", "maxima, view=chart", {"length": 8192, "width": 2048, "view": "chart"}),
+    ("order", "maxima, part=twins", {**MAXIMA["order"], "part": "twins"}),
+    ("order", "maxima, part=pairs", {**MAXIMA["order"], "part": "pairs"}),
+]
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here
 TARGETS = {"defaults": (500_000, 0.25), "maxima": (1_500_000, 0.30)}  # bytes, ratio to the baseline's time
