@@ -66,6 +66,9 @@ EXTRA = [
     ("sinusoids", "maxima, view=chart", {"length": 8192, "width": 2048, "view": "chart"}),
     ("order", "maxima, part=twins", {**MAXIMA["order"], "part": "twins"}),
     ("order", "maxima, part=pairs", {**MAXIMA["order"], "part": "pairs"}),
+    ("offsets", "maxima, part=sinks", {**MAXIMA["offsets"], "part": "sinks"}),
+    ("longer", "maxima, part=scaling", {**MAXIMA["longer"], "part": "scaling"}),
+    ("minilm", "maxima, part=table", {**MAXIMA["minilm"], "part": "table"}),
 ]
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here

@@ -17,7 +17,18 @@ BUG_LABELS = {
     "reset": "bug: every new token at position 0",
     "off_by_one": "bug: token t at position t + 1",
 }
+# Two parts: a first visit draws the generation check, not the attention-sinks chart too.
+PARTS = {"generation": "cached generation", "sinks": "attention sinks (StreamingLLM)"}
 P = ui.params(
+    ui.Param(
+        "part",
+        "generation",
+        "choice",
+        options=tuple(PARTS),
+        names=PARTS,
+        label="this page has two parts",
+        widget="segmented",
+    ),
     ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES, label="position scheme", widget="horizontal"),
     ui.Param(
         "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
@@ -38,6 +49,7 @@ SINK_P = ui.params(
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
 s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
+part = ui.control(P["part"]) or "generation"
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))
     if s.prefill > s.T:
@@ -47,39 +59,41 @@ with st.sidebar:
     ui.controls(P[k] for k in ("d", "seed"))
 ui.sync_url(P)
 
-result = run(seed=s.seed, length=s.T, width=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
-errors = result.errors
-left, right = st.columns([2, 3])
-with left:
-    ui.headline("max |cached − full recompute| over all steps", number(errors.max()))
-    ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
-    ui.intro("Equal here means below 1e-9: rounding (about 1e-16 a value), not an effect.")
-    table = frames.generation_table(result.positions, errors)
-    table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
-    st.dataframe(table, hide_index=True, height=ui.fit(min(420, 35 * (s.T + 1) + 3), 330))
-with right:
-    title = "error of each token against a full recompute"
-    ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
-
-# --- Attention sinks: numbers and frames from posviz.longviews.
-sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
-st.subheader("Attention sinks: a rolling cache that keeps the first tokens")
-ui.intro(
-    "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
-    "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
-    "are cached before rotation and rotated again at each step. The reference below recomputes attention over "
-    "the kept tokens at positions 0..n-1 from scratch."
-)
-left, right = st.columns([1, 2])
-with left:
-    ui.controls(SINK_P.values())
-ui.sync_url(SINK_P)
-ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.d, sinks=s.sinks, window=s.window, positions=way)
-        for way in ("cache", s.sink_bug)}  # fmt: skip
-bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
-with left:
-    ui.headline("max error, re-indexed cache", number(ways["cache"].errors.max()))
-    ui.headline(f"max error, {bug_name}", number(ways[s.sink_bug].errors.max()))
-    ui.badge(longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts")
-with right:
-    ui.figure(figures.sink_errors(ways))
+if part == "generation":
+    result = run(seed=s.seed, length=s.T, width=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
+    errors = result.errors
+    left, right = st.columns([2, 3])
+    with left:
+        ui.headline("max |cached − full recompute| over all steps", number(errors.max()))
+        ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
+        ui.intro("Equal here means below 1e-9: rounding (about 1e-16 a value), not an effect.")
+        table = frames.generation_table(result.positions, errors)
+        table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
+        st.dataframe(table, hide_index=True, height=ui.fit(min(420, 35 * (s.T + 1) + 3), 330))
+    with right:
+        title = "error of each token against a full recompute"
+        ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
+else:
+    # --- Attention sinks: numbers and frames from posviz.longviews.
+    sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
+    ui.intro(
+        "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
+        "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
+        "are cached before rotation and rotated again at each step. The reference below recomputes attention over "
+        "the kept tokens at positions 0..n-1 from scratch."
+    )
+    left, right = st.columns([1, 2])
+    with left:
+        ui.controls(SINK_P.values())
+    ui.sync_url(SINK_P)
+    ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.d, sinks=s.sinks, window=s.window, positions=way)
+            for way in ("cache", s.sink_bug)}  # fmt: skip
+    bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
+    with left:
+        ui.headline("max error, re-indexed cache", number(ways["cache"].errors.max()))
+        ui.headline(f"max error, {bug_name}", number(ways[s.sink_bug].errors.max()))
+        ui.badge(
+            longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts"
+        )
+    with right:
+        ui.figure(figures.sink_errors(ways))

@@ -513,7 +513,7 @@ def test_biases_page_shows_every_bias_depends_only_on_the_offset():
 
 
 def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_drifting():
-    at = page("offsets")
+    at = page("offsets", part="sinks")
     ok(at)
     values = headline_values(at)
     assert float(values[-2]) < 1e-9 < float(values[-1])
