@@ -220,6 +220,14 @@ def control(p: Param, **override: object) -> object:
     return WIDGETS[kind](p, p.label or p.key, key=p.key, help=p.help, **extra, **widget_options)
 
 
+def part(p: Param) -> str:
+    """A page's part switch (a segmented choice at the top): which part to draw; a picked part stays picked.
+
+    In presenter mode its label is left out (the buttons say enough), so the part keeps the screen's height.
+    """
+    return control(p, label_visibility="collapsed" if presenter() else "visible") or p.default
+
+
 def controls(declared: Iterable[Param]) -> None:
     """Draw every control in `declared`, in order."""
     for p in declared:

@@ -28,7 +28,7 @@ P = ui.params(
 registry = st.cache_data(posviz.claims, max_entries=1)()
 
 s = ui.url_state(P, page="longer")
-part = ui.control(P["part"]) or "scaling"
+part = ui.part(P["part"])
 with st.sidebar:
     ui.controls(P[k] for k in (("preset", "seed") if part == "scaling" else ("seed", "d", "reach")))
 ui.sync_url(P)

@@ -30,7 +30,7 @@ pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
 
 s = ui.url_state(P, page="minilm")
-part = ui.control(P["part"]) or "table"
+part = ui.part(P["part"])
 if part == "sentences":
     with st.sidebar:
         ui.controls(P[k] for k in ("s1", "s2", "head"))

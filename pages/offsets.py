@@ -49,7 +49,7 @@ SINK_P = ui.params(
 run = st.cache_data(generation.demo_generation, max_entries=32)
 
 s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
-part = ui.control(P["part"]) or "generation"
+part = ui.part(P["part"])
 with st.sidebar:
     ui.controls(P[k] for k in ("scheme", "bug", "T"))
     if s.prefill > s.T:

@@ -39,7 +39,7 @@ twins = st.cache_data(lessons.twin_experiment, max_entries=64)
 pair_moves = st.cache_data(lessons.pair_move_experiment, max_entries=64)
 
 s = ui.url_state(P, page="order")
-part = ui.control(P["part"]) or "shuffle"
+part = ui.part(P["part"])
 with st.sidebar:
     ui.controls(P[k] for k in ("seed", "T", "d", "wscale", "perm_mode"))
     ui.control(P["perm"] if s.perm_mode == "typed" else P["shuffle_seed"])
@@ -107,7 +107,7 @@ if part == "shuffle":
                 col_title="feature",
                 domain=domain,
                 name=name,
-                height=ui.fit(340, 250),
+                height=ui.fit(340, 230),
                 note=note,
             )
     st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
