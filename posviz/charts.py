@@ -255,21 +255,33 @@ def lines(
     )
 
 
+HALO = dict(color="white", stroke="white", strokeWidth=5, strokeJoin="round", opacity=0.9)
+
+
+def _haloed(base: alt.Chart, **mark: object) -> list[alt.Chart]:
+    """A text mark over a white copy of itself drawn with a thick outline: readable over lines and gridlines.
+
+    Vega text has no halo property; the copy underneath is one.
+    """
+    return [base.mark_text(**mark, **HALO), base.mark_text(**mark, color=ACCENT)]
+
+
 def hline(reference: Data) -> alt.LayerChart:
-    """A dashed horizontal reference line at each row's `y`, with its `label`."""
+    """A dashed horizontal reference line at each row's `y`, with its `label` on a white halo above the line."""
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
-    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT).encode(text="label:N")
-    return rule + text
+    labels = _haloed(base.encode(text="label:N"), align="left", dx=4, dy=-10)
+    return alt.layer(rule, *labels)
 
 
 def marker(point: Data) -> alt.LayerChart:
-    """A highlighted point with a vertical rule at its `x`, labelled, for "you are here" on a curve."""
+    """A highlighted point with a vertical rule at its `x`, labelled at the plot's top edge (clear of the curve)."""
     base = alt.Chart(point).encode(x="x:Q")
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
-    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold").encode(y="y:Q", text="label:N")
-    return rule + dot + text
+    top = base.encode(y=alt.YValue(0), text="label:N")
+    labels = _haloed(top, align="left", baseline="top", dx=6, dy=4, fontWeight="bold")
+    return alt.layer(rule, dot, *labels)
 
 
 def lines_marked(curve: Data, point: Data, **shape: object) -> alt.LayerChart:
