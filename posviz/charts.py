@@ -235,7 +235,7 @@ def lines(
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
-        "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log" if log_x else "linear")),
+        "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log") if log_x else alt.Scale(nice=False)),
         "y": alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log" if log_y else "linear")),
     }
     if color is not None:
@@ -409,6 +409,10 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
         styled = chart.properties(autosize=alt.AutoSizeParams(type="pad"))
     styled.config = alt.Config(
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
+        # Streamlit's theme flushes end labels inward: a y axis's top label then sat below its gridline
+        axisY=alt.AxisConfig(labelFlush=False),
+        # and drops every other label at any overlap: a token axis lost "1 bites" (bars ask for it explicitly)
+        axisDiscrete=alt.AxisConfig(labelOverlap=False),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
         title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
         text=alt.MarkConfig(fontSize=label + 1),  # values written in cells, marker and reference labels
