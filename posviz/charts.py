@@ -295,18 +295,37 @@ def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.L
 
 
 def bars(
-    data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, log_y: bool = False, height: int = 280
-) -> alt.Chart:
-    """One bar of y per x (for example one squared norm per position); bars keep the data's order."""
-    return (
-        alt.Chart(data, title=title_params(title), height=height)
-        .mark_bar(color=SERIES_COLORS[0])
-        .encode(
-            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
-            y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=alt.Scale(type="log") if log_y else alt.Undefined),
-            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")],
-        )
+    data: Data,
+    *,
+    x: str,
+    y: str,
+    title: Text,
+    x_title: str,
+    y_title: str,
+    log_y: bool = False,
+    text: str | None = None,
+    height: int = 280,
+) -> alt.Chart | alt.LayerChart:
+    """One bar of y per x (for example one squared norm per position); bars keep the data's order.
+
+    `text`: a column of display strings written above each bar (a log axis alone makes 1.2 and 1.4 look alike);
+    a log axis is ticked in one style (1e-8, 1e+0).
+    """
+    y_axis = alt.Axis(format=".0e") if log_y else alt.Undefined
+    y_scale = alt.Scale(type="log") if log_y else alt.Undefined
+    if text is not None:  # room above the tallest bar for its value
+        y_scale = alt.Scale(type="log" if log_y else "linear", padding=24)
+    base = alt.Chart(data).encode(
+        x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
+        y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=y_scale, axis=y_axis),
     )
+    bar = base.mark_bar(color=SERIES_COLORS[0]).encode(
+        tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")]
+    )
+    if text is None:
+        return bar.properties(title=title_params(title), height=height)
+    values = base.mark_text(baseline="bottom", dy=-4, fontWeight="bold").encode(text=f"{text}:N")
+    return alt.layer(bar, values, title=title_params(title), height=height)
 
 
 def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.LayerChart:
