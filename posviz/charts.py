@@ -280,7 +280,9 @@ def marker(point: Data) -> alt.LayerChart:
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
     top = base.encode(y=alt.YValue(0), text="label:N")
-    labels = _haloed(top, align="left", baseline="top", dx=6, dy=4, fontWeight="bold")
+    right = "scale('x', datum.x) > width * 0.6"  # past 60 % of the plot the label goes left of the rule, inside
+    side = dict(align=alt.ExprRef(f"{right} ? 'right' : 'left'"), dx=alt.ExprRef(f"{right} ? -6 : 6"))
+    labels = _haloed(top, baseline="top", dy=4, fontWeight="bold", **side)
     return alt.layer(rule, dot, *labels)
 
 
@@ -430,8 +432,8 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
         # Streamlit's theme flushes end labels inward: a y axis's top label then sat below its gridline
         axisY=alt.AxisConfig(labelFlush=False),
-        # and drops every other label at any overlap: a token axis lost "1 bites" (bars ask for it explicitly)
-        axisDiscrete=alt.AxisConfig(labelOverlap=False),
+        # (on a token axis too: "0 dog" pushed into "1 bites", which the theme's overlap rule then dropped)
+        axisDiscrete=alt.AxisConfig(labelFlush=False),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
         title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
         text=alt.MarkConfig(fontSize=label + 1),  # values written in cells, marker and reference labels
