@@ -657,7 +657,7 @@ def show_image(
             _png(reduced.values, stops, tuple(domain), box=box),
             output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
             width=width,
-            caption=f"{what}; {rows} x {cols} pixels, {means}",
+            caption=what if presenter() else f"{what}; {rows} x {cols} pixels, {means}",  # 16 px: the axes only
         )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
     st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
