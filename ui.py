@@ -5,6 +5,7 @@ The core (posviz/) never imports this module; pages import it and posviz.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import html
@@ -76,7 +77,10 @@ def page_setup(doc: str | None = None, formula: str | None = None) -> None:
     """
     end_legacy_pages_mode()
     if presenter():
-        st.html("<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}</style>")
+        st.html(
+            "<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}"
+            " [data-testid='stImageCaption'] * {font-size: 1rem}</style>"  # a picture's caption reaches 16 px
+        )
     if doc:
         title, *paragraphs = doc.strip().split("\n\n")
         st.title(title)
@@ -368,7 +372,7 @@ def claim(text: str) -> None:
     """A step's claim: one sentence in large type, with no heading margin to spare the screen."""
     size = "1.85rem" if presenter() else "1.5rem"
     st.markdown(
-        f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0'>{html_text(text)}</div>",
+        f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 0.5rem'>{html_text(text)}</div>",
         unsafe_allow_html=True,
     )
 
@@ -434,12 +438,19 @@ def show_chart(
 
 
 def figure(
-    fig: figures.Figure, *, prefix: str = "", downloads: bool = True, image_height: int | None = None, **shape: object
+    fig: figures.Figure,
+    *,
+    prefix: str = "",
+    downloads: bool = True,
+    image_height: int | None = None,
+    fill_images: bool = False,
+    **shape: object,
 ) -> None:
-    """Draw a core `Figure`: `show_chart` named `prefix` + its name, or `show_image` (at most `image_height` px tall)
-    for a picture. `shape` adds what depends on the mode (a height from `fit`)."""
+    """Draw a core `Figure`: `show_chart` named `prefix` + its name, or `show_image` (at most `image_height` px tall;
+    with `fill_images`, as wide as the column and `image_height` tall) for a picture. `shape` adds what depends on the
+    mode (a height from `fit`)."""
     if fig.image is not None:
-        show_image(fig.image, height=image_height, **fig.shape, **shape)
+        show_image(fig.image, height=image_height, fill=fill_images, **fig.shape, **shape)
     else:
         show_chart(fig.builder, *fig.frames, name=prefix + fig.name, downloads=downloads, **fig.shape, **shape)
 
@@ -591,11 +602,13 @@ def weights_chart(
     height: int | None = None,
     annotate_cols: int = 6,
     legend: bool = True,
+    numbered: bool = True,
 ) -> None:
     """Attention weights labelled by token ("0 dog", "1 bites", ...) on the fixed [0, 1] weight scale.
 
-    `legend=False` leaves the colour legend to a neighbouring panel on the same scale (narrow rows of panels)."""
-    labels = charts.labelled(tokens)
+    `legend=False` leaves the colour legend to a neighbouring panel on the same scale (narrow rows of panels);
+    `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...)."""
+    labels = charts.labelled(tokens) if numbered else list(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
                  name=name, height=height or _weights_height(len(labels)), annotate_cols=annotate_cols,
@@ -665,20 +678,28 @@ def show_image(
     width = "stretch" if height is None else max(1, round(shown_cols))
     means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
     st.markdown(f"**{escape(title)}**")
-    st.image(
-        _png(reduced.values, stops, tuple(domain), box=box),
-        output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
-        width=width,
-        caption=f"{what}; {rows} x {cols} pixels, {means}",
-    )
+    key, exact = None, ""
+    if box is not None:  # whole-number repeats only come near the box (256 x 384 for 240 x 552): CSS sets its height
+        key = "posviz-picture-" + hashlib.blake2b(f"{title}|{what}".encode(), digest_size=6).hexdigest()
+        exact = f"<style>.st-key-{key} img {{height:{round(shown_rows)}px !important; object-fit:fill;"
+        exact += " image-rendering:pixelated}</style>"  # pixelated: stretched without blending colours
+    with st.container(key=key) if key else contextlib.nullcontext():
+        st.image(
+            _png(reduced.values, stops, tuple(domain), box=box),
+            output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
+            width=width,
+            caption=what if presenter() else f"{what}; {rows} x {cols} pixels, {means}",  # 16 px: the axes only
+        )
     ramp = np.linspace(domain[0], domain[1], 512)[None, :]
     st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
+    size = "1rem" if presenter() else "0.9rem"  # 16 px on the lecture screen
     st.markdown(
-        f"<div style='{span}display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:0.9rem'>"
-        + "".join(f"<span>{number(t)}</span>" for t in ticks)
-        + f"</div><div style='{span}text-align:center;font-size:0.9rem;opacity:0.75'>{html.escape(value_title)}</div>",
+        exact
+        + f"<div style='{span}display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:{size}'>"
+        + "".join(f"<span>{number(t, digits=2)}</span>" for t in ticks)  # ends of a colour bar: 2 digits are plenty
+        + f"</div><div style='{span}text-align:center;font-size:{size};opacity:0.75'>{html.escape(value_title)}</div>",
         unsafe_allow_html=True,
     )
 

@@ -72,19 +72,19 @@ else:
     cols = st.columns(3)
     rows = [
         (
-            "‖pe_t‖² = d/2",
+            "buggy table: max |‖pe_t‖² − d/2|",
             verdicts.negligible(good.norm_deviation),
             verdicts.negligible(bad.norm_deviation),
             number(bad.norm_deviation),
         ),
         (
-            "position 0 = (0, 1, 0, 1, …)",
+            "buggy table: max |pe_0 − (0, 1, 0, 1, …)|",
             verdicts.machine_zero(max(good.first_row)),
             verdicts.machine_zero(max(bad.first_row)),
             number(max(bad.first_row)),
         ),
         (
-            "pe[t+1] = M₁ pe[t]",
+            "buggy table: max |pe[t+1] − M₁ pe[t]|",
             verdicts.negligible(good.offset_residual or 0.0),
             bad.offset_residual is not None and verdicts.negligible(bad.offset_residual),
             "no pairs" if bad.offset_residual is None else number(bad.offset_residual),

@@ -43,10 +43,10 @@ with c:
     ui.badge(not verdicts.negligible(twin.row_diff), "the copies differ", "the copies are equal")
 
 left, right = st.columns(2)
-tokens = ["x"] * s.T  # labelled "0 x", "1 x", ...: anonymous tokens by position
+tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
 with left:
     ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 250))  # fmt: skip
+                     height=ui.fit(300, 250), numbered=False)  # fmt: skip
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
     gap = uniform.gap
@@ -56,6 +56,7 @@ with right:
         title="equal scores (w_q = 0): row t is 1/(t+1)",
         name="uniform-causal",
         height=ui.fit(300, 250),
+        numbered=False,
     )
     ui.badge(
         verdicts.negligible(gap),

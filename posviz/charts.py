@@ -277,7 +277,7 @@ def lines(
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
-        "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log" if log_x else "linear")),
+        "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log") if log_x else alt.Scale(nice=False)),
         "y": alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log" if log_y else "linear")),
     }
     if color is not None:
@@ -297,21 +297,35 @@ def lines(
     )
 
 
+HALO = dict(color="white", stroke="white", strokeWidth=5, strokeJoin="round", opacity=0.9)
+
+
+def _haloed(base: alt.Chart, **mark: object) -> list[alt.Chart]:
+    """A text mark over a white copy of itself drawn with a thick outline: readable over lines and gridlines.
+
+    Vega text has no halo property; the copy underneath is one.
+    """
+    return [base.mark_text(**mark, **HALO), base.mark_text(**mark, color=ACCENT)]
+
+
 def hline(reference: Data) -> alt.LayerChart:
-    """A dashed horizontal reference line at each row's `y`, with its `label`."""
+    """A dashed horizontal reference line at each row's `y`, with its `label` on a white halo above the line."""
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
-    text = base.mark_text(align="left", dx=4, dy=-9, color=ACCENT).encode(text="label:N")
-    return rule + text
+    labels = _haloed(base.encode(text="label:N"), align="left", dx=4, dy=-10)
+    return alt.layer(rule, *labels)
 
 
 def marker(point: Data) -> alt.LayerChart:
-    """A highlighted point with a vertical rule at its `x`, labelled, for "you are here" on a curve."""
+    """A highlighted point with a vertical rule at its `x`, labelled at the plot's top edge (clear of the curve)."""
     base = alt.Chart(point).encode(x="x:Q")
     rule = base.mark_rule(color=ACCENT, size=2)
     dot = base.mark_point(color=ACCENT, size=160, filled=True).encode(y="y:Q")
-    text = base.mark_text(align="left", dx=8, dy=-12, color=ACCENT, fontWeight="bold").encode(y="y:Q", text="label:N")
-    return rule + dot + text
+    top = base.encode(y=alt.YValue(0), text="label:N")
+    right = "scale('x', datum.x) > width * 0.6"  # past 60 % of the plot the label goes left of the rule, inside
+    side = dict(align=alt.ExprRef(f"{right} ? 'right' : 'left'"), dx=alt.ExprRef(f"{right} ? -6 : 6"))
+    labels = _haloed(top, baseline="top", dy=4, fontWeight="bold", **side)
+    return alt.layer(rule, dot, *labels)
 
 
 def lines_marked(curve: Data, point: Data, **shape: object) -> alt.LayerChart:
@@ -325,18 +339,37 @@ def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.L
 
 
 def bars(
-    data: Data, *, x: str, y: str, title: Text, x_title: str, y_title: str, log_y: bool = False, height: int = 280
-) -> alt.Chart:
-    """One bar of y per x (for example one squared norm per position); bars keep the data's order."""
-    return (
-        alt.Chart(data, title=title_params(title), height=height)
-        .mark_bar(color=SERIES_COLORS[0])
-        .encode(
-            x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
-            y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=alt.Scale(type="log") if log_y else alt.Undefined),
-            tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")],
-        )
+    data: Data,
+    *,
+    x: str,
+    y: str,
+    title: Text,
+    x_title: str,
+    y_title: str,
+    log_y: bool = False,
+    text: str | None = None,
+    height: int = 280,
+) -> alt.Chart | alt.LayerChart:
+    """One bar of y per x (for example one squared norm per position); bars keep the data's order.
+
+    `text`: a column of display strings written above each bar (a log axis alone makes 1.2 and 1.4 look alike);
+    a log axis is ticked in one style (1e-8, 1e+0).
+    """
+    y_axis = alt.Axis(format=".0e") if log_y else alt.Undefined
+    y_scale = alt.Scale(type="log") if log_y else alt.Undefined
+    if text is not None:  # room above the tallest bar for its value
+        y_scale = alt.Scale(type="log" if log_y else "linear", padding=24)
+    base = alt.Chart(data).encode(
+        x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
+        y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=y_scale, axis=y_axis),
     )
+    bar = base.mark_bar(color=SERIES_COLORS[0]).encode(
+        tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")]
+    )
+    if text is None:
+        return bar.properties(title=title_params(title), height=height)
+    values = base.mark_text(baseline="bottom", dy=-4, fontWeight="bold").encode(text=f"{text}:N")
+    return alt.layer(bar, values, title=title_params(title), height=height)
 
 
 def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.LayerChart:
@@ -439,6 +472,10 @@ def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelM
         styled = chart.properties(autosize=alt.AutoSizeParams(type="pad"))
     styled.config = alt.Config(
         axis=alt.AxisConfig(labelFontSize=label, titleFontSize=title),
+        # Streamlit's theme flushes end labels inward: a y axis's top label then sat below its gridline
+        axisY=alt.AxisConfig(labelFlush=False),
+        # (on a token axis too: "0 dog" pushed into "1 bites", which the theme's overlap rule then dropped)
+        axisDiscrete=alt.AxisConfig(labelFlush=False),
         legend=alt.LegendConfig(labelFontSize=label, titleFontSize=title),
         title=alt.TitleConfig(fontSize=heading, anchor="start", subtitleFontSize=label),
         text=alt.MarkConfig(fontSize=label + 1),  # values written in cells, marker and reference labels

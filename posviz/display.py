@@ -14,13 +14,17 @@ import numpy as np
 SMALL = 1e-6
 
 
-def number(value: float, digits: int = 5) -> str:
+def number(value: float, digits: int = 5, *, grouped: bool = False) -> str:
     """`value` for display: 5 significant digits, scientific notation for machine-zero sizes.
+
+    `grouped` separates thousands with commas (a headline: 47,117 rather than 47117).
 
     >>> number(12.53665770012299), number(3.499757764020842), number(4.440892098500626e-16), number(0.0)
     ('12.537', '3.4998', '4.4e-16', '0')
     >>> number(0.08431805329627551), number(2.375007464381647), number(float("nan"))
     ('0.084318', '2.375', 'nan')
+    >>> number(47117.25), number(47117.25, grouped=True)
+    ('47117', '47,117')
     """
     value = float(value)
     if value == 0.0:
@@ -29,7 +33,7 @@ def number(value: float, digits: int = 5) -> str:
         return str(value)
     if abs(value) < SMALL:
         return f"{value:.1e}".replace("e-0", "e-").replace("e+0", "e+")
-    return f"{value:.{digits}g}"
+    return f"{value:{',' if grouped else ''}.{digits}g}"
 
 
 def zero_note(values: np.ndarray) -> str:

@@ -56,7 +56,7 @@ class Slide:
 
     @property
     def shown(self) -> str:
-        return number(self.value)
+        return number(self.value, grouped=True)
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def shuffle(seed: int = 42) -> Slide:
         verdicts.machine_zero(r.max_diff),
         "machine zero: attention is order-blind",
         _shuffle_panels("shuffle", r, "attend, then shuffle"),
-        "printed in lesson 000 (4.44e-16)",
+        "the lesson 'Why attention needs position' prints 4.44e-16",
     )
 
 
@@ -162,7 +162,7 @@ def twins(second: int = 4) -> Slide:
         verdicts.exactly_zero(r.row_diff),
         "exactly equal: the copies cannot be told apart",
         (_heat("twins", rows, "output rows of the two copies", rows="", cols="feature", row_labels=labels),),
-        "lesson 000's code (seed 42): exactly 0",
+        "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
     )
 
 
@@ -175,7 +175,7 @@ def ramp(scale: float = 0.6) -> Slide:
         not verdicts.machine_zero(r.max_diff),
         "order-aware: the outputs differ",
         _shuffle_panels("ramp", r, "attend, then shuffle"),
-        "printed in lesson 000 (3.4998 at 0.6)",
+        "the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         "order-blind again: a ramp of size 0 is no position at all",
     )
 
@@ -186,10 +186,11 @@ def pairs(position: str = "sinusoidal") -> Slide:
         {
             "what moves": ["token + position", "tokens only", "positions only"],
             "max difference": [frames.on_log_axis(r.together), r.tokens_only, r.positions_only],
+            "shown": [number(v) for v in (r.together, r.tokens_only, r.positions_only)],
         }
     )
     shape = dict(x="what moves", y="max difference", title="outputs against the reordered reference (log axis)",
-                 x_title="", y_title="max abs difference", log_y=True, height=FIGURE_HEIGHT)  # fmt: skip
+                 x_title="", y_title="max abs difference", log_y=True, text="shown", height=FIGURE_HEIGHT)  # fmt: skip
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
@@ -198,7 +199,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
         verdicts.machine_zero(r.together),
         f"machine zero; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
         (Figure("pairs", charts.bars, (moves,), shape),),
-        "lesson 003's distinction, computed on lesson 000's setup",
+        "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
     )
 
 
@@ -211,7 +212,7 @@ def forgot() -> Slide:
         not verdicts.machine_zero(r.max_diff),
         "a large difference from a bug in the test, not from position",
         _shuffle_panels("forgot", r, "attend (NOT reordered)"),
-        "lesson 000's code (exercise 1)",
+        "exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -230,13 +231,13 @@ def offset(scale: float = 0.6) -> Slide:
                   domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
             _outputs("offset-difference", r.difference, "shuffled − reordered (all ≈ 0)", domain),
         ),
-        "lesson 000's code (exercise 2)",
+        "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
     )  # fmt: skip
 
 
 def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
-    tokens = charts.labelled(["x"] * r.weights.shape[0])
+    tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
     return Slide(
         "A causal mask alone carries position: token t averages over t + 1 tokens, so shuffling now changes outputs.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
@@ -245,7 +246,7 @@ def causal() -> Slide:
         "order-aware without any position vector",
         (_heat("causal-weights", r.weights, "causal attention weights", rows="query", cols="key", signed=False,
                row_labels=tokens, col_labels=tokens),),
-        "lesson 000's setup with lesson 003's caveat (the mask): lesson code, seed 42",
+        "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )  # fmt: skip
 
 
@@ -265,7 +266,7 @@ def sentences_plain() -> Slide:
             _weights("plain-1", r.weights1_plain, r.words1, "dog bites man, no position"),
             _weights("plain-2", r.weights2_plain, r.words2, "man bites dog, no position"),
         ),
-        "lesson 002's code (seed 2)",
+        "≈ 0 in the lesson 'dog bites man' (seed 2)",
     )
 
 
@@ -282,7 +283,7 @@ def sentences_position(scale: float = 0.5) -> Slide:
             _weights("position-1", r.weights1_positioned, r.words1, "dog bites man, with position"),
             _weights("position-2", r.weights2_positioned, r.words2, "man bites dog, with position"),
         ),
-        "lesson 002's code (12.537 at 0.5)",
+        "the lesson 'dog bites man' gives 12.537 at scale 0.5",
         "identical: at scale 0 there is no position",
     )
 
@@ -304,7 +305,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         not close,
         "close, but np.allclose says different" if distance < 1 else "clearly different",
         (Figure("magnitude-curve", charts.lines_marked, (curve, point), shape),),
-        "lesson 002's code, exercise 3 (0.084318 at 0.001)",
+        "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "np.allclose says equal: at this scale position is invisible",
         tone="state",
     )
@@ -318,13 +319,13 @@ def table(width: int = 64) -> Slide:
     waves = properties.wavelengths(width)
     return Slide(
         "Sinusoids give each position a code: pair i turns around a circle, each pair at its own speed.",
-        f"wavelengths from pair 0 to pair {width // 2 - 1} (positions per turn)",
+        f"wavelength of the slowest pair ({width // 2 - 1}), in positions per turn",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
         (_grid("table", pe, f"sinusoidal table: 64 positions × {width} dimensions", rows="position t", cols="dimension",
                domain=(-1.0, 1.0)),),
-        "lesson 003's formula (base 10,000)",
+        "the sinusoid formula with base 10,000",
     )  # fmt: skip
 
 
@@ -343,7 +344,7 @@ def norms(width: int = 8) -> Slide:
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {width // 2}",
         (Figure("norms", charts.bars_with_reference, (frame, level), shape),),
-        "lesson 003's code: positions(4, 8) gives 4 per row",
+        "'A sense of order': 4 for every row at d = 8",
     )
 
 
@@ -361,7 +362,7 @@ def shift(k: int = 3) -> Slide:
                annotate=False),
          _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
                rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])))),
-        "lesson 003 (the offset property); computed from the formula",
+        "≈ 0: the offset property of the sinusoid formula",
     )  # fmt: skip
 
 
@@ -420,7 +421,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         f"cosine of the two sentence embeddings, position rows × {number(scale)}",
         pair.cosine,
         not verdicts.negligible(1.0 - pair.cosine),
-        f"below 1: word order matters; position rows removed: {pair.cosine_plain:.6f}",
+        f"below 1: word order matters; position rows removed: {number(pair.cosine_plain)}",
         (Figure("real-layers", sentence_charts.layer_distances, (layers,), shape),),
         "the shipped model (int8 weights; its float32 original gives 0.9072)",
         "1 up to rounding: without position the encoder reads a bag of words",
@@ -442,7 +443,7 @@ STEPS: tuple[Step, ...] = (
     Step("position", "dog bites man, with position", sentences_position,
          (Control("scale", "position scale", 0.5, options=(0.0, 0.01, 0.1, 0.5, 1.0)),)),
     Step("magnitude", "How much position is enough", magnitude,
-         (Control("scale", "position scale", 0.001, options=(1.0, 0.1, 0.01, 0.001, 0.0001)),)),
+         (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table, (Control("width", "width d", 64, options=(16, 32, 64, 128)),)),
     Step("norms", "Every row has norm² d/2", norms, (Control("width", "width d", 8, options=(4, 8, 16, 64)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),

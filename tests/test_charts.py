@@ -49,6 +49,8 @@ def every_chart():
         "lines_marked": (charts.lines_marked, [curve, charts.point_frame(2.0, 0.7, "here")], dict(line, points=True)),
         "lines_with_reference": (charts.lines_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
         "bars_with_reference": (charts.bars_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
+        "bars with values": (charts.bars, [curve.assign(shown=["1", "nan", "0.5"])],
+                             dict(line, log_y=True, text="shown")),
         "grouped_bars": (charts.grouped_bars, [bars],
                          dict(x="component", y="value", group="vector", title="t", y_title="out")),
         "trajectory": (charts.trajectory, [path], dict(title="pair")),
@@ -387,3 +389,46 @@ def test_a_picture_heatmap_keeps_the_cell_centred_axes_and_legend_around_one_ima
     image, axes = spec["layer"][0]["layer"]
     assert image["mark"]["type"] == "image" and image["encoding"]["url"]["field"] == "url"
     assert axes["encoding"]["y"]["scale"]["reverse"] and axes["encoding"]["color"]["field"] == "value"
+
+
+def test_marker_and_reference_labels_sit_on_a_white_halo_drawn_first():
+    """Vega text has no halo: a white, thickly outlined copy under each label keeps it readable over the lines."""
+    curve = pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
+    for builder, extra in ((charts.lines_marked, charts.point_frame(1.5, 1.5, "here")),
+                           (charts.lines_with_reference, charts.level_frame(1.5, "d/2"))):  # fmt: skip
+        spec = bound(builder, curve, extra, x="x", y="y", title="t", x_title="x", y_title="y")
+        texts = [u["mark"] for u, data in units(spec) if data == "posviz_1" and u["mark"]["type"] == "text"]
+        assert [t["color"] for t in texts] == ["white", charts.ACCENT]
+        assert texts[0]["stroke"] == "white" and texts[0]["strokeWidth"] >= 4 and "stroke" not in texts[1]
+
+
+@pytest.mark.parametrize(("x", "anchor"), [(1.0, "start"), (9.9, "end")])
+def test_a_marker_label_stays_inside_the_plot_at_either_end(x, anchor):
+    """Rendered by Vega: at the right end the label turns to the left of its rule instead of running off the chart."""
+    curve = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 2.0]})
+    spec = charts.chart_spec(charts.lines_marked, curve, charts.point_frame(x, 1.5, "marked here"), x="x", y="y",
+                             title="t", x_title="x", y_title="y")  # fmt: skip
+    label = [t for t in charts.to_svg(spec).split("<text")[1:] if ">marked here</text>" in t]
+    assert len(label) == 2 and all(f'text-anchor="{anchor}"' in t for t in label)
+
+
+def test_y_axis_end_labels_sit_on_their_gridlines_and_token_labels_stay_centred():
+    """Streamlit's theme flushes end labels inward (labelFlush): a top "1.00" then sat below the top gridline."""
+    config = bound(charts.token_heatmap, eye_cells(), title="w")["config"]
+    assert config["axisY"]["labelFlush"] is False and config["axisDiscrete"]["labelFlush"] is False
+
+
+def test_bars_can_write_their_values_on_a_log_axis_ticked_in_one_style():
+    frame = pd.DataFrame({"what": ["a", "b"], "v": [1e-16, 1.22], "shown": ["1e-16", "1.22"]})
+    spec = bound(charts.bars, frame, x="what", y="v", title="t", x_title="", y_title="v", log_y=True, text="shown")
+    bar, text = (u for u, _ in units(spec)[:2])
+    assert bar["encoding"]["y"]["axis"]["format"] == ".0e" and bar["encoding"]["y"]["scale"]["type"] == "log"
+    assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "shown"
+    plain = units(bound(charts.bars, frame, x="what", y="v", title="t", x_title="", y_title="v"))
+    assert [u["mark"]["type"] for u, data in plain if data != charts.LIVE] == ["bar"]  # no values asked, none written
+
+
+def test_a_linear_x_axis_of_lines_ends_at_the_data_not_at_a_rounder_number():
+    frame = pd.DataFrame({"x": [-160.0, 160.0], "y": [0.0, 1.0]})
+    unit = units(bound(charts.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y"))[0][0]
+    assert unit["encoding"]["x"]["scale"]["nice"] is False

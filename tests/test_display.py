@@ -51,3 +51,8 @@ def test_zero_note_tells_exact_zero_from_rounding_from_a_real_value():
     assert zero_note(np.zeros((3, 3))) == "all zeros"
     assert zero_note(np.array([4.4e-16, -1e-16])) == "all zeros\nup to rounding"
     assert zero_note(np.array([0.0, 1e-6])) == ""
+
+
+@pytest.mark.parametrize("value", [47117.25, -1234.5, 12.537, 4.4e-16, 0.0, 1.5e7])
+def test_grouping_only_adds_thousands_separators(value):
+    assert number(value, grouped=True).replace(",", "") == number(value)

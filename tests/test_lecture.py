@@ -67,3 +67,19 @@ def test_bad_step_or_control_says_what_it_expected():
         lecture.slide(len(STEPS))
     with pytest.raises(ValueError, match="takes .*scale.*got .*wobble"):
         lecture.slide([s.key for s in STEPS].index("ramp"), wobble=1)
+
+
+def test_expected_values_are_worded_for_an_audience_not_by_internal_lesson_numbers():
+    for index, step in enumerate(STEPS):
+        source = lecture.slide(index).source
+        assert "lesson 00" not in source and "code" not in source, (step.key, source)
+
+
+def test_scale_options_run_from_small_to_large_in_every_step():
+    scales = [c.options for s in STEPS for c in s.controls if c.name == "scale"]
+    assert len(scales) >= 4 and all(list(o) == sorted(o) for o in scales)
+
+
+def test_a_large_headline_number_groups_its_thousands():
+    table = lecture.slide([s.key for s in STEPS].index("table"))
+    assert table.shown == "47,117" and "slowest pair (31)" in table.label
