@@ -49,13 +49,9 @@ with b:
 left, right = st.columns(2)
 with left:
     circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
-    ui.show_chart(
-        charts.trajectory,
-        circle,
-        name="rope-pair",
-        title=f"query pair {s.pair} as its position grows",
-        size=ui.fit(270, 220),
-    )  # fmt: skip  (270 + axis + legend fit half of 820 px)
+    # 270 px + axis + legend fit half of the 820 px beside the open sidebar
+    ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
+                  size=ui.fit(270, 220))  # fmt: skip
     ui.control(P["pair"], hi=s.d // 2 - 1)
 with right:
     ui.badge(
