@@ -69,6 +69,8 @@ EXTRA = [
     ("offsets", "maxima, part=sinks", {**MAXIMA["offsets"], "part": "sinks"}),
     ("longer", "maxima, part=scaling", {**MAXIMA["longer"], "part": "scaling"}),
     ("minilm", "maxima, part=table", {**MAXIMA["minilm"], "part": "table"}),
+    ("rotary", "maxima, part=learned", {**MAXIMA["rotary"], "part": "learned"}),
+    ("rotary", "maxima, part=alibi", {**MAXIMA["rotary"], "part": "alibi"}),
 ]
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here

@@ -15,7 +15,15 @@ from posviz.display import number
 
 ui.page_setup(__doc__)
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)
+# Three parts: a first visit draws rotary's two charts, not the learned table's and ALiBi's too.
+PARTS = {
+    "rotary": "rotary: scores depend on the offset",
+    "learned": "a learned table has a last row",
+    "alibi": "ALiBi: a penalty per head",
+}
 P = ui.params(
+    ui.Param("part", "rotary", "choice", options=tuple(PARTS), names=PARTS, label="this page has three parts",
+             widget="segmented"),
     ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
     ui.Param("T", 24, "int", 1, 1024, label="positions asked for"),
     ui.Param("start", 0, "int", 0, 1024, label="first position asked for", widget="number"),
@@ -28,59 +36,64 @@ P = ui.params(
     ui.Param("head", 1, "int", 1, 32, label="head to draw", widget="number"),
     ui.seed_param(0),
 )  # fmt: skip
-s = ui.sidebar(P, page="rotary", keys=("max_length", "T", "start", "d", "base", "shift", "heads", "seed"))
+SIDEBAR = {"rotary": ("T", "d", "base", "shift", "seed"), "learned": ("max_length", "T", "start", "d", "seed"),
+           "alibi": ("T", "heads")}  # fmt: skip
+s = ui.url_state(P, page="rotary")
+part = ui.part(P["part"])
+with st.sidebar:
+    ui.controls(P[k] for k in SIDEBAR[part])
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
-
-st.subheader("Rotary: scores depend only on the offset")
-q, k = relative.fixed_content(s.d, s.seed)
 length = min(s.T, 64)
-rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
-spread = properties.diagonal_spread(rot)
-moved_rot = relative.shift_change(q, k, length, s.shift, scheme="rotary", base=s.base)
-moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", base=s.base)
-a, b = st.columns(2)
-with a:
-    ui.headline(f"rotary: score change when every position moves by {s.shift}", number(moved_rot))
-    ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
-with b:
-    ui.headline("added sinusoids: score change, same shift", number(moved_sin))
-    ui.badge(not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged")
 
-left, right = st.columns(2)
-with left:
-    circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
-    # 270 px + axis + legend fit half of the 820 px beside the open sidebar
-    ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
-                  size=ui.fit(270, 220))  # fmt: skip
-    ui.control(P["pair"], hi=s.d // 2 - 1)
-with right:
-    ui.badge(
-        verdicts.depends_only_on_offset(rot),
-        f"constant along every diagonal (spread {number(spread)})",
-        f"spread {number(spread)}",
-    )
-    title = "rotary score q·k, query at i, key at j"
-    ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 215), **figures.SCORE_AXES)
+if part == "rotary":
+    q, k = relative.fixed_content(s.d, s.seed)
+    rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
+    spread = properties.diagonal_spread(rot)
+    moved_rot = relative.shift_change(q, k, length, s.shift, scheme="rotary", base=s.base)
+    moved_sin = relative.shift_change(q, k, length, s.shift, scheme="sinusoidal", base=s.base)
+    a, b = st.columns(2)
+    with a:
+        ui.headline(f"rotary: score change when every position moves by {s.shift}", number(moved_rot))
+        ui.badge(verdicts.negligible(moved_rot), "rotary: unchanged (relative)", "rotary: changed")
+    with b:
+        ui.headline("added sinusoids: score change, same shift", number(moved_sin))
+        ui.badge(
+            not verdicts.negligible(moved_sin), "added sinusoids: changed (absolute)", "added sinusoids: unchanged"
+        )
 
-st.subheader("A learned table has a last row")
-try:
-    rows = posviz.learned(s.T, s.d, max_length=s.max_length, start=s.start, seed=s.seed)
-except ValueError as error:
-    st.error(
-        f"Position {s.start + s.T - 1} asked of a table trained for {s.max_length} positions: {error}. "
-        "A model meets this as an index error in its embedding lookup; it has to be cut, or the table extended "
-        "and trained again."
-    )
+    left, right = st.columns(2)
+    with left:
+        circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
+        # 270 px + axis + legend fit half of the 820 px beside the open sidebar
+        ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
+                      size=ui.fit(270, 220))  # fmt: skip
+        ui.control(P["pair"], hi=s.d // 2 - 1)
+    with right:
+        ui.badge(
+            verdicts.depends_only_on_offset(rot),
+            f"constant along every diagonal (spread {number(spread)})",
+            f"spread {number(spread)}",
+        )
+        title = "rotary score q·k, query at i, key at j"
+        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 215), **figures.SCORE_AXES)
+elif part == "learned":
+    try:
+        rows = posviz.learned(s.T, s.d, max_length=s.max_length, start=s.start, seed=s.seed)
+    except ValueError as error:
+        st.error(
+            f"Position {s.start + s.T - 1} asked of a table trained for {s.max_length} positions: {error}. "
+            "A model meets this as an index error in its embedding lookup; it has to be cut, or the table extended "
+            "and trained again."
+        )
+    else:
+        ui.badge(True, f"positions {s.start}..{s.start + s.T - 1} are inside the table's {s.max_length} rows", "")
+        title = "the learned rows asked for (seeded stand-in, N(0, 1))"
+        ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=s.start, height=240, **figures.POSITION_AXES)
 else:
-    ui.badge(True, f"positions {s.start}..{s.start + s.T - 1} are inside the table's {s.max_length} rows", "")
-    title = "the learned rows asked for (seeded stand-in, N(0, 1))"
-    ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=s.start, height=240, **figures.POSITION_AXES)
-
-st.subheader("ALiBi: a linear penalty per head")
-slopes = relative.alibi_slopes(s.heads)
-ui.control(P["head"], hi=s.heads)
-bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
-st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
-title = f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)"
-ui.matrix_chart(bias, title=title, name="alibi-bias", height=300, **figures.SCORE_AXES)
+    slopes = relative.alibi_slopes(s.heads)
+    ui.control(P["head"], hi=s.heads)
+    bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
+    st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
+    title = f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)"
+    ui.matrix_chart(bias, title=title, name="alibi-bias", height=300, **figures.SCORE_AXES)
 ui.sync_url(P)

@@ -325,7 +325,7 @@ def test_rotary_page_shows_relative_scores_and_the_learned_limit():
     heads = headline_values(at)
     assert float(heads[0]) < 1e-9 < float(heads[1])
     assert "constant along every diagonal" in markdown(at)
-    at = page("rotary", T="40", max_length="32")
+    at = page("rotary", part="learned", T="40", max_length="32")
     ok(at)
     assert "trained for 32 positions" in at.error[0].value
 
@@ -669,3 +669,17 @@ def test_a_heatmap_of_more_than_1024_cells_is_one_image_mark_and_a_smaller_one_k
     small = page("sinusoids", length="32", width="32")  # 1,024 values
     ok(small)
     assert "rect" in marks(small) and "image" not in marks(small)
+
+
+@pytest.mark.parametrize(("start", "target"), [("order", "rotary"), ("longer", "minilm"), ("offsets", "order")])
+def test_a_part_picked_on_one_page_does_not_follow_to_the_next_page(start, target):
+    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at.switch_page(f"pages/{start}.py").run()
+    other = [o for o in at.button_group(key="part").options if o != at.button_group(key="part").value]
+    at.button_group(key="part").set_value(other[-1]).run()
+    ok(at)
+    at.query_params.clear()
+    at.switch_page(f"pages/{target}.py").run()
+    ok(at)
+    assert not at.warning  # the old page's part is no value of this page's switch: no note, just its default
+    assert at.button_group(key="part").value == {"rotary": "rotary", "minilm": "table", "order": "shuffle"}[target]
