@@ -167,7 +167,7 @@ def rope_wavelengths(view: longviews.Scaled) -> Figure:
 
 def rope_scores(view: longviews.Scaled, seed: int) -> Figure:
     """The rotary score of fixed content with itself against the distance, unscaled and scaled, with the window."""
-    scores = longviews.score_frame(view, seed)
+    scores = longviews.score_frame(view, seed, points=600)  # 600 samples a curve: one or two a pixel of its chart
     shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens)", y_title="q · R(m) q")
     point = longviews.window_point(view, scores)
     return Figure(
