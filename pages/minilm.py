@@ -9,7 +9,7 @@ formula. Remove the rows and the model is as order-blind as the toy.
 import streamlit as st
 
 import ui
-from posviz import charts, frames, grids, lessons, minilm, verdicts
+from posviz import charts, figures, frames, grids, lessons, minilm, verdicts
 from posviz.display import number
 
 ui.page_setup(__doc__)
@@ -62,33 +62,8 @@ if part == "table":
             height=ui.fit(None, 290),
         )
     with right:
-        norms = frames.row_norms(pos.norms)
-        ui.show_chart(
-            charts.lines,
-            norms,
-            name="minilm-norms",
-            x="position",
-            y="norm",
-            title="norm of each position row",
-            x_title="position",
-            y_title="‖p_t‖",
-            height=ui.fit(280, 170),
-        )
-        profile = pos.cosine_profile()
-        ui.show_chart(
-            charts.lines,
-            profile,
-            name="minilm-cosine-profile",
-            x="distance",
-            y="cosine",
-            color="table",
-            log_x=True,
-            title="median cosine of positions k apart",
-            x_title="k (log)",
-            y_title="cosine",
-            legend="bottom",
-            height=ui.fit(280, 170),
-        )
+        for fig in figures.learned_table_curves(pos):
+            ui.figure(fig, height=ui.fit(280, 170))
     for column, cosine, which in zip(
         st.columns(2), (pos.cosine, pos.sinusoid_cosine), ("MiniLM (learned)", "sinusoidal"), strict=True
     ):

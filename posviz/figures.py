@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from posviz import charts, frames, grids, longviews, scaling, sinks
+from posviz import charts, frames, grids, longviews, minilm, scaling, sinks
 from posviz.display import number
 
 
@@ -189,3 +189,33 @@ def decay_curves(decay: longviews.Decay) -> tuple[Figure, Figure]:
         **common,
     )
     return bound, measured
+
+
+def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
+    """A trained position table's row norms, and the median cosine of rows k apart next to a sinusoidal table's.
+
+    >>> [f.name for f in learned_table_curves(minilm.position_table())]
+    ['minilm-norms', 'minilm-cosine-profile']
+    """
+    norms = _lines(
+        "minilm-norms",
+        frames.row_norms(table.norms),
+        x="position",
+        y="norm",
+        title="norm of each position row",
+        x_title="position",
+        y_title="‖p_t‖",
+    )
+    profile = _lines(
+        "minilm-cosine-profile",
+        table.cosine_profile(),
+        x="distance",
+        y="cosine",
+        color="table",
+        log_x=True,
+        title="median cosine of positions k apart",
+        x_title="k (log)",
+        y_title="cosine",
+        legend="bottom",
+    )
+    return norms, profile

@@ -8,7 +8,7 @@ import pytest
 from altair.vegalite.v6.schema.core import Root
 
 import posviz
-from posviz import charts, figures, frames, grids, images, longviews, scaling, sinks
+from posviz import charts, figures, frames, grids, images, longviews, minilm, scaling, sinks
 
 
 def bound(builder, *frames, **shape):
@@ -86,6 +86,7 @@ def figure_charts():
         figures.rope_wavelengths(view),
         figures.rope_scores(view, 0),
         *figures.decay_curves(longviews.decay(512, 16, 0, points=20)),
+        *figures.learned_table_curves(minilm.position_table()),
     ]
     return {f"figure {i} {f.name}": (f.builder, list(f.frames), f.shape) for i, f in enumerate(made)}
 
