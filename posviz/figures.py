@@ -161,7 +161,7 @@ def rope_wavelengths(view: longviews.Scaled) -> Figure:
     """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
     shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn")
     frame, levels = longviews.wavelength_frame(view), longviews.window_levels(view.preset)
-    return _lines("wavelengths", frame, levels, title="wavelength of each pair", log_y=True, points=True, **shape)
+    return _lines("wavelengths", frame, levels, title="wavelength of each pair", log_y=True, **shape)
 
 
 def rope_scores(view: longviews.Scaled, seed: int) -> Figure:
