@@ -273,7 +273,7 @@ def lines(
     `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
     puts the series names under the plot, so long names do not squeeze a narrow chart. Only drawn `points`
     carry a tooltip: Vega picks a line by its first datum, so a line's tooltip would show that one value
-    wherever it is hovered, and building it for every datum was most of a long curve's first paint.
+    wherever it is hovered; building it for every datum cost the longer page's curves ~0.1 s of first paint.
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
