@@ -229,7 +229,7 @@ def part(p: Param) -> str:
 
     In presenter mode its label is left out (the buttons say enough), so the part keeps the screen's height.
     """
-    return control(p, label_visibility="collapsed" if presenter() else "visible") or p.default
+    return control(p, label_visibility="collapsed" if presenter() else "visible", required=True) or p.default
 
 
 def controls(declared: Iterable[Param]) -> None:
@@ -451,8 +451,11 @@ def figure(
     mode (a height from `fit`)."""
     if fig.image is not None:
         show_image(fig.image, height=image_height, fill=fill_images, **fig.shape, **shape)
+    elif fig.cells is not None:  # a heatmap: a mark a cell, or one picture past PICTURE_CELLS
+        merged = {k: v for k, v in {**fig.shape, **shape}.items() if k != "subtitle"}
+        reduced_heatmap(fig.cells, name=prefix + fig.name, legend=merged.pop("legend", None), **merged)
     else:
-        show_chart(fig.builder, *fig.frames, name=prefix + fig.name, downloads=downloads, **fig.shape, **shape)
+        show_chart(fig.builder, *fig.frames, name=prefix + fig.name, downloads=downloads, **{**fig.shape, **shape})
 
 
 def guarded(
@@ -468,7 +471,7 @@ def guarded(
 
 SMALL_CELLS = 400
 # A heatmap of more cells is one image mark on the same axes: Streamlit draws a chart, then resizes and redraws it,
-# and each of 4,096 rects cost ~0.1 ms a pass in Chromium here (hover values then come from the CSV).
+# and each rect is encoded on both passes (hover values then come from the CSV).
 PICTURE_CELLS = 1024
 # The main column's width at 1280 x 720 in the wide layout, measured in Chromium: 820 px beside the open
 # sidebar, 1120 px in presenter mode (sidebar closed); columns are 16 px apart; a heatmap's y axis takes ~60 px.
@@ -523,12 +526,14 @@ def matrix_chart(
     col_offset: int = 0,
     note: str | None = None,
     legend: bool = True,
+    hover: bool = False,
 ) -> None:
     """Show a matrix within the pixels it gets: labelled cells when small, every value as a mark while each
     cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
 
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
     `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
+    `hover`: keep a mark a cell, each with its value on hover, for a view that exists to show exact values.
     """
     m = np.asarray(m, dtype=np.float64)
     domain = charts.signed_domain(m) if domain is None else domain
@@ -549,7 +554,7 @@ def matrix_chart(
     width = container_width()
     plan = grids.draw_plan(rows, cols, max(1.0, width - AXIS_WIDTH), height)
     if plan.kind == "cells":
-        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, **common)
+        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, hover=hover, **common)
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
@@ -561,23 +566,26 @@ def matrix_chart(
         _matrix_csv(m, name, row_offset, col_offset)
 
 
-def reduced_heatmap(reduced: grids.Reduced, *, name: str, legend: str | None = None, **shape: object) -> None:
+def reduced_heatmap(
+    reduced: grids.Reduced, *, name: str, legend: str | None = None, hover: bool = False, **shape: object
+) -> None:
     """A reduced matrix as a heatmap of its cells; the subtitle says when a cell is a block mean.
 
-    `legend`: where the colour legend goes (default `legend_side()`); `shape`: `charts.grid_heatmap`'s titles etc.
+    `legend`: where the colour legend goes (default `legend_side()`); `hover`: one mark a cell with its value on
+    hover even past PICTURE_CELLS (a view that exists for exact values); `shape`: `charts.grid_heatmap`'s titles.
     """
     subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
     shape.update(legend=legend or legend_side(), subtitle=subtitle)
     cells = charts.reduced_frame(reduced)
-    if reduced.values.size <= PICTURE_CELLS or "note" in shape:
+    if reduced.values.size <= PICTURE_CELLS or hover:
         show_chart(charts.grid_heatmap, cells, name=name, **shape)
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
     stops = images.WEIGHT_STOPS if shape.get("scheme") == charts.WEIGHT_SCHEME else images.SIGNED_STOPS
-    box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # pixels, so the browser never blurs
+    box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # about the pixels it is shown with
     picture = charts.picture_frame(_png(reduced.values, stops, domain, box=box))
-    if shape["subtitle"] is not None:
-        shape["subtitle"] += "; exact values in the CSV"
+    if subtitle is not None and not reduced.aggregated and not presenter():
+        shape["subtitle"] = f"{subtitle}; each value in the CSV"  # the Download menu (not in presenter mode)
     extent = charts.extent_frame(reduced, domain)
     show_chart(charts.picture_heatmap, picture, extent, name=name, table=cells, **shape)
 

@@ -40,7 +40,7 @@ if part == "scaling":
         ui.headline(f"pairs slowed by {preset.label}", f"{view.changed} of {view.inv.size}")
     with side:
         st.caption(f"Source: {preset.source}")
-        longer = [c for c in registry if c.page == "longer"]
+        longer = [c for c in registry if c.page == "longer"]  # the decay's claim is in the decay part
         failing = ", ".join(f"#{c.number}" for c in longer if not c.passed)
         ui.badge(not failing, f"claims {', '.join(f'#{c.number}' for c in longer)} reproduced", f"{failing} FAIL")
         ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
@@ -76,6 +76,8 @@ else:
     if not ui.presenter():
         st.latex(r"\sum_{j=0}^{d/2-1} |S_{j+1}|,\qquad S_j = \sum_{k=0}^{j-1} e^{\,i m \theta_k}")
     decay = longviews.decay(s.reach, s.d, s.seed)
+    for claim in (c for c in registry if c.page == "longer?part=decay"):
+        ui.badge(claim.passed, f"claim #{claim.number} reproduced: {claim.statement}", f"claim #{claim.number} FAIL")
     for column, fig, label, value in zip(
         st.columns(2),
         figures.decay_curves(decay),

@@ -50,14 +50,15 @@ run = st.cache_data(generation.demo_generation, max_entries=32)
 
 s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 part = ui.part(P["part"])
-with st.sidebar:
-    ui.controls(P[k] for k in ("scheme", "bug", "T"))
-    if s.prefill > s.T:
-        ui.note(f"The prefill cannot be longer than the {s.T} tokens; using {s.T}.")
-        s.prefill = s.T
-    ui.control(P["prefill"], hi=s.T)
+with st.sidebar:  # the sinks part has its own controls beside its chart; it shares d and the seed
+    if part == "generation":
+        ui.controls(P[k] for k in ("scheme", "bug", "T"))
+        if s.prefill > s.T:
+            ui.note(f"The prefill cannot be longer than the {s.T} tokens; using {s.T}.")
+            s.prefill = s.T
+        ui.control(P["prefill"], hi=s.T)
     ui.controls(P[k] for k in ("d", "seed"))
-ui.sync_url(P)
+ui.sync_url([*P.values(), *SINK_P.values()])
 
 if part == "generation":
     result = run(seed=s.seed, length=s.T, width=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)

@@ -40,13 +40,15 @@ pair_moves = st.cache_data(lessons.pair_move_experiment, max_entries=64)
 
 s = ui.url_state(P, page="order")
 part = ui.part(P["part"])
-with st.sidebar:
-    ui.controls(P[k] for k in ("seed", "T", "d", "wscale", "perm_mode"))
-    ui.control(P["perm"] if s.perm_mode == "typed" else P["shuffle_seed"])
+with st.sidebar:  # each part's own controls: identical tokens need no permutation, the pair move no mask
+    ui.controls(P[k] for k in ("seed", "T", "d", "wscale"))
+    if part != "twins":
+        ui.control(P["perm_mode"])
+        ui.control(P["perm"] if s.perm_mode == "typed" else P["shuffle_seed"])
     ui.control(P["position"], disabled=s.offset)
-    ui.controls(P[k] for k in ("pscale", "causal"))
+    ui.controls(P[k] for k in (("pscale", "causal") if part != "pairs" else ("pscale",)))
     st.caption("Lesson 000 exercises")
-    ui.controls(P[k] for k in ("forget", "offset"))
+    ui.controls(P[k] for k in (("forget", "offset") if part == "shuffle" else ("offset",)))
 ui.sync_url(P)
 
 T, d = s.T, s.d

@@ -50,7 +50,7 @@ st.dataframe(
         "statement": st.column_config.TextColumn("claim", width="large"),
         "check": st.column_config.TextColumn("check", help="a claim can check several numbers: one row each"),
         "shown on": st.column_config.LinkColumn(
-            "page", display_text=r"\./(.*)", help="the page that shows this claim live"
+            "page", display_text=r"\./([^?]*)", help="the page (and its part) that shows this claim live"
         ),
     },
 )

@@ -18,7 +18,7 @@ FORMULA = (
 )
 ui.page_setup(__doc__, FORMULA)
 MAX_LENGTH, MAX_WIDTH = 8192, 2048
-CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 4096  # a chart of 4,096 rects paints in ~0.3 s
+CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 4096
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 P = ui.params(
@@ -78,7 +78,8 @@ def table_view() -> None:
             ui.control(P["zc"], hi=s.d - 1)
         part, row0, col0 = zoom(s.length, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
         where = f"{title}: exact values from row {row0}, dimension {col0}"
-        ui.matrix_chart(part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360, **AXES)
+        ui.matrix_chart(part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360,
+                        hover=True, **AXES)  # fmt: skip
     else:
         ui.show_image(summary.image, title=title, domain=(-1.0, 1.0), value_title="pe", what="dimension →, position ↓")
     ui.sync_url(P)

@@ -180,12 +180,13 @@ def picture_heatmap(
     value_title: str = "value",
     height: int = 320,
     legend: str = "bottom",
+    note: Text | None = None,
 ) -> alt.LayerChart:
-    """`grid_heatmap`'s axes, title and colour legend around one image mark: the matrix as a PNG.
+    """`grid_heatmap`'s axes, title, colour legend and `note` around one image mark: the matrix as a PNG.
 
     `picture` is `picture_frame` (one row: the PNG as a data URL, coloured with this scheme and domain);
     `extent` is `extent_frame` (the cells' outer edges, so integer ticks sit mid-cell as in `grid_heatmap`).
-    One mark instead of one a cell: a 64 x 64 table paints in about half the time of its 4,096 rects (they
+    One mark instead of one a cell: a 64 x 64 table is one mark, not 4,096 rects (they
     are encoded on every resize), at the cost of hover; the exact values go with the CSV.
     """
     loose = alt.Scale(nice=False, zero=False)
@@ -193,7 +194,7 @@ def picture_heatmap(
     image = (
         alt.Chart(picture)
         .mark_image(width=alt.ExprRef("width"), height=alt.ExprRef("height"), aspect=False, align="left",
-                    baseline="top")
+                    baseline="top", smooth=False)
         .encode(x=alt.value(0), y=alt.value(0), url="url:N")
     )  # fmt: skip
     axes = (
@@ -205,7 +206,8 @@ def picture_heatmap(
             color=value_color(scheme, domain, value_title, legend=legend),
         )
     )
-    return alt.layer(image, axes, title=title_params(title, subtitle), height=height)
+    layers = [image, axes] if note is None else [image, axes, _centre_note(extent, note)]
+    return alt.layer(*layers, title=title_params(title, subtitle), height=height)
 
 
 def token_heatmap(
@@ -267,13 +269,13 @@ def lines(
     steps: bool = False,
     height: int = 280,
     legend: str = "right",
-) -> alt.Chart:
+) -> alt.Chart | alt.LayerChart:
     """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
 
     `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
     puts the series names under the plot, so long names do not squeeze a narrow chart. Only drawn `points`
     carry a tooltip: Vega picks a line by its first datum, so a line's tooltip would show that one value
-    wherever it is hovered; building it for every datum cost the longer page's curves ~0.1 s of first paint.
+    wherever it is hovered, and it was built for every datum of the curve.
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
@@ -289,12 +291,17 @@ def lines(
         )
         tooltip.insert(0, alt.Tooltip(f"{color}:N"))
     zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
-    return (
+    line = (
         alt.Chart(curve, title=title_params(title), height=height)
-        .mark_line(point=points, interpolate="step-after" if steps else alt.Undefined)
-        .encode(**encoding, **({"tooltip": tooltip} if points else {}))
+        .mark_line(interpolate="step-after" if steps else alt.Undefined)
+        .encode(**encoding)
         .add_params(zoom)
     )
+    if not points:
+        return line
+    # The points are a layer of their own, so that only they carry the tooltip (an overlay shares the line's).
+    dots = alt.Chart(curve).mark_point(filled=True, opacity=1).encode(**encoding, tooltip=tooltip)
+    return alt.layer(line, dots, title=title_params(title), height=height)
 
 
 HALO = dict(color="white", stroke="white", strokeWidth=5, strokeJoin="round", opacity=0.9)

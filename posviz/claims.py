@@ -64,7 +64,7 @@ class Claim:
     lesson: str
     statement: str
     checks: tuple[Check, ...]
-    page: str
+    page: str  # the page (and its part, "order?part=twins") that shows the claim live
     source: str = ""
     expected_source: str = ""  # where the expected values come from, when neither a lesson nor a formula
 
@@ -108,6 +108,7 @@ def _lesson_000() -> list[Claim]:
             2,
             "Identical tokens at positions 0 and 4, no position: their output rows are equal",
             Check("max row diff", 0.0, twins.row_diff, "equal", printed=True),
+            "order?part=twins",
         ),
         one(
             3,
@@ -128,6 +129,7 @@ def _lesson_000() -> list[Claim]:
             6,
             "Exercise 3: identical tokens plus the ramp now get different rows",
             Check("max row diff", 2.317846753813984, twins_ramp.row_diff),
+            "order?part=twins",
         ),
         Claim(
             11,
@@ -206,8 +208,8 @@ def _longer_contexts() -> list[Claim]:
     _, yarn_attention = PRESETS["yarn-reference"].inv_freq()
     code = "transformers modeling_rope_utils.py"
 
-    def one(n: int, statement: str, checks: tuple[Check, ...], source: str) -> Claim:
-        return Claim(n, "", statement, checks, "longer", source)
+    def one(n: int, statement: str, checks: tuple[Check, ...], source: str, page: str = "longer") -> Claim:
+        return Claim(n, "", statement, checks, page, source)
 
     return [
         one(
@@ -243,6 +245,7 @@ def _longer_contexts() -> list[Claim]:
             "RoPE's long-term decay bound (1/(d/2)) sum_j |S_j| is (d/2 + 1)/2 at distance 0: 32.5 for d 128",
             (Check("bound at distance 0", 32.5, float(decay_bound([0], 128)[0]), tolerance=1e-12),),
             "RoFormer (Su et al. 2021), section 3.4.3",
+            "longer?part=decay",
         ),
     ]
 

@@ -28,6 +28,7 @@ class Figure:
     frames: tuple[pd.DataFrame, ...] = ()
     shape: dict = field(default_factory=dict)
     image: grids.Reduced | None = None  # drawn as a PNG when set (with shape: title, scheme, domain, ...)
+    cells: grids.Reduced | None = None  # the matrix a heatmap figure draws: the app picks marks or one picture
 
 
 POSITION_AXES = dict(row_title="position", col_title="dimension")  # a table of position vectors, one row each

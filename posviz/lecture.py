@@ -113,7 +113,7 @@ def _grid(name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain:
         height=FIGURE_HEIGHT,
         legend="right",
     )
-    return Figure(name, charts.grid_heatmap, (charts.reduced_frame(reduced),), shape)
+    return Figure(name, charts.grid_heatmap, (charts.reduced_frame(reduced),), shape, cells=reduced)
 
 
 def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Figure:

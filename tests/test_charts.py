@@ -369,10 +369,27 @@ def test_upscaling_stops_at_the_long_side_limit():
 def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_datum():
     curve = pd.DataFrame({"x": [1.0, 2.0, 3.0], "y": [1.0, 4.0, 9.0]})
     shape = dict(x="x", y="y", title="t", x_title="x", y_title="y")
-    plain = bound(charts.lines, curve, **shape)["layer"][0]
-    dotted = bound(charts.lines, curve, points=True, **shape)["layer"][0]
-    assert "tooltip" not in plain["encoding"]
-    assert {t["field"] for t in dotted["encoding"]["tooltip"]} == {"x", "y"}
+    import vl_convert as vlc
+
+    def tooltips(spec: dict) -> list[tuple[str, bool]]:
+        """(Vega mark type, has a tooltip) for every mark of the compiled Vega spec."""
+        found = []
+
+        def walk(node):
+            if isinstance(node, dict):
+                if node.get("type") in ("line", "symbol") and "encode" in node:
+                    found.append((node["type"], "tooltip" in node["encode"].get("update", {})))
+                for value in node.values():
+                    walk(value)
+            elif isinstance(node, list):
+                for value in node:
+                    walk(value)
+
+        walk(vlc.vegalite_to_vega(spec))  # `bound` has put the data inline already
+        return found
+
+    assert tooltips(bound(charts.lines, curve, **shape)) == [("line", False)]
+    assert sorted(tooltips(bound(charts.lines, curve, points=True, **shape))) == [("line", False), ("symbol", True)]
     path = pd.DataFrame({"position": [0, 1], "x": [1.0, 0.0], "y": [0.0, 1.0], "r": 1.0, "neg_r": -1.0})
     line, dots = bound(charts.trajectory, path, title="t")["layer"][0]["layer"][:2]
     assert "tooltip" not in line["encoding"] and "tooltip" in dots["encoding"]

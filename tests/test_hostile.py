@@ -36,15 +36,22 @@ HOSTILE = [
 ]
 
 
+# ui's shared control declarations and the URL keys they declare.
+SHARED_KEYS = {"seed_param": ("seed",), "tokens_param": ("T",), "width_param": ("d",),
+               "weight_scale_param": ("wscale",), "sentence_params": ("s1", "s2")}  # fmt: skip
+
+
 def page_keys(name: str) -> list[str]:
-    """The URL keys a page reads: the first argument of every ui.Param(...) in its source, and the lecture's steps'."""
+    """The URL keys a page reads: the first argument of every ui.Param(...) in its source, the keys of ui's shared
+    declarations it calls, and the lecture's steps'."""
     tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text())
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     keys = [
         node.args[0].value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Param" and node.args
-        and isinstance(node.args[0], ast.Constant)
-    ]  # fmt: skip
+        for node in calls
+        if getattr(node.func, "attr", "") == "Param" and node.args and isinstance(node.args[0], ast.Constant)
+    ]
+    keys += [key for node in calls for key in SHARED_KEYS.get(getattr(node.func, "attr", ""), ())]
     if name == "lecture":
         from posviz.lecture import STEPS
 
