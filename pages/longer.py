@@ -87,4 +87,4 @@ else:
     ):
         with column:
             ui.headline(label, number(value))
-            ui.figure(fig)
+            ui.figure(fig, height=ui.fit(280, 230))

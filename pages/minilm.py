@@ -81,7 +81,8 @@ else:
     text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
     result = pair(text1, text2, s.scale)
     ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
-    st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
+    if not ui.presenter():  # the headlines name the token; a shared screen keeps the height for the weights
+        st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
     shared = result.shared_tokens()
     if not shared:
         ui.control(P["scale"])
@@ -119,6 +120,7 @@ else:
                     title=f"head {s.head}, sentence {which}, {tokens}",
                     name=f"minilm-{name}-{which}",
                     annotate_cols=8,
+                    height=ui.fit(None, 190),
                 )
 
     scales, distances = curve(text1, text2, token)

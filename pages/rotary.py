@@ -95,5 +95,5 @@ else:
     bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
     st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
     title = f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)"
-    ui.matrix_chart(bias, title=title, name="alibi-bias", height=300, **figures.SCORE_AXES)
+    ui.matrix_chart(bias, title=title, name="alibi-bias", height=ui.fit(300, 250), **figures.SCORE_AXES)
 ui.sync_url(P)
