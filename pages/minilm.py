@@ -9,7 +9,7 @@ formula. Remove the rows and the model is as order-blind as the toy.
 import streamlit as st
 
 import ui
-from posviz import charts, figures, frames, grids, lessons, minilm, verdicts
+from posviz import charts, figures, grids, lessons, minilm, verdicts
 from posviz.display import number
 
 ui.page_setup(__doc__)
@@ -77,8 +77,7 @@ if part == "table":
                 what="position →, position ↓",
             )
 else:
-    text1 = ui.capped_sentence(s.s1, "Sentence 1", P["s1"].default)
-    text2 = ui.capped_sentence(s.s2, "Sentence 2", P["s2"].default)
+    text1, text2 = ui.capped_sentences(s, P)
     result = pair(text1, text2, s.scale)
     ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
     if not ui.presenter():  # the headlines name the token; a shared screen keeps the height for the weights
@@ -124,18 +123,7 @@ else:
                 )
 
     scales, distances = curve(text1, text2, token)
-    frame = frames.distance_curve(scales, distances, log=True)
-    point = charts.point_frame(s.scale, frames.on_log_axis(real), f"{number(s.scale)} → {number(real)}")
-    ui.show_chart(
-        *((charts.lines_marked, frame, point) if s.scale > 0 else (charts.lines, frame)),  # 0 is off the log axis
-        name="minilm-distance",
-        x="scale",
-        y="distance",
-        log_x=True,
-        log_y=True,
-        height=320,
-        title=f"'{token}': distance between its two layer-0 outputs against the scale",
-        x_title="scale of the position rows (log)",
-        y_title="max abs difference (log)",
-    )
+    fig = figures.distance_curve(scales, distances, s.scale, real, log=True)
+    ui.figure(fig, prefix="minilm-", points=False, height=320, x_title="scale of the position rows (log)",
+              title=f"'{token}': distance between its two layer-0 outputs against the scale")  # fmt: skip
     st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")
