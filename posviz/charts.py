@@ -121,8 +121,19 @@ def _centre_note(cells: Data, note: Text) -> alt.Chart:
     )
 
 
+def _cell_axes(row_title: str, col_title: str) -> dict[str, alt.X | alt.Y]:
+    """A heatmap's x and y: fields x and y on loose quantitative scales, rows running down, integer ticks."""
+    loose = alt.Scale(nice=False, zero=False)
+    whole = alt.Axis(tickMinStep=1, format="d")
+    return {
+        "x": alt.X("x:Q", title=col_title, scale=loose, axis=whole),
+        "y": alt.Y("y:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
+    }
+
+
 def grid_heatmap(
     cells: Data,
+    picture: Data | None = None,
     *,
     title: Text,
     subtitle: str | None = None,
@@ -140,74 +151,48 @@ def grid_heatmap(
     `cells` is `reduced_frame`'s long form: each rect spans its block [row, row_end) x [col, col_end).
     Cell i spans [i - 0.5, i + 0.5), so an integer tick sits at the middle of its row or column (a 0..23 axis
     ends at 23, not at a "24" on the last cell's edge); a block of several rows is ticked at its first row.
+    With `picture` (`picture_frame`: the matrix as a PNG in this scheme and domain) the matrix is one image mark
+    on the same axes and legend, and `cells` is `extent_frame` (the cells' outer edges): one mark, not one a cell
+    (rects are encoded on every resize), at the cost of hover; the exact values go with the CSV.
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
     """
-    loose = alt.Scale(nice=False, zero=False)
-    whole = alt.Axis(tickMinStep=1, format="d")
-    rect = (
-        alt.Chart(cells)
-        .transform_calculate(
-            x="datum.col - 0.5", x_end="datum.col_end - 0.5", y="datum.row - 0.5", y_end="datum.row_end - 0.5"
-        )
-        .mark_rect()
-        .encode(
-            x=alt.X("x:Q", title=col_title, scale=loose, axis=whole),
-            x2="x_end:Q",
-            y=alt.Y("y:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
-            y2="y_end:Q",
-            color=value_color(scheme, domain, value_title, legend=legend),
-            tooltip=[
-                alt.Tooltip("row:Q", title=f"{row_title} (from)"),
-                alt.Tooltip("col:Q", title=f"{col_title} (from)"),
-                alt.Tooltip("value:Q", title=value_title, format=".6g"),
-            ],
-        )
-    )
-    layers = [rect] if note is None else [rect, _centre_note(cells, note)]
-    return alt.layer(*layers, title=title_params(title, subtitle), height=height)
+    color = value_color(scheme, domain, value_title, legend=legend)
+    if picture is None:
+        marks = [
+            alt.Chart(cells)
+            .transform_calculate(
+                x="datum.col - 0.5", x_end="datum.col_end - 0.5", y="datum.row - 0.5", y_end="datum.row_end - 0.5"
+            )
+            .mark_rect()
+            .encode(
+                **_cell_axes(row_title, col_title),
+                x2="x_end:Q",
+                y2="y_end:Q",
+                color=color,
+                tooltip=[
+                    alt.Tooltip("row:Q", title=f"{row_title} (from)"),
+                    alt.Tooltip("col:Q", title=f"{col_title} (from)"),
+                    alt.Tooltip("value:Q", title=value_title, format=".6g"),
+                ],
+            )
+        ]
+    else:
+        image = (
+            alt.Chart(picture)
+            .mark_image(width=alt.ExprRef("width"), height=alt.ExprRef("height"), aspect=False, align="left",
+                        baseline="top", smooth=False)
+            .encode(x=alt.value(0), y=alt.value(0), url="url:N")
+        )  # fmt: skip
+        axes = alt.Chart(cells).mark_point(opacity=0).encode(**_cell_axes(row_title, col_title), color=color)
+        marks = [image, axes]
+    if note is not None:
+        marks.append(_centre_note(cells, note))
+    return alt.layer(*marks, title=title_params(title, subtitle), height=height)
 
 
-def picture_heatmap(
-    picture: Data,
-    extent: Data,
-    *,
-    title: Text,
-    subtitle: str | None = None,
-    row_title: str,
-    col_title: str,
-    scheme: str = SIGNED_SCHEME,
-    domain: Bounds = (-1.0, 1.0),
-    value_title: str = "value",
-    height: int = 320,
-    legend: str = "bottom",
-    note: Text | None = None,
-) -> alt.LayerChart:
-    """`grid_heatmap`'s axes, title, colour legend and `note` around one image mark: the matrix as a PNG.
-
-    `picture` is `picture_frame` (one row: the PNG as a data URL, coloured with this scheme and domain);
-    `extent` is `extent_frame` (the cells' outer edges, so integer ticks sit mid-cell as in `grid_heatmap`).
-    One mark instead of one a cell: a 64 x 64 table is one mark, not 4,096 rects (they
-    are encoded on every resize), at the cost of hover; the exact values go with the CSV.
-    """
-    loose = alt.Scale(nice=False, zero=False)
-    whole = alt.Axis(tickMinStep=1, format="d")
-    image = (
-        alt.Chart(picture)
-        .mark_image(width=alt.ExprRef("width"), height=alt.ExprRef("height"), aspect=False, align="left",
-                    baseline="top", smooth=False)
-        .encode(x=alt.value(0), y=alt.value(0), url="url:N")
-    )  # fmt: skip
-    axes = (
-        alt.Chart(extent)
-        .mark_point(opacity=0)
-        .encode(
-            x=alt.X("x:Q", title=col_title, scale=loose, axis=whole),
-            y=alt.Y("y:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
-            color=value_color(scheme, domain, value_title, legend=legend),
-        )
-    )
-    layers = [image, axes] if note is None else [image, axes, _centre_note(extent, note)]
-    return alt.layer(*layers, title=title_params(title, subtitle), height=height)
+def picture_heatmap(picture: Data, extent: Data, **shape: object) -> alt.LayerChart:
+    """`grid_heatmap` (same shape) of a matrix drawn as one image mark: `picture_frame`, then `extent_frame`."""
+    return grid_heatmap(extent, picture, **shape)
 
 
 def token_heatmap(
