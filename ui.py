@@ -225,11 +225,11 @@ def control(p: Param, **override: object) -> object:
 
 
 def part(p: Param) -> str:
-    """A page's part switch (a segmented choice at the top): which part to draw; a picked part stays picked.
+    """A page's part switch (a segmented choice at the top, `required`: one part is always picked).
 
     In presenter mode its label is left out (the buttons say enough), so the part keeps the screen's height.
     """
-    return control(p, label_visibility="collapsed" if presenter() else "visible", required=True) or p.default
+    return control(p, label_visibility="collapsed" if presenter() else "visible", required=True)
 
 
 def controls(declared: Iterable[Param]) -> None:
@@ -288,12 +288,17 @@ def url_state(params: Iterable[Param], *, page: str) -> SessionStateProxy:
     return st.session_state
 
 
-def sidebar(params: Mapping[str, Param], *, page: str, keys: Iterable[str] | None = None) -> SessionStateProxy:
+def sidebar(
+    params: Mapping[str, Param], *, page: str, keys: Iterable[str] | Mapping[str, Iterable[str]] | None = None
+) -> SessionStateProxy:
     """A page's usual start: `url_state`, the controls named by `keys` (default: all) in the sidebar, `sync_url`.
 
-    Returns the session state, as `url_state` does.
+    A page in parts (a `part` control) draws its part switch first, and `keys` maps each part to its controls.
+    Returns the session state, as `url_state` does (`state.part` is the part drawn).
     """
     state = url_state(params, page=page)
+    if "part" in params:
+        keys = keys[part(params["part"])]
     with st.sidebar:
         controls(params[k] for k in (params if keys is None else keys))
     sync_url(params)

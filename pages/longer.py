@@ -27,12 +27,8 @@ P = ui.params(
 )  # fmt: skip
 registry = st.cache_data(posviz.claims, max_entries=1)()
 
-s = ui.url_state(P, page="longer")
-part = ui.part(P["part"])
-with st.sidebar:
-    ui.controls(P[k] for k in (("preset", "seed") if part == "scaling" else ("seed", "d", "reach")))
-ui.sync_url(P)
-if part == "scaling":
+s = ui.sidebar(P, page="longer", keys={"scaling": ("preset", "seed"), "decay": ("seed", "d", "reach")})
+if s.part == "scaling":
     preset = scaling.PRESETS[s.preset]
     view = longviews.scaled(preset)
     top, side = st.columns([2, 3])

@@ -29,14 +29,9 @@ table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
 
-s = ui.url_state(P, page="minilm")
-part = ui.part(P["part"])
-if part == "sentences":
-    with st.sidebar:
-        ui.controls(P[k] for k in ("s1", "s2", "head"))
-ui.sync_url(P)
+s = ui.sidebar(P, page="minilm", keys={"table": (), "sentences": ("s1", "s2", "head")})
 
-if part == "table":
+if s.part == "table":
     pos = table()
     a, b, c = st.columns(3)
     with a:

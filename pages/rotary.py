@@ -38,14 +38,11 @@ P = ui.params(
 )  # fmt: skip
 SIDEBAR = {"rotary": ("T", "d", "base", "shift", "seed"), "learned": ("max_length", "T", "start", "d", "seed"),
            "alibi": ("T", "heads")}  # fmt: skip
-s = ui.url_state(P, page="rotary")
-part = ui.part(P["part"])
-with st.sidebar:
-    ui.controls(P[k] for k in SIDEBAR[part])
+s = ui.sidebar(P, page="rotary", keys=SIDEBAR)
 s.pair, s.head = min(s.pair, s.d // 2 - 1), min(s.head, s.heads)
 length = min(s.T, 64)
 
-if part == "rotary":
+if s.part == "rotary":
     q, k = relative.fixed_content(s.d, s.seed)
     rot = relative.fixed_content_scores(q, k, length, scheme="rotary", base=s.base)
     spread = properties.diagonal_spread(rot)
@@ -76,7 +73,7 @@ if part == "rotary":
         )
         title = "rotary score q·k, query at i, key at j"
         ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 215), **figures.SCORE_AXES)
-elif part == "learned":
+elif s.part == "learned":
     try:
         rows = posviz.learned(s.T, s.d, max_length=s.max_length, start=s.start, seed=s.seed)
     except ValueError as error:
