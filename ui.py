@@ -182,6 +182,13 @@ def weight_scale_param() -> Param:
     return Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale")
 
 
+def part_param(parts: Mapping[str, str]) -> Param:
+    """The switch of a page in parts: `parts` maps each part's URL value to its name, the first drawn on arrival."""
+    count = {2: "two", 3: "three"}.get(len(parts), str(len(parts)))
+    return Param("part", next(iter(parts)), "choice", options=tuple(parts), names=dict(parts),
+                 label=f"this page has {count} parts", widget="segmented")  # fmt: skip
+
+
 def sentence_params(limit: str = f"{MAX_WORDS} words") -> tuple[Param, Param]:
     """The two sentences compared ("dog bites man", "man bites dog"), each up to `limit`."""
     return tuple(

@@ -17,8 +17,7 @@ ui.page_setup(__doc__)
 # Two parts, so that a first visit draws three charts, not five (each costs first-paint time).
 PARTS = {"scaling": "RoPE scaling (real models' presets)", "decay": "RoPE's long-term decay (RoFormer 3.4.3)"}
 P = ui.params(
-    ui.Param("part", "scaling", "choice", options=tuple(PARTS), names=PARTS, label="this page has two parts",
-             widget="segmented"),
+    ui.part_param(PARTS),
     ui.Param("preset", "llama3.1-8b", "choice", options=tuple(scaling.PRESETS), label="model setup",
              names={key: preset.label for key, preset in scaling.PRESETS.items()}),
     ui.seed_param(0, label="content seed"),

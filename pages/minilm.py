@@ -17,8 +17,7 @@ STEPS = lessons.magnitude_steps()
 # Two parts, so that a first visit draws two charts and three pictures, not seven and nine.
 PARTS = {"table": "the learned position table", "sentences": "two sentences through layer 0"}
 P = ui.params(
-    ui.Param("part", "table", "choice", options=tuple(PARTS), names=PARTS, label="this page has two parts",
-             widget="segmented"),
+    ui.part_param(PARTS),
     *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
     ui.Param("head", 1, "int", 1, 12, label="attention head"),
     ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",

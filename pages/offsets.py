@@ -20,15 +20,7 @@ BUG_LABELS = {
 # Two parts: a first visit draws the generation check, not the attention-sinks chart too.
 PARTS = {"generation": "cached generation", "sinks": "attention sinks (StreamingLLM)"}
 P = ui.params(
-    ui.Param(
-        "part",
-        "generation",
-        "choice",
-        options=tuple(PARTS),
-        names=PARTS,
-        label="this page has two parts",
-        widget="segmented",
-    ),
+    ui.part_param(PARTS),
     ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES, label="position scheme", widget="horizontal"),
     ui.Param(
         "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
@@ -47,6 +39,7 @@ SINK_P = ui.params(
              widget="radio", names=longviews.SINK_NAMES),
 )  # fmt: skip
 run = st.cache_data(generation.demo_generation, max_entries=32)
+sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
 
 s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
 part = ui.part(P["part"])
@@ -76,7 +69,6 @@ if part == "generation":
         ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
 else:
     # --- Attention sinks: numbers and frames from posviz.longviews.
-    sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
     ui.intro(
         "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
         "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
@@ -86,7 +78,6 @@ else:
     left, right = st.columns([1, 2])
     with left:
         ui.controls(SINK_P.values())
-    ui.sync_url(SINK_P)
     ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.d, sinks=s.sinks, window=s.window, positions=way)
             for way in ("cache", s.sink_bug)}  # fmt: skip
     bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")

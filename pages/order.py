@@ -17,8 +17,7 @@ ui.page_setup(__doc__)  # the experiment of lesson 000
 # Three parts: a first visit draws the shuffle test's four panels, not the other experiments' charts too.
 PARTS = {"shuffle": "the shuffle test", "twins": "identical tokens", "pairs": "move each token with its position"}
 P = ui.params(
-    ui.Param("part", "shuffle", "choice", options=tuple(PARTS), names=PARTS, label="this page has three parts",
-             widget="segmented"),
+    ui.part_param(PARTS),
     ui.seed_param(42, help="RandomState seed for X, then w_q, w_k, w_v"),
     ui.tokens_param(6, 256),
     ui.width_param(8, 2, 256, help="even, so sinusoids and rotary have pairs", aliases=("C",)),

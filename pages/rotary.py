@@ -22,8 +22,7 @@ PARTS = {
     "alibi": "ALiBi: a penalty per head",
 }
 P = ui.params(
-    ui.Param("part", "rotary", "choice", options=tuple(PARTS), names=PARTS, label="this page has three parts",
-             widget="segmented"),
+    ui.part_param(PARTS),
     ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
     ui.Param("T", 24, "int", 1, 1024, label="positions asked for"),
     ui.Param("start", 0, "int", 0, 1024, label="first position asked for", widget="number"),

@@ -38,7 +38,7 @@ HOSTILE = [
 
 # ui's shared control declarations and the URL keys they declare.
 SHARED_KEYS = {"seed_param": ("seed",), "tokens_param": ("T",), "width_param": ("d",),
-               "weight_scale_param": ("wscale",), "sentence_params": ("s1", "s2")}  # fmt: skip
+               "weight_scale_param": ("wscale",), "sentence_params": ("s1", "s2"), "part_param": ("part",)}  # fmt: skip
 
 
 def page_keys(name: str) -> list[str]:
