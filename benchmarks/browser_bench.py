@@ -69,6 +69,7 @@ EXTRA = [
     ("order", "maxima, part=pairs", {**MAXIMA["order"], "part": "pairs"}),
     ("offsets", "maxima, part=sinks", {**MAXIMA["offsets"], "part": "sinks"}),
     ("longer", "maxima, part=scaling", {**MAXIMA["longer"], "part": "scaling"}),
+    ("longer", "maxima, part=scores", {**MAXIMA["longer"], "part": "scores"}),
     ("minilm", "maxima, part=table", {**MAXIMA["minilm"], "part": "table"}),
     ("rotary", "maxima, part=learned", {**MAXIMA["rotary"], "part": "learned"}),
     ("rotary", "maxima, part=alibi", {**MAXIMA["rotary"], "part": "alibi"}),

@@ -3,7 +3,7 @@
 Models trained on a window of L tokens are stretched past it by slowing some of RoPE's rotating pairs. Each
 method decides which pairs to slow and by how much; the inverse frequencies below are computed with the
 formulas of Hugging Face transformers' `modeling_rope_utils.py`, from the configuration each preset names.
-The page's second part is RoPE's long-term decay (RoFormer 3.4.3).
+The page's other parts show what a preset does to a score, and RoPE's long-term decay (RoFormer 3.4.3).
 """
 
 import streamlit as st
@@ -14,8 +14,12 @@ from posviz import figures, longviews, scaling
 from posviz.display import number
 
 ui.page_setup(__doc__)
-# Two parts, so that a first visit draws three charts, not five (each costs first-paint time).
-PARTS = {"scaling": "RoPE scaling (real models' presets)", "decay": "RoPE's long-term decay (RoFormer 3.4.3)"}
+# Three parts, so that a first visit draws two charts, not five (each costs first-paint time).
+PARTS = {
+    "scaling": "RoPE scaling: which pairs slow",
+    "scores": "what it does to a score",
+    "decay": "RoPE's long-term decay (RoFormer 3.4.3)",
+}
 P = ui.params(
     ui.part_param(PARTS),
     ui.Param("preset", "llama3.1-8b", "choice", options=tuple(scaling.PRESETS), label="model setup",
@@ -26,7 +30,8 @@ P = ui.params(
 )  # fmt: skip
 registry = st.cache_data(posviz.claims, max_entries=1)()
 
-s = ui.sidebar(P, page="longer", keys={"scaling": ("preset", "seed"), "decay": ("seed", "d", "reach")})
+keys = {"scaling": ("preset",), "scores": ("preset", "seed"), "decay": ("seed", "d", "reach")}
+s = ui.sidebar(P, page="longer", keys=keys)
 if s.part == "scaling":
     preset = scaling.PRESETS[s.preset]
     view = longviews.scaled(preset)
@@ -39,27 +44,30 @@ if s.part == "scaling":
         failing = ", ".join(f"#{c.number}" for c in longer if not c.passed)
         ui.badge(not failing, f"claims {', '.join(f'#{c.number}' for c in longer)} reproduced", f"{failing} FAIL")
         ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
-    ui.figure(figures.rope_divisors(preset))
+    left, right = st.columns(2)
+    with left:
+        ui.figure(figures.rope_divisors(preset), legend="bottom")
+    with right:
+        ui.figure(figures.rope_wavelengths(view))
+    st.markdown(f"**{view.never_turn} of {view.inv.size} pairs never complete a turn inside the training window.**")
     ui.intro(
         "Linear interpolation slows every pair by the factor. Dynamic NTK raises the base, so fast pairs barely "
         "move and the slowest ones move most. YaRN and Llama 3 keep pairs that turn many times inside the "
         "training window, divide those that never complete a turn in it, and blend in between. LongRoPE "
         "(also in the core) reads a searched factor per pair from the config, so it has no curve of its own here."
     )
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**{view.never_turn} of {view.inv.size} pairs never complete a turn inside the training window.**")
-        ui.figure(figures.rope_wavelengths(view))
-    with right:
-        st.markdown(
-            f"**attention factor a = {number(view.attention)}: logits of rotated dimensions scale by "
-            f"a² = {number(view.attention**2)}**"
-        )
-        ui.figure(figures.rope_scores(view, s.seed))
+elif s.part == "scores":
+    view = longviews.scaled(scaling.PRESETS[s.preset])
+    ui.headline(
+        f"attention factor a of {view.preset.label}",
+        f"a = {number(view.attention)}, a² = {number(view.attention**2)}",
+    )
+    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 320))
     ui.intro(
-        "The reference code multiplies both cos and sin by the attention factor, so query and key each carry it "
-        "and their dot product (the logit) carries its square. Dimensions past the rotary width "
-        "(partial rotary, GPT-NeoX) are not rotated and not scaled."
+        "Logits of rotated dimensions scale by a²: the reference code multiplies both cos and sin by the attention "
+        "factor, so query and key each carry it and their dot product carries its square. Dimensions past the "
+        "rotary width (partial rotary, GPT-NeoX) are not rotated and not scaled. The content q is random (the seed "
+        "picks it) and scored against itself, so the unscaled curve starts at |q|²."
     )
 else:
     ui.intro(

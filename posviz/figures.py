@@ -145,7 +145,7 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
     >>> rope_divisors(scaling.PRESETS["linear-4k-8k"]).shape["y"]
     'divisor'
     """
-    title = f"how much each method slows each pair ({preset.original:,} -> {preset.extended:,} tokens)"
+    title = f"slowdown of each pair, {preset.original:,} -> {preset.extended:,} tokens"
     shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)")
     return _lines(
         "rope-divisors",

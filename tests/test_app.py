@@ -1,6 +1,7 @@
 """AppTest smoke and behaviour tests: every page on its own, from defaults and from URLs."""
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -491,7 +492,12 @@ def test_longer_page_reproduces_the_reference_values_live_at_the_presets():
     text = markdown(at)
     assert "claims #12, #13, #14 reproduced" in text
     assert "FAIL" not in text
-    assert len(at.get("vega_lite_chart")) == 3  # the decay is the page's second part, drawn on request
+    assert len(at.get("vega_lite_chart")) == 2  # the scores and the decay are other parts, drawn on request
+    scores = page("longer", part="scores", preset="qwen2.5-yarn")
+    ok(scores)
+    # YaRN's attention factor at factor 4: 0.1 ln 4 + 1 (transformers' get_mscale)
+    assert headline_values(scores) == [f"a = {0.1 * math.log(4) + 1:.5g}, a² = {(0.1 * math.log(4) + 1) ** 2:.5g}"]
+    assert len(scores.get("vega_lite_chart")) == 1
     decay = page("longer", part="decay")
     ok(decay)
     assert "32.5" in headline_values(decay) and len(decay.get("vega_lite_chart")) == 2
