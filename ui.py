@@ -540,8 +540,9 @@ def matrix_chart(
     legend: bool = True,
     hover: bool = False,
 ) -> None:
-    """Show a matrix within the pixels it gets: labelled cells when small, every value as a mark while each
-    cell is a few pixels (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
+    """Show a matrix within the pixels it gets: labelled cells when small (each printing its value, and then no
+    colour legend, when at most 100 cells), every value as a mark while each cell is a few pixels
+    (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
 
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
     `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
@@ -561,6 +562,8 @@ def matrix_chart(
             col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
         annotate = rows * cols <= 100 and cols <= annotate_cols
+        if annotate:  # each cell prints its value: a colour legend would repeat it
+            common["legend"] = "none"
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
         return
     width = container_width()

@@ -81,18 +81,21 @@ if common:
         s.word = common[0]
     word = ui.control(P["word"], kind="choice", options=common)
     a, b, c = st.columns(3)
-    a.metric(
-        f"'{ui.escape(word)}': max diff, no position",
-        number(result.word_diff(word, with_position=False)),
-        help="np.allclose: " + str(result.word_allclose(word, with_position=False)),
-    )
-    b.metric(
-        f"'{ui.escape(word)}': max diff, with position",
-        number(result.word_diff(word, with_position=True)),
-        help="np.allclose: " + str(result.word_allclose(word, with_position=True)),
-    )
-    c.metric(
-        "sentence means allclose: no position → with position",
-        f"{result.means_allclose(with_position=False)} → {result.means_allclose(with_position=True)}",
-        help="np.allclose of the two sentences' mean output vectors (lesson 002)",
-    )
+    with a:
+        ui.headline(
+            f"'{word}': max diff, no position",
+            number(result.word_diff(word, with_position=False)),
+            "np.allclose: " + str(result.word_allclose(word, with_position=False)),
+        )
+    with b:
+        ui.headline(
+            f"'{word}': max diff, with position",
+            number(result.word_diff(word, with_position=True)),
+            "np.allclose: " + str(result.word_allclose(word, with_position=True)),
+        )
+    with c:
+        ui.headline(
+            "sentence means allclose: no position → with position",
+            f"{result.means_allclose(with_position=False)} → {result.means_allclose(with_position=True)}",
+            "np.allclose of the two sentences' mean output vectors (lesson 002)",
+        )

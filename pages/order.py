@@ -130,8 +130,10 @@ elif part == "twins":
     marked = twins(**twin, position=position, scale=pscale)
     with c:
         m1, m2 = st.columns(2)
-        m1.metric("row difference, no position", number(plain.row_diff))
-        m2.metric(f"row difference, {signal}", number(marked.row_diff))
+        with m1:
+            ui.headline("row difference, no position", number(plain.row_diff))
+        with m2:
+            ui.headline(f"row difference, {signal}", number(marked.row_diff))
     rows = lessons.twin_rows(plain, marked)
     labels = [
         f"copy at {first}, no position",

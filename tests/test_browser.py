@@ -229,7 +229,7 @@ PARTS = ["order?part=twins", "offsets?part=sinks", "rotary?part=learned", "rotar
 def test_presenter_mode_fits_the_headline_and_first_chart_on_a_1280x720_screen(page, name):
     """Measured boxes, not screenshots: the headline (one line of number) and the first chart or image end above 720 px,
     and the with/without panels a page compares are all on that first screen. A part with no headline number (the
-    learned table, ALiBi, identical tokens' metrics) is held to its first chart."""
+    learned table, ALiBi) is held to its first chart."""
     visit(page, f"/{name}{'&' if '?' in name else '?'}presenter=true")
     no_exception(page)
     page.wait_for_selector(FIRST, timeout=30_000)
