@@ -467,7 +467,14 @@ def figure(
         merged = {k: v for k, v in {**fig.shape, **shape}.items() if k != "subtitle"}
         reduced_heatmap(fig.cells, name=prefix + fig.name, legend=merged.pop("legend", None), **merged)
     else:
-        show_chart(fig.builder, *fig.frames, name=prefix + fig.name, downloads=downloads, **{**fig.shape, **shape})
+        show_chart(
+            fig.builder,
+            *fig.frames,
+            name=prefix + fig.name,
+            downloads=downloads,
+            table=fig.table,
+            **{**fig.shape, **shape},
+        )
 
 
 def guarded(

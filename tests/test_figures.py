@@ -1,7 +1,7 @@
 import numpy as np
 
 import posviz
-from posviz import charts, figures, longviews, scaling, sinks
+from posviz import charts, figures, longviews, minilm, scaling, sinks
 
 
 def test_frequency_figure_compares_the_paper_with_tensor2tensor_on_a_log_axis():
@@ -83,3 +83,16 @@ def test_rope_figures_name_the_windows_and_the_two_decay_quantities_apart():
     bound, measured = figures.decay_curves(longviews.decay(512, 16, 0, points=20))
     assert "bound" in bound.shape["title"] and "measured" in measured.shape["title"]
     assert bound.shape["y_title"] != measured.shape["y_title"]
+
+
+def test_the_minilm_cosine_profile_draws_log_spaced_distances_and_its_csv_keeps_every_one():
+    _, profile = figures.learned_table_curves(minilm.position_table())
+    drawn, full = profile.frames[0], profile.table
+    assert full.groupby("table").size().tolist() == [511, 511]
+    assert drawn.groupby("table").size().tolist() == [120, 120]
+    k = np.sort(drawn["distance"].unique())
+    assert k[0] == 1 and k[-1] == 511
+    # no gap a log axis would show: consecutive k where integers are sparser than the log spacing, else < 7 %
+    assert np.all((np.diff(k) == 1) | (np.diff(np.log(k)) < 0.07))
+    same = drawn.merge(full, on=["distance", "table"], suffixes=("", "_full"))
+    assert len(same) == len(drawn) and (same["cosine"] == same["cosine_full"]).all()  # exact values, not smoothed
