@@ -427,7 +427,8 @@ def show_chart(
     its data."""
     table = frames[0] if table is None else table
     spec = charts.chart_spec(builder, *frames, presenter=presenter(), **shape)
-    fixed = isinstance(spec.get("width"), int)  # a square plot keeps its size; "stretch" would squash its height
+    # a square plot and a row of panels keep their size; "stretch" would squash a square's height
+    fixed = isinstance(spec.get("width"), int) or "facet" in spec
     st.vega_lite_chart(spec, width="content" if fixed else "stretch")
     if downloads and not presenter():
         with st.popover("Download", icon=":material/download:"):
@@ -588,6 +589,82 @@ def matrix_chart(
         _matrix_csv(m, name, row_offset, col_offset)
 
 
+@dataclass(frozen=True)
+class Panel:
+    """One matrix in a row of panels (`matrix_panels`): its title, CSV name, optional note and labels."""
+
+    title: str
+    matrix: np.ndarray
+    name: str
+    note: str | None = None  # written across its middle ("all zeros"), as matrix_chart's note
+    rows: Sequence[str] | None = None  # row labels (default: 0, 1, ...)
+    cols: Sequence[str] | None = None  # column labels (default: 0, 1, ...)
+
+
+PANEL_GAP = 16  # pixels between panels (charts.heatmap_panels' column spacing)
+LEGEND_WIDTH = 90  # a colour legend at the right: its bar, labels and padding
+
+
+def matrix_panels(
+    panels: Sequence[Panel],
+    *,
+    name: str,
+    row_title: str,
+    col_title: str,
+    domain: tuple[float, float],
+    scheme: str = charts.SIGNED_SCHEME,
+    value_title: str = "value",
+    height: int = 300,
+    columns: int | None = None,
+    shared: bool = True,
+    annotate_cols: int = 6,
+    legend_each: bool = True,
+) -> None:
+    """Matrices on one colour scale, `columns` a row (default: all in one row).
+
+    Small ones (each at most SMALL_CELLS cells and 24 columns) are one faceted chart, `charts.heatmap_panels`: one
+    legend, row and column labels once when `shared`, one CSV of every panel (`name`), and a browser draws it
+    faster than a chart a panel. Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a
+    colour legend each if `legend_each`).
+    """
+    columns = columns or len(panels)
+    matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
+    if not all(m.size <= SMALL_CELLS and m.shape[1] <= 24 for m in matrices):
+        for start in range(0, len(panels), columns):
+            for col, p in zip(st.columns(columns), panels[start : start + columns], strict=False):
+                with col:
+                    matrix_chart(p.matrix, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
+                                 domain=domain, row_labels=p.rows, col_labels=p.cols, scheme=scheme,
+                                 value_title=value_title, height=height, annotate_cols=annotate_cols,
+                                 note=p.note, legend=legend_each)  # fmt: skip
+        return
+    cells = pd.concat(
+        [
+            charts.matrix_frame(
+                m,
+                [str(i) for i in range(m.shape[0])] if p.rows is None else p.rows,
+                [str(j) for j in range(m.shape[1])] if p.cols is None else p.cols,
+                panel=p.title,
+                note=p.note or "",
+            ).assign(panel_index=i)
+            for i, (p, m) in enumerate(zip(panels, matrices, strict=True))
+        ],
+        ignore_index=True,
+    )
+    annotate = all(m.size <= 100 and m.shape[1] <= annotate_cols for m in matrices)
+    labels = [str(label) for p, m in zip(panels, matrices, strict=True) for label in (p.rows or [m.shape[0] - 1])]
+    # a row label's pixels (about 7 a character, 9 in presenter mode; Vega cuts it at 120) and the axis title
+    axis = min(120, (9 if presenter() else 7) * max(len(label) for label in labels)) + 40
+    axes = axis if shared else axis * columns  # row labels once, or beside every panel
+    legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
+    beside = LEGEND_WIDTH if legend == "right" else 0
+    width = int((container_width() - axes - beside - PANEL_GAP * (columns - 1)) / columns)
+    show_chart(charts.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title,
+               width=max(40, width), height=height, columns=columns, shared=shared, scheme=scheme, domain=domain,
+               value_title=value_title, annotate=annotate, angled=max(m.shape[1] for m in matrices) > 8,
+               legend=legend, notes=any(p.note for p in panels))  # fmt: skip
+
+
 def reduced_heatmap(
     reduced: grids.Reduced, *, name: str, legend: str | None = None, hover: bool = False, **shape: object
 ) -> None:
@@ -641,11 +718,11 @@ def weights_chart(
     labels = charts.labelled(tokens) if numbered else list(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
-                 name=name, height=height or _weights_height(len(labels)), annotate_cols=annotate_cols,
+                 name=name, height=height or weights_height(len(labels)), annotate_cols=annotate_cols,
                  legend=legend)  # fmt: skip
 
 
-def _weights_height(tokens: int) -> int:
+def weights_height(tokens: int) -> int:
     """26 px a token while the chart labels its rows (see matrix_chart), else 340 px."""
     return max(220, 26 * tokens) if tokens * tokens <= SMALL_CELLS else 340
 

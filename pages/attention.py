@@ -12,7 +12,7 @@ into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks w
 import streamlit as st
 
 import ui
-from posviz import lessons, verdicts
+from posviz import charts, lessons, verdicts
 from posviz.display import number
 
 KINDS = lessons.SENTENCE_POSITIONS
@@ -56,21 +56,23 @@ with right:
 
 signal = f"{s.position} × {number(s.pscale)}"
 short = ui.presenter()  # four titles in one row: "1 · no position"
+labels1, labels2 = charts.labelled(result.words1), charts.labelled(result.words2)
 panels = [
-    (result.weights1_plain, result.words1, "1 · no position" if short else "sentence 1, no position", "s1-plain"),
-    (result.weights2_plain, result.words2, "2 · no position" if short else "sentence 2, no position", "s2-plain"),
-    (result.weights1_positioned, result.words1, f"1 · {signal}" if short else f"sentence 1, with {signal}",
-     "s1-position"),
-    (result.weights2_positioned, result.words2, f"2 · {signal}" if short else f"sentence 2, with {signal}",
-     "s2-position"),
+    ui.Panel("1 · no position" if short else "sentence 1, no position", result.weights1_plain, "weights-s1-plain",
+             rows=labels1, cols=labels1),
+    ui.Panel("2 · no position" if short else "sentence 2, no position", result.weights2_plain, "weights-s2-plain",
+             rows=labels2, cols=labels2),
+    ui.Panel(f"1 · {signal}" if short else f"sentence 1, with {signal}", result.weights1_positioned,
+             "weights-s1-position", rows=labels1, cols=labels1),
+    ui.Panel(f"2 · {signal}" if short else f"sentence 2, with {signal}", result.weights2_positioned,
+             "weights-s2-position", rows=labels2, cols=labels2),
 ]  # fmt: skip
-rows = (panels,) if ui.presenter() else (panels[:2], panels[2:])  # presenter: without and with, on one screen
-for row in rows:
-    for col, (weights, words, title, name) in zip(st.columns(len(row)), row, strict=True):
-        with col:
-            height = 200 if ui.presenter() and len(words) <= 8 else None
-            # four panels in one row share the [0, 1] scale the caption states; a legend each would squeeze them
-            ui.weights_chart(weights, words, title=title, name=f"weights-{name}", height=height, legend=not short)
+longest = max(len(labels1), len(labels2))
+# presenter: without and with position in one row, on one screen; each sentence has its own token labels
+ui.matrix_panels(panels, name="attention-weights", row_title="query", col_title="key", domain=(0.0, 1.0),
+                 scheme=charts.WEIGHT_SCHEME, value_title="weight", columns=4 if short else 2, shared=False,
+                 height=200 if short and longest <= 8 else ui.weights_height(longest),
+                 legend_each=not short)  # fmt: skip
 st.caption("All four matrices share one colour scale (viridis): weights from 0 (dark purple) to 1 (yellow); each row "
            "sums to 1.")  # fmt: skip
 

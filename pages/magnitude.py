@@ -72,16 +72,13 @@ def live() -> None:
             f"max over every word: |out₁ − out₂| (rows matched by word) at scale {number(s.scale)}", number(whole)
         )
         domain = charts.signed_domain(*aligned)
-        for column, matrix, title, name in zip(
-            st.columns(2),
-            aligned,
-            ("sentence 1: output rows", "sentence 2: output rows in sentence 1's word order"),
-            ("sentence1-outputs", "sentence2-aligned"),
-            strict=True,
-        ):
-            with column:
-                ui.matrix_chart(matrix, title=title, row_title="word", col_title="feature", domain=domain, name=name,
-                                row_labels=charts.labelled(result.words1), height=220)  # fmt: skip
+        words = charts.labelled(result.words1)  # both in sentence 1's word order: one set of row labels
+        panels = [
+            ui.Panel("sentence 1: output rows", aligned[0], "sentence1-outputs", rows=words),
+            ui.Panel("sentence 2: output rows in sentence 1's word order", aligned[1], "sentence2-aligned", rows=words),
+        ]
+        ui.matrix_panels(panels, name="every-word-outputs", row_title="word", col_title="feature", domain=domain,
+                         height=220)  # fmt: skip
 
 
 live()

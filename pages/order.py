@@ -93,24 +93,15 @@ if part == "shuffle":
     domain = posviz.charts.signed_domain(result.out, result.out_perm, bare.out, bare.out_perm)
 
     panels = [
-        ("no position: difference", bare.difference, "order-no-position-difference", zero_note(bare.difference)),
-        ("attend, then shuffle" if not s.forget else "attend (not reordered)", result.reference,
-         "order-attend-then-shuffle", None),
-        ("shuffle, then attend", result.out_perm, "order-shuffle-then-attend", None),
-        (f"{position}: difference", result.difference, "order-difference", zero_note(result.difference)),
+        ui.Panel("no position: difference", bare.difference, "order-no-position-difference",
+                 zero_note(bare.difference)),
+        ui.Panel("attend, then shuffle" if not s.forget else "attend (not reordered)", result.reference,
+                 "order-attend-then-shuffle"),
+        ui.Panel("shuffle, then attend", result.out_perm, "order-shuffle-then-attend"),
+        ui.Panel(f"{position}: difference", result.difference, "order-difference", zero_note(result.difference)),
     ]  # fmt: skip
-    for col, (title, matrix, name, note) in zip(st.columns(4), panels, strict=True):
-        with col:
-            ui.matrix_chart(
-                matrix,
-                title=title,
-                row_title="position",
-                col_title="feature",
-                domain=domain,
-                name=name,
-                height=ui.fit(340, 230),
-                note=note,
-            )
+    ui.matrix_panels(panels, name="order-shuffle-test", row_title="position", col_title="feature", domain=domain,
+                     height=ui.fit(340, 230))  # fmt: skip
     st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
 elif part == "twins":
     ui.intro(

@@ -581,10 +581,34 @@ def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks(
     assert captions.count("feature →, position ↓") == 4  # 256 rows each, averaged to the pixels of a quarter page
 
 
-def test_small_matrices_stay_charts_with_a_mark_per_value():
-    at = page("order", T="32", d="32")  # a cell of a few pixels in a quarter of the page
+@pytest.mark.parametrize(
+    ("name", "titles"),
+    [
+        ("order", ["no position: difference", "attend, then shuffle", "shuffle, then attend", "ramp: difference"]),
+        ("attention", ["sentence 1, no position", "sentence 2, no position", "sentence 1, with random × 0.5",
+                       "sentence 2, with random × 0.5"]),
+        ("magnitude", ["sentence 1: output rows", "sentence 2: output rows in sentence 1's word order"]),
+    ],
+)  # fmt: skip
+def test_small_panels_on_one_colour_scale_are_one_faceted_chart(name, titles):
+    """ui.matrix_panels: one chart (one legend, one CSV), its panels in the page's order."""
+    import io
+
+    import pyarrow as pa
+
+    at = page(name)
     ok(at)
-    assert len(at.get("vega_lite_chart")) == 4  # the shuffle test's four panels
+    faceted = [c for c in at.get("vega_lite_chart") if "facet" in json.loads(c.proto.spec)]
+    assert len(faceted) == 1
+    tables = [pa.ipc.open_stream(io.BytesIO(d.data.data)).read_all().to_pandas() for d in faceted[0].proto.datasets]
+    cells = next(t for t in tables if "panel" in t)
+    assert cells.drop_duplicates("panel").sort_values("panel_index")["panel"].tolist() == titles
+
+
+def test_small_matrices_stay_charts_with_a_mark_per_value():
+    at = page("order", T="32", d="32")  # a cell of a few pixels in a quarter of the page (past SMALL_CELLS)
+    ok(at)
+    assert len(at.get("vega_lite_chart")) == 4  # the shuffle test's four panels, a chart each
     assert not at.get("image")
 
 

@@ -215,7 +215,8 @@ def test_a_hostile_link_shows_a_note_not_a_traceback(page):
 
 
 FIRST = f"{CHART}, [data-testid='stImage'], [data-testid='stDataFrame']"
-# The comparison each page exists for: how many of its first charts must be on the first screen together.
+# The comparison each page exists for: how many of its first charts must be on the first screen together (the four
+# panels of attention and order are one faceted chart while small, a chart each when large: either way on screen).
 TOGETHER = {"attention": 4, "order": 4, "causal": 2, "bugs": 3, "layouts": 2, "rotary": 2, "magnitude": 2}
 
 

@@ -61,9 +61,20 @@ def every_chart():
         "picture_heatmap": (charts.picture_heatmap,
                             [charts.picture_frame(b"png"), charts.extent_frame(reduced, (-1.0, 1.0))],
                             dict(title="pe", subtitle="every value shown", row_title="t", col_title="dim")),
+        "heatmap_panels": (charts.heatmap_panels, [panel_cells()], dict(row_title="t", col_title="dim", width=120)),
+        "heatmap_panels own labels, notes": (charts.heatmap_panels, [panel_cells()],
+                                             dict(row_title="t", col_title="dim", width=120, columns=1, shared=False,
+                                                  notes=True, annotate=True, scheme=charts.WEIGHT_SCHEME,
+                                                  domain=(0.0, 1.0), legend="none")),
         **longer_charts(),
         **figure_charts(),
     }  # fmt: skip
+
+
+def panel_cells():
+    """Two small panels' cells, as ui.matrix_panels writes them (a title, a place and a note each)."""
+    return pd.concat([eye_cells().assign(panel="first", panel_index=0, note="all zeros"),
+                      eye_cells().assign(panel="second", panel_index=1, note="")], ignore_index=True)  # fmt: skip
 
 
 def figure_charts():
@@ -450,3 +461,22 @@ def test_a_linear_x_axis_of_lines_ends_at_the_data_not_at_a_rounder_number():
     frame = pd.DataFrame({"x": [-160.0, 160.0], "y": [0.0, 1.0]})
     unit = units(bound(charts.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y"))[0][0]
     assert unit["encoding"]["x"]["scale"]["nice"] is False
+
+
+def test_heatmap_panels_draw_every_panel_in_its_place_with_one_legend_a_live_domain_and_each_note():
+    """Rendered by Vega: titles in panel_index order (not alphabetical), the note only in its panel, the colour
+    domain read from the live dataset, one colour legend for all panels."""
+    cells = pd.concat([eye_cells().assign(panel="zeta", panel_index=0, note="all zeros"),
+                       (eye_cells().assign(value=lambda f: f["value"] * 2.0)
+                        .assign(panel="alpha", panel_index=1, note=""))], ignore_index=True)  # fmt: skip
+    shape = dict(row_title="t", col_title="dim", width=120, scheme=charts.WEIGHT_SCHEME, notes=True)
+    spec = charts.chart_spec(charts.heatmap_panels, cells, domain=(0.0, 2.0), **shape)
+    assert spec["facet"]["sort"] == {"field": "panel_index", "op": "min"}
+    other = charts.chart_spec(charts.heatmap_panels, cells, domain=(0.0, 4.0), **shape)
+    # a new domain binds data; the spec is compiled once
+    assert {k: v for k, v in spec.items() if k != "datasets"} == {k: v for k, v in other.items() if k != "datasets"}
+    svg = charts.to_svg(spec)
+    assert svg.index(">zeta<") < svg.index(">alpha<")
+    assert svg.count(">all zeros<") == 1
+    assert "rgb(33, 145, 141)" in svg  # the middle stop, for 1 on [0, 2]: the domain came from the live data
+    assert svg.count('class="mark-rect role-legend-gradient"') == 1  # one colour bar for every panel
