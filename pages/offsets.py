@@ -63,7 +63,7 @@ if part == "generation":
         ui.intro("Equal here means below 1e-9: rounding (about 1e-16 a value), not an effect.")
         table = frames.generation_table(result.positions, errors)
         table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
-        st.dataframe(table, hide_index=True, height=ui.fit(min(420, 35 * (s.T + 1) + 3), 330))
+        ui.html_table(table, height=ui.fit(420, 330))
     with right:
         title = "error of each token against a full recompute"
         ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))

@@ -348,6 +348,34 @@ def test_offsets_page_shows_drift_only_with_a_bug(bug, drifts, scheme):
     assert ("the cached run drifts" in markdown(at)) == drifts
 
 
+def test_offsets_table_lists_every_token_with_the_position_it_was_given():
+    import re
+
+    at = page("offsets", bug="off_by_one", T="12", prefill="4")
+    ok(at)
+    html = next(m.value for m in at.markdown if "<table" in m.value)
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", html) == ["token", "position given", "true position", "error"]
+    rows = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", html)[1:]]
+    assert [int(r[0]) for r in rows] == list(range(12))
+    given = [int(r[1]) for r in rows]
+    assert given[:4] == [0, 1, 2, 3] and given[4:] == list(range(5, 13))  # the prefill is right, then t + 1
+
+
+def test_an_html_table_escapes_what_it_is_given():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import pandas as pd
+
+        import ui
+
+        ui.html_table(pd.DataFrame({"word": ["<script>alert(1)</script>"], "n": [1]}), height=100)
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    assert "<script>" not in at.markdown[0].value and "&lt;script&gt;" in at.markdown[0].value
+
+
 def test_causal_page_reproduces_claim_11():
     at = page("causal")
     assert headline_values(at)[:2] == ["4.4e-16", "1.6508"]
