@@ -405,19 +405,20 @@ def html_table(frame: pd.DataFrame, *, height: int | None = None) -> None:
     """A small read-only table as HTML: a header that stays in view, numbers aligned right, scrolling past `height`
     pixels. Streamlit's interactive dataframe (sorting, search) took a page ~0.13 s of first paint in an A/B for a
     few dozen rows that nobody sorts; a table's values are written as given (format them first)."""
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
+    # a column of numbers, or of numbers already written as text (display.number), is aligned right
+    numeric = [pd.to_numeric(frame[c], errors="coerce").notna().all() for c in frame.columns]
     size = "1rem" if presenter() else "0.9rem"
     cell = f"padding:0.15rem 0.5rem;font-size:{size};white-space:nowrap"
     head = "".join(
         f"<th style='{cell};white-space:normal;position:sticky;top:0;background:white;"
         f"text-align:{'right' if n else 'left'}'>"
-        f"{html.escape(str(c))}</th>"
+        f"{html_text(str(c))}</th>"
         for c, n in zip(frame.columns, numeric, strict=True)
     )
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td style='{cell};text-align:{'right' if n else 'left'}'>{html.escape(str(v))}</td>"
+            f"<td style='{cell};text-align:{'right' if n else 'left'}'>{html_text(str(v))}</td>"
             for v, n in zip(row, numeric, strict=True)
         )
         + "</tr>"
@@ -658,8 +659,16 @@ def matrix_panels(
     faster than a chart a panel. Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a
     colour legend each if `legend_each`).
     """
-    columns = columns or len(panels)
+    if not panels:
+        raise ValueError("matrix_panels needs at least one panel, got none")
     matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
+    for p, m in zip(panels, matrices, strict=True):
+        if m.ndim != 2:
+            raise ValueError(f"panel {p.title!r}: expected a 2-D matrix, got shape {m.shape}")
+    titles = [p.title for p in panels]
+    if len(set(titles)) != len(titles):  # the facet groups cells by title: two alike would draw as one
+        raise ValueError(f"panel titles must differ, got {titles}")
+    columns = columns or len(panels)
     if not all(m.size <= SMALL_CELLS and m.shape[1] <= 24 for m in matrices):
         for start in range(0, len(panels), columns):
             for col, p in zip(st.columns(columns), panels[start : start + columns], strict=False):
@@ -669,31 +678,35 @@ def matrix_panels(
                                  value_title=value_title, height=height, annotate_cols=annotate_cols,
                                  note=p.note, legend=legend_each)  # fmt: skip
         return
+    shapes = [(p, m.shape) for p, m in zip(panels, matrices, strict=True)]
+    rows = [[str(r) for r in (range(shape[0]) if p.rows is None else p.rows)] for p, shape in shapes]
+    cols = [[str(c) for c in (range(shape[1]) if p.cols is None else p.cols)] for p, shape in shapes]
     cells = pd.concat(
         [
-            charts.matrix_frame(
-                m,
-                [str(i) for i in range(m.shape[0])] if p.rows is None else p.rows,
-                [str(j) for j in range(m.shape[1])] if p.cols is None else p.cols,
-                panel=p.title,
-                note=p.note or "",
-            ).assign(panel_index=i)
-            for i, (p, m) in enumerate(zip(panels, matrices, strict=True))
+            charts.matrix_frame(m, r, c, panel=p.title, note=p.note or "").assign(panel_index=i)
+            for i, (p, m, r, c) in enumerate(zip(panels, matrices, rows, cols, strict=True))
         ],
         ignore_index=True,
     )
-    annotate = all(m.size <= 100 and m.shape[1] <= annotate_cols for m in matrices)
-    labels = [str(label) for p, m in zip(panels, matrices, strict=True) for label in (p.rows or [m.shape[0] - 1])]
-    # a row label's pixels (about 7 a character, 9 in presenter mode; Vega cuts it at 120) and the axis title
-    axis = min(120, (9 if presenter() else 7) * max(len(label) for label in labels)) + 40
+    # Pixels on a 1280 x 720 screen: a label character is about 7 px (9 in presenter mode), Vega cuts a label at
+    # 120 px, an axis title and padding take ~48 px; a cell prints its value while it has room for "0.00".
+    char = 9 if presenter() else 7
+    axis = min(120, char * max(len(label) for r in rows for label in r)) + 48
     axes = axis if shared else axis * columns  # row labels once, or beside every panel
+    widest = max(m.shape[1] for m in matrices)
+
+    def panel_width(beside: int) -> int:
+        return max(40, int((container_width() - axes - beside - PANEL_GAP * (columns - 1)) / columns))
+
+    room = panel_width(0) / max(1, widest)
+    annotate = all(m.size <= 100 and m.shape[1] <= annotate_cols for m in matrices) and room >= 5 * char
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
-    beside = LEGEND_WIDTH if legend == "right" else 0
-    width = int((container_width() - axes - beside - PANEL_GAP * (columns - 1)) / columns)
-    show_chart(charts.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title,
-               width=max(40, width), height=height, columns=columns, shared=shared, scheme=scheme, domain=domain,
-               value_title=value_title, annotate=annotate, angled=max(m.shape[1] for m in matrices) > 8,
-               legend=legend, notes=any(p.note for p in panels))  # fmt: skip
+    width = panel_width(LEGEND_WIDTH if legend == "right" else 0)
+    angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
+    show_chart(charts.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title, width=width,
+               height=height, columns=columns, shared=shared, scheme=scheme, domain=domain, value_title=value_title,
+               annotate=annotate, angled=angled, legend=legend, notes=any(p.note for p in panels),
+               title_width=width + PANEL_GAP + (0 if shared else axis))  # fmt: skip
 
 
 def reduced_heatmap(

@@ -62,7 +62,9 @@ elif s.part == "scores":
         f"attention factor a of {view.preset.label}",
         f"a = {number(view.attention)}, a² = {number(view.attention**2)}",
     )
-    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 300))
+    if view.attention == 1:
+        st.caption("a = 1 for this preset: its curve differs from the unscaled one only through the slowed pairs.")
+    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 270))
     ui.intro(
         "Logits of rotated dimensions scale by a²: the reference code multiplies both cos and sin by the attention "
         "factor, so query and key each carry it and their dot product carries its square. Dimensions past the "

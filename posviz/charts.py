@@ -256,6 +256,7 @@ def heatmap_panels(
     angled: bool = False,
     legend: str = "bottom",
     notes: bool = False,
+    title_width: int | None = None,
 ) -> alt.FacetChart:
     """Small labelled heatmaps on one colour scale as one faceted chart, `columns` panels a row, each `width` x
     `height` pixels: one colour legend, and with `shared` one set of row and column labels (else each panel has
@@ -263,10 +264,12 @@ def heatmap_panels(
 
     `cells` is `matrix_frame`'s long form for every panel, with its title in `panel`, its place in `panel_index`
     and, with `notes`, a line to write across its middle in `note` ("" writes nothing; a newline breaks it).
+    `title_width`: pixels a panel's title may take (default `width`; more where the next panel's labels leave
+    room above them). Every column label is drawn (`angled` tilts them when a cell is narrower than its label).
     """
     base = alt.Chart().encode(
         x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"),
-                axis=alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120)),
+                axis=alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120, labelOverlap=False)),
         y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
                 axis=alt.Axis(labelLimit=120)),
         tooltip=[
@@ -298,8 +301,8 @@ def heatmap_panels(
             )
         )
     # a panel's title looks like a chart's
-    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=width, labelPadding=6,
-                        labelColor=TEXT_COLOUR)  # fmt: skip
+    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
+                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
     facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
     panels = alt.layer(*layers).properties(width=width, height=height)
     chart = panels.facet(facet=facet, columns=columns, data=cells, spacing=alt.RowColnumber(column=16, row=12))

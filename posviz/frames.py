@@ -6,11 +6,12 @@ Letters: T tokens or positions, P sin/cos pairs (d/2), S scales.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from posviz import _checks
 from posviz.encodings import DEFAULT_BASE, frequencies
 from posviz.properties import wavelengths
 from posviz.variants import t2t_frequencies
@@ -81,6 +82,35 @@ def curves(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str, y_na
             group: np.repeat(list(series), len(x)),
         }
     )
+
+
+def log_envelope(x: np.ndarray, ys: Sequence[np.ndarray], bins: int) -> np.ndarray:
+    """The x a line chart on a log x axis needs: in each of `bins` log-spaced stretches of `x`, its first x and the
+    x of every curve's lowest and highest value there, so a line through them reaches every low and high the full
+    curves do (to a stretch's width) with a few points a stretch, however many x fall in it.
+
+    `x`: (N,) positive, rising; `ys`: curves of N values each. Returns: (M,) the kept x in order, M <= 5 * bins + 1
+
+    >>> log_envelope(np.arange(1, 9), [np.array([0, 5, 1, 1, 1, 1, 7, 0])], bins=1).tolist()
+    [1, 7, 8]
+    """
+    given = np.asarray(x)
+    x = given.astype(float)
+    if x.ndim != 1 or x.size == 0 or not (x > 0).all() or not (np.diff(x) > 0).all():
+        raise ValueError(f"x must be positive and rising, got {x.size} values from {x.min(initial=0):g}")
+    bins = _checks.integer("bins", bins, minimum=1)
+    which = np.clip(np.searchsorted(np.geomspace(x[0], x[-1], bins + 1), x, side="right") - 1, 0, bins - 1)
+    keep = {0, x.size - 1}
+    for b in np.unique(which):
+        at = np.flatnonzero(which == b)
+        keep.add(int(at[0]))
+        for y in ys:
+            y = np.asarray(y, dtype=float)
+            if y.shape != x.shape:
+                raise ValueError(f"each curve must have one value per x ({x.size}), got shape {y.shape}")
+            if np.isfinite(y[at]).any():
+                keep.update((int(at[np.nanargmin(y[at])]), int(at[np.nanargmax(y[at])])))
+    return given[sorted(keep)]
 
 
 def frequency_comparison(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:

@@ -123,7 +123,10 @@ def score_frame(view: Scaled, seed: int, points: int = 1200) -> pd.DataFrame:
     distances = np.unique(np.linspace(0, view.preset.extended, points).astype(int))  # (N,)
     series = {
         "unscaled": scaling.rotary_scores(q, q, distances, view.plain),
-        f"{view.preset.params.rope_type} (x a²)": scaling.rotary_scores(q, q, distances, view.inv, view.attention),
+        # "(x a²)" only where the factor is not 1 (then the curves differ by the slowed pairs alone)
+        view.preset.params.rope_type + (" (x a²)" if view.attention != 1 else ""): scaling.rotary_scores(
+            q, q, distances, view.inv, view.attention
+        ),
     }
     return charts.series_frame(distances, series, x_name="distance", y_name="score", group="curve")
 

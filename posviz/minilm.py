@@ -251,19 +251,19 @@ class PositionTable:
         """Median norm of the rows after position 0."""
         return float(np.median(self.norms[1:]))
 
-    def cosine_profile(self, points: int | None = None) -> pd.DataFrame:
+    def cosine_profile(self, bins: int | None = None) -> pd.DataFrame:
         """Rows (distance, cosine, table): median cosine of rows k apart, learned and sinusoidal, at every
-        k = 1..511, or with `points` at about that many log-spaced k (1 and 511 among them; a log axis gives each
-        the same room, where every k would crowd hundreds into its last inch).
+        k = 1..511, or with `bins` at the k a chart on a log axis needs (`frames.log_envelope`: each curve's
+        lowest and highest value in each of `bins` log-spaced stretches of k, where every k would crowd hundreds of
+        points into the axis's last inch).
 
         >>> pos = position_table()
-        >>> len(pos.cosine_profile()), len(pos.cosine_profile(points=200))
-        (1022, 240)
+        >>> len(pos.cosine_profile()), len(pos.cosine_profile(bins=64))
+        (1022, 278)
         """
         k = np.arange(1, len(self.norms))
-        if points is not None:
-            points = _checks.integer("points", points, minimum=2)
-            k = np.unique(np.geomspace(1, k[-1], points).round().astype(int))
+        if bins is not None:
+            k = frames.log_envelope(k, [self.by_distance, self.sinusoid_by_distance], bins)
         series = {
             "MiniLM, learned": self.by_distance[k - 1],
             "sinusoidal, same shape": self.sinusoid_by_distance[k - 1],

@@ -376,6 +376,34 @@ def test_an_html_table_escapes_what_it_is_given():
     assert "<script>" not in at.markdown[0].value and "&lt;script&gt;" in at.markdown[0].value
 
 
+def test_matrix_panels_refuse_what_they_cannot_draw_and_take_labels_as_arrays():
+    import numpy as np
+
+    import ui
+
+    eye = np.eye(3)
+    with pytest.raises(ValueError, match="at least one panel"):
+        ui.matrix_panels([], name="x", row_title="r", col_title="c", domain=(-1.0, 1.0))
+    with pytest.raises(ValueError, match="expected a 2-D matrix, got shape"):
+        ui.matrix_panels([ui.Panel("a", np.ones(3), "a")], name="x", row_title="r", col_title="c", domain=(-1.0, 1.0))
+    with pytest.raises(ValueError, match="titles must differ"):  # a facet by title would draw the two as one
+        same = [ui.Panel("a", eye, "a1"), ui.Panel("a", eye, "a2")]
+        ui.matrix_panels(same, name="x", row_title="r", col_title="c", domain=(-1.0, 1.0))
+
+    def script():
+        import numpy as np
+
+        import ui
+
+        labels = np.array(["x", "y", "z"])
+        panels = [ui.Panel("a", np.eye(3), "a", rows=labels, cols=labels), ui.Panel("b", -np.eye(3), "b")]
+        ui.matrix_panels(panels, name="two", row_title="r", col_title="c", domain=(-1.0, 1.0))
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    assert len(at.get("vega_lite_chart")) == 1
+
+
 def test_causal_page_reproduces_claim_11():
     at = page("causal")
     assert headline_values(at)[:2] == ["4.4e-16", "1.6508"]

@@ -1,7 +1,8 @@
 import numpy as np
+import pytest
 
 import posviz
-from posviz import charts, figures, longviews, minilm, scaling, sinks
+from posviz import charts, figures, frames, longviews, minilm, scaling, sinks
 
 
 def test_frequency_figure_compares_the_paper_with_tensor2tensor_on_a_log_axis():
@@ -85,14 +86,30 @@ def test_rope_figures_name_the_windows_and_the_two_decay_quantities_apart():
     assert bound.shape["y_title"] != measured.shape["y_title"]
 
 
-def test_the_minilm_cosine_profile_draws_log_spaced_distances_and_its_csv_keeps_every_one():
+def test_the_minilm_cosine_profile_draws_every_stretchs_lows_and_highs_and_its_csv_keeps_every_distance():
     _, profile = figures.learned_table_curves(minilm.position_table())
     drawn, full = profile.frames[0], profile.table
     assert full.groupby("table").size().tolist() == [511, 511]
-    assert drawn.groupby("table").size().tolist() == [120, 120]
     k = np.sort(drawn["distance"].unique())
-    assert k[0] == 1 and k[-1] == 511
-    # no gap a log axis would show: consecutive k where integers are sparser than the log spacing, else < 7 %
-    assert np.all((np.diff(k) == 1) | (np.diff(np.log(k)) < 0.07))
+    assert k[0] == 1 and k[-1] == 511 and len(k) < 200  # fewer points than pixels across the chart
+    edges = np.geomspace(1, 511, 65)
+    for name, curve in full.groupby("table"):
+        shown = drawn[drawn["table"] == name]
+        for lo, hi in zip(edges[:-1], edges[1:], strict=True):  # each stretch reaches the full curve's low and high
+            inside, seen = curve[curve["distance"].between(lo, hi)], shown[shown["distance"].between(lo, hi)]
+            if len(inside):
+                assert seen["cosine"].min() == inside["cosine"].min() and seen["cosine"].max() == inside["cosine"].max()
     same = drawn.merge(full, on=["distance", "table"], suffixes=("", "_full"))
     assert len(same) == len(drawn) and (same["cosine"] == same["cosine_full"]).all()  # exact values, not smoothed
+    assert f"{len(k)} of 511 k" in profile.shape["x_title"]
+
+
+def test_log_envelope_keeps_each_curves_extremes_and_says_what_it_expected():
+    x = np.arange(1, 1001)
+    y = np.sin(x / 7.0)
+    kept = frames.log_envelope(x, [y, -y], bins=10)
+    assert kept[0] == 1 and kept[-1] == 1000 and len(kept) <= 51
+    with pytest.raises(ValueError, match="positive and rising"):
+        frames.log_envelope(np.array([0, 1, 2]), [np.zeros(3)], bins=2)
+    with pytest.raises(ValueError, match="one value per x"):
+        frames.log_envelope(x, [np.zeros(3)], bins=2)
