@@ -10,7 +10,7 @@ N(0, 1) stand-in here.
 import streamlit as st
 
 import ui
-from posviz import biases, charts, longviews
+from posviz import biases, charts, frames, longviews
 from posviz.display import number
 
 ui.page_setup(__doc__)
@@ -41,9 +41,11 @@ ui.headline("largest change along any diagonal, all five biases", number(max(res
 varying = ", ".join(longviews.BIAS_NAMES[kind] for kind, residual in residuals.items() if residual != 0)
 ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
 
+curves = longviews.bias_frame(s.reach, **shape)
 ui.show_chart(
     charts.lines,
-    longviews.bias_frame(s.reach, **shape),
+    frames.step_corners(curves, y="bias", group="kind"),  # the same steps with fewer points to draw
+    table=curves,  # every offset in the CSV
     name="biases",
     x="offset",
     y="bias",

@@ -113,6 +113,25 @@ def log_envelope(x: np.ndarray, ys: Sequence[np.ndarray], bins: int) -> np.ndarr
     return given[sorted(keep)]
 
 
+def step_corners(frame: pd.DataFrame, *, y: str, group: str) -> pd.DataFrame:
+    """The rows a step line (each value flat until the next x) needs to draw the same picture: each group's first
+    and last row and every row whose `y` differs from the row before it. Rows stay in order (x rising within a
+    group, as given); a NaN counts as a change.
+
+    >>> f = curves(np.arange(5), {"a": np.array([1, 1, 2, 2, 2])}, x_name="x", y_name="y", group="g")
+    >>> step_corners(f, y="y", group="g")["x"].tolist()
+    [0, 2, 4]
+    """
+    for name in (y, group):
+        if name not in frame:
+            raise ValueError(f"frame has no column {name!r}; its columns are {list(frame.columns)}")
+    values, groups = frame[y].to_numpy(dtype=float), frame[group].to_numpy()
+    first = np.r_[True, groups[1:] != groups[:-1]]
+    last = np.r_[groups[1:] != groups[:-1], True]
+    changed = np.r_[True, ~(values[1:] == values[:-1])]  # NaN != NaN: kept
+    return frame[first | last | changed].reset_index(drop=True)
+
+
 def frequency_comparison(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     """Rows (pair, frequency, formula): the paper's frequencies and tensor2tensor's, pair by pair.
 

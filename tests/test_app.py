@@ -577,6 +577,19 @@ def test_longer_page_counts_the_pairs_each_preset_slows(preset, changed):
     assert "Source:" in "\n".join(c.value for c in at.caption)
 
 
+def test_biases_page_draws_step_corners_only():
+    import io
+
+    import pyarrow as pa
+
+    at = page("biases", reach="1000")
+    ok(at)
+    (chart,) = at.get("vega_lite_chart")
+    drawn = pa.ipc.open_stream(io.BytesIO(chart.proto.datasets[0].data.data)).read_all().to_pandas()
+    assert set(drawn["kind"]) == set(posviz.longviews.BIAS_NAMES.values())
+    assert len(drawn) < 0.5 * 5 * 2001  # T5's buckets and Shaw's clip are flat over most offsets
+
+
 def test_biases_page_shows_every_bias_depends_only_on_the_offset():
     at = page("biases", T="20", clip="2")
     ok(at)

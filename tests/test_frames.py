@@ -1,5 +1,8 @@
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import posviz
 from posviz import encodings, frames, generation, grids, lessons, properties, relative, variants
@@ -78,3 +81,26 @@ def test_on_log_axis_lifts_only_values_a_log_axis_cannot_hold():
     assert frames.on_log_axis(0.0) == frames.LOG_FLOOR
     assert frames.on_log_axis(-1.0) == frames.LOG_FLOOR
     assert frames.on_log_axis(3e-7) == 3e-7
+
+
+@given(
+    st.lists(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 2.0, np.nan]), min_size=1, max_size=30), min_size=1, max_size=4)
+)
+def test_step_corners_draw_the_same_steps_with_fewer_points(columns):
+    """A step line (flat until the next x) through the kept rows has every original row's value at its x."""
+    x = np.arange(max(len(c) for c in columns))
+    series = {f"g{i}": np.resize(np.array(c), len(x)) for i, c in enumerate(columns)}
+    full = frames.curves(x, series, x_name="x", y_name="y", group="g")
+    kept = frames.step_corners(full, y="y", group="g")
+    for name, part in full.groupby("g"):
+        corners = kept[kept["g"] == name]
+        assert corners["x"].iloc[0] == part["x"].iloc[0] and corners["x"].iloc[-1] == part["x"].iloc[-1]
+        at = np.searchsorted(corners["x"].to_numpy(), part["x"].to_numpy(), side="right") - 1
+        np.testing.assert_array_equal(corners["y"].to_numpy()[at], part["y"].to_numpy())  # NaN equals NaN here
+    flat = frames.curves(x, {"a": np.ones(len(x))}, x_name="x", y_name="y", group="g")
+    assert len(frames.step_corners(flat, y="y", group="g")) == min(2, len(x))
+
+
+def test_step_corners_name_a_missing_column():
+    with pytest.raises(ValueError, match="no column 'bias'"):
+        frames.step_corners(pd.DataFrame({"y": [1.0]}), y="bias", group="kind")
