@@ -522,6 +522,18 @@ def guarded(
 
 
 SMALL_CELLS = 400
+
+
+def _labelled(shape: tuple[int, int]) -> bool:
+    """A matrix small enough for a labelled heatmap, a mark a cell with row and column names."""
+    return shape[0] * shape[1] <= SMALL_CELLS and shape[1] <= 24
+
+
+def _prints_values(shape: tuple[int, int], annotate_cols: int) -> bool:
+    """A labelled heatmap small enough to write each value in its cell."""
+    return shape[0] * shape[1] <= 100 and shape[1] <= annotate_cols
+
+
 # A heatmap of more cells is one image mark on the same axes: Streamlit draws a chart, then resizes and redraws it,
 # and each rect is encoded on both passes (hover values then come from the CSV).
 PICTURE_CELLS = 1024
@@ -595,13 +607,13 @@ def matrix_chart(
                   value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
     if note is not None:
         common["note"] = note
-    if rows * cols <= SMALL_CELLS and cols <= 24:
+    if _labelled(m.shape):
         frame = charts.matrix_frame(
             m,
             row_labels if row_labels is not None else [str(row_offset + i) for i in range(rows)],
             col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
-        annotate = rows * cols <= 100 and cols <= annotate_cols
+        annotate = _prints_values(m.shape, annotate_cols)
         if annotate:  # each cell prints its value: a colour legend would repeat it
             common["legend"] = "none"
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
@@ -669,7 +681,7 @@ def matrix_panels(
     if len(set(titles)) != len(titles):  # the facet groups cells by title: two alike would draw as one
         raise ValueError(f"panel titles must differ, got {titles}")
     columns = columns or len(panels)
-    if not all(m.size <= SMALL_CELLS and m.shape[1] <= 24 for m in matrices):
+    if not all(_labelled(m.shape) for m in matrices):
         for start in range(0, len(panels), columns):
             for col, p in zip(st.columns(columns), panels[start : start + columns], strict=False):
                 with col:
@@ -699,7 +711,7 @@ def matrix_panels(
         return max(40, int((container_width() - axes - beside - PANEL_GAP * (columns - 1)) / columns))
 
     room = panel_width(0) / max(1, widest)
-    annotate = all(m.size <= 100 and m.shape[1] <= annotate_cols for m in matrices) and room >= 5 * char
+    annotate = all(_prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
     width = panel_width(LEGEND_WIDTH if legend == "right" else 0)
     angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some

@@ -114,10 +114,13 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
     return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
 
 
+NOTE_STYLE = dict(lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333")  # a note across a heatmap
+
+
 def _centre_note(cells: Data, note: Text) -> alt.Chart:
     """Text in the middle of the plot ("all zeros" over a blank panel; a newline breaks it); "" shows nothing."""
     one = alt.Chart(cells).transform_aggregate(cells="count()")
-    return one.mark_text(text=_text(note), lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333").encode(
+    return one.mark_text(text=_text(note), **NOTE_STYLE).encode(
         x=alt.XValue(alt.ExprRef("width / 2")), y=alt.YValue(alt.ExprRef("height / 2"))
     )
 
@@ -216,28 +219,50 @@ def token_heatmap(
     `cells` is `matrix_frame`'s long form; rows and columns keep the matrix's order (row_index, col_index).
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
     """
-    base = alt.Chart(cells).encode(
-        x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"),
-                axis=alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120)),
+    layers = _cell_layers(alt.Chart(cells), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
+                          value_title=value_title, annotate=annotate, angled=angled, legend=legend)  # fmt: skip
+    extra = [] if note is None else [_centre_note(cells, note)]
+    return alt.layer(*layers, *extra, title=title_params(title), height=height)
+
+
+def _cell_layers(
+    base: alt.Chart,
+    *,
+    row_title: str,
+    col_title: str,
+    scheme: str,
+    domain: Bounds,
+    value_title: str,
+    annotate: bool,
+    angled: bool,
+    legend: str,
+    panels: bool = False,
+) -> list[alt.Chart]:
+    """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `annotate`, its
+    values written in the cells, white on dark cells. `panels`: cells of `heatmap_panels` (the panel in the
+    tooltip, every column label drawn)."""
+    x_axis = alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120, **({"labelOverlap": False} if panels else {}))
+    base = base.encode(
+        x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"), axis=x_axis),
         y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
                 axis=alt.Axis(labelLimit=120)),
-        tooltip=[
+        tooltip=[alt.Tooltip("panel:N", title="panel")] * panels + [
             alt.Tooltip("row:N", title=row_title),
             alt.Tooltip("col:N", title=col_title),
             alt.Tooltip("value:Q", title=value_title, format=".6g"),
         ],
     )  # fmt: skip
-    rect = base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))
-    extra = [] if note is None else [_centre_note(cells, note)]
-    if not annotate:
-        return alt.layer(rect, *extra, title=title_params(title), height=height)
-    lo, hi = (_expr(b) for b in domain)
-    light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
-    text = base.mark_text().encode(  # size from style: 13 px, 17 px in presenter mode
-        text=alt.Text("value:Q", format=".2f"),
-        color=alt.condition(light, alt.value("white"), alt.value("black")),
-    )
-    return alt.layer(rect, text, *extra, title=title_params(title), height=height)
+    layers = [base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))]
+    if annotate:
+        lo, hi = (_expr(b) for b in domain)
+        light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
+        layers.append(
+            base.mark_text().encode(  # size from style: 13 px, 17 px in presenter mode
+                text=alt.Text("value:Q", format=".2f"),
+                color=alt.condition(light, alt.value("white"), alt.value("black")),
+            )
+        )
+    return layers
 
 
 def heatmap_panels(
@@ -267,33 +292,14 @@ def heatmap_panels(
     `title_width`: pixels a panel's title may take (default `width`; more where the next panel's labels leave
     room above them). Every column label is drawn (`angled` tilts them when a cell is narrower than its label).
     """
-    base = alt.Chart().encode(
-        x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"),
-                axis=alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120, labelOverlap=False)),
-        y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
-                axis=alt.Axis(labelLimit=120)),
-        tooltip=[
-            alt.Tooltip("panel:N", title="panel"),
-            alt.Tooltip("row:N", title=row_title),
-            alt.Tooltip("col:N", title=col_title),
-            alt.Tooltip("value:Q", title=value_title, format=".6g"),
-        ],
-    )  # fmt: skip
-    layers = [base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))]
-    if annotate:
-        lo, hi = (_expr(b) for b in domain)
-        light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
-        layers.append(
-            base.mark_text().encode(
-                text=alt.Text("value:Q", format=".2f"),
-                color=alt.condition(light, alt.value("white"), alt.value("black")),
-            )
-        )
+    layers = _cell_layers(alt.Chart(), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
+                          value_title=value_title, annotate=annotate, angled=angled, legend=legend,
+                          panels=True)  # fmt: skip
     if notes:  # one datum a panel (its first cell) carries the panel's note to the middle of its plot
         layers.append(
             alt.Chart()
             .transform_filter("datum.row_index == 0 && datum.col_index == 0")
-            .mark_text(lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333")
+            .mark_text(**NOTE_STYLE)
             .encode(
                 text="note:N",
                 x=alt.XValue(alt.ExprRef("child_width / 2")),  # a panel's own width and height inside a facet

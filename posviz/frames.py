@@ -100,14 +100,15 @@ def log_envelope(x: np.ndarray, ys: Sequence[np.ndarray], bins: int) -> np.ndarr
         raise ValueError(f"x must be positive and rising, got {x.size} values from {x.min(initial=0):g}")
     bins = _checks.integer("bins", bins, minimum=1)
     which = np.clip(np.searchsorted(np.geomspace(x[0], x[-1], bins + 1), x, side="right") - 1, 0, bins - 1)
+    curves = [np.asarray(y, dtype=float) for y in ys]
+    for y in curves:
+        if y.shape != x.shape:
+            raise ValueError(f"each curve must have one value per x ({x.size}), got shape {y.shape}")
     keep = {0, x.size - 1}
     for b in np.unique(which):
         at = np.flatnonzero(which == b)
         keep.add(int(at[0]))
-        for y in ys:
-            y = np.asarray(y, dtype=float)
-            if y.shape != x.shape:
-                raise ValueError(f"each curve must have one value per x ({x.size}), got shape {y.shape}")
+        for y in curves:
             if np.isfinite(y[at]).any():
                 keep.update((int(at[np.nanargmin(y[at])]), int(at[np.nanargmax(y[at])])))
     return given[sorted(keep)]
