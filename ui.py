@@ -5,6 +5,7 @@ The core (posviz/) never imports this module; pages import it and posviz.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gc
 import hashlib
@@ -524,6 +525,12 @@ def guarded(
 SMALL_CELLS = 400
 
 
+def _pictured(shape: tuple[int, int], width: float, height: int) -> bool:
+    """Whether `matrix_chart` draws a matrix of `shape` in `width` x `height` px as a picture (past a few pixels a
+    cell), not as labelled cells or a mark a cell."""
+    return not _labelled(shape) and grids.draw_plan(*shape, max(1.0, width - AXIS_WIDTH), height).kind != "cells"
+
+
 def _labelled(shape: tuple[int, int]) -> bool:
     """A matrix small enough for a labelled heatmap, a mark a cell with row and column names."""
     return shape[0] * shape[1] <= SMALL_CELLS and shape[1] <= 24
@@ -618,9 +625,7 @@ def matrix_chart(
             common["legend"] = "none"
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
         return
-    width = container_width()
-    plan = grids.draw_plan(rows, cols, max(1.0, width - AXIS_WIDTH), height)
-    if plan.kind == "cells":
+    if not _pictured(m.shape, container_width(), height):
         reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, hover=hover, **common)
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
@@ -745,14 +750,14 @@ def reduced_heatmap(
     show_chart(charts.picture_heatmap, picture, extent, name=name, table=cells, **shape)
 
 
-def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int) -> None:
+def _matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int, label: str = "exact values (CSV)") -> None:
     """Every exact value of a matrix drawn as a picture, as a CSV written when clicked."""
 
     def csv() -> str:
         rows = [str(row_offset + i) for i in range(m.shape[0])]
         return charts.matrix_frame(m, rows, [str(col_offset + j) for j in range(m.shape[1])]).to_csv(index=False)
 
-    st.download_button("exact values (CSV)", data=csv, file_name=f"{name}.csv", mime="text/csv",
+    st.download_button(label, data=csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"csv-{name}", on_click="ignore", icon=":material/download:")  # fmt: skip
 
 
@@ -827,7 +832,6 @@ def show_image(
     fills the container's width and `height` as a heatmap chart would (each axis stretched on its own). A picture
     with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them.
     """
-    stops = images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
     rows, cols = reduced.values.shape
     across = container_width()
     if fill and height is not None:
@@ -836,10 +840,8 @@ def show_image(
         shown_cols = across if height is None else min(across, height * cols / rows)
         shown_rows = shown_cols * rows / cols
     reduced = grids.fit_picture(reduced, shown_rows, shown_cols)
-    rows, cols = reduced.values.shape
     box = (shown_rows, shown_cols) if fill else None
     width = "stretch" if height is None else max(1, round(shown_cols))
-    means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
     st.markdown(f"**{escape(title)}**")
     key, exact = None, ""
     if box is not None:  # whole-number repeats only come near the box (256 x 384 for 240 x 552): CSS sets its height
@@ -848,23 +850,106 @@ def show_image(
         exact += " image-rendering:pixelated}</style>"  # pixelated: stretched without blending colours
     with st.container(key=key) if key else contextlib.nullcontext():
         st.image(
-            _png(reduced.values, stops, tuple(domain), box=box),
+            _png(reduced.values, _stops(scheme), tuple(domain), box=box),
             output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
             width=width,
-            caption=what if presenter() else f"{what}; {rows} x {cols} pixels, {means}",  # 16 px: the axes only
+            caption=_picture_caption(reduced, what),
         )
-    ramp = np.linspace(domain[0], domain[1], 512)[None, :]
-    st.image(_png(ramp, stops, tuple(domain), bar=True), output_format="PNG", width=width)
-    ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
+    st.image(_colour_bar(domain, scheme), output_format="PNG", width=width)
     span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
+    st.markdown(exact + _bar_labels(domain, value_title, span + "margin-top:-0.8rem;"), unsafe_allow_html=True)
+
+
+def _stops(scheme: str) -> tuple[str, ...]:
+    return images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
+
+
+def _picture_caption(reduced: grids.Reduced, what: str) -> str:
+    """What a picture's axes are and, off the shared screen, how many pixels it has and what each one is."""
+    if presenter():
+        return what  # 16 px: the axes only
+    rows, cols = reduced.values.shape
+    means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
+    return f"{what}; {rows} x {cols} pixels, {means}"
+
+
+def _colour_bar(domain: tuple[float, float], scheme: str) -> bytes:
+    return _png(np.linspace(domain[0], domain[1], 512)[None, :], _stops(scheme), tuple(domain), bar=True)
+
+
+def _bar_labels(domain: tuple[float, float], value_title: str, style: str = "") -> str:
+    """HTML under a colour bar: its ends and middle (2 digits are plenty), then what the colour is."""
     size = "1rem" if presenter() else "0.9rem"  # 16 px on the lecture screen
+    ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
+    return (
+        f"<div style='{style}display:flex;justify-content:space-between;font-size:{size}'>"
+        + "".join(f"<span>{number(t, digits=2)}</span>" for t in ticks)
+        + f"</div><div style='{style}text-align:center;font-size:{size};opacity:0.75'>{html_text(value_title)}</div>"
+    )
+
+
+def matrix_grid(
+    panels: Sequence[Panel],
+    *,
+    row_title: str,
+    col_title: str,
+    columns: int = 3,
+    height: int = 220,
+    scheme: str = charts.SIGNED_SCHEME,
+    value_title: str = "value",
+) -> None:
+    """Matrices each on its own colour scale (symmetric about 0, `charts.signed_domain`), `columns` a row.
+
+    When every one would be a picture in its cell (`matrix_chart`'s rule), they are one block of pictures: each a PNG
+    of at most one value (or block mean) per pixel of its cell, stretched to `height` px, with its colour bar and its
+    ends, as `show_image` draws one, but all written into the page as one element (a browser draws it in one go; five
+    pictures as Streamlit images were 25 elements and 10 fetches), the exact values in one Download menu, a CSV each.
+    Smaller ones are a `matrix_chart` each (labelled cells, or a mark a cell with its value on hover).
+    """
+    if not panels:
+        raise ValueError("matrix_grid needs at least one matrix, got none")
+    matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
+    for p, m in zip(panels, matrices, strict=True):
+        if m.ndim != 2 or 0 in m.shape:
+            raise ValueError(f"matrix {p.title!r}: expected a non-empty 2-D matrix, got shape {m.shape}")
+    across = (container_width() - COLUMN_GAP * (columns - 1)) / columns
+    if not all(_pictured(m.shape, across, height) for m in matrices):
+        for start in range(0, len(panels), columns):
+            for column, p, m in zip(st.columns(columns), panels[start:], matrices[start:], strict=False):
+                with column:
+                    matrix_chart(m, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
+                                 row_labels=p.rows, col_labels=p.cols, note=p.note, scheme=scheme,
+                                 value_title=value_title, height=height)  # fmt: skip
+        return
+    cells = []
+    for p, m in zip(panels, matrices, strict=True):
+        domain = charts.signed_domain(m)
+        reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
+        caption = _picture_caption(reduced, f"{col_title} →, {row_title} ↓")
+        picture = _data_uri(_png(reduced.values, _stops(scheme), domain, box=(height, across)))
+        note = f"<div style='font-weight:700'>{html_text(p.note)}</div>" if p.note else ""
+        cells.append(
+            f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{html_text(p.title)}</div>"
+            f"<img src='{picture}' alt='{html_text(p.title)}: {html_text(caption)}' style='display:block;width:100%;"
+            f"height:{height}px;object-fit:fill;image-rendering:pixelated'>{note}"
+            f"<div style='font-size:0.8rem;opacity:0.75;text-align:center'>{html_text(caption)}</div>"
+            f"<img src='{_data_uri(_colour_bar(domain, scheme))}' alt='' style='display:block;width:100%;height:12px;"
+            f"object-fit:fill;margin-top:0.3rem'>{_bar_labels(domain, value_title)}</div>"
+        )
     st.markdown(
-        exact
-        + f"<div style='{span}display:flex;justify-content:space-between;margin-top:-0.8rem;font-size:{size}'>"
-        + "".join(f"<span>{number(t, digits=2)}</span>" for t in ticks)  # ends of a colour bar: 2 digits are plenty
-        + f"</div><div style='{span}text-align:center;font-size:{size};opacity:0.75'>{html.escape(value_title)}</div>",
+        f"<div style='display:grid;grid-template-columns:repeat({columns},minmax(0,1fr));gap:1.2rem {COLUMN_GAP}px'>"
+        + "".join(cells)
+        + "</div>",
         unsafe_allow_html=True,
     )
+    if not presenter():
+        with st.popover("Download", icon=":material/download:"):
+            for p, m in zip(panels, matrices, strict=True):
+                _matrix_csv(m, p.name, 0, 0, label=f"{p.title} (CSV)")
+
+
+def _data_uri(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def _digest(values: np.ndarray) -> str:

@@ -58,13 +58,11 @@ ui.show_chart(
 )
 
 st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
-columns = st.columns(3) + st.columns(3)
-for column, (kind, m) in zip(columns, matrices.items(), strict=False):
-    with column:
-        ui.matrix_chart(
-            m, title=longviews.BIAS_NAMES[kind], row_title="query i", col_title="key j",
-            domain=charts.signed_domain(m), name=f"bias-{kind}", height=220,
-        )  # fmt: skip
+ui.matrix_grid(
+    [ui.Panel(longviews.BIAS_NAMES[kind], m, f"bias-{kind}") for kind, m in matrices.items()],
+    row_title="query i",
+    col_title="key j",
+)
 st.caption(
     "T5: `_relative_position_bucket` of Hugging Face transformers (Raffel et al. 2020); Shaw et al. 2018, "
     "section 3.2; ALiBi: Press et al. 2022, symmetric form (a causal model masks j > i anyway); KERPLE: "

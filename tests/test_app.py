@@ -414,6 +414,38 @@ def test_matrix_panels_refuse_what_they_cannot_draw_and_take_labels_as_arrays():
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_ones_as_charts():
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    import ui
+
+    with pytest.raises(ValueError, match="at least one matrix"):
+        ui.matrix_grid([], row_title="r", col_title="c")
+    with pytest.raises(ValueError, match="expected a non-empty 2-D matrix, got shape"):
+        ui.matrix_grid([ui.Panel("a", np.ones(3), "a")], row_title="r", col_title="c")
+
+    at = page("biases")  # five 48 x 48 matrices in a third of the page each: a few pixels a cell
+    ok(at)
+    (block,) = [m.value for m in at.markdown if "data:image/png;base64," in m.value]
+    pictures = [base64.b64decode(src.split("'")[0]) for src in block.split("data:image/png;base64,")[1:]]
+    assert len(pictures) == 10  # a picture and a colour bar each
+    assert {Image.open(io.BytesIO(p)).format for p in pictures} == {"PNG"}
+    for name in posviz.longviews.BIAS_NAMES.values():
+        assert f">{name}</div>" in block
+    assert not at.get("image") and len(at.get("vega_lite_chart")) == 1  # the offsets curve only
+    assert [b.proto.label for b in at.get("download_button")][-5:] == [
+        f"{name} (CSV)" for name in posviz.longviews.BIAS_NAMES.values()
+    ]
+    small = page("biases", T="8")  # 64 cells: a chart each, with a value on each cell
+    ok(small)
+    assert len(small.get("vega_lite_chart")) == 6
+    assert not any("data:image" in m.value for m in small.markdown)
+
+
 def test_causal_page_reproduces_claim_11():
     at = page("causal")
     assert headline_values(at)[:2] == ["4.4e-16", "1.6508"]
