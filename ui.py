@@ -654,6 +654,31 @@ PANEL_GAP = 16  # pixels between panels (charts.heatmap_panels' column spacing)
 LEGEND_WIDTH = 90  # a colour legend at the right: its bar, labels and padding
 
 
+def _checked(panels: Sequence[Panel]) -> list[np.ndarray]:
+    """The panels' matrices as float arrays, or a ValueError: none given, one not 2-D or empty, two titles alike (a
+    facet groups cells by title) or two names alike (each names a CSV download)."""
+    if not panels:
+        raise ValueError("expected at least one panel, got none")
+    matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
+    for p, m in zip(panels, matrices, strict=True):
+        if m.ndim != 2 or 0 in m.shape:
+            raise ValueError(f"panel {p.title!r}: expected a non-empty 2-D matrix, got shape {m.shape}")
+    for field_name in ("title", "name"):
+        values = [getattr(p, field_name) for p in panels]
+        if len(set(values)) != len(values):
+            raise ValueError(f"panel {field_name}s must differ, got {values}")
+    return matrices
+
+
+def _charts_in_columns(panels: Sequence[Panel], matrices: Sequence[np.ndarray], columns: int, **common: object) -> None:
+    """A `matrix_chart` a panel, `columns` a row."""
+    for start in range(0, len(panels), columns):
+        row = zip(st.columns(columns), panels[start : start + columns], matrices[start:], strict=False)
+        for column, p, m in row:
+            with column:
+                matrix_chart(m, title=p.title, name=p.name, row_labels=p.rows, col_labels=p.cols, note=p.note, **common)
+
+
 def matrix_panels(
     panels: Sequence[Panel],
     *,
@@ -676,24 +701,12 @@ def matrix_panels(
     faster than a chart a panel. Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a
     colour legend each if `legend_each`).
     """
-    if not panels:
-        raise ValueError("matrix_panels needs at least one panel, got none")
-    matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
-    for p, m in zip(panels, matrices, strict=True):
-        if m.ndim != 2:
-            raise ValueError(f"panel {p.title!r}: expected a 2-D matrix, got shape {m.shape}")
-    titles = [p.title for p in panels]
-    if len(set(titles)) != len(titles):  # the facet groups cells by title: two alike would draw as one
-        raise ValueError(f"panel titles must differ, got {titles}")
+    matrices = _checked(panels)
     columns = columns or len(panels)
     if not all(_labelled(m.shape) for m in matrices):
-        for start in range(0, len(panels), columns):
-            for col, p in zip(st.columns(columns), panels[start : start + columns], strict=False):
-                with col:
-                    matrix_chart(p.matrix, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
-                                 domain=domain, row_labels=p.rows, col_labels=p.cols, scheme=scheme,
-                                 value_title=value_title, height=height, annotate_cols=annotate_cols,
-                                 note=p.note, legend=legend_each)  # fmt: skip
+        _charts_in_columns(panels, matrices, columns, row_title=row_title, col_title=col_title, domain=domain,
+                           scheme=scheme, value_title=value_title, height=height, annotate_cols=annotate_cols,
+                           legend=legend_each)  # fmt: skip
         return
     shapes = [(p, m.shape) for p, m in zip(panels, matrices, strict=True)]
     rows = [[str(r) for r in (range(shape[0]) if p.rows is None else p.rows)] for p, shape in shapes]
@@ -741,7 +754,7 @@ def reduced_heatmap(
         show_chart(charts.grid_heatmap, cells, name=name, **shape)
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
-    stops = images.WEIGHT_STOPS if shape.get("scheme") == charts.WEIGHT_SCHEME else images.SIGNED_STOPS
+    stops = _stops(str(shape.get("scheme", charts.SIGNED_SCHEME)))
     box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # about the pixels it is shown with
     picture = charts.picture_frame(_png(reduced.values, stops, domain, box=box))
     if subtitle is not None and not reduced.aggregated and not presenter():
@@ -861,7 +874,7 @@ def show_image(
 
 
 def _stops(scheme: str) -> tuple[str, ...]:
-    return images.SIGNED_STOPS if scheme == charts.SIGNED_SCHEME else images.WEIGHT_STOPS
+    return images.WEIGHT_STOPS if scheme == charts.WEIGHT_SCHEME else images.SIGNED_STOPS
 
 
 def _picture_caption(reduced: grids.Reduced, what: str) -> str:
@@ -889,52 +902,36 @@ def _bar_labels(domain: tuple[float, float], value_title: str, style: str = "") 
 
 
 def matrix_grid(
-    panels: Sequence[Panel],
-    *,
-    row_title: str,
-    col_title: str,
-    columns: int = 3,
-    height: int = 220,
-    scheme: str = charts.SIGNED_SCHEME,
-    value_title: str = "value",
+    panels: Sequence[Panel], *, row_title: str, col_title: str, columns: int = 3, height: int = 220
 ) -> None:
     """Matrices each on its own colour scale (symmetric about 0, `charts.signed_domain`), `columns` a row.
 
     When every one would be a picture in its cell (`matrix_chart`'s rule), they are one block of pictures: each a PNG
     of at most one value (or block mean) per pixel of its cell, stretched to `height` px, with its colour bar and its
     ends, as `show_image` draws one, but all written into the page as one element (a browser draws it in one go; five
-    pictures as Streamlit images were 25 elements and 10 fetches), the exact values in one Download menu, a CSV each.
-    Smaller ones are a `matrix_chart` each (labelled cells, or a mark a cell with its value on hover).
+    pictures as Streamlit images were 25 elements and 10 fetches), the exact values in one Download menu, a CSV each
+    (not in presenter mode). Otherwise every one is a `matrix_chart` (labelled cells, a mark a cell, or a picture).
     """
-    if not panels:
-        raise ValueError("matrix_grid needs at least one matrix, got none")
-    matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
-    for p, m in zip(panels, matrices, strict=True):
-        if m.ndim != 2 or 0 in m.shape:
-            raise ValueError(f"matrix {p.title!r}: expected a non-empty 2-D matrix, got shape {m.shape}")
+    matrices = _checked(panels)
     across = (container_width() - COLUMN_GAP * (columns - 1)) / columns
     if not all(_pictured(m.shape, across, height) for m in matrices):
-        for start in range(0, len(panels), columns):
-            for column, p, m in zip(st.columns(columns), panels[start:], matrices[start:], strict=False):
-                with column:
-                    matrix_chart(m, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
-                                 row_labels=p.rows, col_labels=p.cols, note=p.note, scheme=scheme,
-                                 value_title=value_title, height=height)  # fmt: skip
+        _charts_in_columns(panels, matrices, columns, row_title=row_title, col_title=col_title, height=height)
         return
+    caption_size = "1rem" if presenter() else "0.875rem"  # as st.image's caption on each screen
     cells = []
     for p, m in zip(panels, matrices, strict=True):
         domain = charts.signed_domain(m)
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
         caption = _picture_caption(reduced, f"{col_title} →, {row_title} ↓")
-        picture = _data_uri(_png(reduced.values, _stops(scheme), domain, box=(height, across)))
-        note = f"<div style='font-weight:700'>{html_text(p.note)}</div>" if p.note else ""
+        picture = _data_uri(_png(reduced.values, images.SIGNED_STOPS, domain, box=(height, across)))
+        note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
-            f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{html_text(p.title)}</div>"
-            f"<img src='{picture}' alt='{html_text(p.title)}: {html_text(caption)}' style='display:block;width:100%;"
+            f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{_one_line(p.title)}</div>"
+            f"<img src='{picture}' alt='{_one_line(p.title)}: {html_text(caption)}' style='display:block;width:100%;"
             f"height:{height}px;object-fit:fill;image-rendering:pixelated'>{note}"
-            f"<div style='font-size:0.8rem;opacity:0.75;text-align:center'>{html_text(caption)}</div>"
-            f"<img src='{_data_uri(_colour_bar(domain, scheme))}' alt='' style='display:block;width:100%;height:12px;"
-            f"object-fit:fill;margin-top:0.3rem'>{_bar_labels(domain, value_title)}</div>"
+            f"<div style='font-size:{caption_size};opacity:0.75;text-align:center'>{html_text(caption)}</div>"
+            f"<img src='{_data_uri(_colour_bar(domain, charts.SIGNED_SCHEME))}' alt='' style='display:block;"
+            f"width:100%;height:12px;object-fit:fill;margin-top:0.3rem'>{_bar_labels(domain, 'value')}</div>"
         )
     st.markdown(
         f"<div style='display:grid;grid-template-columns:repeat({columns},minmax(0,1fr));gap:1.2rem {COLUMN_GAP}px'>"
@@ -943,9 +940,14 @@ def matrix_grid(
         unsafe_allow_html=True,
     )
     if not presenter():
-        with st.popover("Download", icon=":material/download:"):
+        with st.popover("Download the matrices (CSV)", icon=":material/download:"):
             for p, m in zip(panels, matrices, strict=True):
                 _matrix_csv(m, p.name, 0, 0, label=f"{p.title} (CSV)")
+
+
+def _one_line(text: str) -> str:
+    """`html_text` on one line: a blank line would end the HTML block and leave the rest to Markdown."""
+    return html_text(" ".join(text.split()))
 
 
 def _data_uri(png: bytes) -> str:

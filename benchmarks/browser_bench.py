@@ -1,6 +1,8 @@
 """Browser benchmark: every posviz page at its defaults and at its largest settings against a plain Altair heatmap.
 
-One run, headless Chromium, one warm browser context, each view a new page (a new app session):
+One run, headless Chromium, a warm browser context for the pages and one for the baseline, each view a new page
+(a new app session), rendered when the script has finished, nothing is stale, every chart has drawn and every
+image (Streamlit's and those written in HTML) has loaded:
 (a) navigation to rendered and bytes received (WebSocket frames plus media) for every page in
 tests.harness.PAGES at its defaults and at the bounds of its ui.Param declarations (MAXIMA below);
 (b) the baseline, a plain long-form Altair rect heatmap of a 1024x256 sinusoid table
@@ -93,7 +95,7 @@ RENDERED = """(runs) => {
   if (document.querySelector("[data-stale='true'], [data-testid='stSkeleton']")) return false;
   const charts = [...document.querySelectorAll("[data-testid='stVegaLiteChart']")];
   if (!charts.every(c => c.querySelector("canvas, svg.marks"))) return false;
-  const imgs = [...document.querySelectorAll("[data-testid='stImage'] img")];
+  const imgs = [...document.querySelectorAll("[data-testid='stApp'] img")];  // st.image and pictures in HTML
   return imgs.every(i => i.complete && i.naturalWidth > 0);
 }"""
 

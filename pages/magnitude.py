@@ -22,7 +22,7 @@ P = ui.params(
     *ui.sentence_params(),
     ui.Param("word", "man", "text", max_len=60, label="word in both sentences"),
     ui.Param("loglog", False, "bool", label="log-log axes"),
-    ui.Param("rows", False, "bool", label="show both sentences' output rows"),
+    ui.Param("rows", False, "bool", label="show every word's output in both sentences (two matrices)"),
 )
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 curve = st.cache_data(lessons.magnitude_curve, max_entries=64)

@@ -394,7 +394,7 @@ def test_matrix_panels_refuse_what_they_cannot_draw_and_take_labels_as_arrays():
     eye = np.eye(3)
     with pytest.raises(ValueError, match="at least one panel"):
         ui.matrix_panels([], name="x", row_title="r", col_title="c", domain=(-1.0, 1.0))
-    with pytest.raises(ValueError, match="expected a 2-D matrix, got shape"):
+    with pytest.raises(ValueError, match="expected a non-empty 2-D matrix, got shape"):
         ui.matrix_panels([ui.Panel("a", np.ones(3), "a")], name="x", row_title="r", col_title="c", domain=(-1.0, 1.0))
     with pytest.raises(ValueError, match="titles must differ"):  # a facet by title would draw the two as one
         same = [ui.Panel("a", eye, "a1"), ui.Panel("a", eye, "a2")]
@@ -423,10 +423,23 @@ def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_one
 
     import ui
 
-    with pytest.raises(ValueError, match="at least one matrix"):
+    with pytest.raises(ValueError, match="at least one panel"):
         ui.matrix_grid([], row_title="r", col_title="c")
     with pytest.raises(ValueError, match="expected a non-empty 2-D matrix, got shape"):
         ui.matrix_grid([ui.Panel("a", np.ones(3), "a")], row_title="r", col_title="c")
+    with pytest.raises(ValueError, match="names must differ"):  # each names a CSV download
+        ui.matrix_grid([ui.Panel("a", np.eye(3), "x"), ui.Panel("b", np.eye(3), "x")], row_title="r", col_title="c")
+
+    def script():
+        import numpy as np
+
+        import ui
+
+        ui.matrix_grid([ui.Panel("one\n\ntitle", np.eye(60), "a", note="a\n\nnote")], row_title="r", col_title="c")
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    assert ">one title</div>" in at.markdown[0].value and ">a note</div>" in at.markdown[0].value
 
     at = page("biases")  # five 48 x 48 matrices in a third of the page each: a few pixels a cell
     ok(at)

@@ -153,6 +153,18 @@ def test_moving_a_slider_changes_the_number_and_the_chart(page):
     assert chart.screenshot() != before_png
 
 
+def test_the_relative_bias_matrices_load_as_pictures_in_one_block(page):
+    """ui.matrix_grid: five matrices and their colour bars as data-URI PNGs that the browser decodes."""
+    visit(page, "/biases")
+    pictures = page.locator("[data-testid='stMarkdown'] img[src^='data:image/png;base64,']")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll(\"img[src^='data:image/png']\")].every(i => i.complete)", timeout=10_000
+    )
+    sizes = pictures.evaluate_all("imgs => imgs.map(i => [i.naturalWidth, i.getBoundingClientRect().width])")
+    assert len(sizes) == 10  # a picture and a colour bar for each of the five biases
+    assert all(natural > 0 and shown > 200 for natural, shown in sizes)  # decoded, and a third of the page wide
+
+
 def test_a_sidebar_move_to_a_page_sharing_controls_starts_at_its_defaults(page):
     from tests.harness import settle
 
