@@ -22,7 +22,6 @@ P = ui.params(
     *ui.sentence_params(),
     ui.Param("word", "man", "text", max_len=60, label="word in both sentences"),
     ui.Param("loglog", False, "bool", label="log-log axes"),
-    ui.Param("rows", False, "bool", label="show every word's output in both sentences (two matrices)"),
 )
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 curve = st.cache_data(lessons.magnitude_curve, max_entries=64)
@@ -72,8 +71,6 @@ def live() -> None:
         ui.headline(
             f"max over every word: |out₁ − out₂| (rows matched by word) at scale {number(s.scale)}", number(whole)
         )
-        if not ui.control(P["rows"]):  # opt-in: the two matrices cost ~0.03 s of every first view (browser_bench)
-            return
         domain = charts.signed_domain(*aligned)
         words = charts.labelled(result.words1)  # both in sentence 1's word order: one set of row labels
         panels = [

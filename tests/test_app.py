@@ -273,16 +273,6 @@ def test_magnitude_page_shows_every_word_converging_with_the_scale():
     assert float(headlines["0"][-1]) < 1e-15  # rows matched by word: identical without position
 
 
-def test_magnitude_page_draws_every_words_rows_on_request():
-    """The two output matrices are opt-in (a toggle under the every-word number, kept in the link)."""
-    at = page("magnitude")
-    assert len(at.get("vega_lite_chart")) == 2 and not at.toggle(key="rows").value
-    at.toggle(key="rows").set_value(True).run()
-    ok(at)
-    assert len(at.get("vega_lite_chart")) == 3
-    assert at.query_params["rows"] == "true"
-
-
 def test_order_page_moves_token_and_position_together():
     at = page("order", part="pairs", position="sinusoidal")
     ok(at)
@@ -706,22 +696,21 @@ def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks(
 
 
 @pytest.mark.parametrize(
-    ("name", "query", "titles"),
+    ("name", "titles"),
     [
-        ("order", {}, ["no position: difference", "attend, then shuffle", "shuffle, then attend", "ramp: difference"]),
-        ("attention", {}, ["sentence 1, no position", "sentence 2, no position", "sentence 1, with random × 0.5",
-                           "sentence 2, with random × 0.5"]),
-        ("magnitude", {"rows": "true"}, ["sentence 1: output rows",
-                                         "sentence 2: output rows in sentence 1's word order"]),
+        ("order", ["no position: difference", "attend, then shuffle", "shuffle, then attend", "ramp: difference"]),
+        ("attention", ["sentence 1, no position", "sentence 2, no position", "sentence 1, with random × 0.5",
+                       "sentence 2, with random × 0.5"]),
+        ("magnitude", ["sentence 1: output rows", "sentence 2: output rows in sentence 1's word order"]),
     ],
 )  # fmt: skip
-def test_small_panels_on_one_colour_scale_are_one_faceted_chart(name, query, titles):
+def test_small_panels_on_one_colour_scale_are_one_faceted_chart(name, titles):
     """ui.matrix_panels: one chart (one legend, one CSV), its panels in the page's order."""
     import io
 
     import pyarrow as pa
 
-    at = page(name, **query)
+    at = page(name)
     ok(at)
     faceted = [c for c in at.get("vega_lite_chart") if "facet" in json.loads(c.proto.spec)]
     assert len(faceted) == 1
