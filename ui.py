@@ -870,7 +870,7 @@ def show_image(
         )
     st.image(_colour_bar(domain, scheme), output_format="PNG", width=width)
     span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
-    st.markdown(exact + _bar_labels(domain, value_title, span + "margin-top:-0.8rem;"), unsafe_allow_html=True)
+    st.markdown(exact + _bar_labels(domain, value_title, span, pull_up="margin-top:-0.8rem;"), unsafe_allow_html=True)
 
 
 def _stops(scheme: str) -> tuple[str, ...]:
@@ -890,12 +890,13 @@ def _colour_bar(domain: tuple[float, float], scheme: str) -> bytes:
     return _png(np.linspace(domain[0], domain[1], 512)[None, :], _stops(scheme), tuple(domain), bar=True)
 
 
-def _bar_labels(domain: tuple[float, float], value_title: str, style: str = "") -> str:
-    """HTML under a colour bar: its ends and middle (2 digits are plenty), then what the colour is."""
+def _bar_labels(domain: tuple[float, float], value_title: str, style: str = "", pull_up: str = "") -> str:
+    """HTML under a colour bar: its ends and middle (2 digits are plenty), then what the colour is. `style` sets both
+    lines (a width), `pull_up` a negative top margin for the first (up to an st.image's bar)."""
     size = "1rem" if presenter() else "0.9rem"  # 16 px on the lecture screen
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     return (
-        f"<div style='{style}display:flex;justify-content:space-between;font-size:{size}'>"
+        f"<div style='{style}{pull_up}display:flex;justify-content:space-between;font-size:{size}'>"
         + "".join(f"<span>{number(t, digits=2)}</span>" for t in ticks)
         + f"</div><div style='{style}text-align:center;font-size:{size};opacity:0.75'>{html_text(value_title)}</div>"
     )
