@@ -575,8 +575,13 @@ def container_width() -> float:
     except (AttributeError, ImportError):  # a Streamlit upgrade moved them: assume the whole width
         counts = []
     for n in counts:
-        width = (width - COLUMN_GAP * (n - 1)) / n
+        width = _column_width(width, n)
     return width
+
+
+def _column_width(width: float, n: int) -> float:
+    """Pixels across each of `n` columns sharing `width` (st.columns puts COLUMN_GAP between them)."""
+    return (width - COLUMN_GAP * (n - 1)) / n
 
 
 def matrix_chart(
@@ -650,7 +655,7 @@ class Panel:
     cols: Sequence[str] | None = None  # column labels (default: 0, 1, ...)
 
 
-PANEL_GAP = 16  # pixels between panels (charts.heatmap_panels' column spacing)
+PANEL_GAP = charts.PANEL_SPACING  # pixels between panels of one faceted chart
 LEGEND_WIDTH = 90  # a colour legend at the right: its bar, labels and padding
 
 
@@ -914,7 +919,7 @@ def matrix_grid(
     (not in presenter mode). Otherwise every one is a `matrix_chart` (labelled cells, a mark a cell, or a picture).
     """
     matrices = _checked(panels)
-    across = (container_width() - COLUMN_GAP * (columns - 1)) / columns
+    across = _column_width(container_width(), columns)  # a grid cell is as wide as a column of st.columns
     if not all(_pictured(m.shape, across, height) for m in matrices):
         _charts_in_columns(panels, matrices, columns, row_title=row_title, col_title=col_title, height=height)
         return
@@ -924,7 +929,7 @@ def matrix_grid(
         domain = charts.signed_domain(m)
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
         caption = _picture_caption(reduced, f"{col_title} →, {row_title} ↓")
-        picture = _data_uri(_png(reduced.values, images.SIGNED_STOPS, domain, box=(height, across)))
+        picture = _data_uri(_png(reduced.values, _stops(charts.SIGNED_SCHEME), domain, box=(height, across)))
         note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
             f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{_one_line(p.title)}</div>"

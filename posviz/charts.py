@@ -115,6 +115,7 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
 
 
 NOTE_STYLE = dict(lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333")  # a note across a heatmap
+PANEL_SPACING = 16  # pixels between the columns of heatmap_panels
 
 
 def _centre_note(cells: Data, note: Text) -> alt.Chart:
@@ -311,7 +312,8 @@ def heatmap_panels(
                         labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
     facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
     panels = alt.layer(*layers).properties(width=width, height=height)
-    chart = panels.facet(facet=facet, columns=columns, data=cells, spacing=alt.RowColnumber(column=16, row=12))
+    spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
+    chart = panels.facet(facet=facet, columns=columns, data=cells, spacing=spacing)
     if not shared:
         chart = chart.resolve_scale(x="independent", y="independent")
     return chart
