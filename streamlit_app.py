@@ -1,39 +1,9 @@
-"""posviz: the router. Pages live in pages/; this file wires them up with the presenter switch."""
+"""posviz: the server. `streamlit run streamlit_app.py` serves router.py (the pages and the presenter switch)
+through this st.App, whose routes answer each page's URL with a page that tells Streamlit's frontend where the
+server is (shell.py: saves a failed health check and a 100 ms wait on every page opened by its URL)."""
 
 import streamlit as st
 
-import ui
+import shell
 
-ui.freeze_startup_heap()  # once per process: Streamlit's after-run garbage collection stops rescanning it
-# A shared screen needs every pixel: presenter mode starts with the sidebar collapsed (it can still be opened).
-sidebar = "collapsed" if ui.presenter() else "auto"
-st.set_page_config(page_title="posviz", page_icon=":material/explore:", layout="wide", initial_sidebar_state=sidebar)
-
-# The default page is served at "/" and its url_path is not a route of its own (a link to it would open
-# "Page not found"). So "/" is a hidden copy of the overview, and the listed Overview has its own /overview.
-home = st.Page("pages/overview.py", title="Overview", url_path="home", default=True, visibility="hidden")
-pages = [
-    st.Page("pages/lecture.py", title="Lecture", icon=":material/co_present:", url_path="lecture"),
-    st.Page("pages/overview.py", title="Overview", icon=":material/home:", url_path="overview"),
-    st.Page("pages/order.py", title="Order blindness", icon=":material/shuffle:", url_path="order"),
-    st.Page("pages/sinusoids.py", title="Sinusoids", icon=":material/waves:", url_path="sinusoids"),
-    st.Page("pages/attention.py", title="Before and after position", icon=":material/grid_on:", url_path="attention"),
-    st.Page("pages/magnitude.py", title="Position magnitude", icon=":material/tune:", url_path="magnitude"),
-    st.Page("pages/rotary.py", title="Learned and rotary", icon=":material/rotate_right:", url_path="rotary"),
-    st.Page("pages/offsets.py", title="Start offsets", icon=":material/skip_next:", url_path="offsets"),
-    st.Page("pages/causal.py", title="Causal mask", icon=":material/change_history:", url_path="causal"),
-    st.Page("pages/layouts.py", title="Layouts", icon=":material/swap_horiz:", url_path="layouts"),
-    st.Page("pages/bugs.py", title="Spot the bug", icon=":material/bug_report:", url_path="bugs"),
-    st.Page("pages/minilm.py", title="A real transformer", icon=":material/model_training:", url_path="minilm"),
-    st.Page("pages/sentences.py", title="Real model: word order", icon=":material/sort:", url_path="sentences"),
-    st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
-    st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
-]
-page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]}, expanded=True)
-st.sidebar.toggle(
-    "Presenter mode",
-    key="presenter",
-    bind="query-params",
-    help="For a shared screen at 1280x720: bigger chart text, key numbers first, less prose.",
-)
-page.run()
+app = st.App("router.py", routes=shell.routes(st.get_option("server.baseUrlPath")))

@@ -27,7 +27,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
-# Every page file; each one's URL path is its file name (see streamlit_app.py).
+# Every page file; each one's URL path is its file name (see router.py; tests/test_shell.py checks it).
 PAGES = sorted(p.stem for p in (ROOT / "pages").glob("*.py"))
 
 

@@ -82,7 +82,7 @@ def test_the_overview_table_writes_values_with_the_helper_and_verify_keeps_full_
 
 
 def test_router_runs_without_an_exception():
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
     ok(at)
 
 
@@ -579,7 +579,7 @@ def test_sentences_page_notes_text_it_cannot_read_and_falls_back(s1, warning):
     [("order", "causal", 6, 42), ("causal", "order", 6, 42), ("order", "offsets", 16, 0), ("rotary", "order", 6, 42)],
 )
 def test_sidebar_move_between_pages_sharing_keys_gives_defaults(start, target, T, seed):
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
     at.switch_page(f"pages/{start}.py").run()
     ok(at)
     at.slider(key="T").set_value(9).run()
@@ -827,7 +827,7 @@ def test_a_heatmap_of_more_than_1024_cells_is_one_image_mark_and_a_smaller_one_k
 
 @pytest.mark.parametrize(("start", "target"), [("order", "rotary"), ("longer", "minilm"), ("offsets", "order")])
 def test_a_part_picked_on_one_page_does_not_follow_to_the_next_page(start, target):
-    at = AppTest.from_file(str(ROOT / "streamlit_app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
     at.switch_page(f"pages/{start}.py").run()
     other = [o for o in at.button_group(key="part").options if o != at.button_group(key="part").value]
     at.button_group(key="part").set_value(other[-1]).run()

@@ -117,6 +117,19 @@ def test_every_page_opens_cleanly_from_its_own_link_twice(page, name):
         opened_cleanly(page, name)
 
 
+@pytest.mark.parametrize("path", ["/", "/attention?presenter=true"])
+def test_a_page_opened_by_its_url_asks_the_server_root_for_health_first(page, path):
+    """shell.py tells the frontend where the server is; without it, /attention first pinged
+    /attention/_stcore/health, got a 404 and waited 100 ms before trying the root."""
+    asked = []
+    page.on("request", lambda request: asked.append(request.url.removeprefix(page.base)))
+    visit(page, path)
+    no_exception(page)
+    pings = [url for url in asked if url.endswith("_stcore/health")]
+    assert pings and pings[0] == "/_stcore/health", pings
+    assert any(url.startswith("/_stcore/host-config") for url in asked)
+
+
 def test_the_root_shows_the_overview_and_the_sidebar_links_to_overview(page):
     visit(page, "/")
     no_exception(page)
