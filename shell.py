@@ -1,51 +1,76 @@
 """The HTML page each posviz URL is served as: Streamlit's own index.html, told where its server is.
 
-Streamlit's frontend guesses the server's root from the page's URL: opened at /attention, it first pings
-/attention/_stcore/health, gets a 404, waits 100 ms and only then pings /_stcore/health. Every page opened by
-its own URL (a link, a bookmark, the lecture's next slide) paid that wait. The frontend skips the guess when
-the host page sets `window.__streamlit.BACKEND_BASE_URL` (the setting an embedding host uses); here each
-page's HTML sets it to the folder of its own URL, which is the server's root for every route below.
+Streamlit's frontend guesses the server's root from the page's URL: opened at /attention it pings
+/attention/_stcore/health, gets a 404, waits 100 ms and then pings /_stcore/health. It skips the guess when the
+page sets `window.__streamlit.BACKEND_BASE_URL` (a setting meant for embedding hosts). `PageShell` answers "/"
+and each page's path with index.html plus a script that sets it to the folder of the page's own URL, which is
+the server's root for exactly those paths; every other path is left to Streamlit.
 
-Nothing here runs inside a script run: streamlit_app.py builds the routes once, when the server starts.
+Nothing here runs inside a script run: streamlit_app.py hands PageShell to st.App when the server starts.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-import streamlit as st
-from starlette.requests import Request
-from starlette.responses import HTMLResponse
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.types import Receive, Scope, Send
+from streamlit import config, file_util
+from streamlit.url_util import make_url_path
 
 ROOT = Path(__file__).parent
-STREAMLIT_INDEX = Path(st.__file__).parent / "static" / "index.html"
-# A classic script in <head> runs before Streamlit's bundle (a module script, deferred) reads the setting.
-HOST_CONFIG = '<script>window.__streamlit = {BACKEND_BASE_URL: new URL(".", location.href).href};</script>'
+STREAMLIT_INDEX = Path(file_util.get_static_dir()) / "index.html"
+# A classic script in <head> runs before Streamlit's bundle (a deferred module script) reads the setting;
+# a setting a proxy or embedding host put there first is kept.
+SERVER_ROOT_SCRIPT = (
+    '<script>window.__streamlit = {BACKEND_BASE_URL: new URL(".", location.href).href, ...window.__streamlit};</script>'
+)
 
 
 def page_names(pages: Path = ROOT / "pages") -> list[str]:
-    """The router's URL paths: each page's url_path is its file name (tests/test_app.py checks the router)."""
+    """The router's URL paths: each page's url_path is its file name (tests/test_shell.py checks router.py)."""
     return sorted(path.stem for path in pages.glob("*.py"))
 
 
 def index_html(index: Path = STREAMLIT_INDEX) -> str:
-    """Streamlit's index.html with HOST_CONFIG first in its head; unchanged if it has no plain <head> tag."""
+    """Streamlit's index.html with SERVER_ROOT_SCRIPT first in its head; unchanged if it has no plain <head> tag."""
     text = index.read_text(encoding="utf-8")
-    return text.replace("<head>", "<head>\n    " + HOST_CONFIG, 1)
+    return text.replace("<head>", "<head>\n    " + SERVER_ROOT_SCRIPT, 1)
 
 
-def routes(base_url_path: str = "", pages: Path = ROOT / "pages") -> list[Route]:
-    """Routes for "/" and each page's path (under Streamlit's server.baseUrlPath) that answer with index_html().
+class PageShell(BaseRoute):
+    """A route for GET and HEAD of "/" and each page's path, under server.baseUrlPath, answered with index_html().
 
-    Only these exact paths: Streamlit still serves every other path (its assets, favicon.png, an unknown
-    page's "Page not found") as before.
+    The paths are worked out at the first request, once the server has loaded its config (base_url_path
+    overrides that, for tests). Other methods and paths do not match: Streamlit serves them as before.
     """
-    page_html = index_html()
 
-    async def serve(request: Request) -> HTMLResponse:
-        return HTMLResponse(page_html, headers={"Cache-Control": "no-cache"})  # as Streamlit serves its index
+    def __init__(self, pages: Path = ROOT / "pages", base_url_path: str | None = None) -> None:
+        self.pages, self.base_url_path = pages, base_url_path
+        self._paths: frozenset[str] | None = None
+        self.html = index_html().encode()
+        self.etag = '"' + hashlib.sha256(self.html).hexdigest()[:32] + '"'
 
-    base = "/" + base_url_path.strip("/") if base_url_path.strip("/") else ""
-    paths = [f"{base}/", *(f"{base}/{name}" for name in page_names(pages))]
-    return [Route(path, serve, methods=["GET", "HEAD"]) for path in paths]
+    def paths(self) -> frozenset[str]:
+        if self._paths is None:
+            base = config.get_option("server.baseUrlPath") if self.base_url_path is None else self.base_url_path
+            self._paths = frozenset(make_url_path(base, name) for name in ["", *page_names(self.pages)])
+        return self._paths
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        wanted = scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and scope["path"] in self.paths()
+        return (Match.FULL if wanted else Match.NONE), {}
+
+    def url_path_for(self, name: str, /, **path_params: object) -> None:
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = {"Cache-Control": "no-cache", "ETag": self.etag}  # no-cache, as Streamlit serves its index
+        asked = dict(scope["headers"]).get(b"if-none-match", b"").decode("latin-1")
+        if self.etag in (tag.strip().removeprefix("W/") for tag in asked.split(",")):
+            response: Response = Response(status_code=304, headers=headers)
+        else:
+            response = HTMLResponse(self.html, headers=headers)
+        await response(scope, receive, send)

@@ -16,6 +16,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import shell
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -28,7 +30,7 @@ CHROMIUM_ARGS = [
 ]
 DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 # Every page file; each one's URL path is its file name (see router.py; tests/test_shell.py checks it).
-PAGES = sorted(p.stem for p in (ROOT / "pages").glob("*.py"))
+PAGES = shell.page_names()
 
 
 def chromium_path() -> str | None:

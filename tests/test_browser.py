@@ -120,7 +120,7 @@ def test_every_page_opens_cleanly_from_its_own_link_twice(page, name):
 @pytest.mark.parametrize("path", ["/", "/attention?presenter=true"])
 def test_a_page_opened_by_its_url_asks_the_server_root_for_health_first(page, path):
     """shell.py tells the frontend where the server is; without it, /attention first pinged
-    /attention/_stcore/health, got a 404 and waited 100 ms before trying the root."""
+    /attention/_stcore/health, got a 404 and waited 100 ms before trying the root ("/" guards the root)."""
     asked = []
     page.on("request", lambda request: asked.append(request.url.removeprefix(page.base)))
     visit(page, path)
