@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import NoReturn
 
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Match, NoMatchFound
@@ -63,7 +64,7 @@ class PageShell(BaseRoute):
         wanted = scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and scope["path"] in self.paths()
         return (Match.FULL if wanted else Match.NONE), {}
 
-    def url_path_for(self, name: str, /, **path_params: object) -> None:
+    def url_path_for(self, name: str, /, **path_params: object) -> NoReturn:  # nothing links to it by name
         raise NoMatchFound(name, path_params)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
