@@ -928,14 +928,15 @@ def matrix_grid(
     for p, m in zip(panels, matrices, strict=True):
         domain = charts.signed_domain(m)
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
-        caption = _picture_caption(reduced, f"{col_title} →, {row_title} ↓")
+        caption = html_text(_picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
+        title = _one_line(p.title)
         picture = _data_uri(_png(reduced.values, _stops(charts.SIGNED_SCHEME), domain, box=(height, across)))
         note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
-            f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{_one_line(p.title)}</div>"
-            f"<img src='{picture}' alt='{_one_line(p.title)}: {html_text(caption)}' style='display:block;width:100%;"
+            f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{title}</div>"
+            f"<img src='{picture}' alt='{title}: {caption}' style='display:block;width:100%;"
             f"height:{height}px;object-fit:fill;image-rendering:pixelated'>{note}"
-            f"<div style='font-size:{caption_size};opacity:0.75;text-align:center'>{html_text(caption)}</div>"
+            f"<div style='font-size:{caption_size};opacity:0.75;text-align:center'>{caption}</div>"
             f"<img src='{_data_uri(_colour_bar(domain, charts.SIGNED_SCHEME))}' alt='' style='display:block;"
             f"width:100%;height:12px;object-fit:fill;margin-top:0.3rem'>{_bar_labels(domain, 'value')}</div>"
         )
