@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from posviz import charts, figures, grids, images
-from posviz.display import number
+from posviz.drawing import charts, figures, images
+from posviz.drawing.display import number
+from posviz.maths import grids
 
 if TYPE_CHECKING:  # an internal module path: only type checkers read it
     from streamlit.runtime.state import SessionStateProxy
@@ -808,7 +809,7 @@ def weights_height(tokens: int) -> int:
 
 def token_notes(pairs: Iterable[tuple[object, str]], max_tokens: int) -> None:
     """Notes for sentences the real model read differently from what was typed: [UNK] pieces, or cut at
-    `max_tokens`. `pairs`: (posviz.minilm.Tokens, label) for each sentence."""
+    `max_tokens`. `pairs`: (posviz.models.minilm.Tokens, label) for each sentence."""
     for tokens, label in pairs:
         if tokens.unknown:
             note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")

@@ -31,7 +31,9 @@ import pandas as pd  # noqa: E402
 from streamlit import dataframe_util  # noqa: E402
 from streamlit.elements import vega_charts  # noqa: E402
 
-from posviz import charts, grids, lessons  # noqa: E402
+from posviz.drawing import charts
+from posviz.experiments import lessons  # noqa: E402
+from posviz.maths import grids
 
 rng = np.random.default_rng(0)
 result = lessons.sentence_experiment("dog bites man", "man bites dog")

@@ -12,8 +12,10 @@ into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks w
 import streamlit as st
 
 import ui
-from posviz import charts, lessons, verdicts
-from posviz.display import number
+from posviz.drawing import charts
+from posviz.drawing.display import number
+from posviz.experiments import lessons
+from posviz.maths import verdicts
 
 KINDS = lessons.SENTENCE_POSITIONS
 FORMULA = r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^{\top}}{\sqrt{d}}\Big)"

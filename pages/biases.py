@@ -10,8 +10,9 @@ N(0, 1) stand-in here.
 import streamlit as st
 
 import ui
-from posviz import biases, charts, frames, longviews
-from posviz.display import number
+from posviz.drawing import charts, frames, longviews
+from posviz.drawing.display import number
+from posviz.maths import biases
 
 ui.page_setup(__doc__)
 P = ui.params(

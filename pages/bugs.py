@@ -7,8 +7,9 @@ it, and their difference on the right. Turn on *hide the answer* for a quiz link
 import streamlit as st
 
 import ui
-from posviz import charts, figures, generation, variants, verdicts
-from posviz.display import number, zero_note
+from posviz.drawing import charts, figures
+from posviz.drawing.display import number, zero_note
+from posviz.maths import generation, variants, verdicts
 
 ui.page_setup(__doc__)
 START_BUGS = {"start reset to 0": "reset", "off-by-one start": "off_by_one"}

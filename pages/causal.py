@@ -10,8 +10,9 @@ In words: P shuffles the tokens; order-blind means the two sides agree up to rou
 import streamlit as st
 
 import ui
-from posviz import lessons, verdicts
-from posviz.display import number
+from posviz.drawing.display import number
+from posviz.experiments import lessons
+from posviz.maths import verdicts
 
 ui.page_setup(__doc__, r"\text{equal scores:}\quad \mathrm{out}_t = \frac{1}{t+1}\sum_{j \le t} v_j")
 P = ui.params(

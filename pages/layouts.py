@@ -9,8 +9,9 @@ permutation of the dimensions. The one real numeric difference is tensor2tensor'
 import streamlit as st
 
 import ui
-from posviz import figures, variants, verdicts
-from posviz.display import number
+from posviz.drawing import figures
+from posviz.drawing.display import number
+from posviz.maths import variants, verdicts
 
 ui.page_setup(__doc__)
 P = ui.params(

@@ -10,8 +10,9 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import figures, longviews, scaling
-from posviz.display import number
+from posviz.drawing import figures, longviews
+from posviz.drawing.display import number
+from posviz.maths import scaling
 
 ui.page_setup(__doc__)
 # Three parts, so that a first visit draws two charts, not five (each costs first-paint time).

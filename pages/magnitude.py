@@ -11,8 +11,10 @@ sentence 2; `np.allclose` asks whether the two outputs are numerically equal (wi
 import streamlit as st
 
 import ui
-from posviz import charts, figures, lessons, verdicts
-from posviz.display import number
+from posviz.drawing import charts, figures
+from posviz.drawing.display import number
+from posviz.experiments import lessons
+from posviz.maths import verdicts
 
 STEPS = lessons.magnitude_steps()
 FORMULA = r"\Delta(s) = \max_j \big|\,\mathrm{attn}(X_1 + sE)_{i_1 j} - \mathrm{attn}(X_2 + sE)_{i_2 j}\big|"

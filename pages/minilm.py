@@ -9,8 +9,11 @@ formula. Remove the rows and the model is as order-blind as the toy.
 import streamlit as st
 
 import ui
-from posviz import charts, figures, grids, lessons, minilm, verdicts
-from posviz.display import number
+from posviz.drawing import charts, figures
+from posviz.drawing.display import number
+from posviz.experiments import lessons
+from posviz.maths import grids, verdicts
+from posviz.models import minilm
 
 ui.page_setup(__doc__)
 STEPS = lessons.magnitude_steps()

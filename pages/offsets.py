@@ -8,8 +8,9 @@ whole sequence from scratch. Give it the wrong position and the outputs drift, s
 import streamlit as st
 
 import ui
-from posviz import figures, frames, generation, longviews, sinks, verdicts
-from posviz.display import number
+from posviz.drawing import figures, frames, longviews
+from posviz.drawing.display import number
+from posviz.maths import generation, sinks, verdicts
 
 ui.page_setup(__doc__)
 BUG_LABELS = {
@@ -68,7 +69,7 @@ if part == "generation":
         title = "error of each token against a full recompute"
         ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
 else:
-    # --- Attention sinks: numbers and frames from posviz.longviews.
+    # --- Attention sinks: numbers and frames from posviz.drawing.longviews.
     ui.intro(
         "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
         "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "

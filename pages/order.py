@@ -9,8 +9,9 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import lessons, parsing, verdicts
-from posviz.display import number, zero_note
+from posviz.drawing.display import number, zero_note
+from posviz.experiments import lessons
+from posviz.maths import parsing, verdicts
 
 KINDS = posviz.POSITION_KINDS
 ui.page_setup(__doc__)  # the experiment of lesson 000
@@ -90,7 +91,7 @@ if part == "shuffle":
         "them; machine zero means equal up to rounding, about 1e-16 here."
     )
 
-    domain = posviz.charts.signed_domain(result.out, result.out_perm, bare.out, bare.out_perm)
+    domain = posviz.drawing.charts.signed_domain(result.out, result.out_perm, bare.out, bare.out_perm)
 
     panels = [
         ui.Panel("no position: difference", bare.difference, "order-no-position-difference",
@@ -137,7 +138,7 @@ elif part == "twins":
         title="output rows of the two copies",
         row_title="",
         col_title="feature",
-        domain=posviz.charts.signed_domain(rows),
+        domain=posviz.drawing.charts.signed_domain(rows),
         row_labels=labels,
         name="identical-tokens",
         height=260,

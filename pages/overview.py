@@ -12,7 +12,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz.display import number
+from posviz.drawing.display import number
 
 ui.page_setup(__doc__)
 registry = st.cache_data(posviz.claims, max_entries=1)()

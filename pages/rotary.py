@@ -10,8 +10,9 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import charts, figures, frames, properties, relative, verdicts
-from posviz.display import number
+from posviz.drawing import charts, figures, frames
+from posviz.drawing.display import number
+from posviz.maths import properties, relative, verdicts
 
 ui.page_setup(__doc__)
 BASES = (10_000.0, 50_000.0, 100_000.0, 500_000.0)

@@ -9,9 +9,9 @@ the cosine, no longer sees the order.
 import streamlit as st
 
 import ui
-from posviz import encoder, minilm
-from posviz import sentence_charts as sc
-from posviz.display import number
+from posviz.drawing import sentence_charts as sc
+from posviz.drawing.display import number
+from posviz.models import encoder, minilm
 
 ui.page_setup(__doc__)
 SCALES = [round(0.05 * i, 2) for i in range(21)]

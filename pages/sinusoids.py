@@ -9,8 +9,9 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz import figures, grids, parsing, properties, verdicts
-from posviz.display import number
+from posviz.drawing import figures
+from posviz.drawing.display import number
+from posviz.maths import grids, parsing, properties, verdicts
 
 FORMULA = (
     r"\mathrm{pe}_{t,2i} = \sin\!\big((s+t)\,\omega_i\big),\quad"

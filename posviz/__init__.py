@@ -1,13 +1,20 @@
 """posviz: positional encoding in transformer self-attention, made visible and checkable.
 
-The maths modules use numpy alone; `posviz.frames` lays finished numbers out as pandas frames and
-`posviz.charts` draws them with Altair. Nothing in the core imports streamlit. Verdicts on measured
-numbers (machine zero, negligible, depends only on the offset) are `posviz.verdicts`.
+The maths modules use numpy alone; `posviz.drawing.frames` lays finished numbers out as pandas frames and
+`posviz.drawing.charts` draws them with Altair. Nothing in the core imports streamlit. Verdicts on measured
+numbers (machine zero, negligible, depends only on the offset) are `posviz.maths.verdicts`.
 """
 
-from posviz.attention import attention_weights, causal_mask, prefix_mean, self_attention, softmax
-from posviz.claims import Check, Claim, claim_rows, claims
-from posviz.encodings import (
+from posviz.experiments.claims import Check, Claim, claim_rows, claims
+from posviz.experiments.lessons import (
+    POSITION_KINDS,
+    order_experiment,
+    position_signal,
+    sentence_experiment,
+    twin_experiment,
+)
+from posviz.maths.attention import attention_weights, causal_mask, prefix_mean, self_attention, softmax
+from posviz.maths.encodings import (
     angles,
     constant,
     frequencies,
@@ -18,16 +25,9 @@ from posviz.encodings import (
     rope,
     sinusoidal,
 )
-from posviz.generation import incremental_generation
-from posviz.lessons import (
-    POSITION_KINDS,
-    order_experiment,
-    position_signal,
-    sentence_experiment,
-    twin_experiment,
-)
-from posviz.relative import alibi_bias, alibi_slopes, half_permutation, rope_rotate_half
-from posviz.variants import sinusoidal_concat, t2t_frequencies
+from posviz.maths.generation import incremental_generation
+from posviz.maths.relative import alibi_bias, alibi_slopes, half_permutation, rope_rotate_half
+from posviz.maths.variants import sinusoidal_concat, t2t_frequencies
 
 __all__ = [
     "POSITION_KINDS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from posviz.claims import claim_rows
+from posviz.experiments.claims import claim_rows
 
 
 def verify() -> int:

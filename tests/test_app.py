@@ -61,7 +61,7 @@ def numbers_in(text: str) -> list[str]:
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"])
 def test_every_headline_is_written_by_the_one_number_helper(name):
     """A value already in display.number's format comes back unchanged; 12.53665770012299 or 12.5367 would not."""
-    from posviz.display import number
+    from posviz.drawing.display import number
 
     at = page(name)
     shown = headline_values(at)
@@ -72,7 +72,7 @@ def test_every_headline_is_written_by_the_one_number_helper(name):
 
 
 def test_the_overview_table_writes_values_with_the_helper_and_verify_keeps_full_precision():
-    from posviz.display import number
+    from posviz.drawing.display import number
 
     at = page("overview")
     table = at.dataframe[0].value
@@ -437,11 +437,11 @@ def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_one
     pictures = [base64.b64decode(src.split("'")[0]) for src in block.split("data:image/png;base64,")[1:]]
     assert len(pictures) == 10  # a picture and a colour bar each
     assert {Image.open(io.BytesIO(p)).format for p in pictures} == {"PNG"}
-    for name in posviz.longviews.BIAS_NAMES.values():
+    for name in posviz.drawing.longviews.BIAS_NAMES.values():
         assert f">{name}</div>" in block
     assert not at.get("image") and len(at.get("vega_lite_chart")) == 1  # the offsets curve only
     assert [b.proto.label for b in at.get("download_button")][-5:] == [
-        f"{name} (CSV)" for name in posviz.longviews.BIAS_NAMES.values()
+        f"{name} (CSV)" for name in posviz.drawing.longviews.BIAS_NAMES.values()
     ]
     small = page("biases", T="8")  # 64 cells: a chart each, with a value on each cell
     ok(small)
@@ -535,12 +535,12 @@ def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
 
 
 def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position():
-    from posviz import encoder
+    from posviz.models import encoder
 
     at = page("sentences")
     ok(at)
     expected = encoder.compare_texts("dog bites man", "man bites dog")
-    from posviz.display import number
+    from posviz.drawing.display import number
 
     assert headline_values(at) == [number(expected.cosine), "1", "1"]
     assert expected.cosine < 0.95
@@ -631,7 +631,7 @@ def test_biases_page_draws_step_corners_only():
     ok(at)
     (chart,) = at.get("vega_lite_chart")
     drawn = pa.ipc.open_stream(io.BytesIO(chart.proto.datasets[0].data.data)).read_all().to_pandas()
-    assert set(drawn["kind"]) == set(posviz.longviews.BIAS_NAMES.values())
+    assert set(drawn["kind"]) == set(posviz.drawing.longviews.BIAS_NAMES.values())
     assert len(drawn) < 0.5 * 5 * 2001  # T5's buckets and Shaw's clip are flat over most offsets
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import posviz
-from posviz import generation, grids, parsing, relative, variants
+from posviz.maths import generation, grids, parsing, relative, variants
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posviz
-from posviz import generation, properties, relative, variants
+from posviz.maths import generation, properties, relative, variants
 from tests.references import rope_matrices
 
 widths = st.integers(1, 24).map(lambda n: 2 * n)
@@ -127,7 +127,7 @@ def test_start_bugs_break_generation_after_the_prompt_only(scheme, bug):
 
 
 def test_uniform_scores_under_a_causal_mask_give_running_means():
-    from posviz import lessons
+    from posviz.experiments import lessons
 
     demo = lessons.uniform_causal(3, 7, 5)
     assert demo.gap < 1e-12

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posviz import biases, sinks
+from posviz.maths import biases, sinks
 from tests.references import t5_bucket_loop
 
 

@@ -291,8 +291,8 @@ def test_presenter_mode_holds_across_pages(page):
 
 
 def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
-    from posviz import encoder
-    from posviz.display import number
+    from posviz.drawing.display import number
+    from posviz.models import encoder
 
     visit(page, "/sentences")
     charts_drawn(page)

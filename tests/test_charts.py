@@ -8,7 +8,9 @@ import pytest
 from altair.vegalite.v6.schema.core import Root
 
 import posviz
-from posviz import charts, figures, frames, grids, images, longviews, minilm, scaling, sinks
+from posviz.drawing import charts, figures, frames, images, longviews
+from posviz.maths import grids, scaling, sinks
+from posviz.models import minilm
 
 
 def bound(builder, *frames, **shape):
@@ -78,7 +80,7 @@ def panel_cells():
 
 
 def figure_charts():
-    """The charts posviz.figures describes for the pages, as the pages draw them."""
+    """The charts posviz.drawing.figures describes for the pages, as the pages draw them."""
     ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
     scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
     preset = scaling.PRESETS["llama3.1-8b"]

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posviz.display import number, zero_note
+from posviz.drawing.display import number, zero_note
 
 
 @pytest.mark.parametrize(

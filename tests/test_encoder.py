@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posviz import encoder, minilm
+from posviz.models import encoder, minilm
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 
 import posviz
-from posviz import charts, figures, frames, longviews, minilm, scaling, sinks
+from posviz.drawing import charts, figures, frames, longviews
+from posviz.maths import scaling, sinks
+from posviz.models import minilm
 
 
 def test_frequency_figure_compares_the_paper_with_tensor2tensor_on_a_log_axis():

@@ -5,7 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posviz
-from posviz import encodings, frames, generation, grids, lessons, properties, relative, variants
+from posviz.drawing import frames
+from posviz.experiments import lessons
+from posviz.maths import encodings, generation, grids, properties, relative, variants
 
 
 def test_step_errors_mark_the_prefill_and_keep_every_error():

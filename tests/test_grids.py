@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posviz
-from posviz import grids, properties
+from posviz.maths import grids, properties
 
 
 @settings(max_examples=40, deadline=None)

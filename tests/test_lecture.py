@@ -3,8 +3,9 @@
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from posviz import charts, lecture
-from posviz.claims import claims
+from posviz import lecture
+from posviz.drawing import charts
+from posviz.experiments.claims import claims
 
 STEPS = lecture.STEPS
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import posviz
-from posviz import lessons
-from posviz.lessons import reordering, sentence_distance_curve
+from posviz.experiments import lessons
+from posviz.experiments.lessons import reordering, sentence_distance_curve
 
 
 def test_every_claim_passes_numbered_without_gaps():

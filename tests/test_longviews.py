@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from posviz import biases, longviews, scaling, sinks
+from posviz.drawing import longviews
+from posviz.maths import biases, scaling, sinks
 
 
 def test_llama3_changes_the_35_pairs_it_does_not_keep():

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from posviz import minilm
+from posviz.drawing import frames
+from posviz.models import minilm
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -107,7 +108,7 @@ def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
 
 
 def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
-    from posviz import encoder
+    from posviz.models import encoder
 
     rng = np.random.default_rng(0)
     vocab, width, ffn = 30522, 8, 16  # the real vocabulary, so that the real tokenizer runs the reference
@@ -181,7 +182,7 @@ def test_bad_input_is_refused(model):
 
 def test_cosine_profile_holds_the_learned_and_the_sinusoidal_curve_for_every_distance():
     pos = minilm.position_table()
-    profile = pos.cosine_profile()
+    profile = frames.cosine_profile(pos)
     assert profile.groupby("table").size().tolist() == [511, 511]
     learned = profile[profile.table == "MiniLM, learned"]
     assert learned["distance"].tolist() == list(range(1, 512))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from posviz.claims import claims
+from posviz.experiments.claims import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 # Left out of the copy the wheel is built from: a stale build/ or egg-info would hide a packaging mistake.
@@ -86,7 +86,7 @@ def test_installed_posviz_verify_prints_the_claims_table_and_exits_0(installed):
 
 def test_installed_package_reads_its_own_data_and_tokenizer(installed):
     script = (
-        "import posviz, posviz.minilm as m; print(posviz.__file__); print(m.DATA);"
+        "import posviz, posviz.models.minilm as m; print(posviz.__file__); print(m.DATA);"
         "print(m.load_minilm().position.shape); print(' '.join(m.tokenize('dog bites man').tokens))"
     )
     probe = _run([installed["python"], "-c", script], cwd=installed["work"])

@@ -1,6 +1,6 @@
 import pytest
 
-from posviz import parsing
+from posviz.maths import parsing
 
 
 def test_sentences_are_lower_cased_words_split_on_white_space():

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posviz import scaling
-from posviz.scaling import PRESETS, RopeParameters, inv_freq
+from posviz.maths import scaling
+from posviz.maths.scaling import PRESETS, RopeParameters, inv_freq
 from tests.references import roformer_bound_loop, rope_inv_freq_loops, rope_matrices
 
 dims = st.integers(2, 64).map(lambda n: 2 * n)

@@ -5,8 +5,8 @@ import json
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from posviz import charts
-from posviz import sentence_charts as sc
+from posviz.drawing import charts
+from posviz.drawing import sentence_charts as sc
 
 
 def cosine_chart(scale: float, cosine: float):

@@ -4,7 +4,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import posviz
-from posviz import generation, properties, relative, verdicts
+from posviz.maths import generation, properties, relative, verdicts
 
 
 def test_machine_zero_scales_with_magnitude():

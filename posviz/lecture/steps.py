@@ -18,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from posviz import charts, frames, grids, lessons, properties, relative, verdicts
-from posviz.display import number
-from posviz.encodings import offset_matrix, sinusoidal
-from posviz.figures import Figure
+from posviz.drawing import charts, frames
+from posviz.drawing.display import number
+from posviz.drawing.figures import Figure
+from posviz.experiments import lessons
+from posviz.maths import grids, properties, relative, verdicts
+from posviz.maths.encodings import offset_matrix, sinusoidal
 
 FIGURE_HEIGHT = 240
 
@@ -384,7 +386,7 @@ def rotary(shift: int = 100) -> Slide:
 
 
 def real_model() -> Slide:
-    from posviz import minilm
+    from posviz.models import minilm
 
     pos = minilm.position_table()
     clip = charts.robust_domain(pos.table)
@@ -407,7 +409,8 @@ def real_model() -> Slide:
 
 
 def real_sentences(scale: float = 1.0) -> Slide:
-    from posviz import encoder, sentence_charts
+    from posviz.drawing import sentence_charts
+    from posviz.models import encoder
 
     pair = encoder.compare_texts("dog bites man", "man bites dog", scale)
     layers = sentence_charts.layer_distance_frame(

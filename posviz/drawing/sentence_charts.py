@@ -1,6 +1,6 @@
 """Altair chart builders for the real model's word-order page: data first, hashable shape after.
 
-As in posviz.charts: every number that depends on the data is a field of a DataFrame, never a literal
+As in posviz.drawing.charts: every number that depends on the data is a field of a DataFrame, never a literal
 in the spec, so the same shape compiles once and a new sentence or scale only swaps the data; a title
 may be live (`charts.Live`). No styling and no width: the caller styles.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from posviz.charts import ACCENT, Text, title_params
-from posviz.display import number
+from posviz.drawing.charts import ACCENT, Text, title_params
+from posviz.drawing.display import number
 
 SERIES = ("#0072B2", "#E69F00")  # colour-blind safe: with position, without
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from posviz import _checks
-from posviz.encodings import DEFAULT_BASE, rope
+from posviz.maths import _checks
+from posviz.maths.encodings import DEFAULT_BASE, rope
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz import _checks
-from posviz.attention import self_attention, softmax
-from posviz.encodings import DEFAULT_BASE, rope, sinusoidal
+from posviz.maths import _checks
+from posviz.maths.attention import self_attention, softmax
+from posviz.maths.encodings import DEFAULT_BASE, rope, sinusoidal
 
 SCHEMES = ("rotary", "sinusoidal")
 BUGS = ("none", "reset", "off_by_one")

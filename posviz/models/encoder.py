@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from posviz import _checks, minilm
-from posviz.attention import softmax
+from posviz.maths import _checks
+from posviz.maths.attention import softmax
+from posviz.models import minilm
 
 DATA = minilm.DATA
 # The shipped (int8) model against the float32 model's values recorded at extraction (provenance.json):
@@ -63,7 +64,7 @@ class Layer:
 
 @dataclass(frozen=True)
 class Encoder:
-    """The embedding layer (posviz.minilm's arrays) and the encoder's layers."""
+    """The embedding layer (posviz.models.minilm's arrays) and the encoder's layers."""
 
     embeddings: minilm.MiniLM
     layers: tuple[Layer, ...]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz import _checks
+from posviz.maths import _checks
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
 YARN_BETA_FAST, YARN_BETA_SLOW = 32.0, 1.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posviz.properties import diagonal_spread
+from posviz.maths.properties import diagonal_spread
 
 EPS = float(np.finfo(np.float64).eps)
 ROUNDING = 1e-9  # the lessons' tolerance: far above accumulated rounding, far below any real effect

@@ -17,12 +17,11 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from posviz import _checks, frames
-from posviz.attention import softmax
+from posviz.maths import _checks
+from posviz.maths.attention import softmax
 
-DATA = Path(__file__).resolve().parent / "data" / "minilm"
+DATA = Path(__file__).resolve().parents[1] / "data" / "minilm"
 MAX_TOKENS = 64
 
 
@@ -251,29 +250,10 @@ class PositionTable:
         """Median norm of the rows after position 0."""
         return float(np.median(self.norms[1:]))
 
-    def cosine_profile(self, bins: int | None = None) -> pd.DataFrame:
-        """Rows (distance, cosine, table): median cosine of rows k apart, learned and sinusoidal, at every
-        k = 1..511, or with `bins` at the k a chart on a log axis needs (`frames.log_envelope`: each curve's
-        lowest and highest value in each of `bins` log-spaced stretches of k, where every k would crowd hundreds of
-        points into the axis's last inch).
-
-        >>> pos = position_table()
-        >>> len(pos.cosine_profile()), len(pos.cosine_profile(bins=64))
-        (1022, 278)
-        """
-        k = np.arange(1, len(self.norms))
-        if bins is not None:
-            k = frames.log_envelope(k, [self.by_distance, self.sinusoid_by_distance], bins)
-        series = {
-            "MiniLM, learned": self.by_distance[k - 1],
-            "sinusoidal, same shape": self.sinusoid_by_distance[k - 1],
-        }
-        return frames.curves(k, series, x_name="distance", y_name="cosine", group="table")
-
 
 def position_table() -> PositionTable:
     """The shipped model's learned position rows and their geometry."""
-    from posviz.encodings import sinusoidal
+    from posviz.maths.encodings import sinusoidal
 
     table = default_model().position
     cosine = cosine_similarity(table)

@@ -3,9 +3,9 @@
 Claims 1-11 come from the three lessons. The lessons print only some of their numbers (4.44e-16,
 0.0, 3.4998 and the allclose verdicts: `Check.printed`); the other expected values are what the
 lessons' code gives with its seeds and draw order (measured with numpy 2.4). Every reproduced value
-is computed here, live, by the experiments in `posviz.lessons`. Claims 12 on come
+is computed here, live, by the experiments in `posviz.experiments.lessons`. Claims 12 on come
 from the methods' papers and reference code (named in each claim's `source`), reproduced by
-`posviz.scaling` from the formulas. Claim 16 is the real model's (posviz.encoder), against the float32
+`posviz.maths.scaling` from the formulas. Claim 16 is the real model's (posviz.models.encoder), against the float32
 model's values recorded at extraction.
 """
 
@@ -17,9 +17,16 @@ from typing import Literal
 
 import numpy as np
 
-from posviz.encodings import sinusoidal
-from posviz.lessons import order_experiment, sentence_experiment, twin_experiment
-from posviz.scaling import PRESETS, decay_bound, default_inv_freq, dynamic_base, llama3_masks, yarn_correction_range
+from posviz.experiments.lessons import order_experiment, sentence_experiment, twin_experiment
+from posviz.maths.encodings import sinusoidal
+from posviz.maths.scaling import (
+    PRESETS,
+    decay_bound,
+    default_inv_freq,
+    dynamic_base,
+    llama3_masks,
+    yarn_correction_range,
+)
 
 DEFAULT_TOLERANCE = 1e-9
 
@@ -251,7 +258,7 @@ def _longer_contexts() -> list[Claim]:
 
 
 def _real_model() -> list[Claim]:
-    from posviz import encoder  # loads the shipped model (23 MB) only when the registry is built
+    from posviz.models import encoder  # loads the shipped model (23 MB) only when the registry is built
 
     record = encoder.provenance()
     first, second = "dog bites man", "man bites dog"

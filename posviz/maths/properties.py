@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz import _checks, grids
-from posviz.encodings import DEFAULT_BASE, frequencies, sinusoidal
+from posviz.maths import _checks, grids
+from posviz.maths.encodings import DEFAULT_BASE, frequencies, sinusoidal
 
 
 def wavelengths(width: int, base: float = DEFAULT_BASE) -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posviz import _checks
+from posviz.maths import _checks
 
 
 def sentence_words(text: str) -> tuple[str, ...]:

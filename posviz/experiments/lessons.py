@@ -3,7 +3,7 @@ position scale, and equal scores under a causal mask.
 
 Each experiment reproduces its lesson's seed and random draw order at the defaults and
 returns the numbers and the arrays the app draws. Shapes use T (tokens), C (width).
-The claims registry is posviz.claims; reading typed input is posviz.parsing.
+The claims registry is posviz.experiments.claims; reading typed input is posviz.maths.parsing.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from posviz import _checks
-from posviz.attention import attention_weights, prefix_mean, self_attention
-from posviz.encodings import constant, gaussian, learned, ramp, sinusoidal
-from posviz.parsing import sentence_words
-from posviz.verdicts import machine_zero, numerically_equal
+from posviz.maths import _checks
+from posviz.maths.attention import attention_weights, prefix_mean, self_attention
+from posviz.maths.encodings import constant, gaussian, learned, ramp, sinusoidal
+from posviz.maths.parsing import sentence_words
+from posviz.maths.verdicts import machine_zero, numerically_equal
 
 LESSON_PERM = (3, 0, 5, 1, 4, 2)
 SENTENCE_POSITIONS = ("random", "ramp", "constant", "sinusoidal", "learned")

@@ -14,7 +14,7 @@ are read from a one-row dataset ("posviz_live") by Vega expressions, so a slider
 changes numbers leaves the spec text identical and the browser swaps the data into the live chart.
 
 Colour schemes are colour-blind-safe: signed values diverge around 0 ("blueorange"), attention
-weights run over [0, 1] ("viridis"), both through the same 11 RGB stops as `posviz.images`, so a PNG
+weights run over [0, 1] ("viridis"), both through the same 11 RGB stops as `posviz.drawing.images`, so a PNG
 view and a chart of the same matrix share colours.
 """
 
@@ -30,8 +30,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from posviz import images
-from posviz.grids import Reduced
+from posviz.drawing import images
+from posviz.maths.grids import Reduced
 
 SIGNED_SCHEME = "blueorange"
 WEIGHT_SCHEME = "viridis"
@@ -93,7 +93,7 @@ def _stops(scheme: str) -> tuple[str, ...]:
 
 
 def color_scale(scheme: str, domain: Bounds) -> alt.Scale:
-    """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.images.colorize` draws it."""
+    """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.drawing.images.colorize` draws it."""
     stops = _stops(scheme)
     return alt.Scale(domain=_stop_positions(domain, len(stops)), range=list(stops), interpolate="rgb", clamp=True)
 

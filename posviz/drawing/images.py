@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posviz import _checks
+from posviz.maths import _checks
 
 # Vega's "blueorange" and "viridis" sampled at 11 evenly spaced points (tools/extract_palettes.py).
 SIGNED_STOPS = (

@@ -15,13 +15,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from posviz import charts, frames, grids, longviews, minilm, scaling, sinks
-from posviz.display import number
+from posviz.drawing import charts, frames, longviews
+from posviz.drawing.display import number
+from posviz.maths import grids, scaling, sinks
+from posviz.models import minilm
 
 
 @dataclass(frozen=True)
 class Figure:
-    """A chart: a `posviz.charts` builder, its frames and its shape; or an image of a reduced matrix."""
+    """A chart: a `posviz.drawing.charts` builder, its frames and its shape; or an image of a reduced matrix."""
 
     name: str
     builder: Callable | None = None
@@ -209,7 +211,7 @@ def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
     )
     # Each point drawn costs first-paint time (Vega encodes every point twice): the lows and highs of 64 log-spaced
     # stretches of k, not all 511 k; the CSV keeps every k.
-    drawn = table.cosine_profile(bins=64)
+    drawn = frames.cosine_profile(table, bins=64)
     shown = drawn["distance"].nunique()
     profile = replace(
         _lines(
@@ -224,6 +226,6 @@ def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
             y_title="cosine",
             legend="bottom",
         ),
-        table=table.cosine_profile(),
+        table=frames.cosine_profile(table),
     )
     return norms, profile

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posviz import _checks
-from posviz.encodings import DEFAULT_BASE, frequencies, rope, sinusoidal
-from posviz.relative import half_permutation, rope_rotate_half
+from posviz.maths import _checks
+from posviz.maths.encodings import DEFAULT_BASE, frequencies, rope, sinusoidal
+from posviz.maths.relative import half_permutation, rope_rotate_half
 
 if TYPE_CHECKING:
-    from posviz.properties import TableChecks
+    from posviz.maths.properties import TableChecks
 
 TIMESCALES = ("paper", "tensor2tensor")
 BUGS = {
@@ -138,7 +138,7 @@ def table_with_checks(length: int, width: int, bug: str, base: float = DEFAULT_B
     >>> table_with_checks(16, 8, "none")[1].norm_deviation
     0.0
     """
-    from posviz.properties import check_table
+    from posviz.maths.properties import check_table
 
     table = buggy_sinusoidal(length, width, bug, base)
     return table, check_table(table, base, offset=1)

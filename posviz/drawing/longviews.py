@@ -1,7 +1,7 @@
 """What the Longer contexts, Relative biases and attention-sinks views show: their numbers and tidy frames.
 
-The maths is in `posviz.scaling`, `posviz.biases` and `posviz.sinks` (numpy only); this module runs it
-for one setting of a page and lays the results out as long-form frames for the `posviz.charts` builders.
+The maths is in `posviz.maths.scaling`, `posviz.maths.biases` and `posviz.maths.sinks` (numpy only); this module runs it
+for one setting of a page and lays the results out as long-form frames for the `posviz.drawing.charts` builders.
 No streamlit here.
 
 Dimension letters: P rotated pairs, N distances, T positions, O offsets.
@@ -15,8 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from posviz import biases, charts, scaling, sinks
-from posviz.lessons import machine_zero
+from posviz.drawing import charts
+from posviz.experiments.lessons import machine_zero
+from posviz.maths import biases, scaling, sinks
 
 BIAS_NAMES = {
     "t5": "T5 bidirectional",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from posviz import _checks
+from posviz.maths import _checks
 
 DEFAULT_BASE = 10000.0
 LEARNED_MAX_LENGTH = 512

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz import _checks
-from posviz.attention import self_attention, softmax
-from posviz.encodings import DEFAULT_BASE, rope
-from posviz.generation import seeded_inputs
+from posviz.maths import _checks
+from posviz.maths.attention import self_attention, softmax
+from posviz.maths.encodings import DEFAULT_BASE, rope
+from posviz.maths.generation import seeded_inputs
 
 POSITION_MODES = ("cache", "original", "rotated_at_insert")
 

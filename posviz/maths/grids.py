@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz import _checks
+from posviz.maths import _checks
 
 
 @dataclass(frozen=True)

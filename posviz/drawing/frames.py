@@ -7,15 +7,19 @@ Letters: T tokens or positions, P sin/cos pairs (d/2), S scales.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from posviz import _checks
-from posviz.encodings import DEFAULT_BASE, frequencies
-from posviz.properties import wavelengths
-from posviz.variants import t2t_frequencies
-from posviz.verdicts import ROUNDING
+from posviz.maths import _checks
+from posviz.maths.encodings import DEFAULT_BASE, frequencies
+from posviz.maths.properties import wavelengths
+from posviz.maths.variants import t2t_frequencies
+from posviz.maths.verdicts import ROUNDING
+
+if TYPE_CHECKING:
+    from posviz.models.minilm import PositionTable
 
 LOG_FLOOR = 1e-18  # below every distance a page shows, above 0: where a log axis draws an exact 0
 
@@ -203,3 +207,24 @@ def on_log_axis(value: float) -> float:
     (1e-18, 0.5)
     """
     return max(float(value), LOG_FLOOR)
+
+
+def cosine_profile(table: PositionTable, bins: int | None = None) -> pd.DataFrame:
+    """Rows (distance, cosine, table): median cosine of rows k apart, learned and sinusoidal, at every
+    k = 1..511, or with `bins` at the k a chart on a log axis needs (`log_envelope`: each curve's
+    lowest and highest value in each of `bins` log-spaced stretches of k, where every k would crowd hundreds of
+    points into the axis's last inch).
+
+    >>> from posviz.models.minilm import position_table
+    >>> pos = position_table()
+    >>> len(cosine_profile(pos)), len(cosine_profile(pos, bins=64))
+    (1022, 278)
+    """
+    k = np.arange(1, len(table.norms))
+    if bins is not None:
+        k = log_envelope(k, [table.by_distance, table.sinusoid_by_distance], bins)
+    series = {
+        "MiniLM, learned": table.by_distance[k - 1],
+        "sinusoidal, same shape": table.sinusoid_by_distance[k - 1],
+    }
+    return curves(k, series, x_name="distance", y_name="cosine", group="table")

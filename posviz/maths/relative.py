@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from posviz import _checks
-from posviz.encodings import DEFAULT_BASE, angles, rope, sinusoidal
+from posviz.maths import _checks
+from posviz.maths.encodings import DEFAULT_BASE, angles, rope, sinusoidal
 
 
 def half_permutation(width: int) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Drawing: tidy frames, Altair builders (compiled once), figures, pictures, number format."""

@@ -1,0 +1,1 @@
+"""The lessons' experiments and the claims registry, run on the maths and the models."""

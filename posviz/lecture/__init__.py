@@ -1,0 +1,5 @@
+"""The lecture: the lessons' experiments and figures composed into steps a class walks through."""
+
+from posviz.lecture.steps import FIGURE_HEIGHT, STEPS, Control, Slide, Step, slide
+
+__all__ = ["FIGURE_HEIGHT", "STEPS", "Control", "Slide", "Step", "slide"]

@@ -1,0 +1,1 @@
+"""Real trained models read from their published files (posviz/data/): numpy, their tokenizers, the maths."""
