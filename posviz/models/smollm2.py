@@ -1,0 +1,523 @@
+"""A real RoPE decoder: the first layers of SmolLM2-135M-Instruct, read from its published GGUF file.
+
+Reads only posviz/data/smollm2/ (its README says where the file came from): the published Q8_0 token
+table and the Q4_1 weight blocks of layers 0..L-1, unchanged, dequantized to float32 by `gguf` at load,
+and the model's own byte-level BPE vocabulary and merges. Llama's equations, for each layer:
+    h = x / sqrt(mean(x^2) + eps) * g_attn                            (RMSNorm; x_0 = E[ids], no position added)
+    q, k, v = h W_q^T, h W_k^T, h W_v^T  split into H, G, G heads;  q, k rotated by RoPE
+    a = softmax(q k^T / sqrt(d_k) + causal mask);  query head j reads key/value head j // (H / G)
+    x = x + (a v) W_o^T;   h = RMSNorm(x) * g_ffn;   x = x + (silu(h W_gate^T) * (h W_up^T)) W_down^T
+
+RoPE pairing: interleaved adjacent pairs, the layout of the GGUF rows (llama.cpp's NORM rope): in every
+head, dimensions (2i, 2i + 1) turn together by the angle (t + offset) * theta_i, theta_i = 100000^(-2i/d_k),
+i = 0..P-1. Hugging Face's checkpoint holds the same rows in rotate-half order, pairs (i, i + P);
+`gguf_to_hf_rows` undoes llama.cpp's converter permutation.
+
+Dimension letters: T tokens, d = 576 model width, d_k = 64 head width, H = 9 query heads, G = 3 key/value
+heads, P = d_k / 2 = 32 rotated pairs, F = 1536 MLP width, L layers run, V = 49,152 vocabulary entries.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+import gguf
+import numpy as np
+from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+from posviz.maths import _checks
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "smollm2"
+GGUF_FILE = "smollm2-135m-instruct-first-layers.gguf"
+STATS_FILE = "stats.json"
+MAX_TOKENS = 64  # ids fed by tokenize(), <|im_start|> included
+MAX_CHARS = 20_000  # longer text is cut to this many characters before tokenizing
+MAX_RUN = 1024  # run() refuses longer inputs: (H, T, T) weights per layer
+IM_START = 1  # <|im_start|>, the chat template's first token
+Rotation = Literal["rope", "none"]
+Rotate = Callable[[np.ndarray, np.ndarray], np.ndarray]
+LAYER_TENSORS = {
+    "attn_norm": "attn_norm",
+    "w_q": "attn_q",
+    "w_k": "attn_k",
+    "w_v": "attn_v",
+    "w_o": "attn_output",
+    "ffn_norm": "ffn_norm",
+    "w_gate": "ffn_gate",
+    "w_up": "ffn_up",
+    "w_down": "ffn_down",
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The hyperparameters the forward pass needs, as the GGUF states them."""
+
+    width: int  # d
+    heads: int  # H
+    kv_heads: int  # G
+    head_width: int  # d_k
+    theta: float  # RoPE base
+    eps: float  # RMSNorm epsilon
+    vocab: int  # V
+    model_layers: int  # layers of the whole model (30); the file ships fewer
+    context: int  # trained context length
+
+
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """One decoder layer in float32; matrices as stored (out x in), q and k rows in GGUF (interleaved) order."""
+
+    attn_norm: np.ndarray  # (d,)
+    w_q: np.ndarray  # (H d_k, d)
+    w_k: np.ndarray  # (G d_k, d)
+    w_v: np.ndarray  # (G d_k, d)
+    w_o: np.ndarray  # (d, H d_k)
+    ffn_norm: np.ndarray  # (d,)
+    w_gate: np.ndarray  # (F, d)
+    w_up: np.ndarray  # (F, d)
+    w_down: np.ndarray  # (d, F)
+
+
+@dataclass(frozen=True, eq=False)
+class SmolLM2:
+    """The shipped layers, dequantized once; the token table stays in its published Q8_0 blocks."""
+
+    config: Config
+    layers: tuple[Layer, ...]
+    token_blocks: np.ndarray = field(repr=False)  # (V, bytes per row) uint8, memory-mapped
+    token_type: gguf.GGMLQuantizationType
+    tokenizer: Tokenizer = field(repr=False)
+    folder: Path
+
+    def embed(self, ids: np.ndarray) -> np.ndarray:
+        """Dequantize only the token-table rows of `ids`.
+
+        Returns: (T, d) float32
+        """
+        ids = check_ids(ids, self.config.vocab)
+        rows = gguf.quants.dequantize(np.asarray(self.token_blocks[ids]), self.token_type)
+        return np.asarray(rows, dtype=np.float32).reshape(ids.size, self.config.width)
+
+
+def _field(reader: gguf.GGUFReader, key: str) -> object:
+    if key not in reader.fields:
+        raise ValueError(f"the GGUF file should hold the key {key!r}; it has {len(reader.fields)} others")
+    return reader.fields[key].contents()
+
+
+def config_from_gguf(reader: gguf.GGUFReader) -> Config:
+    """The llama hyperparameters of a GGUF file."""
+    arch = _field(reader, "general.architecture")
+    if arch != "llama":
+        raise ValueError(f"expected a GGUF file of architecture 'llama', got {arch!r}")
+    heads = int(_field(reader, "llama.attention.head_count"))
+    width = int(_field(reader, "llama.embedding_length"))
+    return Config(
+        width=width, heads=heads, kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
+        head_width=width // heads, theta=float(_field(reader, "llama.rope.freq_base")),
+        eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
+        vocab=int(_field(reader, "llama.vocab_size")), model_layers=int(_field(reader, "llama.block_count")),
+        context=int(_field(reader, "llama.context_length")),
+    )  # fmt: skip
+
+
+def dequantize(tensor: gguf.ReaderTensor) -> np.ndarray:
+    """A GGUF tensor as a float32 array in numpy order (rows = GGUF's last dimension)."""
+    return np.array(gguf.quants.dequantize(tensor.data, tensor.tensor_type), dtype=np.float32)
+
+
+def read_layer(tensors: dict[str, gguf.ReaderTensor], i: int) -> Layer:
+    """Layer i of a GGUF file, dequantized."""
+    names = {key: f"blk.{i}.{name}.weight" for key, name in LAYER_TENSORS.items()}
+    missing = sorted(set(names.values()) - set(tensors))
+    if missing:
+        raise ValueError(f"layer {i} needs the tensors {missing}, the file lacks them")
+    return Layer(**{key: dequantize(tensors[name]) for key, name in names.items()})
+
+
+def check_layer(layer: Layer, config: Config) -> Layer:
+    """`layer`, if every weight has the shape the hyperparameters give; else a ValueError naming the first."""
+    d, q, kv = config.width, config.heads * config.head_width, config.kv_heads * config.head_width
+    f = layer.w_gate.shape[0]
+    expected = {"attn_norm": (d,), "w_q": (q, d), "w_k": (kv, d), "w_v": (kv, d), "w_o": (d, q),
+                "ffn_norm": (d,), "w_gate": (f, d), "w_up": (f, d), "w_down": (d, f)}  # fmt: skip
+    for name, shape in expected.items():
+        if getattr(layer, name).shape != shape:
+            raise ValueError(f"{name} should have shape {shape}, the file has {getattr(layer, name).shape}")
+    return layer
+
+
+def tokenizer_from_gguf(reader: gguf.GGUFReader) -> Tokenizer:
+    """The model's byte-level BPE (`tokenizers`) from the GGUF vocabulary, merges and token types.
+
+    Pre-tokenizer `smollm` as llama.cpp runs it: every digit alone (\\p{N}), then GPT-2's regex. Control
+    tokens (<|endoftext|> 0, <|im_start|> 1, <|im_end|> 2, ...) are added tokens, read as plain text by
+    default (`encode_special_tokens`, like llama.cpp's tokenize(special=False)); no BOS is added.
+    """
+    pre = _field(reader, "tokenizer.ggml.pre")
+    if _field(reader, "tokenizer.ggml.model") != "gpt2" or pre != "smollm":
+        raise ValueError(f"expected a gpt2 BPE vocabulary with the 'smollm' pre-tokenizer, got {pre!r}")
+    tokens = _field(reader, "tokenizer.ggml.tokens")
+    merges = [tuple(m.split(" ")) for m in _field(reader, "tokenizer.ggml.merges")]
+    tokenizer = Tokenizer(models.BPE(vocab={t: i for i, t in enumerate(tokens)}, merges=merges))
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+    )
+    tokenizer.decoder = decoders.ByteLevel()
+    control = [t for t, kind in zip(tokens, _field(reader, "tokenizer.ggml.token_type"), strict=True) if kind == 3]
+    tokenizer.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in control])
+    tokenizer.encode_special_tokens = True
+    return tokenizer
+
+
+@lru_cache(maxsize=2)
+def load(folder: Path = DATA) -> SmolLM2:
+    """The shipped model, read once per process (float32 layers, about 14 MB each)."""
+    reader = gguf.GGUFReader(Path(folder) / GGUF_FILE)
+    tensors = {t.name: t for t in reader.tensors}
+    shipped, config = int(_field(reader, "posviz.layers_shipped")), config_from_gguf(reader)
+    table = tensors["token_embd.weight"]
+    return SmolLM2(
+        config=config, layers=tuple(check_layer(read_layer(tensors, i), config) for i in range(shipped)),
+        token_blocks=table.data, token_type=table.tensor_type, tokenizer=tokenizer_from_gguf(reader),
+        folder=Path(folder),
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class Tokens:
+    """A text as the model reads it: the ids fed, each token as text, and what was changed on the way."""
+
+    ids: np.ndarray  # (T,)
+    tokens: tuple[str, ...]  # one display string per id
+    im_start: bool  # <|im_start|> (id 1) was put in front
+    cut: bool  # the text had more tokens (or characters) than the limits
+    changed: bool  # the fed ids do not spell the text exactly
+    notes: tuple[str, ...]  # short sentences for the page
+
+
+@lru_cache(maxsize=1)
+def _byte_values() -> dict[str, int]:
+    """GPT-2's byte-level alphabet, character -> byte (the inverse of bytes_to_unicode)."""
+    visible = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    codes = visible + [n for n in range(256) if n not in visible]
+    chars = visible + [256 + i for i in range(256 - len(visible))]
+    return {chr(c): b for c, b in zip(chars, codes, strict=True)}
+
+
+def token_text(tokenizer: Tokenizer, i: int) -> str:
+    """One token for display: its text, or <0xNN> per byte where it holds part of a character."""
+    piece = tokenizer.id_to_token(int(i))
+    byte_values = _byte_values()
+    if piece is None or any(c not in byte_values for c in piece):
+        return piece or f"<id {i}>"
+    raw = bytes(byte_values[c] for c in piece)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "".join(f"<0x{b:02X}>" for b in raw)
+
+
+def _clean(text: object) -> tuple[str, list[str]]:
+    """The text to tokenize and the notes about it; ValueError if nothing is left to read."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    notes = []
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        text = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+        notes.append("lone surrogates replaced by U+FFFD")
+    if not text.strip():
+        raise ValueError(f"text must hold something besides whitespace, got {text!r}")
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+        notes.append(f"read only the first {MAX_CHARS} characters")
+    control = sorted({c for c in text if unicodedata.category(c) == "Cc" and c not in "\t\n\r"})
+    if control:
+        notes.append("control characters fed as bytes: " + ", ".join(f"U+{ord(c):04X}" for c in control))
+    return text, notes
+
+
+def tokenize(text: str, *, im_start: bool = True, model: SmolLM2 | None = None) -> Tokens:
+    """The model's tokens for `text`, at most MAX_TOKENS ids (<|im_start|> first when `im_start`).
+
+    Returns: Tokens with ids (T,); ValueError for empty or whitespace-only text
+
+    >>> tokenize("The capital of France is").ids.shape
+    (6,)
+    """
+    model = load() if model is None else model
+    clean, notes = _clean(text)
+    ids = ([IM_START] if im_start else []) + model.tokenizer.encode(clean).ids
+    cut = len(ids) > MAX_TOKENS or len(clean) < len(text)
+    if len(ids) > MAX_TOKENS:
+        ids = ids[:MAX_TOKENS]
+        notes.append(f"cut to the first {MAX_TOKENS} tokens")
+    spelled = model.tokenizer.decode(ids[1:] if im_start else ids, skip_special_tokens=False)
+    shown = tuple(token_text(model.tokenizer, i) for i in ids)
+    return Tokens(np.array(ids, dtype=np.int64), shown, im_start, cut, spelled != text, tuple(notes))
+
+
+def check_ids(ids: object, vocab: int, *, limit: int | None = None) -> np.ndarray:
+    """`ids` as a 1-D int64 array of token ids in 0..vocab-1, at least one, at most `limit`."""
+    array = np.asarray(ids)
+    if array.ndim != 1 or array.size == 0 or (limit is not None and array.size > limit):
+        most = "" if limit is None else f", at most {limit}"
+        raise ValueError(f"ids must be a 1-D sequence of at least one token id{most}, got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"ids must be integers, got dtype {array.dtype}")
+    if array.min() < 0 or array.max() >= vocab:
+        raise ValueError(f"ids must lie in 0..{vocab - 1}, got values from {array.min()} to {array.max()}")
+    return array.astype(np.int64)
+
+
+def rope_angles(T: int, offset: int = 0, *, theta: float = 100_000.0, d_k: int = 64) -> np.ndarray:
+    """RoPE's angle of every pair at every position: (offset + t) * theta^(-2i/d_k), float64.
+
+    Returns: (T, P)
+
+    >>> rope_angles(5, 3).shape
+    (5, 32)
+    """
+    T = _checks.integer("T", T, minimum=1)
+    offset = _checks.integer("offset", offset)
+    d_k = _checks.even_width("d_k", d_k, why="RoPE rotates pairs of dimensions")
+    frequencies = theta ** (-np.arange(0, d_k, 2) / d_k)  # (P,)
+    return (offset + np.arange(T, dtype=np.float64))[:, None] * frequencies[None, :]
+
+
+def _cos_sin(x: np.ndarray, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if angles.shape != (x.shape[-2], x.shape[-1] // 2) or x.shape[-1] % 2:
+        raise ValueError(f"angles must have shape (T, d_k/2) = {(x.shape[-2], x.shape[-1] // 2)}, got {angles.shape}")
+    return np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
+
+
+def rotate_pairs(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """RoPE on interleaved pairs (2i, 2i+1): (a, b) -> (a cos - b sin, a sin + b cos). The GGUF layout.
+
+    Returns: same shape as x, (..., T, d_k)
+    """
+    cos, sin = _cos_sin(x, angles)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out = np.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+def rotate_halves(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """RoPE on the pairs (i, i + P), Hugging Face's rotate-half layout.
+
+    Returns: same shape as x, (..., T, d_k)
+    """
+    cos, sin = _cos_sin(x, angles)
+    first, second = np.split(x, 2, axis=-1)
+    return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)
+
+
+def gguf_to_hf_rows(w: np.ndarray, heads: int) -> np.ndarray:
+    """Reorder q or k projection rows from GGUF's interleaved layout to Hugging Face's rotate-half layout.
+
+    The inverse of llama.cpp's `LlamaModel.permute`: GGUF row 2j + s of a head is HF row s * P + j.
+
+    Returns: same shape as w, (heads d_k, d)
+    """
+    heads = _checks.integer("heads", heads, minimum=1)
+    if w.shape[0] % (2 * heads):
+        raise ValueError(f"w must have a multiple of 2 * heads = {2 * heads} rows, got {w.shape[0]}")
+    return w.reshape(heads, w.shape[0] // heads // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def hf_to_gguf_rows(w: np.ndarray, heads: int) -> np.ndarray:
+    """llama.cpp's `LlamaModel.permute`: Hugging Face's rotate-half rows into GGUF's interleaved layout.
+
+    Returns: same shape as w, (heads d_k, d)
+    """
+    heads = _checks.integer("heads", heads, minimum=1)
+    if w.shape[0] % (2 * heads):
+        raise ValueError(f"w must have a multiple of 2 * heads = {2 * heads} rows, got {w.shape[0]}")
+    return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
+
+
+def rms_norm(x: np.ndarray, g: np.ndarray, eps: float) -> np.ndarray:
+    """x / sqrt(mean(x^2) + eps) * g over the last axis.
+
+    Returns: same shape as x, (T, d)
+    """
+    return x / np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True) + np.float32(eps)) * g
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    """exp(s - max) / sum(exp(s - max)) over the last axis; -inf gets weight exactly 0.
+
+    Returns: same shape as scores
+    """
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool = True) -> np.ndarray:
+    """softmax(q k^T / sqrt(d_k)) with each group of H / G query heads reading one key head.
+
+    Returns: (H, T, T)
+    """
+    group = q.shape[0] // k.shape[0]
+    scores = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1) / np.float32(np.sqrt(q.shape[-1]))  # (H, T, T)
+    if causal:
+        scores = np.where(np.tri(q.shape[1], dtype=bool), scores, -np.inf).astype(q.dtype)
+    return softmax(scores)
+
+
+def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
+    """(T, heads d_k) -> (heads, T, d_k)"""
+    return x.reshape(x.shape[0], heads, -1).transpose(1, 0, 2)
+
+
+def layer_forward(
+    layer: Layer,
+    x: np.ndarray,
+    angles: np.ndarray,
+    config: Config,
+    *,
+    causal: bool = True,
+    rotate: Rotate = rotate_pairs,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One decoder layer: attention then the SwiGLU MLP, each added to the residual stream. `rotate` is the
+    RoPE pairing of the q and k rows: rotate_pairs for GGUF rows, rotate_halves for Hugging Face rows.
+
+    Returns: (x out (T, d), rotated q (H, T, d_k), rotated k (G, T, d_k), weights (H, T, T))
+    """
+    h = rms_norm(x, layer.attn_norm, config.eps)
+    q = rotate(split_heads(h @ layer.w_q.T, config.heads), angles)  # (H, T, d_k)
+    k = rotate(split_heads(h @ layer.w_k.T, config.kv_heads), angles)  # (G, T, d_k)
+    v = split_heads(h @ layer.w_v.T, config.kv_heads)  # (G, T, d_k)
+    weights = attention_weights(q, k, causal=causal)
+    mixed = weights @ np.repeat(v, config.heads // config.kv_heads, axis=0)  # (H, T, d_k)
+    x = x + mixed.transpose(1, 0, 2).reshape(x.shape[0], -1) @ layer.w_o.T
+    h = rms_norm(x, layer.ffn_norm, config.eps)
+    gate = h @ layer.w_gate.T  # (T, F)
+    silu = gate * (0.5 + 0.5 * np.tanh(0.5 * gate))  # gate * sigmoid(gate), without exp's overflow
+    x = x + (silu * (h @ layer.w_up.T)) @ layer.w_down.T
+    return x, q, k, weights
+
+
+@dataclass(frozen=True, eq=False)
+class Trace:
+    """What every layer run did: the residual stream after it, its rotated q and k, its attention weights."""
+
+    ids: np.ndarray  # (T,)
+    positions: np.ndarray  # (T,) the positions RoPE used: offset + t
+    rotation: Rotation
+    causal: bool
+    embedding: np.ndarray  # (T, d) the residual stream before layer 0
+    hidden: np.ndarray  # (L, T, d) after each layer
+    q: np.ndarray  # (L, H, T, d_k) rotated
+    k: np.ndarray  # (L, G, T, d_k) rotated
+    weights: np.ndarray  # (L, H, T, T)
+
+
+def run(
+    ids: object,
+    *,
+    layers: int | None = None,
+    rotation: Rotation = "rope",
+    causal: bool = True,
+    offset: int = 0,
+    model: SmolLM2 | None = None,
+) -> Trace:
+    """The shipped layers 0..layers-1 on `ids`. rotation="none" sets every angle to 0; causal=False drops
+    the mask; `offset` shifts every position by the same amount.
+
+    Returns: Trace with hidden (L, T, d), q (L, H, T, d_k), k (L, G, T, d_k), weights (L, H, T, T)
+
+    >>> run([1, 504, 3575]).weights.shape[1:]
+    (9, 3, 3)
+    """
+    model = load() if model is None else model
+    ids = check_ids(ids, model.config.vocab, limit=MAX_RUN)
+    count = len(model.layers) if layers is None else _checks.integer("layers", layers, minimum=1)
+    if count > len(model.layers):
+        raise ValueError(f"layers must be 1..{len(model.layers)} (the shipped layers), got {count}")
+    if rotation not in ("rope", "none"):
+        raise ValueError(f"rotation must be 'rope' or 'none', got {rotation!r}")
+    cfg = model.config
+    angles = rope_angles(ids.size, offset, theta=cfg.theta, d_k=cfg.head_width) * (rotation == "rope")
+    x = embedding = model.embed(ids)
+    steps = []
+    for layer in model.layers[:count]:
+        steps.append(layer_forward(layer, x, angles, cfg, causal=bool(causal)))
+        x = steps[-1][0]
+    hidden, q, k, weights = (np.stack(s) for s in zip(*steps, strict=True))
+    return Trace(ids, offset + np.arange(ids.size), rotation, bool(causal), embedding, hidden, q, k, weights)
+
+
+def by_distance(weights: np.ndarray) -> np.ndarray:
+    """Mean attention weight at each distance t - s = 0..T-1 over the causal part (queries t >= distance).
+
+    Returns: (..., T) for weights (..., T, T)
+    """
+    T = weights.shape[-1]
+    return np.stack([np.diagonal(weights, -n, axis1=-2, axis2=-1).mean(axis=-1) for n in range(T)], axis=-1)
+
+
+def _queries_from(weights: np.ndarray, first: int) -> int:
+    first = _checks.integer("first", first, minimum=1)
+    if weights.shape[-2] <= first:
+        raise ValueError(f"need more than first = {first} query positions, got T = {weights.shape[-2]}")
+    return first
+
+
+def sink_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean weight on token 0 (the sink) over the queries t >= first (query 0 can only read itself).
+
+    Returns: (...) for weights (..., T, T), e.g. (L, H)
+    """
+    first = _queries_from(weights, first)
+    return weights[..., first:, 0].mean(axis=-1)
+
+
+def previous_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean weight on the previous token t - 1 over the queries t >= first.
+
+    Returns: (...) for weights (..., T, T), e.g. (L, H)
+    """
+    first = _queries_from(weights, first)
+    return np.diagonal(weights, -1, axis1=-2, axis2=-1)[..., first - 1 :].mean(axis=-1)
+
+
+def head_roles(sink: np.ndarray, previous: np.ndarray, *, threshold: float = 0.5) -> np.ndarray:
+    """The positional-head rule: "previous-token" if the mean weight on t-1 exceeds `threshold`,
+    "first-token" if the mean weight on token 0 does, else "other" (previous wins if both).
+
+    Returns: same shape as sink, str
+    """
+    sink, previous = np.asarray(sink), np.asarray(previous)
+    if sink.shape != previous.shape:
+        raise ValueError(f"sink and previous must have one shape, got {sink.shape} and {previous.shape}")
+    roles = np.where(sink > threshold, "first-token", "other")
+    return np.where(previous > threshold, "previous-token", roles)
+
+
+def pair_energy(x: np.ndarray) -> np.ndarray:
+    """Mean over tokens of |x_pair|^2 for each interleaved pair (2i, 2i+1): rotation leaves it unchanged.
+
+    Returns: (..., P) for x (..., T, d_k), e.g. (L, H, P) from Trace.q
+    """
+    if x.shape[-1] % 2:
+        raise ValueError(f"pairs need an even last axis, got {x.shape[-1]}")
+    return (np.square(x[..., 0::2]) + np.square(x[..., 1::2])).mean(axis=-2)
+
+
+@lru_cache(maxsize=1)
+def stats(folder: Path = DATA) -> dict:
+    """The whole-model statistics measured at extraction (all 30 layers), as tools/extract_smollm2.py wrote them.
+
+    Returns: the parsed stats.json (one dict shared by every caller: read it, do not change it)
+    """
+    return json.loads((Path(folder) / STATS_FILE).read_text(encoding="utf-8"))
