@@ -114,7 +114,82 @@ def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) 
     return (x - mean) / np.sqrt(var + eps) * weight + bias
 
 
-_ERF = np.frompyfunc(math.erf, 1, 1)
+# erf by Cephes' rational approximations (S. L. Moshier's ndtr.c, the ones SciPy's erf uses), accurate to
+# about 1e-16 in float64: z T(z^2) / U(z^2) for |z| < 1; erfc(|z|) = exp(-z^2) P(|z|) / Q(|z|) up to 8, R / S beyond.
+_T = (
+    9.60497373987051638749e0,
+    9.00260197203842689217e1,
+    2.23200534594684319226e3,
+    7.00332514112805075473e3,
+    5.55923013010394962768e4,
+)
+_U = (
+    1.0,
+    3.35617141647503099647e1,
+    5.21357949780152679795e2,
+    4.59432382970980127987e3,
+    2.26290000613890934246e4,
+    4.92673942608635921086e4,
+)
+_P = (
+    2.46196981473530512524e-10,
+    5.64189564831068821977e-1,
+    7.46321056442269912687e0,
+    4.86371970985681366614e1,
+    1.96520832956077098242e2,
+    5.26445194995477358631e2,
+    9.34528527171957607540e2,
+    1.02755188689515710272e3,
+    5.57535335369399327526e2,
+)
+_Q = (
+    1.0,
+    1.32281951154744992508e1,
+    8.67072140885989742329e1,
+    3.54937778887819891062e2,
+    9.75708501743205489753e2,
+    1.82390916687909736289e3,
+    2.24633760818710981792e3,
+    1.65666309194161350182e3,
+    5.57535340817727675546e2,
+)
+_R = (
+    5.64189583547755073984e-1,
+    1.27536670759978104416e0,
+    5.01905042251180477414e0,
+    6.16021097993053585195e0,
+    7.40974269950448939160e0,
+    2.97886665372100240670e0,
+)
+_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.20489539808096656605e1, 1.70814450747565897222e1,
+      9.60896809063285878198e0, 3.36907645100081516050e0)  # fmt: skip
+
+
+def _poly(coefficients: tuple[float, ...], x: np.ndarray) -> np.ndarray:
+    """Horner's rule, highest power first."""
+    out = np.full_like(x, coefficients[0])
+    for c in coefficients[1:]:
+        out = out * x + c
+    return out
+
+
+def one_plus_erf(z: np.ndarray) -> np.ndarray:
+    """1 + erf(z), elementwise, without the cancellation of 1 + erf for negative z (it is erfc(-z) there).
+
+    >>> one_plus_erf(np.zeros((2, 3))).shape
+    (2, 3)
+    """
+    z = np.asarray(z)
+    out = np.empty_like(z)
+    small = np.abs(z) < 1
+    zs = z[small]
+    out[small] = 1.0 + zs * _poly(_T, zs * zs) / _poly(_U, zs * zs)
+    zl = z[~small]
+    a = np.abs(zl)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tail = np.exp(-zl * zl) * np.where(a < 8, _poly(_P, a) / _poly(_Q, a), _poly(_R, a) / _poly(_S, a))  # erfc(|z|)
+    out[~small] = np.where(zl < 0, tail, 2.0 - tail)
+    return out
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
@@ -124,7 +199,7 @@ def gelu(x: np.ndarray) -> np.ndarray:
     (2, 3)
     """
     x = np.asarray(x)
-    return x * (1.0 + _ERF(x / math.sqrt(2.0)).astype(x.dtype)) / 2
+    return x * one_plus_erf(x / np.asarray(math.sqrt(2.0), dtype=x.dtype)) / 2
 
 
 def self_attention(layer: Layer, h: np.ndarray, heads: int, lengths: tuple[int, ...] = ()) -> np.ndarray:
