@@ -29,7 +29,7 @@ def gelu_by_erfc(x):
 def bert_states(model, ids, scale):
     """BERT written out again: per-head and per-row loops, std-based LayerNorm, erfc-based GELU, x W^T."""
     emb = model.embeddings
-    x = np.stack([emb.word[i] * float(emb.word_scale[i]) for i in ids])
+    x = np.stack([emb.word_rows(np.array([i]))[0] for i in ids])  # as stored: int8 times its scales
     x = x + emb.token_type[0] + scale * emb.position[: len(ids)]
     h = np.stack([layer_norm_by_std(r, emb.ln_weight, emb.ln_bias, emb.eps) for r in x])
     out = [h]

@@ -37,7 +37,7 @@ def test_shipped_data_has_its_provenance_licence_and_shapes(model):
 
 def bert_layer0(model, ids, with_position=True):
     """BERT's equations written out again: explicit per-head loops, std-based LayerNorm, torch's x W^T."""
-    words = np.stack([model.word[i].astype(float) * model.word_scale[i] for i in ids])
+    words = np.stack([model.word_rows(np.array([i]))[0] for i in ids])  # as stored: int8 times its scales
     x = words + model.token_type[0] + (model.position[: len(ids)] if with_position else 0.0)
     h = np.stack([(row - row.mean()) / np.sqrt(row.var() + model.eps) for row in x]) * model.ln_weight + model.ln_bias
     hs = 384 // model.heads
@@ -149,7 +149,8 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
     assert small.heads == 2 and small.position.shape == (16, width)
     words = tensors["embeddings.word_embeddings.weight"]
     error = np.abs(small.word_rows(np.arange(vocab)) - words)
-    assert np.all(error <= small.word_scale[:, None] / 2 + 1e-7)
+    step = np.abs(words).max(axis=1, keepdims=True) / 127  # 8 columns, fewer than a group: one scale per row
+    assert np.all(error <= step / 2 + 1e-7)
     np.testing.assert_array_equal(small.w_q, tensors["encoder.layer.0.attention.self.query.weight"])
     weights, out_rows = minilm.attention(small, minilm.embed(small, np.array([1, 2, 3])))
     assert weights.shape == (2, 3, 3) and out_rows.shape == (3, width)
@@ -164,6 +165,28 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
     for text, values in reference["embeddings"].items():
         shipped = encoder.embed_sentence(whole, minilm.tokenize(text, out).ids)
         assert np.abs(shipped - np.array(values)).max() < 0.1  # int8 on a random 8-wide model: loose
+
+
+@pytest.mark.parametrize("how", ["int8/row", "int8/g32", "int8/g4", "int10/row", "int12/row"])
+def test_stored_matrices_are_within_half_a_step_of_every_entry(how):
+    from posviz.models import encoder
+
+    m = np.random.default_rng(1).standard_normal((6, 64)) * np.array([1.0, 30.0] * 32)  # a column outlier in each pair
+    stored = extract_minilm.store("w", m, how)
+    layer = encoder.Layer({**{k.replace("w", "w_1", 1): v for k, v in stored.items()}})
+    bits = int(how[3 : how.index("/")])
+    group = 64 if how.endswith("/row") else int(how.split("/g")[1])
+    step = np.abs(m).reshape(6, -1, group).max(axis=2) / (2 ** (bits - 1) - 1)  # (6, G)
+    np.testing.assert_array_less(np.abs(layer.w_1 - m), np.repeat(step, group, axis=1) / 2 + 1e-6)
+
+
+def test_extraction_writes_the_same_bytes_twice(tmp_path):
+    arrays = {"b": np.arange(5, dtype=np.int8), "a": np.ones((2, 3), np.float32)}
+    extract_minilm.write_npz(tmp_path / "one.npz", arrays)
+    extract_minilm.write_npz(tmp_path / "two.npz", dict(reversed(arrays.items())))
+    assert (tmp_path / "one.npz").read_bytes() == (tmp_path / "two.npz").read_bytes()
+    with np.load(tmp_path / "one.npz") as z:
+        np.testing.assert_array_equal(z["a"], arrays["a"])
 
 
 def test_extractor_refuses_a_checkpoint_without_layer_0(tmp_path):

