@@ -89,6 +89,18 @@ def test_distance_shrinks_with_the_scale_on_the_real_model():
     assert np.all(np.diff(distances[1:]) > 0)
 
 
+def test_the_batched_curve_equals_the_token_row_of_the_whole_attention(model):
+    scales = np.array([0.0, 0.01, 0.5, 1.0])
+    first, second = minilm.tokenize("dog bites man").ids, minilm.tokenize("man bites dog").ids
+    expected = [
+        np.abs(minilm.attention(model, minilm.embed(model, first, s))[1][3]
+               - minilm.attention(model, minilm.embed(model, second, s))[1][1]).max()
+        for s in scales
+    ]  # fmt: skip
+    np.testing.assert_allclose(minilm.distance_curve(model, "dog bites man", "man bites dog", "man", scales), expected,
+                               atol=1e-12)  # fmt: skip
+
+
 def test_tokenizer_reports_unknown_pieces_and_truncation():
     tokens = minilm.tokenize("Dog 🧭 bites")
     assert tokens.tokens == ("[CLS]", "dog", "[UNK]", "bites", "[SEP]") and tokens.unknown == ("🧭",)

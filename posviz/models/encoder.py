@@ -31,7 +31,8 @@ DATA = minilm.DATA
 # (provenance.json): measured 1.6e-3 (cosine; "dog bites man" / "man bites dog" 3.8e-4) and 3.0e-3 (largest
 # entry of a unit-length embedding) for the recorded pairs. benchmarks/minilm_storage.py measures every option.
 COSINE_TOLERANCE = 2e-3
-ROWS_PER_PASS = 512  # token rows one pass of scale_curve may stack (the GELU's temporaries grow with them)
+ROWS_PER_PASS = 4096  # token rows one pass of scale_curve may stack: 21 scales x 2 x 64 tokens fit (float32: 17 MB a
+# (rows, F) temporary)
 EMBEDDING_TOLERANCE = 4e-3
 LAYER_KEYS = (
     "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ln1_w", "ln1_b",
@@ -60,6 +61,10 @@ class Layer:
         if stored.dtype == np.int8:
             return dequantize(joined(stored, self.arrays.get(name + ".lo")), self.arrays[name + ".scale"])
         return stored.astype(np.float64) if stored.dtype == np.float16 else stored
+
+    def dense(self, dtype: type = np.float64) -> Layer:
+        """This layer with every array as `dtype`, its matrices dequantized once (a float32 layer holds 7 MB)."""
+        return Layer({key: np.asarray(getattr(self, key), dtype=dtype) for key in LAYER_KEYS})
 
     @property
     def nbytes(self) -> int:
@@ -212,14 +217,33 @@ def one_plus_erf(z: np.ndarray) -> np.ndarray:
     return out
 
 
+def one_plus_erf_float32(z: np.ndarray) -> np.ndarray:
+    """1 + erf(z) to float32's precision: Abramowitz and Stegun 7.1.26, |error of erf| <= 1.5e-7, no branches.
+
+    erfc(|z|) ~ (a1 t + ... + a5 t^5) exp(-z^2) with t = 1 / (1 + p |z|); 1 + erf(z) is erfc(-z).
+
+    >>> one_plus_erf_float32(np.zeros((2, 3), np.float32)).dtype
+    dtype('float32')
+    """
+    z = np.asarray(z, dtype=np.float32)
+    t = 1 / (1 + np.float32(0.3275911) * np.abs(z))
+    tail = _poly(_AS, t) * t * np.exp(-z * z)  # erfc(|z|)
+    return np.where(z < 0, tail, 2 - tail)
+
+
+_AS = tuple(np.float32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
+
+
 def gelu(x: np.ndarray) -> np.ndarray:
-    """BERT's exact GELU, x * Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (not the tanh approximation).
+    """BERT's exact GELU, x * Phi(x) = x (1 + erf(x / sqrt 2)) / 2 (not the tanh approximation); erf to the
+    precision of x's dtype (float32: one_plus_erf_float32, else one_plus_erf).
 
     >>> gelu(np.zeros((2, 3))).shape
     (2, 3)
     """
     x = np.asarray(x)
-    return x * one_plus_erf(x / np.asarray(math.sqrt(2.0), dtype=x.dtype)) / 2
+    z = x / np.asarray(math.sqrt(2.0), dtype=x.dtype)
+    return x * (one_plus_erf_float32(z) if x.dtype == np.float32 else one_plus_erf(z)) / 2
 
 
 def self_attention(layer: Layer, h: np.ndarray, heads: int, lengths: tuple[int, ...] = ()) -> np.ndarray:
@@ -257,17 +281,20 @@ def layer_forward(layer: Layer, h: np.ndarray, heads: int, eps: float, lengths: 
     return layer_norm(h + ff, layer.ln2_w, layer.ln2_b, eps)
 
 
-def _runs(model: Encoder, ids: list[np.ndarray], scales: list[float]):
-    """Yield the stacked rows of every sentence after the embedding layer and after each layer: (sum T_i, d)."""
+def _runs(model: Encoder, ids: list[np.ndarray], scales: list[float], dtype: type = np.float64):
+    """Yield the stacked rows of every sentence after the embedding layer and after each layer: (sum T_i, d).
+
+    Each layer is dequantized once, as `dtype`, and only while its rows go through it.
+    """
     if not ids or len(ids) != len(scales):
         raise ValueError(
             f"expected at least one sentence's token ids and one scale each, got {len(ids)} and {len(scales)}"
         )
-    h = np.concatenate([minilm.embed(model.embeddings, i, s) for i, s in zip(ids, scales, strict=True)])
+    h = np.concatenate([minilm.embed(model.embeddings, i, s) for i, s in zip(ids, scales, strict=True)]).astype(dtype)
     lengths = tuple(len(i) for i in ids)
     yield h
     for layer in model.layers:
-        h = layer_forward(layer, h, model.embeddings.heads, model.embeddings.eps, lengths)
+        h = layer_forward(layer.dense(dtype), h, model.embeddings.heads, model.embeddings.eps, lengths)
         yield h
 
 
@@ -280,12 +307,12 @@ def states_many(model: Encoder, ids: list[np.ndarray], position_scale: float = 1
     return np.split(every, np.cumsum([len(i) for i in ids])[:-1], axis=1)
 
 
-def embed_many(model: Encoder, ids: list[np.ndarray], scales: list[float]) -> np.ndarray:
-    """Sentence embeddings of several sentences, each with its own position scale, in one pass.
+def embed_many(model: Encoder, ids: list[np.ndarray], scales: list[float], dtype: type = np.float64) -> np.ndarray:
+    """Sentence embeddings of several sentences, each with its own position scale, in one pass (computed in `dtype`).
 
     Returns: (N, d)
     """
-    *_, last = _runs(model, list(ids), [float(s) for s in scales])
+    *_, last = _runs(model, list(ids), [float(s) for s in scales], dtype)
     parts = np.split(last, np.cumsum([len(i) for i in ids])[:-1])
     return np.stack([pool(part) for part in parts])
 
@@ -364,8 +391,10 @@ def compare(model: Encoder, sentence1: str, sentence2: str, scale: float = 1.0) 
     """Both sentences through the whole model at position scale `scale` and at 0, and as word averages."""
     scale = _checks.finite_real("scale", scale)
     first, second = (minilm.tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
-    real = states_many(model, [first.ids, second.ids], scale)
-    plain = states_many(model, [first.ids, second.ids], 0.0)
+    ids = [first.ids, second.ids] * 2
+    every = np.stack(list(_runs(model, ids, [scale, scale, 0.0, 0.0])))  # (L + 1, sum T_i, d): one pass for all four
+    real_a, real_b, plain_a, plain_b = np.split(every, np.cumsum([len(i) for i in ids])[:-1], axis=1)
+    real, plain = (real_a, real_b), (plain_a, plain_b)
     return SentencePair(
         first, second, float(scale),
         cosine=cosine(pool(real[0][-1]), pool(real[1][-1])),
@@ -375,18 +404,26 @@ def compare(model: Encoder, sentence1: str, sentence2: str, scale: float = 1.0) 
     )  # fmt: skip
 
 
-def scale_curve(model: Encoder, sentence1: str, sentence2: str, scales: np.ndarray) -> np.ndarray:
-    """Cosine of the two sentence embeddings with the position rows times each scale.
+def scale_curve(
+    model: Encoder,
+    sentence1: str,
+    sentence2: str,
+    scales: np.ndarray,
+    dtype: type = np.float64,
+    rows: int = ROWS_PER_PASS,
+) -> np.ndarray:
+    """Cosine of the two sentence embeddings with the position rows times each scale, computed in `dtype`,
+    at most `rows` token rows a pass.
 
     Returns: (S,)
-    """
+    """  # fmt: skip
     first, second = (minilm.tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
     scales = np.asarray(scales, dtype=float)
-    per_pass = max(1, ROWS_PER_PASS // (len(first.ids) + len(second.ids)))  # bounds the memory of one pass
+    per_pass = max(1, rows // (len(first.ids) + len(second.ids)))  # bounds the memory of one pass
     out = []
     for group in np.array_split(scales, -(-scales.size // per_pass)):
-        vectors = embed_many(model, [first.ids, second.ids] * group.size, list(np.repeat(group, 2)))  # (2S, d)
-        out.append((vectors[0::2] * vectors[1::2]).sum(axis=1))
+        vectors = embed_many(model, [first.ids, second.ids] * group.size, list(np.repeat(group, 2)), dtype)  # (2S, d)
+        out.append((vectors[0::2] * vectors[1::2]).sum(axis=1, dtype=np.float64))
     return np.concatenate(out)
 
 
@@ -424,9 +461,10 @@ def compare_texts(sentence1: str, sentence2: str, scale: float = 1.0) -> Sentenc
 
 
 def curve_texts(sentence1: str, sentence2: str, points: int = 21) -> tuple[np.ndarray, np.ndarray]:
-    """(scales, cosines) on the shipped model at `points` evenly spaced scales from 0 to 1.
+    """(scales, cosines) on the shipped model at `points` evenly spaced scales from 0 to 1, in one float32 pass
+    (within about 2e-7 of float64: the curve is drawn, not printed).
 
     Returns: ((points,), (points,))
     """
     scales = np.linspace(0.0, 1.0, _checks.integer("points", points, minimum=2))
-    return scales, scale_curve(default_encoder(), sentence1, sentence2, scales)
+    return scales, scale_curve(default_encoder(), sentence1, sentence2, scales, np.float32)

@@ -202,18 +202,31 @@ def compare(model: MiniLM, sentence1: str, sentence2: str, scale: float = 1.0) -
 def distance_curve(model: MiniLM, sentence1: str, sentence2: str, token: str, scales: np.ndarray) -> np.ndarray:
     """max abs difference of `token`'s layer-0 output between the sentences at each position scale.
 
+    All scales in one batch, and only the token's own query row: its output is softmax(q_i K^T / sqrt(d/H)) V.
+
     Returns: (S,)
     """
     first, second = tokenize(sentence1, model.folder), tokenize(sentence2, model.folder)
     if token not in first.tokens or token not in second.tokens:
         raise ValueError(f"{token!r} must be a token of both sentences")
-    i, j = first.tokens.index(token), second.tokens.index(token)
-    out = []
-    for s in np.asarray(scales, dtype=float):
-        a = attention(model, embed(model, first.ids, s))[1][i]
-        b = attention(model, embed(model, second.ids, s))[1][j]
-        out.append(float(np.abs(a - b).max()))
-    return np.array(out)
+    scales = np.asarray(scales, dtype=float)
+    a = token_outputs(model, np.stack([embed(model, first.ids, s) for s in scales]), first.tokens.index(token))
+    b = token_outputs(model, np.stack([embed(model, second.ids, s) for s in scales]), second.tokens.index(token))
+    return np.abs(a - b).max(axis=1)
+
+
+def token_outputs(model: MiniLM, h: np.ndarray, i: int) -> np.ndarray:
+    """Layer 0's attention output of token i in each of S versions of a sentence (the heads side by side).
+
+    Returns: (S, d) for h of shape (S, T, d)
+    """
+    s, t, d = h.shape
+    hs = d // model.heads
+    k = (h @ model.w_k.T + model.b_k).reshape(s, t, model.heads, hs)  # (S, T, H, hs)
+    v = (h @ model.w_v.T + model.b_v).reshape(s, t, model.heads, hs)
+    q = (h[:, i] @ model.w_q.T + model.b_q).reshape(s, model.heads, hs)  # (S, H, hs)
+    weights = softmax(np.einsum("shc,sthc->sht", q, k) / np.sqrt(hs))  # (S, H, T)
+    return np.einsum("sht,sthc->shc", weights, v).reshape(s, d)
 
 
 def cosine_similarity(table: np.ndarray) -> np.ndarray:
