@@ -287,11 +287,17 @@ def _real_model() -> list[Claim]:
     ]
 
 
-def claims() -> list[Claim]:
+def claims(*, real_model: bool = True) -> list[Claim]:
     """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
-    reference code's (12-15) and the real model's (16), reproduced now."""
-    registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts() + _real_model()
-    return sorted(registry, key=lambda c: c.number)
+    reference code's (12-15) and the real model's (16), reproduced now. real_model=False leaves out the claims
+    that run the real model (real_model_claims()), so that a page can show the rest before it has loaded."""
+    registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts()
+    return sorted(registry + (_real_model() if real_model else []), key=lambda c: c.number)
+
+
+def real_model_claims() -> list[Claim]:
+    """The claims that run the real model (claim 16), reproduced now."""
+    return _real_model()
 
 
 def _fmt(value: float | bool) -> str:
