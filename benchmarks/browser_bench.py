@@ -4,7 +4,8 @@ One run, headless Chromium, a warm browser context for the pages and one for the
 (a new app session), rendered when the script has finished, nothing is stale, every chart has drawn and every
 image (Streamlit's and those written in HTML) has loaded:
 (a) navigation to rendered and bytes received (WebSocket frames plus media) for every page in
-tests.harness.PAGES at its defaults and at the bounds of its ui.Param declarations (MAXIMA below);
+tests.harness.PAGES at its defaults and at the bounds of its ui.Param declarations (MAXIMA below), and the
+real-model pages at those bounds cold: a sentence pair the server has not seen for every view (COLD);
 (b) the baseline, a plain long-form Altair rect heatmap of a 1024x256 sinusoid table
 (benchmarks/baseline_app.py), opened between the pages all through the run (each page and the baseline are
 viewed once before the run, unmeasured, so that no server's first run of a page is counted); (c) slider change to
@@ -23,6 +24,7 @@ import argparse
 import base64
 import os
 import platform
+import random
 import statistics
 import sys
 import time
@@ -76,6 +78,23 @@ EXTRA = [
     ("minilm", "maxima, part=table", {**MAXIMA["minilm"], "part": "table"}),
     ("rotary", "maxima, part=learned", {**MAXIMA["rotary"], "part": "learned"}),
     ("rotary", "maxima, part=alibi", {**MAXIMA["rotary"], "part": "alibi"}),
+]
+
+
+def cold_pair(k: int) -> dict[str, str]:
+    """The k-th of distinct 64-word sentence pairs (words drawn from WORDS, seed k; the second reversed) that a
+    server has not seen: the real-model pages cache by sentence pair, so repeating one URL times a cache hit."""
+    rng = random.Random(k)
+    while True:
+        words = [rng.choice(WORDS) for _ in range(64)]
+        if len(" ".join(words)) <= 300:  # ui.MAX_TEXT
+            return {"s1": " ".join(words), "s2": " ".join(reversed(words))}
+
+
+# The real-model pages at their largest settings with a fresh pair for every measured view (k counts the views).
+COLD = [
+    ("sentences", "maxima, cold", lambda k: {**MAXIMA["sentences"], **cold_pair(k)}),
+    ("minilm", "maxima, cold", lambda k: {**MAXIMA["minilm"], **cold_pair(k)}),
 ]
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here
@@ -216,13 +235,15 @@ def main() -> None:
         ctx = b.new_context(viewport={"width": 1280, "height": 720})
         view(ctx, f"{base}/overview")  # the app's code into this context's HTTP cache
         plan = [(name, "defaults", {}) for name in pages] + [(name, "maxima", MAXIMA[name]) for name in pages]
-        plan += [extra for extra in EXTRA if extra[0] in pages]
+        plan += [extra for extra in EXTRA if extra[0] in pages] + [cold for cold in COLD if cold[0] in pages]
+        fresh = iter(range(1_000_000))  # one new sentence pair for each cold view
         # The baseline is measured between the pages, every BASELINE_EVERY views, so that a change in the
         # machine's load over the run weighs on both sides of the ratio.
         for i, (name, which, settings) in enumerate(plan):
             if i % BASELINE_EVERY == 0:
                 baseline_runs.append(view(plain_ctx, f"{plain}/?length=1024&width=256"))
-            runs = [view(ctx, f"{base}/{name}{query(settings)}") for _ in range(args.repeats)]
+            views = [settings(next(fresh)) if callable(settings) else settings for _ in range(args.repeats)]
+            runs = [view(ctx, f"{base}/{name}{query(one)}") for one in views]
             rows.append((name, which, runs, len(baseline_runs) - 1))
         baseline_runs.append(view(plain_ctx, f"{plain}/?length=1024&width=256"))
         ctx.close()

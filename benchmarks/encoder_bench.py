@@ -58,7 +58,7 @@ def in_process(repeats: int) -> None:
         ("two 64-token sentences, one pass each (baseline)", lambda: [encoder.states(model, i) for i in (a, b)]),
         ("two 64-token sentences, one pass for both", lambda: encoder.states_many(model, [a, b])),
         ("the page's numbers: both, with and without position", lambda: encoder.compare(model, LONG1, LONG2)),
-        ("the page's curve: 21 scales x 2 sentences (<= 512 rows a pass)", lambda: encoder.curve_texts(LONG1, LONG2)),
+        ("the page's curve: 21 scales x 2 sentences (one float32 pass)", lambda: encoder.curve_texts(LONG1, LONG2)),
         ("the defaults (5 tokens each): numbers", lambda: encoder.compare(model, "dog bites man", "man bites dog")),
         ("the defaults: curve", lambda: encoder.curve_texts("dog bites man", "man bites dog")),
     ]
