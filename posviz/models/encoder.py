@@ -225,9 +225,21 @@ def one_plus_erf_float32(z: np.ndarray) -> np.ndarray:
     dtype('float32')
     """
     z = np.asarray(z, dtype=np.float32)
-    t = 1 / (1 + np.float32(0.3275911) * np.abs(z))
-    tail = _poly(_AS, t) * t * np.exp(-z * z)  # erfc(|z|)
-    return np.where(z < 0, tail, 2 - tail)
+    t = np.abs(z)
+    t *= np.float32(0.3275911)
+    t += 1
+    np.reciprocal(t, out=t)
+    tail = np.full_like(t, _AS[0])
+    for c in _AS[1:]:
+        tail *= t
+        tail += c
+    tail *= t
+    e = np.square(z)
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    tail *= e  # erfc(|z|), in place: the float32 curve's (rows, F) temporaries are its largest arrays
+    np.subtract(2, tail, out=tail, where=z >= 0)
+    return tail
 
 
 _AS = tuple(np.float32(c) for c in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592))
@@ -242,7 +254,10 @@ def gelu(x: np.ndarray) -> np.ndarray:
     """
     x = np.asarray(x)
     z = x / np.asarray(math.sqrt(2.0), dtype=x.dtype)
-    return x * (one_plus_erf_float32(z) if x.dtype == np.float32 else one_plus_erf(z)) / 2
+    out = one_plus_erf_float32(z) if x.dtype == np.float32 else one_plus_erf(z)
+    out *= x
+    out /= 2
+    return out
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
