@@ -319,6 +319,65 @@ def heatmap_panels(
     return chart
 
 
+def picture_panels(
+    pictures: Data,
+    *,
+    row_title: str,
+    col_title: str,
+    width: int,
+    height: int,
+    columns: int,
+    scheme: str = WEIGHT_SCHEME,
+    domain: Bounds = (0.0, 1.0),
+    value_title: str = "weight",
+    legend: str = "bottom",
+    title: Text = "",
+    title_width: int | None = None,
+) -> alt.FacetChart:
+    """Matrices of one shape on one colour scale as one faceted chart of pictures, `columns` panels a row, each
+    `width` x `height` pixels: one image mark a panel (a PNG at a pixel a value, drawn unsmoothed), one legend.
+
+    `pictures` has, for each panel (`panel` its title, `panel_index` its place), one row with kind "picture" and its
+    PNG data URL in `url`, and two rows of kind "corner" holding the cells' outer edges (x, y) and the colour
+    domain's ends (value), for the axes and the legend (`extent_frame` of each panel): a panel of T x T costs one
+    mark, not T² of them.
+    """
+    image = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'picture'")
+        .mark_image(width=alt.ExprRef("child_width"), height=alt.ExprRef("child_height"), aspect=False, align="left",
+                    baseline="top", smooth=False)
+        .encode(x=alt.value(0), y=alt.value(0), url="url:N")
+    )  # fmt: skip
+    axes = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'corner'")
+        .mark_point(opacity=0)
+        .encode(**_cell_axes(row_title, col_title), color=value_color(scheme, domain, value_title, legend=legend))
+    )
+    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
+                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
+    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    panels = alt.layer(image, axes).properties(width=width, height=height)
+    spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
+    return panels.facet(facet=facet, columns=columns, data=pictures, spacing=spacing, title=title_params(title))
+
+
+def picture_panels_frame(
+    matrices: Sequence[np.ndarray], titles: Sequence[str], pngs: Sequence[bytes], domain: Bounds
+) -> pd.DataFrame:
+    """`picture_panels`' rows: a picture row and two corner rows a panel (see there)."""
+    rows = []
+    for i, (m, title, picture) in enumerate(zip(matrices, titles, pngs, strict=True)):
+        r, k = np.shape(m)
+        url = "data:image/png;base64," + base64.b64encode(picture).decode("ascii")
+        rows.append({"panel": title, "panel_index": i, "kind": "picture", "url": url, "x": 0.0, "y": 0.0, "value": 0.0})
+        for x, y, value in ((-0.5, -0.5, domain[0]), (k - 0.5, r - 0.5, domain[1])):
+            rows.append({"panel": title, "panel_index": i, "kind": "corner", "url": "", "x": x, "y": y,
+                         "value": float(value)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def lines(
     curve: Data,
     *,
@@ -334,8 +393,10 @@ def lines(
     steps: bool = False,
     height: int = 280,
     legend: str = "right",
+    detail: str | None = None,
 ) -> alt.Chart | alt.LayerChart:
-    """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
+    """Line chart of long-form data, one line per value of `color` (and of `detail`, when several lines share a
+    colour); drag or scroll to zoom the x axis.
 
     `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
     puts the series names under the plot, so long names do not squeeze a narrow chart. Only drawn `points`
@@ -355,6 +416,8 @@ def lines(
             legend=alt.Legend(orient=legend, direction="vertical" if legend == "right" else "horizontal"),
         )
         tooltip.insert(0, alt.Tooltip(f"{color}:N"))
+    if detail is not None:
+        encoding["detail"] = alt.Detail(f"{detail}:N")
     zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
     line = (
         alt.Chart(curve, title=title_params(title), height=height)
