@@ -109,7 +109,8 @@ elif s.part == "pairs":
         ui.figure(llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 260)))
     with right:
         ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 300)))
-    st.caption(f"{llmviews.extraction_label(whole)} Whole-model heads leaning: {', '.join(model) or 'none'}.")
+    st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
+               f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
     a, b, c = st.columns(3)

@@ -837,3 +837,72 @@ def test_a_part_picked_on_one_page_does_not_follow_to_the_next_page(start, targe
     ok(at)
     assert not at.warning  # the old page's part is no value of this page's switch: no note, just its default
     assert at.button_group(key="part").value == {"rotary": "rotary", "minilm": "table", "order": "shuffle"}[target]
+
+
+def test_llm_page_names_the_model_and_shows_the_previous_token_heads_at_defaults():
+    at = page("llm")
+    ok(at)
+    assert not at.warning
+    assert headline_values(at) == ["1.2, 2.1", "0.73319"]
+    captions = "\n".join(c.value for c in at.caption)
+    assert "SmolLM2-135M-Instruct" in captions and "Q4_1" in captions and "Q8_0" in captions
+    assert "head_roles" in captions  # the rule is stated
+    assert "<|im_start|> (id 1) first" in at.text[0].value
+    assert len(at.get("vega_lite_chart")) == 1  # the nine heads are one chart; the other parts wait for a click
+
+
+@pytest.mark.parametrize(
+    ("part", "charts", "first"),
+    [("distance", 1, "0.73319"), ("sink", 2, "0.48908"), ("pairs", 2, "1.2, 2.1"), ("ablations", 1, "0.76866"),
+     ("longer", 1, "-18.604 → -24.619")],
+)  # fmt: skip
+def test_llm_page_every_part_draws_its_charts_and_number(part, charts, first):
+    at = page("llm", part=part)
+    ok(at)
+    assert not at.warning
+    assert len(at.get("vega_lite_chart")) == charts
+    assert headline_values(at)[0] == first
+
+
+def test_llm_page_labels_whole_model_numbers_as_computed_at_extraction():
+    at = page("llm", part="sink")
+    captions = "\n".join(c.value for c in at.caption)
+    assert "computed at extraction by tools/extract\\_smollm2.py" in captions or "extract_smollm2" in captions
+    assert headline_values(at)[1] == "12"
+
+
+def test_llm_page_ablations_show_equivariance_and_shift_invariance_to_float_precision():
+    at = page("llm", part="ablations", k="7")
+    ok(at)
+    order, equivariance, shift = (float(v) for v in headline_values(at))
+    assert order > 0.1 and equivariance < 1e-5 and shift < 1e-5
+    text = markdown(at)
+    assert "permutation-equivariant" in text and "+ 7" in text and ":orange-badge" not in text
+
+
+def test_llm_page_toggle_feeds_the_ids_without_im_start():
+    at = page("llm", im_start="false")
+    ok(at)
+    assert at.text[0].value.startswith("18 ids fed, no <|im_start|>")
+    at.toggle(key="im_start").set_value(True).run()
+    ok(at)
+    assert at.text[0].value.startswith("19 ids fed, <|im_start|>")
+
+
+@pytest.mark.parametrize(
+    ("text", "warning"),
+    [("", "whitespace"), ("x", "at least 3"), ("a" * 5000, "at most 600 characters"), ("the dog " * 60, "cut to the"),
+     ("bell\x07 nul\x00", "U+0000")],
+)  # fmt: skip
+def test_llm_page_hostile_text_in_the_url_gives_a_note_and_a_view(text, warning):
+    at = page("llm", text=text)
+    ok(at)
+    assert any(warning in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
+    assert len(headline_values(at)) == 2 and len(at.get("vega_lite_chart")) == 1
+
+
+@pytest.mark.parametrize("text", ["مرحبا بالعالم، كيف حالك", "👩‍💻 👍🏽 typing", "🙂", "e\u0301te\u0301"])
+def test_llm_page_reads_rtl_and_emoji_without_a_traceback(text):
+    at = page("llm", text=text, part="ablations")
+    ok(at)
+    assert len(headline_values(at)) == 3

@@ -38,9 +38,8 @@ def head_panels(reading: llmviews.Reading, layer: int, *, across: float, columns
     """
     weights = reading.trace.weights[layer].astype(np.float64)  # (H, T, T)
     roles = reading.roles[layer]
-    titles = [
-        f"{llmviews.head(layer, h)}" + ("" if roles[h] == "other" else f" {roles[h]}") for h in range(len(weights))
-    ]
+    short = {"previous-token": " · t−1", "first-token": " · tok 0", "other": ""}  # a panel's title is ~90 px
+    titles = [f"{llmviews.head(layer, h)}{short[str(roles[h])]}" for h in range(len(weights))]
     pngs = [images.png(w, images.WEIGHT_STOPS, (0.0, 1.0)) for w in weights]
     frame = charts.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
     table = pd.concat(

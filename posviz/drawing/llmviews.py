@@ -174,7 +174,7 @@ class WholeModel:
     sink: np.ndarray  # (M, H)
     previous: np.ndarray  # (M, H)
     roles: np.ndarray  # (M, H) by the extraction's rule
-    q_energy: np.ndarray  # (M, H, P)
+    q_energy: np.ndarray  # (M, H, P) measured with <|im_start|> fed (the file holds no other)
     k_energy: np.ndarray  # (M, G, P)
     rule: str
     texts: str  # the named texts and their token count
@@ -197,11 +197,12 @@ def whole_model(im_start: bool = True) -> WholeModel:
     stats = smollm2.stats()
     part = stats["with_im_start" if im_start else "without_im_start"]
     layers = part["layers"]
+    energy = stats["with_im_start"]["layers"]  # the pair energies were measured with <|im_start|> fed only
     names = ", ".join(t["name"] for t in stats["texts"])
     return WholeModel(
         sink=np.array([r["sink"] for r in layers]), previous=np.array([r["previous"] for r in layers]),
-        roles=np.array([r["verdict"] for r in layers]), q_energy=np.array([r["q_energy"] for r in layers]),
-        k_energy=np.array([r["k_energy"] for r in layers]), rule=stats["rule"],
+        roles=np.array([r["verdict"] for r in layers]), q_energy=np.array([r["q_energy"] for r in energy]),
+        k_energy=np.array([r["k_energy"] for r in energy]), rule=stats["rule"],
         texts=f"{len(stats['texts'])} texts ({names}), {part['tokens']} tokens", im_start=bool(part["im_start"]),
     )  # fmt: skip
 

@@ -431,6 +431,48 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
 
 
+def llm_head() -> Slide:
+    from posviz.drawing import llm_figures, llmviews
+
+    reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    layer, head = 1, 2
+    weights = reading.trace.weights[layer, head].astype(np.float64)
+    picture = Figure(f"llm-weights-{layer}-{head}", image=grids.reduced(weights, 1, 1),
+                     shape=dict(title=f"head {layer}.{head}: causal attention, {reading.T} tokens",
+                                scheme=charts.WEIGHT_SCHEME, domain=(0.0, 1.0), value_title="weight",
+                                what="key s →, query t ↓"))  # fmt: skip
+    value = float(reading.previous[layer, head])
+    return Slide(
+        f"A modern LLM ({llmviews.MODEL}) adds no position vector: RoPE alone lets head {layer}.{head} read the token "
+        "just before.",
+        f"head {layer}.{head}: mean weight on the previous token (t−1)",
+        value,
+        value > 0.5,
+        "a previous-token head: it attends by relative position",
+        (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
+        f"the shipped model run live ({llmviews.PRECISION}) on '{llmviews.DEFAULT_TEXT}'",
+        "below half: not a previous-token head on this text",
+    )
+
+
+def llm_sink() -> Slide:
+    from posviz.drawing import llm_figures, llmviews
+
+    reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    value = float(reading.sink[3].mean())
+    return Slide(
+        "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
+        "layer 3: mean weight on token 0 (live)",
+        value,
+        value > 0.3,
+        "token 0 draws far more than its share",
+        (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
+         llm_figures.sink_model(llmviews.whole_model(), height=FIGURE_HEIGHT - 30)),
+        "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
+        "no more than its share",
+    )  # fmt: skip
+
+
 STEPS: tuple[Step, ...] = (
     Step("shuffle", "Shuffle test, no position", shuffle,
          (Control("seed", "seed (X and the weights)", 42, options=(42, 0, 1, 7, 2026)),)),
@@ -456,6 +498,8 @@ STEPS: tuple[Step, ...] = (
     Step("real", "A real model's learned table", real_model),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
+    Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
+    Step("llmsink", "A modern LLM: the attention sink", llm_sink),
 )  # fmt: skip
 
 
