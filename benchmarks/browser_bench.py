@@ -52,6 +52,8 @@ MAXIMA: dict[str, dict[str, object]] = {
     "bugs": {"length": 512, "width": 256},
     "causal": {"T": 64, "C": 64, "wscale": 3.0},
     "layouts": {"length": 1024, "width": 1024, "base": 10_000_000.0},
+    # 64 tokens (the text is cut there), the deepest live layer
+    "llm": {"text": " ".join(WORDS[:64]), "im_start": "false", "layer": 4},
     "lecture": {"step": 14},
     "longer": {"part": "decay", "reach": 65_536, "d": 256},
     "magnitude": {"scale": STEPS_MAX, "s1": SENTENCE, "s2": REVERSED, "loglog": "true"},
@@ -76,6 +78,11 @@ EXTRA = [
     ("minilm", "maxima, part=table", {**MAXIMA["minilm"], "part": "table"}),
     ("rotary", "maxima, part=learned", {**MAXIMA["rotary"], "part": "learned"}),
     ("rotary", "maxima, part=alibi", {**MAXIMA["rotary"], "part": "alibi"}),
+    ("llm", "maxima, part=distance", {**MAXIMA["llm"], "part": "distance"}),
+    ("llm", "maxima, part=sink", {**MAXIMA["llm"], "part": "sink"}),
+    ("llm", "maxima, part=pairs", {**MAXIMA["llm"], "part": "pairs"}),
+    ("llm", "maxima, part=ablations", {**MAXIMA["llm"], "part": "ablations", "k": 100_000}),
+    ("llm", "maxima, part=longer", {**MAXIMA["llm"], "part": "longer", "head": 8, "preset": "llama3"}),
 ]
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here

@@ -73,8 +73,8 @@ elif s.part == "distance":
     strongest = int(reading.previous[s.layer].argmax())
     ui.headline(f"head {llmviews.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
                 number(reading.previous[s.layer, strongest]))  # fmt: skip
+    ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
-    ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 300)))
     ui.html_table(llmviews.head_table(reading, s.layer))
 elif s.part == "sink":
     whole = llmviews.whole_model(s.im_start)
@@ -106,35 +106,30 @@ elif s.part == "pairs":
                "pairs carry positional heads and the slowest carry content.")  # fmt: skip
     left, right = st.columns([3, 2])
     with left:
-        ui.figure(llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 260)))
+        ui.figure(llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 170), legend=ui.legend_side()))
     with right:
-        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 300)))
+        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 220)))
     st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
     a, b, c = st.columns(3)
     with a:
-        ui.headline("no rotation, mask kept: reordered, last layer ÷ max |h|", number(result.order_gap))
+        ui.headline("no rotation, mask: reordered", number(result.order_gap))
         ui.badge(result.order_gap > llmviews.FLOAT32, "order still matters: the mask carries it", "order-blind")
     with b:
-        ui.headline("no rotation, no mask: reordered, max ÷ max |h|", number(result.equivariance_gap))
+        ui.headline("no rotation, no mask: reordered", number(result.equivariance_gap))
         ui.badge(result.equivariance_gap < llmviews.FLOAT32, "permutation-equivariant (float32 rounding)",
                  "not equivariant")  # fmt: skip
     with c:
-        ui.headline(f"RoPE, every position + {result.k}: max attention change", number(result.shift_gap))
+        ui.headline(f"RoPE, positions + {result.k}: attention", number(result.shift_gap))
         ui.badge(result.shift_gap < llmviews.FLOAT32, "unchanged: RoPE sees only offsets", "changed")
-    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 250)))
-    st.caption(
-        "Reordered: the typed tokens backwards (<|im_start|> kept first), then every hidden state put back in the "
-        "typed order and compared. The lessons on a real model: without position a layer reads a set (the order "
-        "page); the causal mask alone tells first from last (the causal page); RoPE moves with the offset only "
-        "(the start-offsets page). Gaps below 1e-5 are float32 rounding."
-    )
+    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 170), legend=ui.legend_side()))
+    st.caption(llmviews.ABLATION_NOTE)
 else:
     pair = llmviews.real_pair(reading, s.layer, s.head)
     preset = llmviews.SCALINGS[s.preset]
-    fig = llm_figures.scaled_scores(pair, s.preset, height=ui.fit(300, 300))
+    fig = llm_figures.scaled_scores(pair, s.preset, height=ui.fit(300, 200), legend=ui.legend_side())
     scaled = llmviews.scaled_at_window(fig.frames[0])
     ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}",
                 f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip

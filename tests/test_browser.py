@@ -248,7 +248,8 @@ TOGETHER = {"attention": 4, "order": 4, "causal": 2, "bugs": 3, "layouts": 2, "r
 # Each page at its first part, and every other part of the pages in parts.
 # (order's pair-move part draws numbers only, no chart.)
 PARTS = ["order?part=twins", "offsets?part=sinks", "rotary?part=learned", "rotary?part=alibi", "longer?part=scores",
-         "longer?part=decay", "minilm?part=sentences"]  # fmt: skip
+         "longer?part=decay", "minilm?part=sentences", "llm?part=distance", "llm?part=sink", "llm?part=pairs",
+         "llm?part=ablations", "llm?part=longer"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"] + PARTS)
@@ -356,3 +357,18 @@ def test_a_prepared_lecture_link_opens_its_step_with_its_settings(page):
     no_exception(page)
     value = posviz.lecture.slide(2, scale=1.2).shown
     assert page.get_by_text(value, exact=True).count() == 1
+
+
+def test_the_llm_page_shows_its_heads_and_number_on_a_projector_and_a_phone(page):
+    """Presenter mode at 1280x720: the headline and the nine heads (one chart) end on the first screen; at 390 px the
+    page opens without an error."""
+    visit(page, "/llm?presenter=true")
+    no_exception(page)
+    charts_drawn(page)
+    assert page.get_by_text("1.2, 2.1", exact=True).count() == 1
+    chart = page.locator(CHART).first.bounding_box()
+    assert chart["y"] + chart["height"] <= 720 and chart["width"] <= 1280, chart
+    page.set_viewport_size({"width": 390, "height": 844})
+    visit(page, "/llm")
+    no_exception(page)
+    charts_drawn(page)

@@ -53,12 +53,12 @@ def head_panels(reading: llmviews.Reading, layer: int, *, across: float, columns
     return Figure(f"llm-heads-{layer}", charts.picture_panels, (frame,), shape, table=table)
 
 
-def by_distance(reading: llmviews.Reading, layer: int, *, height: int = 280) -> Figure:
+def by_distance(reading: llmviews.Reading, layer: int, *, height: int = 280, legend: str = "bottom") -> Figure:
     """Each head's mean weight at each relative distance t − s, the positional heads in colour (frame: H x N rows)."""
     frame = llmviews.by_distance_frame(reading, layer)
     shape = dict(x="distance", y="weight", color="series", detail="head", x_title="distance t − s (tokens)",
                  y_title="mean attention weight", title=f"layer {layer}: attention against distance, each head",
-                 legend="bottom", height=height)  # fmt: skip
+                 legend=legend, height=height)  # fmt: skip
     return Figure(f"llm-distance-{layer}", charts.lines, (frame,), shape)
 
 
@@ -83,14 +83,14 @@ def sink_model(model: llmviews.WholeModel, *, height: int = 420) -> Figure:
                         value_title="weight on token 0", annotate=False, height=height)  # fmt: skip
 
 
-def pair_shares(reading: llmviews.Reading, layer: int, *, height: int = 300) -> Figure:
+def pair_shares(reading: llmviews.Reading, layer: int, *, height: int = 300, legend: str = "bottom") -> Figure:
     """Each query and key head's energy per rotated pair as a share of its total, fast pairs (i = 0) on the left."""
     shares, names = llmviews.energy_shares(reading.trace.q[layer], reading.trace.k[layer])
     frame = charts.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
     shape = dict(title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)", row_title="",
                  col_title="pair i (dimensions 2i, 2i+1)", scheme=charts.WEIGHT_SCHEME,
                  domain=(0.0, float(shares.max())), value_title="share of the head's energy", annotate=False,
-                 height=height, legend="bottom")  # fmt: skip
+                 height=height, legend=legend)  # fmt: skip
     return Figure(f"llm-pairs-{layer}", charts.token_heatmap, (frame,), shape)
 
 
@@ -101,23 +101,23 @@ def model_fast_share(model: llmviews.WholeModel, *, height: int = 420) -> Figure
     return _layer_heads(share, "llm-fast-model", title, value_title="share", annotate=False, height=height)
 
 
-def ablation_gaps(result: llmviews.Ablations, *, height: int = 280) -> Figure:
+def ablation_gaps(result: llmviews.Ablations, *, height: int = 280, legend: str = "bottom") -> Figure:
     """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor)."""
     frame = llmviews.ablation_frame(result)
     shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max abs difference (log)",
                  title="each layer: reordered or shifted against the plain run", log_y=True, points=True,
-                 legend="bottom", height=height)  # fmt: skip
+                 legend=legend, height=height)  # fmt: skip
     return Figure("llm-ablations", charts.lines, (frame,), shape)
 
 
-def scaled_scores(pair: llmviews.RealPair, preset_key: str, *, height: int = 300) -> Figure:
+def scaled_scores(pair: llmviews.RealPair, preset_key: str, *, height: int = 300, legend: str = "bottom") -> Figure:
     """A real query/key pair's rotary logit against the distance, unscaled and under a rope_scaling preset (log x)."""
     preset = llmviews.SCALINGS[preset_key]
     scores = llmviews.scaled_scores(pair, preset)
     point = llmviews.window_point(scores)
     shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens, log)",
                  y_title="q · R(m) k / √64", title=f"{pair.label}: logit against distance", log_x=True,
-                 legend="bottom", height=height)  # fmt: skip
+                 legend=legend, height=height)  # fmt: skip
     return Figure("llm-scaled-scores", charts.lines_marked, (scores, point), shape)
 
 
