@@ -89,7 +89,7 @@ def pair_shares(reading: llmviews.Reading, layer: int, *, height: int = 300, leg
     frame = charts.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
     shape = dict(title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)", row_title="",
                  col_title="pair i (dimensions 2i, 2i+1)", scheme=charts.WEIGHT_SCHEME,
-                 domain=(0.0, float(shares.max())), value_title="share of the head's energy", annotate=False,
+                 domain=(0.0, float(shares.max())), value_title="share of energy", annotate=False,
                  height=height, legend=legend)  # fmt: skip
     return Figure(f"llm-pairs-{layer}", charts.token_heatmap, (frame,), shape)
 
@@ -97,7 +97,7 @@ def pair_shares(reading: llmviews.Reading, layer: int, *, height: int = 300, leg
 def model_fast_share(model: llmviews.WholeModel, *, height: int = 420) -> Figure:
     """Each whole-model query head's share of energy in the fast pairs, from extraction (frame: M x H rows)."""
     share = llmviews.fast_share(model.q_energy)
-    title = f"whole model, at extraction: q energy in pairs i < {llmviews.FAST_PAIRS}"
+    title = f"whole model (extraction): q energy, i < {llmviews.FAST_PAIRS}"
     return _layer_heads(share, "llm-fast-model", title, value_title="share", annotate=False, height=height)
 
 
