@@ -351,3 +351,12 @@ def test_the_shipped_file_holds_published_blocks_of_the_first_layers_only(model)
     assert [{"name": n, "type": t} for n, t in names.items()] == [
         {"name": r["name"], "type": r["type"]} for r in provenance["tensors"]
     ]
+
+
+def test_load_reads_the_same_tensors_and_vocabulary_as_ggufs_own_reader(model):
+    reader = gguf.GGUFReader(DATA / smollm2.GGUF_FILE)  # np.memmap slices, as gguf opens it
+    tensors = {t.name: t for t in reader.tensors}
+    np.testing.assert_array_equal(model.token_blocks, tensors["token_embd.weight"].data)
+    last = tensors[f"blk.{len(model.layers) - 1}.ffn_down.weight"]
+    np.testing.assert_array_equal(model.layers[-1].w_down, smollm2.dequantize(last))
+    assert model.tokenizer.to_str() == smollm2.tokenizer_from_gguf(reader).to_str()

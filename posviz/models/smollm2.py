@@ -177,10 +177,27 @@ def tokenizer_from_gguf(reader: gguf.GGUFReader) -> Tokenizer:
     return tokenizer
 
 
+class _Reader(gguf.GGUFReader):
+    """gguf's reader on a plain ndarray view of its np.memmap: the same bytes, still mapped from the file.
+
+    Every slice of an np.memmap runs Python-level bookkeeping (`__array_finalize__`), and gguf reads the
+    header's 98,148 vocabulary and merge strings as about 250,000 slices: 1.6-2.5 s per open here, 0.5-0.8 s
+    on the plain view (benchmarks/llm_bench.py).
+    """
+
+    @property
+    def data(self) -> np.ndarray:
+        return self._data
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        self._data = value.view(np.ndarray)
+
+
 @lru_cache(maxsize=2)
 def load(folder: Path = DATA) -> SmolLM2:
     """The shipped model, read once per process (float32 layers, about 14 MB each)."""
-    reader = gguf.GGUFReader(Path(folder) / GGUF_FILE)
+    reader = _Reader(Path(folder) / GGUF_FILE)
     tensors = {t.name: t for t in reader.tensors}
     shipped, config = int(_field(reader, "posviz.layers_shipped")), config_from_gguf(reader)
     table = tensors["token_embd.weight"]
