@@ -360,3 +360,12 @@ def test_load_reads_the_same_tensors_and_vocabulary_as_ggufs_own_reader(model):
     last = tensors[f"blk.{len(model.layers) - 1}.ffn_down.weight"]
     np.testing.assert_array_equal(model.layers[-1].w_down, smollm2.dequantize(last))
     assert model.tokenizer.to_str() == smollm2.tokenizer_from_gguf(reader).to_str()
+
+
+def test_a_model_asked_for_by_two_threads_at_once_is_read_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    smollm2._load.cache_clear()
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: smollm2.load(), range(2))
+    assert first is second and smollm2._load.cache_info().misses == 1

@@ -20,6 +20,7 @@ heads, P = d_k / 2 = 32 rotated pairs, F = 1536 MLP width, L layers run, V = 49,
 from __future__ import annotations
 
 import json
+import threading
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -194,9 +195,18 @@ class _Reader(gguf.GGUFReader):
         self._data = value.view(np.ndarray)
 
 
-@lru_cache(maxsize=2)
+_LOADING = threading.Lock()  # the server warms the model in a thread while a first page may ask for it
+
+
 def load(folder: Path = DATA) -> SmolLM2:
-    """The shipped model, read once per process (float32 layers, about 14 MB each)."""
+    """The shipped model, read once per process (float32 layers, about 14 MB each), by one thread at a time."""
+    with _LOADING:
+        return _load(Path(folder))
+
+
+@lru_cache(maxsize=2)
+def _load(folder: Path) -> SmolLM2:
+    """Read the GGUF file in `folder` and dequantize its layers."""
     reader = _Reader(Path(folder) / GGUF_FILE)
     tensors = {t.name: t for t in reader.tensors}
     shipped, config = int(_field(reader, "posviz.layers_shipped")), config_from_gguf(reader)
