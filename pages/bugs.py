@@ -58,8 +58,8 @@ else:
     ui.intro(answer)
 
 if s.bug in START_BUGS:
-    good = generate(length=24, prefill=6)
-    bad = generate(length=24, prefill=6, bug=START_BUGS[s.bug])
+    good = generate(T=24, prefill=6)
+    bad = generate(T=24, prefill=6, bug=START_BUGS[s.bug])
     a, b = st.columns(2)
     with a:
         ui.headline("correct: max |cached − full|", number(good.errors.max()))

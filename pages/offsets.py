@@ -55,7 +55,7 @@ with st.sidebar:  # the sinks part has its own controls beside its chart; it sha
 ui.sync_url([*P.values(), *SINK_P.values()])
 
 if part == "generation":
-    result = run(seed=s.seed, length=s.T, width=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
+    result = run(seed=s.seed, T=s.T, d=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
     errors = result.errors
     left, right = st.columns([2, 3])
     with left:
@@ -79,7 +79,7 @@ else:
     left, right = st.columns([1, 2])
     with left:
         ui.controls(SINK_P.values())
-    ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.d, sinks=s.sinks, window=s.window, positions=way)
+    ways = {way: sink_run(seed=s.seed, T=s.sink_T, d=s.d, sinks=s.sinks, window=s.window, positions=way)
             for way in ("cache", s.sink_bug)}  # fmt: skip
     bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
     with left:

@@ -63,7 +63,7 @@ if s.perm_mode == "typed":
     )
 signal = f"{position} × {number(pscale)}"
 if part == "shuffle":
-    common = dict(seed=s.seed, length=T, width=d, weight_scale=s.wscale, perm=tuple(int(p) for p in perm),
+    common = dict(seed=s.seed, T=T, d=d, weight_scale=s.wscale, perm=tuple(int(p) for p in perm),
                   causal=s.causal, forget_reorder=s.forget)  # fmt: skip
     bare = experiment(**common)
     result = experiment(**common, position=position, scale=pscale)
@@ -117,7 +117,7 @@ elif part == "twins":
     first, second = min(s.first, T - 1), min(s.second, T - 1)
     if (first, second) != (s.first, s.second):
         ui.note(f"Positions must be below T = {T}; using {first} and {second}.")
-    twin = dict(seed=s.seed, length=T, width=d, weight_scale=s.wscale, first=first, second=second, causal=s.causal)
+    twin = dict(seed=s.seed, T=T, d=d, weight_scale=s.wscale, first=first, second=second, causal=s.causal)
     plain = twins(**twin)
     marked = twins(**twin, position=position, scale=pscale)
     with c:
@@ -150,7 +150,7 @@ else:
         "together and nothing is lost: the outputs only follow the move."
     )
     kind = position if position not in ("none", "rotary") else "sinusoidal"
-    moves = pair_moves(seed=s.seed, length=T, width=d, weight_scale=s.wscale, perm=tuple(int(p) for p in perm),
+    moves = pair_moves(seed=s.seed, T=T, d=d, weight_scale=s.wscale, perm=tuple(int(p) for p in perm),
                        position=kind, scale=pscale or 1.0)  # fmt: skip
     m1, m2, m3 = st.columns(3)
     with m1:

@@ -11,7 +11,7 @@ from posviz.maths import encodings, generation, grids, properties, relative, var
 
 
 def test_step_errors_mark_the_prefill_and_keep_every_error():
-    run = generation.demo_generation(length=10, prefill=4, bug="reset")
+    run = generation.demo_generation(T=10, prefill=4, bug="reset")
     frame = frames.step_errors(run.errors, run.prefill)
     assert frame["token"].tolist() == list(range(10))
     assert frame["phase"].tolist() == ["prefill"] * 4 + ["one at a time"] * 6
@@ -19,7 +19,7 @@ def test_step_errors_mark_the_prefill_and_keep_every_error():
 
 
 def test_generation_table_puts_given_and_true_positions_side_by_side():
-    run = generation.demo_generation(length=8, prefill=3, bug="off_by_one")
+    run = generation.demo_generation(T=8, prefill=3, bug="off_by_one")
     table = frames.generation_table(run.positions, run.errors)
     assert (table["position given"] != table["true position"]).any()
     assert table["true position"].tolist() == list(range(8))

@@ -116,7 +116,7 @@ def test_the_lesson_permutation_stands_at_length_6_and_a_seeded_shuffle_elsewher
 @given(seed=st.integers(0, 10_000), length=st.integers(2, 9), data=st.data())
 def test_moving_token_and_position_together_only_reorders_the_outputs(seed, length, data):
     perm = data.draw(st.permutations(range(length)))
-    r = lessons.pair_move_experiment(seed=seed, length=length, width=8, perm=tuple(perm), position="sinusoidal")
+    r = lessons.pair_move_experiment(seed=seed, T=length, d=8, perm=tuple(perm), position="sinusoidal")
     assert r.together < 1e-12
     if list(perm) != sorted(perm):
         assert r.tokens_only > 1e-9 and r.positions_only > 1e-9

@@ -82,7 +82,7 @@ def test_bias_frame_matches_the_matrices_along_their_first_row():
 
 
 def test_the_reindexed_sink_cache_is_exact_and_original_positions_are_not():
-    ways = {w: sinks.demo_streaming(length=16, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=16, positions=w) for w in ("cache", "original")}
     assert longviews.sink_exact(ways["cache"])
     assert not longviews.sink_exact(ways["original"])
     frame = longviews.sink_errors_frame(ways)

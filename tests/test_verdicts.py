@@ -26,8 +26,8 @@ def test_position_makes_the_shuffle_test_fail():
 
 
 def test_negligible_separates_rounding_from_an_effect():
-    good = generation.demo_generation(length=24, prefill=6)
-    bad = generation.demo_generation(length=24, prefill=6, bug="off_by_one")
+    good = generation.demo_generation(T=24, prefill=6)
+    bad = generation.demo_generation(T=24, prefill=6, bug="off_by_one")
     assert verdicts.negligible(good.errors.max())
     assert not verdicts.negligible(bad.errors.max())
     assert not verdicts.negligible(-1.0)

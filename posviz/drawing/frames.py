@@ -137,7 +137,7 @@ def step_corners(frame: pd.DataFrame, *, y: str, group: str) -> pd.DataFrame:
     return frame[first | last | changed].reset_index(drop=True)
 
 
-def frequency_comparison(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
+def frequency_comparison(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     """Rows (pair, frequency, formula): the paper's frequencies and tensor2tensor's, pair by pair.
 
     Returns: d rows (d/2 per formula)
@@ -146,13 +146,13 @@ def frequency_comparison(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame
     (8, 3)
     """
     series = {
-        "paper: base^(-2i/d)": frequencies(width, base),
-        "tensor2tensor: base^(-i/(d/2-1))": t2t_frequencies(width, base),
+        "paper: base^(-2i/d)": frequencies(d, base),
+        "tensor2tensor: base^(-i/(d/2-1))": t2t_frequencies(d, base),
     }
-    return curves(np.arange(width // 2), series, x_name="pair", y_name="frequency", group="formula")
+    return curves(np.arange(d // 2), series, x_name="pair", y_name="frequency", group="formula")
 
 
-def wavelength_frame(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
+def wavelength_frame(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     """Rows (pair, wavelength): positions per full turn of each sin/cos pair.
 
     Returns: d/2 rows
@@ -160,7 +160,7 @@ def wavelength_frame(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     >>> wavelength_frame(8).shape
     (4, 2)
     """
-    return pd.DataFrame({"pair": np.arange(width // 2), "wavelength": wavelengths(width, base)})
+    return pd.DataFrame({"pair": np.arange(d // 2), "wavelength": wavelengths(d, base)})
 
 
 def row_norms(norms: np.ndarray, *, start: int = 0, stride: int = 1, name: str = "norm") -> pd.DataFrame:

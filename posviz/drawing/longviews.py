@@ -176,15 +176,15 @@ def decay(reach: int, dim: int, seed: int, bases: tuple[float, ...] = DECAY_BASE
     )
 
 
-def bias_matrices(length: int, **shape: object) -> dict[str, np.ndarray]:
-    """Each bias of biases.KINDS over a length x length grid of offsets j - i; `shape` goes to biases.bias.
+def bias_matrices(T: int, **shape: object) -> dict[str, np.ndarray]:
+    """Each bias of biases.KINDS over a T x T grid of offsets j - i; `shape` goes to biases.bias.
 
     Returns: {kind: (T, T)}
 
     >>> bias_matrices(4, clip=2)["shaw"].shape
     (4, 4)
     """
-    grid = biases.offsets(length)
+    grid = biases.offsets(T)
     return {kind: biases.bias(kind, grid, **shape) for kind in biases.KINDS}
 
 
