@@ -27,7 +27,7 @@ HINTS = {
 }
 P = ui.params(
     ui.Param("bug", "2i exponent", "choice", options=CHOICES, label="mistake", widget="radio"),
-    ui.Param("length", 64, "int", 4, 512, label="positions"),
+    ui.Param("T", 64, "int", 4, 512, label="positions", aliases=("length",)),
     ui.width_param(32, 4, 256, aliases=("width",)),
     ui.Param("quiz", False, "bool", label="hide the answer (quiz link)",
              help="The page shows the pictures and checks but not which mistake it is; a button reveals it."),
@@ -43,7 +43,7 @@ with st.sidebar:
             ui.control(P["bug"])
     else:
         ui.control(P["bug"])
-    ui.controls(P[k] for k in ("length", "d"))
+    ui.controls(P[k] for k in ("T", "d"))
 ui.sync_url(P)
 
 what = variants.BUGS.get(s.bug, "incremental generation with rotary embeddings")
@@ -69,7 +69,7 @@ if s.bug in START_BUGS:
         ui.badge(verdicts.negligible(bad.errors.max()), "cached = recomputed", "drifts after the prompt")
     ui.figure(figures.generation_errors("bug-errors", bad.errors, bad.prefill, f"error per token with {name}"))
 else:
-    (correct, good), (broken, bad) = tables(s.length, s.d, "none"), tables(s.length, s.d, s.bug)
+    (correct, good), (broken, bad) = tables(s.T, s.d, "none"), tables(s.T, s.d, s.bug)
     cols = st.columns(3)
     rows = [
         (

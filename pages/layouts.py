@@ -15,7 +15,7 @@ from posviz.maths import variants, verdicts
 
 ui.page_setup(__doc__)
 P = ui.params(
-    ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
+    ui.tokens_param(64, 1024, label="length T", widget="number", aliases=("length",)),
     ui.width_param(64, 4, 1024, widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
 )
@@ -23,7 +23,7 @@ compare = st.cache_data(variants.compare_layouts, max_entries=8)
 
 s = ui.sidebar(P, page="layouts")
 
-r = compare(s.length, s.d, s.base)
+r = compare(s.T, s.d, s.base)
 a, b, c = st.columns(3)
 with a:
     ui.headline("sin/cos tables: max diff after permuting", number(r.table_gap))
