@@ -33,7 +33,9 @@ with b:
     ui.badge(verdicts.exactly_zero(r.rope_gap), "interleaved = rotate-half, permuted", "they differ")
 with c:
     ui.headline("tensor2tensor table: max diff", number(r.timescale_gap))
-    ui.badge(r.timescale_gap > 0, "a real difference, not a layout", "same timescales", state=True)
+    ui.badge(
+        not verdicts.exactly_zero(r.timescale_gap), "a real difference, not a layout", "same timescales", state=True
+    )
     if not ui.presenter():  # the shared screen keeps its line for the charts
         st.caption(f"slowest frequency: {number(r.slowest_paper)} (paper) vs {number(r.slowest_t2t)} (tensor2tensor)")
 

@@ -38,6 +38,21 @@ def test_exactly_zero_accepts_only_zero():
     assert not verdicts.exactly_zero(np.nextafter(0.0, 1.0))
 
 
+def test_same_direction_is_a_cosine_of_one_up_to_rounding():
+    assert verdicts.same_direction(1.0) and verdicts.same_direction(1 - 2.2e-16) and verdicts.same_direction(1 + 1e-15)
+    assert not verdicts.same_direction(1 - 1e-6)
+    assert not verdicts.same_direction(0.9048)  # MiniLM on "dog bites man" / "man bites dog"
+    assert not verdicts.same_direction(-1.0)
+
+
+def test_pointing_alike_separates_a_shared_direction_from_chance():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 384))
+    chance = float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+    assert not verdicts.pointing_alike(chance)  # a few hundredths in 384 dimensions
+    assert verdicts.pointing_alike(0.93) and not verdicts.pointing_alike(0.5) and not verdicts.pointing_alike(-0.9)
+
+
 def test_numerically_equal_is_allclose():
     a = np.linspace(0, 1, 5)
     assert verdicts.numerically_equal(a, a + 1e-10)

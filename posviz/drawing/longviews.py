@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import charts
-from posviz.experiments.lessons import machine_zero
 from posviz.maths import biases, scaling, sinks
+from posviz.maths.verdicts import machine_zero
 
 BIAS_NAMES = {
     "t5": "T5 bidirectional",
