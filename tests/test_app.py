@@ -410,6 +410,59 @@ def test_matrix_panels_refuse_what_they_cannot_draw_and_take_labels_as_arrays():
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_readings_write_each_number_once_then_its_badges_side_by_side_then_its_caption():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import ui
+
+        ui.readings(
+            [
+                ui.Reading("a", 4.440892098500626e-16, (ui.Badge(True, "passes", "fails"), ui.Badge(False, "y", "no")),
+                           caption="a line"),
+                ui.Reading("b", "no pairs", ui.Badge(True, "a state", state=True), help="a tooltip"),
+            ],
+            [1, 2],
+        )  # fmt: skip
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    assert headline_values(at) == ["4.4e-16", "no pairs"]
+    assert [c.weight for c in at.columns] == pytest.approx([1 / 3, 2 / 3])
+    first, second = at.columns
+    assert [m.value for m in first.markdown[1:]] == [":green-badge[:material/check: passes]", ":orange-badge[no]"]
+    assert [c.value for c in first.caption] == ["a line"] and not second.caption
+    assert ":blue-badge[:material/info: a state]" in markdown(at) and "title='a tooltip'" in markdown(at)
+
+
+def test_a_row_of_matrices_puts_each_on_its_own_scale_and_a_row_of_weights_labels_the_tokens():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import numpy as np
+
+        import ui
+
+        ui.matrix_row(
+            [
+                ui.Panel("a", np.eye(3), "a", domain=(-1.0, 1.0), value_title="pe"),
+                ui.Panel("b", 5 * np.eye(3), "b", note=""),
+            ],
+            row_title="r",
+            col_title="c",
+            height=200,
+        )
+        ui.weights_row([ui.Panel("w", np.full((2, 2), 0.5), "w", rows=["dog", "bites"])])  # fmt: skip
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(specs) == 3 and len(at.columns) == 3
+    text = [json.dumps(spec) for spec in specs]
+    assert '"title": "pe"' in text[0] and '"title": "value"' in text[1] and '"title": "weight"' in text[2]
+    assert "0 dog" in str(at.get("vega_lite_chart")[2].proto.datasets)
+
+
 def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_ones_as_charts():
     import base64
     import io
