@@ -133,3 +133,39 @@ def test_whole_sentences_aligned_by_word_agree_without_position_and_differ_with_
     np.testing.assert_allclose(out1, out2, atol=1e-12)
     assert r.sentence_distance(0.5) == pytest.approx(max(r.word_distance(w, 0.5) for w in r.common_words()))
     assert lessons.sentence_experiment("a b c", "a b d").aligned_outputs(0.5) is None
+
+
+# ----- spot the bug (posviz.experiments.mistakes) -----
+
+
+def test_the_correct_table_passes_every_check_and_each_table_mistake_fails_one():
+    from posviz.experiments import mistakes
+
+    for mistake in mistakes.MISTAKES.values():
+        assert mistake.answer[0].isupper() and mistake.hint in mistake.answer
+        assert (mistake.table_bug is None) != (mistake.start_bug is None)
+        if mistake.table_bug is None:
+            continue
+        spot = mistakes.spot_table(32, 16, mistake.table_bug)
+        assert all(c.correct_passes for c in spot.checks)
+        assert all(c.buggy_passes for c in spot.checks) == (mistake.name == "none")
+        assert spot.narrower == (mistake.name == "odd width")
+        np.testing.assert_allclose(spot.difference, spot.correct[:, : spot.broken.shape[1]] - spot.broken)
+
+
+def test_an_odd_width_has_no_pairs_for_the_offset_check():
+    from posviz.experiments import mistakes
+
+    offset = mistakes.spot_table(16, 8, "odd width").checks[2]
+    assert offset.measured == "no pairs" and offset.correct_passes and not offset.buggy_passes
+
+
+@pytest.mark.parametrize("bug", ["reset", "off_by_one"])
+def test_a_start_mistake_drifts_after_the_prompt_and_the_true_start_does_not(bug):
+    from posviz.experiments import mistakes
+    from posviz.maths import verdicts
+
+    spot = mistakes.spot_start(bug)
+    assert verdicts.negligible(spot.correct.max_error) and not verdicts.negligible(spot.broken.max_error)
+    assert spot.broken.max_error == float(spot.broken.errors.max())
+    assert np.abs(spot.broken.errors[: spot.broken.prefill]).max() < 1e-12  # the prompt itself is right

@@ -32,6 +32,11 @@ class GenerationResult:
         """max abs(cached[t] - full[t]) for every token: (T,)"""
         return np.abs(self.cached - self.full).max(axis=-1)
 
+    @property
+    def max_error(self) -> float:
+        """The largest error over every token and feature."""
+        return float(self.errors.max())
+
 
 def _position_of(t: int, bug: str) -> int:
     return {"none": t, "reset": 0, "off_by_one": t + 1}[bug]
