@@ -121,6 +121,34 @@ def test_order_page_switches_reproduce_the_exercises(key, value, expected):
     assert headline_values(at)[0] == expected
 
 
+@pytest.mark.parametrize(
+    ("part", "query", "keys"),
+    [
+        ("shuffle", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "causal", "forget",
+                         "offset"]),
+        ("shuffle", {"perm_mode": "shuffle"}, ["seed", "T", "d", "wscale", "perm_mode", "shuffle_seed", "position",
+                                               "pscale", "causal", "forget", "offset"]),
+        ("twins", {}, ["seed", "T", "d", "wscale", "position", "pscale", "causal", "offset"]),
+        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "offset"]),
+    ],
+)  # fmt: skip
+def test_order_page_draws_each_parts_own_controls_in_the_sidebar(part, query, keys):
+    at = page("order", part=part, **query)
+    ok(at)
+    drawn = [w.key for w in at.sidebar if getattr(w, "key", None)]
+    assert drawn == keys
+    assert at.sidebar.caption[0].value == "Lesson 000 exercises"
+    assert [w.key for w in at.main if getattr(w, "key", None) in ("first", "second")] == (
+        ["first", "second"] if part == "twins" else []
+    )
+
+
+def test_order_page_greys_out_the_position_signal_that_exercise_2_replaces():
+    assert not page("order").selectbox(key="position").disabled
+    at = page("order", offset="true")
+    assert at.selectbox(key="position").disabled and headline_values(at)[1] == "4.4e-16"
+
+
 def test_order_page_forgetting_to_reorder_is_the_only_orange_badge():
     at = page("order", forget="true")
     assert "a bug in the test" in markdown(at) and ":orange-badge" in markdown(at)
