@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 import posviz
 from posviz.drawing import frames
+from posviz.drawing.display import number
 from posviz.experiments import lessons
 from posviz.maths import encodings, generation, grids, properties, relative, variants
 
@@ -23,6 +24,11 @@ def test_generation_table_puts_given_and_true_positions_side_by_side():
     table = frames.generation_table(run.positions, run.errors)
     assert (table["position given"] != table["true position"]).any()
     assert table["true position"].tolist() == list(range(8))
+    written = frames.generation_table(run.positions, run.errors, written=True)
+    assert written["error"].tolist() == [
+        number(e) for e in run.errors
+    ]  # as a headline writes it; the chart keeps floats
+    assert written.drop(columns="error").equals(table.drop(columns="error"))
 
 
 def test_frequency_comparison_holds_both_formulas_for_every_pair():

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from posviz.drawing.display import number
 from posviz.maths import _checks
 from posviz.maths.encodings import DEFAULT_BASE, frequencies
 from posviz.maths.properties import wavelengths
@@ -59,16 +60,18 @@ def rounding_band(level: float = ROUNDING) -> pd.DataFrame:
     )
 
 
-def generation_table(positions: np.ndarray, errors: np.ndarray) -> pd.DataFrame:
+def generation_table(positions: np.ndarray, errors: np.ndarray, *, written: bool = False) -> pd.DataFrame:
     """Rows (token, position given, true position, error): where each token was put and how far it drifted.
 
+    `written`: each error as it reads on screen (display.number), for a table of text; a chart's CSV keeps floats.
     Returns: T rows
 
-    >>> generation_table(np.arange(4), np.zeros(4)).shape
-    (4, 4)
+    >>> generation_table(np.arange(4), np.zeros(4)).shape, generation_table([0], [4.4e-16], written=True).error[0]
+    ((4, 4), '4.4e-16')
     """
     tokens = np.arange(len(errors))
-    return pd.DataFrame({"token": tokens, "position given": positions, "true position": tokens, "error": errors})
+    shown = [number(e) for e in errors] if written else errors
+    return pd.DataFrame({"token": tokens, "position given": positions, "true position": tokens, "error": shown})
 
 
 def curves(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str, y_name: str, group: str) -> pd.DataFrame:
