@@ -229,3 +229,33 @@ def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
         table=frames.cosine_profile(table),
     )
     return norms, profile
+
+
+def learned_table_picture(table: minilm.PositionTable, *, value_title: str | None = None) -> Figure:
+    """A trained position table as a picture, its colours clipped at the 99th percentile of |value| (a few large
+    values would leave the rest pale). `value_title` replaces the colour bar's title, which names the clip.
+
+    >>> learned_table_picture(minilm.position_table()).shape["title"]
+    'position rows (512 x 384)'
+    """
+    clip = charts.robust_domain(table.table)
+    rows, cols = table.table.shape
+    shape = dict(title=f"position rows ({rows} x {cols})", scheme=charts.SIGNED_SCHEME, domain=clip,
+                 value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
+                 what="dimension →, position ↓")  # fmt: skip
+    return Figure("minilm-table", image=grids.reduced(table.table, 1, 1), shape=shape)
+
+
+def position_cosine_pictures(table: minilm.PositionTable) -> tuple[Figure, Figure]:
+    """The cosine between every two positions' rows as pictures: the trained table's, then a sinusoidal table's.
+
+    >>> [f.shape["title"] for f in position_cosine_pictures(minilm.position_table())]
+    ['cosine between positions: MiniLM (learned)', 'cosine between positions: sinusoidal']
+    """
+    return tuple(
+        Figure(f"{name}-cosine", image=grids.reduced(cosine, 1, 1),
+               shape=dict(title=f"cosine between positions: {which}", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0),
+                          value_title="cosine", what="position →, position ↓"))
+        for name, cosine, which in (("minilm", table.cosine, "MiniLM (learned)"),
+                                    ("sinusoid", table.sinusoid_cosine, "sinusoidal"))
+    )  # fmt: skip

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, frames
+from posviz.drawing import charts, figures, frames
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -394,14 +394,8 @@ def real_model() -> Slide:
     from posviz.models import minilm
 
     pos = minilm.position_table()
-    clip = charts.robust_domain(pos.table)
-    image = Figure("minilm-cosine", image=grids.reduced(pos.cosine, 1, 1),
-                   shape=dict(title="cosine between positions: MiniLM (learned)", scheme=charts.SIGNED_SCHEME,
-                              domain=(-1.0, 1.0), value_title="cosine", what="position →, position ↓"))  # fmt: skip
-    table_image = Figure("minilm-table", image=grids.reduced(pos.table, 1, 1),
-                         shape=dict(title="position rows (512 x 384)", scheme=charts.SIGNED_SCHEME, domain=clip,
-                                    value_title="value (clipped at p99)",
-                                    what="dimension →, position ↓"))  # fmt: skip
+    table_image = figures.learned_table_picture(pos, value_title="value (clipped at p99)")
+    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
         "A real trained model (all-MiniLM-L6-v2) learned its own position code: neighbouring rows point alike.",
         "median cosine of neighbouring position rows",
