@@ -12,9 +12,9 @@ import hashlib
 import html
 import io
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -241,10 +241,10 @@ def part(p: Param) -> str:
     return control(p, label_visibility="collapsed" if presenter() else "visible", required=True)
 
 
-def controls(declared: Iterable[Param]) -> None:
-    """Draw every control in `declared`, in order."""
+def controls(declared: Iterable[Param], *, disabled: Collection[str] = ()) -> None:
+    """Draw every control in `declared`, in order; those whose key is in `disabled` greyed out."""
     for p in declared:
-        control(p)
+        control(p, **({"disabled": True} if p.key in disabled else {}))
 
 
 def _each(params: Mapping[str, Param] | Iterable[Param]) -> list[Param]:
@@ -448,6 +448,45 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     )
 
 
+class Badge(NamedTuple):
+    """A verdict in words under a headline: `badge`'s arguments, named."""
+
+    ok: bool
+    yes: str
+    no: str = ""
+    state: bool = False
+    problem: bool = False
+
+
+class Reading(NamedTuple):
+    """A key number of a page: the headline's label and value (a float is written by display.number, text as it is),
+    its verdict under it (a `Badge`, or several side by side), a caption line, the headline's tooltip."""
+
+    label: str
+    value: float | str
+    badge: Badge | tuple[Badge, ...] = ()
+    caption: str = ""
+    help: str | None = None
+
+
+def reading(r: Reading) -> None:
+    """Draw one `Reading`: its headline, its badges, its caption."""
+    headline(r.label, r.value if isinstance(r.value, str) else number(r.value), r.help)
+    badges = (r.badge,) if isinstance(r.badge, Badge) else r.badge
+    with st.container(horizontal=True, gap="small") if len(badges) > 1 else contextlib.nullcontext():
+        for b in badges:
+            badge(b.ok, b.yes, b.no, state=b.state, problem=b.problem)
+    if r.caption:
+        st.caption(r.caption)
+
+
+def readings(row: Sequence[Reading], spec: int | Sequence[float] | None = None) -> None:
+    """Readings side by side, one a column; `spec` as st.columns takes it (default: equal columns, one a reading)."""
+    for column, r in zip(st.columns(spec or len(row)), row, strict=True):
+        with column:
+            reading(r)
+
+
 def show_chart(
     builder: Callable,
     *frames: pd.DataFrame,
@@ -646,14 +685,17 @@ def matrix_chart(
 
 @dataclass(frozen=True)
 class Panel:
-    """One matrix in a row of panels (`matrix_panels`): its title, CSV name, optional note and labels."""
+    """One matrix in a row of panels (`matrix_panels`, `matrix_row`, `weights_row`): its title, CSV name, optional
+    note and labels, and for a panel on its own colour scale (`matrix_row`) that scale's ends and title."""
 
     title: str
     matrix: np.ndarray
     name: str
     note: str | None = None  # written across its middle ("all zeros"), as matrix_chart's note
-    rows: Sequence[str] | None = None  # row labels (default: 0, 1, ...)
+    rows: Sequence[str] | None = None  # row labels (default: 0, 1, ...); weights_row: the tokens
     cols: Sequence[str] | None = None  # column labels (default: 0, 1, ...)
+    domain: tuple[float, float] | None = None  # matrix_row: its colour scale (default: symmetric about 0)
+    value_title: str = "value"  # matrix_row: what its colour is
 
 
 PANEL_GAP = charts.PANEL_SPACING  # pixels between panels of one faceted chart
@@ -745,6 +787,15 @@ def matrix_panels(
                title_width=width + PANEL_GAP + (0 if shared else axis))  # fmt: skip
 
 
+def matrix_row(panels: Sequence[Panel], *, row_title: str, col_title: str, height: int = 300) -> None:
+    """Matrices side by side, a `matrix_chart` each in its own column on its own colour scale (`Panel.domain`)."""
+    for column, p in zip(st.columns(len(panels)), panels, strict=True):
+        with column:
+            matrix_chart(p.matrix, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
+                         domain=p.domain, row_labels=p.rows, col_labels=p.cols, value_title=p.value_title,
+                         height=height, note=p.note)  # fmt: skip
+
+
 def reduced_heatmap(
     reduced: grids.Reduced, *, name: str, legend: str | None = None, hover: bool = False, **shape: object
 ) -> None:
@@ -800,6 +851,13 @@ def weights_chart(
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
                  name=name, height=height or weights_height(len(labels)), annotate_cols=annotate_cols,
                  legend=legend)  # fmt: skip
+
+
+def weights_row(panels: Sequence[Panel], *, height: int | None = None, annotate_cols: int = 6) -> None:
+    """Attention weights side by side, a `weights_chart` each in its own column (`Panel.rows`: its tokens)."""
+    for column, p in zip(st.columns(len(panels)), panels, strict=True):
+        with column:
+            weights_chart(p.matrix, p.rows, title=p.title, name=p.name, height=height, annotate_cols=annotate_cols)
 
 
 def weights_height(tokens: int) -> int:

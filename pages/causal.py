@@ -28,9 +28,9 @@ twins = st.cache_data(lessons.twin_experiment, max_entries=32)
 s = ui.sidebar(P, page="causal")
 
 perm = lessons.lesson_or_shuffled(s.T, s.shuffle_seed)
-plain = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm)
-masked = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm, causal=True)
-twin = twins(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
+plain = experiment(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, perm=perm)
+masked = experiment(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, perm=perm, causal=True)
+twin = twins(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
 
 a, b, c = st.columns(3)
 with a:

@@ -12,7 +12,15 @@ STEP = ui.Param("step", 1, "int", 1, N, label="jump to step", widget="selectbox"
                 names={k: f"{k} / {N} · {STEPS[k - 1].title}" for k in range(1, N + 1)})  # fmt: skip
 CONTROLS = {
     step.key: [
-        ui.Param(step.url_key(c), c.default, "choice", options=c.options, label=c.label, widget="segmented")
+        ui.Param(
+            step.url_key(c),
+            c.default,
+            "choice",
+            options=c.options,
+            label=c.label,
+            widget="segmented",
+            aliases=step.url_aliases(c),
+        )
         for c in step.controls
     ]
     for step in STEPS

@@ -121,6 +121,34 @@ def test_order_page_switches_reproduce_the_exercises(key, value, expected):
     assert headline_values(at)[0] == expected
 
 
+@pytest.mark.parametrize(
+    ("part", "query", "keys"),
+    [
+        ("shuffle", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "causal", "forget",
+                         "offset"]),
+        ("shuffle", {"perm_mode": "shuffle"}, ["seed", "T", "d", "wscale", "perm_mode", "shuffle_seed", "position",
+                                               "pscale", "causal", "forget", "offset"]),
+        ("twins", {}, ["seed", "T", "d", "wscale", "position", "pscale", "causal", "offset"]),
+        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "offset"]),
+    ],
+)  # fmt: skip
+def test_order_page_draws_each_parts_own_controls_in_the_sidebar(part, query, keys):
+    at = page("order", part=part, **query)
+    ok(at)
+    drawn = [w.key for w in at.sidebar if getattr(w, "key", None)]
+    assert drawn == keys
+    assert at.sidebar.caption[0].value == "Lesson 000 exercises"
+    assert [w.key for w in at.main if getattr(w, "key", None) in ("first", "second")] == (
+        ["first", "second"] if part == "twins" else []
+    )
+
+
+def test_order_page_greys_out_the_position_signal_that_exercise_2_replaces():
+    assert not page("order").selectbox(key="position").disabled
+    at = page("order", offset="true")
+    assert at.selectbox(key="position").disabled and headline_values(at)[1] == "4.4e-16"
+
+
 def test_order_page_forgetting_to_reorder_is_the_only_orange_badge():
     at = page("order", forget="true")
     assert "a bug in the test" in markdown(at) and ":orange-badge" in markdown(at)
@@ -178,10 +206,15 @@ def test_url_restores_the_view_and_the_view_writes_the_url():
         ("sinusoids", "width", "d", 32),
         ("layouts", "width", "d", 32),
         ("bugs", "width", "d", 16),
+        ("sinusoids", "length", "T", 100),
+        ("layouts", "length", "T", 32),
+        ("bugs", "length", "T", 16),
+        ("lecture", "table_width", "table_d", 32),
+        ("lecture", "norms_width", "norms_d", 16),
     ],
 )
 def test_old_url_keys_still_open_the_view_and_are_replaced_by_the_new_key(name, old, new, value):
-    """One letter per idea: the model width is d everywhere; links written with C or width keep working."""
+    """One letter per idea: d the model width, T the tokens; links written with C, width or length keep working."""
     at = page(name, **{old: str(value)})
     ok(at)
     assert not at.warning
@@ -198,7 +231,8 @@ def test_old_url_keys_still_open_the_view_and_are_replaced_by_the_new_key(name, 
         ("order", {"seed": "-3"}),
         ("order", {"wscale": "nan"}),
         ("order", {"position": "spiral"}),
-        ("sinusoids", {"length": "1000000000000"}),
+        ("sinusoids", {"T": "1000000000000"}),
+        ("sinusoids", {"length": "0"}),
         ("sinusoids", {"base": "inf"}),
         ("attention", {"pscale": "2"}),
         ("magnitude", {"scale": "0.123"}),
@@ -222,14 +256,14 @@ def test_bad_typed_permutation_gives_a_note_and_a_shuffle():
 def test_sinusoid_page_badges_pass_at_defaults_and_large_sizes():
     at = page("sinusoids", check="similarity")
     assert markdown(at).count(":green-badge") == 4
-    at = page("sinusoids", length="8192", width="2048", start="5000", base="500000", check="similarity")
+    at = page("sinusoids", T="8192", d="2048", start="5000", base="500000", check="similarity")
     ok(at)
     assert markdown(at).count(":green-badge") == 4
     assert "auto: image" in "\n".join(c.value for c in at.caption)
 
 
 def test_large_sinusoid_table_opens_with_an_image_and_draws_checks_on_request():
-    at = page("sinusoids", length="4096", width="1024")
+    at = page("sinusoids", T="4096", d="1024")
     ok(at)
     assert not at.get("vega_lite_chart") and len(at.get("image")) == 2  # the table and its colour bar
     assert all(image.proto.imgs[0].url.endswith(".png") for image in at.get("image"))  # exact colours, not JPEG
@@ -241,13 +275,13 @@ def test_large_sinusoid_table_opens_with_an_image_and_draws_checks_on_request():
 @pytest.mark.parametrize("view", ["auto", "chart", "zoom: exact values", "image"])
 @pytest.mark.parametrize("check", ["row norms", "similarity", "wavelengths", "dimensions over position"])
 def test_sinusoid_page_every_view_and_check_runs(view, check):
-    at = page("sinusoids", length="300", width="64", view=view, check=check, zr="5000")
+    at = page("sinusoids", T="300", d="64", view=view, check=check, zr="5000")
     ok(at)
     assert not at.warning
 
 
 def test_sinusoid_zoom_window_is_clamped_into_a_short_table():
-    at = page("sinusoids", length="100", view="zoom: exact values", zr="5000")
+    at = page("sinusoids", T="100", view="zoom: exact values", zr="5000")
     ok(at)
     assert at.number_input(key="zr").value == 99
 
@@ -404,6 +438,59 @@ def test_matrix_panels_refuse_what_they_cannot_draw_and_take_labels_as_arrays():
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_readings_write_each_number_once_then_its_badges_side_by_side_then_its_caption():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import ui
+
+        ui.readings(
+            [
+                ui.Reading("a", 4.440892098500626e-16, (ui.Badge(True, "passes", "fails"), ui.Badge(False, "y", "no")),
+                           caption="a line"),
+                ui.Reading("b", "no pairs", ui.Badge(True, "a state", state=True), help="a tooltip"),
+            ],
+            [1, 2],
+        )  # fmt: skip
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    assert headline_values(at) == ["4.4e-16", "no pairs"]
+    assert [c.weight for c in at.columns] == pytest.approx([1 / 3, 2 / 3])
+    first, second = at.columns
+    assert [m.value for m in first.markdown[1:]] == [":green-badge[:material/check: passes]", ":orange-badge[no]"]
+    assert [c.value for c in first.caption] == ["a line"] and not second.caption
+    assert ":blue-badge[:material/info: a state]" in markdown(at) and "title='a tooltip'" in markdown(at)
+
+
+def test_a_row_of_matrices_puts_each_on_its_own_scale_and_a_row_of_weights_labels_the_tokens():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import numpy as np
+
+        import ui
+
+        ui.matrix_row(
+            [
+                ui.Panel("a", np.eye(3), "a", domain=(-1.0, 1.0), value_title="pe"),
+                ui.Panel("b", 5 * np.eye(3), "b", note=""),
+            ],
+            row_title="r",
+            col_title="c",
+            height=200,
+        )
+        ui.weights_row([ui.Panel("w", np.full((2, 2), 0.5), "w", rows=["dog", "bites"])])  # fmt: skip
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(specs) == 3 and len(at.columns) == 3
+    text = [json.dumps(spec) for spec in specs]
+    assert '"title": "pe"' in text[0] and '"title": "value"' in text[1] and '"title": "weight"' in text[2]
+    assert "0 dog" in str(at.get("vega_lite_chart")[2].proto.datasets)
+
+
 def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_ones_as_charts():
     import base64
     import io
@@ -458,7 +545,7 @@ def test_causal_page_reproduces_claim_11():
 
 
 def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():
-    at = page("layouts", width="512")
+    at = page("layouts", d="512")
     heads = headline_values(at)
     assert heads[:2] == ["0", "0"]
     assert float(heads[2]) > 0.01  # tensor2tensor's frequencies move the table, visibly (0.089 at width 512)
@@ -683,10 +770,10 @@ def test_ui_sees_the_columns_around_a_chart_through_streamlits_private_attribute
 
 
 def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks():
-    at = page("order", T="256", C="256", perm_mode="shuffle", position="sinusoidal")
+    at = page("order", T="256", d="256", perm_mode="shuffle", position="sinusoidal")
     ok(at)
     assert not at.get("vega_lite_chart")  # the shuffle test is the first part; identical tokens are the second
-    twins = page("order", part="twins", T="256", C="256", perm_mode="shuffle", position="sinusoidal")
+    twins = page("order", part="twins", T="256", d="256", perm_mode="shuffle", position="sinusoidal")
     ok(twins)
     assert len(twins.get("vega_lite_chart")) == 1  # the identical-tokens rows, 4 x 256 cells across the page
     pictures = at.get("image")
@@ -781,7 +868,7 @@ def test_a_bad_step_in_a_link_falls_back_to_step_1_with_a_note():
 
 
 def test_a_matrix_drawn_as_a_picture_keeps_its_title():
-    at = page("order", T="256", C="256", perm_mode="shuffle")
+    at = page("order", T="256", d="256", perm_mode="shuffle")
     ok(at)
     titles = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("**")]
     assert titles == ["**no position: difference**", "**all zeros up to rounding**", "**attend, then shuffle**",
@@ -820,7 +907,7 @@ def test_a_heatmap_of_more_than_1024_cells_is_one_image_mark_and_a_smaller_one_k
     big = page("sinusoids")  # 64 x 64 = 4,096 values
     ok(big)
     assert "image" in marks(big) and "rect" not in marks(big)
-    small = page("sinusoids", length="32", width="32")  # 1,024 values
+    small = page("sinusoids", T="32", d="32")  # 1,024 values
     ok(small)
     assert "rect" in marks(small) and "image" not in marks(small)
 

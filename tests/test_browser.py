@@ -195,7 +195,7 @@ def test_a_sidebar_move_to_a_page_sharing_controls_starts_at_its_defaults(page):
 def test_a_large_table_draws_its_checks_on_request(page):
     from tests.harness import settle
 
-    visit(page, "/sinusoids?length=4096&width=1024")
+    visit(page, "/sinusoids?T=4096&d=1024")
     assert page.locator(CHART).count() == 0 and page.locator("[data-testid='stImage']").count() == 2
     page.get_by_role("button", name="Draw the check charts").click()
     page.wait_for_selector(CHART, timeout=30_000)
@@ -220,7 +220,7 @@ def test_downloads_are_written_when_clicked(page):
 
 
 def test_a_shared_link_restores_the_view(page):
-    visit(page, "/sinusoids?length=300&width=32&base=500&check=dimensions+over+position&dims=2%205")
+    visit(page, "/sinusoids?T=300&d=32&base=500&check=dimensions+over+position&dims=2%205")
     no_exception(page)
     assert page.get_by_label("length T (1 to 8192)").input_value() == "300"
     assert page.get_by_label("width d (even, 2 to 2048)").input_value() == "32"

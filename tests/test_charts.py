@@ -81,7 +81,7 @@ def panel_cells():
 
 def figure_charts():
     """The charts posviz.drawing.figures describes for the pages, as the pages draw them."""
-    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
     preset = scaling.PRESETS["llama3.1-8b"]
     view = longviews.scaled(preset)
@@ -106,7 +106,7 @@ def figure_charts():
 
 def longer_charts():
     """The Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
-    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     return {
         "biases": (charts.lines, [longviews.bias_frame(20)],
                    dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
