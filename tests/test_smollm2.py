@@ -56,7 +56,7 @@ def scalar_rope(vec: list[float], t: int, theta: float) -> list[float]:
 def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config):
     """Llama's decoder layer with loops over tokens, heads and dimensions (causal, positions 0..T-1)."""
     w = {f.name: getattr(layer, f.name).astype(np.float64).tolist() for f in dataclasses.fields(layer)}
-    T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.head_width
+    T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.d_k
     h = [scalar_rms_norm(row, w["attn_norm"], cfg.eps) for row in x]
     q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], t, cfg.theta) for t in range(T)]
          for j in range(H)]  # fmt: skip

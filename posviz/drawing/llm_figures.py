@@ -22,8 +22,8 @@ LEGEND = 90  # a colour legend at the right
 def panel_width(across: float, columns: int, legend: str) -> int:
     """Pixels across each of `columns` picture panels sharing `across` px (with one axis and, at the right, a legend).
 
-    >>> panel_width(1120, 9, "right")
-    92
+    >>> panel_width(1120, 9, "right")  # (1120 - 60 - 90 - 8 * 16) / 9
+    93
     """
     room = across - AXIS - (LEGEND if legend == "right" else 0) - charts.PANEL_SPACING * (columns - 1)
     return max(40, int(room / columns))
