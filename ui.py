@@ -523,23 +523,12 @@ def guarded(
         return fallback()
 
 
-SMALL_CELLS = 400
-
-
 def _pictured(shape: tuple[int, int], width: float, height: int) -> bool:
     """Whether `matrix_chart` draws a matrix of `shape` in `width` x `height` px as a picture (past a few pixels a
     cell), not as labelled cells or a mark a cell."""
-    return not _labelled(shape) and grids.draw_plan(*shape, max(1.0, width - AXIS_WIDTH), height).kind != "cells"
-
-
-def _labelled(shape: tuple[int, int]) -> bool:
-    """A matrix small enough for a labelled heatmap, a mark a cell with row and column names."""
-    return shape[0] * shape[1] <= SMALL_CELLS and shape[1] <= 24
-
-
-def _prints_values(shape: tuple[int, int], annotate_cols: int) -> bool:
-    """A labelled heatmap small enough to write each value in its cell."""
-    return shape[0] * shape[1] <= 100 and shape[1] <= annotate_cols
+    return (
+        not charts.labels_cells(shape) and grids.draw_plan(*shape, max(1.0, width - AXIS_WIDTH), height).kind != "cells"
+    )
 
 
 # A heatmap of more cells is one image mark on the same axes: Streamlit draws a chart, then resizes and redraws it,
@@ -620,13 +609,13 @@ def matrix_chart(
                   value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
     if note is not None:
         common["note"] = note
-    if _labelled(m.shape):
+    if charts.labels_cells(m.shape):
         frame = charts.matrix_frame(
             m,
             row_labels if row_labels is not None else [str(row_offset + i) for i in range(rows)],
             col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
-        annotate = _prints_values(m.shape, annotate_cols)
+        annotate = charts.prints_values(m.shape, annotate_cols)
         if annotate:  # each cell prints its value: a colour legend would repeat it
             common["legend"] = "none"
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
@@ -702,14 +691,14 @@ def matrix_panels(
 ) -> None:
     """Matrices on one colour scale, `columns` a row (default: all in one row).
 
-    Small ones (each at most SMALL_CELLS cells and 24 columns) are one faceted chart, `charts.heatmap_panels`: one
-    legend, row and column labels once when `shared`, one CSV of every panel (`name`), and a browser draws it
-    faster than a chart a panel. Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a
-    colour legend each if `legend_each`).
+    Small ones (`charts.labels_cells`) are one faceted chart, `charts.heatmap_panels`: one legend, row and column
+    labels once when `shared`, one CSV of every panel (`name`), and a browser draws it faster than a chart a panel.
+    Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a colour legend each if
+    `legend_each`).
     """
     matrices = _checked(panels)
     columns = columns or len(panels)
-    if not all(_labelled(m.shape) for m in matrices):
+    if not all(charts.labels_cells(m.shape) for m in matrices):
         _charts_in_columns(panels, matrices, columns, row_title=row_title, col_title=col_title, domain=domain,
                            scheme=scheme, value_title=value_title, height=height, annotate_cols=annotate_cols,
                            legend=legend_each)  # fmt: skip
@@ -735,7 +724,7 @@ def matrix_panels(
         return max(40, int((container_width() - axes - beside - PANEL_GAP * (columns - 1)) / columns))
 
     room = panel_width(0) / max(1, widest)
-    annotate = all(_prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
+    annotate = all(charts.prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
     width = panel_width(LEGEND_WIDTH if legend == "right" else 0)
     angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
@@ -760,7 +749,7 @@ def reduced_heatmap(
         show_chart(charts.grid_heatmap, cells, name=name, **shape)
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
-    stops = _stops(str(shape.get("scheme", charts.SIGNED_SCHEME)))
+    stops = images.stops(str(shape.get("scheme", charts.SIGNED_SCHEME)))
     box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # about the pixels it is shown with
     picture = charts.picture_frame(_png(reduced.values, stops, domain, box=box))
     if subtitle is not None and not reduced.aggregated and not presenter():
@@ -804,7 +793,7 @@ def weights_chart(
 
 def weights_height(tokens: int) -> int:
     """26 px a token while the chart labels its rows (see matrix_chart), else 340 px."""
-    return max(220, 26 * tokens) if tokens * tokens <= SMALL_CELLS else 340
+    return max(220, 26 * tokens) if charts.labels_cells((tokens, tokens)) else 340
 
 
 def token_notes(pairs: Iterable[tuple[object, str]], max_tokens: int) -> None:
@@ -869,7 +858,7 @@ def show_image(
         exact += " image-rendering:pixelated}</style>"  # pixelated: stretched without blending colours
     with st.container(key=key) if key else contextlib.nullcontext():
         st.image(
-            _png(reduced.values, _stops(scheme), tuple(domain), box=box),
+            _png(reduced.values, images.stops(scheme), tuple(domain), box=box),
             output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
             width=width,
             caption=_picture_caption(reduced, what),
@@ -877,10 +866,6 @@ def show_image(
     st.image(_colour_bar(domain, scheme), output_format="PNG", width=width)
     span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
     st.markdown(exact + _bar_labels(domain, value_title, span, pull_up="margin-top:-0.8rem;"), unsafe_allow_html=True)
-
-
-def _stops(scheme: str) -> tuple[str, ...]:
-    return images.WEIGHT_STOPS if scheme == charts.WEIGHT_SCHEME else images.SIGNED_STOPS
 
 
 def _picture_caption(reduced: grids.Reduced, what: str) -> str:
@@ -893,7 +878,7 @@ def _picture_caption(reduced: grids.Reduced, what: str) -> str:
 
 
 def _colour_bar(domain: tuple[float, float], scheme: str) -> bytes:
-    return _png(np.linspace(domain[0], domain[1], 512)[None, :], _stops(scheme), tuple(domain), bar=True)
+    return _png(np.linspace(domain[0], domain[1], 512)[None, :], images.stops(scheme), tuple(domain), bar=True)
 
 
 def _bar_labels(domain: tuple[float, float], value_title: str, style: str = "", pull_up: str = "") -> str:
@@ -931,7 +916,7 @@ def matrix_grid(
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
         caption = html_text(_picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
         title = _one_line(p.title)
-        picture = _data_uri(_png(reduced.values, _stops(charts.SIGNED_SCHEME), domain, box=(height, across)))
+        picture = _data_uri(_png(reduced.values, images.stops(charts.SIGNED_SCHEME), domain, box=(height, across)))
         note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
             f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{title}</div>"

@@ -326,6 +326,13 @@ def test_colorize_clamps_interpolates_and_greys_nan():
         images.colorize(np.zeros((1, 1)), images.WEIGHT_STOPS, (1.0, 1.0))
 
 
+def test_charts_and_pictures_take_their_colours_from_one_stop_function():
+    for scheme in (images.SIGNED_SCHEME, images.WEIGHT_SCHEME):
+        assert charts.color_scale(scheme, (0.0, 1.0)).to_dict()["range"] == list(images.stops(scheme))
+    with pytest.raises(ValueError, match="scheme must be 'blueorange' or 'viridis', got 'rainbow'"):
+        images.stops("rainbow")
+
+
 def test_palette_stops_are_vegas_schemes():
     """Rendered by Vega itself through vl-convert: the stored stops are its schemes (within 2/255)."""
     import importlib.util
@@ -338,9 +345,9 @@ def test_palette_stops_are_vegas_schemes():
     extract = importlib.util.module_from_spec(spec)
     sys.modules["extract"] = extract
     spec.loader.exec_module(extract)
-    for scheme, stops in (("blueorange", images.SIGNED_STOPS), ("viridis", images.WEIGHT_STOPS)):
+    for scheme in (images.SIGNED_SCHEME, images.WEIGHT_SCHEME):
         rendered = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in extract.sample(scheme)])
-        stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops])
+        stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in images.stops(scheme)])
         assert np.abs(rendered - stored).max() <= 2
 
 

@@ -9,6 +9,8 @@ import numpy as np
 
 from posviz.maths import _checks
 
+SIGNED_SCHEME = "blueorange"  # signed values, diverging around 0
+WEIGHT_SCHEME = "viridis"  # attention weights over [0, 1]
 # Vega's "blueorange" and "viridis" sampled at 11 evenly spaced points (tools/extract_palettes.py).
 SIGNED_STOPS = (
     "#134b85", "#2f78b3", "#5da2cb", "#9dcae1", "#d2e5ef", "#f2f0eb",
@@ -19,6 +21,17 @@ WEIGHT_STOPS = (
     "#22a884", "#43bf71", "#7ad151", "#bcdf27", "#fde725",
 )  # fmt: skip
 MISSING = (200, 200, 200)
+
+
+def stops(scheme: str) -> tuple[str, ...]:
+    """The 11 RGB stops of a colour scheme, shared by the Altair charts and the pictures.
+
+    >>> len(stops(SIGNED_SCHEME)), stops(WEIGHT_SCHEME)[0]
+    (11, '#440154')
+    """
+    if scheme not in (SIGNED_SCHEME, WEIGHT_SCHEME):
+        raise ValueError(f"scheme must be {SIGNED_SCHEME!r} or {WEIGHT_SCHEME!r}, got {scheme!r}")
+    return SIGNED_STOPS if scheme == SIGNED_SCHEME else WEIGHT_STOPS
 
 
 def _rgb(stops: tuple[str, ...]) -> np.ndarray:
