@@ -10,7 +10,6 @@ import contextlib
 import gc
 import hashlib
 import html
-import io
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -749,9 +748,9 @@ def reduced_heatmap(
         show_chart(charts.grid_heatmap, cells, name=name, **shape)
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
-    stops = images.stops(str(shape.get("scheme", charts.SIGNED_SCHEME)))
+    scheme = str(shape.get("scheme", charts.SIGNED_SCHEME))
     box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # about the pixels it is shown with
-    picture = charts.picture_frame(_png(reduced.values, stops, domain, box=box))
+    picture = charts.picture_frame(_png(reduced.values, scheme, domain, box=box))
     if subtitle is not None and not reduced.aggregated and not presenter():
         shape["subtitle"] = f"{subtitle}; each value in the CSV"  # the Download menu (not in presenter mode)
     extent = charts.extent_frame(reduced, domain)
@@ -858,12 +857,12 @@ def show_image(
         exact += " image-rendering:pixelated}</style>"  # pixelated: stretched without blending colours
     with st.container(key=key) if key else contextlib.nullcontext():
         st.image(
-            _png(reduced.values, images.stops(scheme), tuple(domain), box=box),
+            _png(reduced.values, scheme, tuple(domain), box=box),
             output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
             width=width,
             caption=_picture_caption(reduced, what),
         )
-    st.image(_colour_bar(domain, scheme), output_format="PNG", width=width)
+    st.image(_colour_bar(tuple(domain), scheme), output_format="PNG", width=width)
     span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
     st.markdown(exact + _bar_labels(domain, value_title, span, pull_up="margin-top:-0.8rem;"), unsafe_allow_html=True)
 
@@ -875,10 +874,6 @@ def _picture_caption(reduced: grids.Reduced, what: str) -> str:
     rows, cols = reduced.values.shape
     means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
     return f"{what}; {rows} x {cols} pixels, {means}"
-
-
-def _colour_bar(domain: tuple[float, float], scheme: str) -> bytes:
-    return _png(np.linspace(domain[0], domain[1], 512)[None, :], images.stops(scheme), tuple(domain), bar=True)
 
 
 def _bar_labels(domain: tuple[float, float], value_title: str, style: str = "", pull_up: str = "") -> str:
@@ -916,7 +911,7 @@ def matrix_grid(
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
         caption = html_text(_picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
         title = _one_line(p.title)
-        picture = _data_uri(_png(reduced.values, images.stops(charts.SIGNED_SCHEME), domain, box=(height, across)))
+        picture = _data_uri(_png(reduced.values, charts.SIGNED_SCHEME, domain, box=(height, across)))
         note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
             f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{title}</div>"
@@ -952,28 +947,6 @@ def _digest(values: np.ndarray) -> str:
     return f"{values.shape}{values.dtype}{hashlib.blake2b(np.ascontiguousarray(values).tobytes()).hexdigest()}"
 
 
-@st.cache_data(max_entries=16, show_spinner=False, hash_funcs={np.ndarray: _digest})
-def _png(
-    values: np.ndarray,
-    stops: tuple[str, ...],
-    domain: tuple[float, float],
-    bar: bool = False,
-    box: tuple[float, float] | None = None,
-) -> bytes:
-    """PNG bytes of a colour-mapped matrix (a colour bar is 18 rows high), cached by an exact digest of
-    `values`: a 512 x 1024 image takes ~0.2 s to colour and compress, and reruns and visitors ask again.
-    `box` (rows, columns of pixels): stretch each axis to about that size instead of a uniform upscale."""
-    from PIL import Image
-
-    # One byte a pixel, 128 colours over the domain: the MiniLM page's three noisy 512-row images went
-    # from 1,139 kB as RGB to 339 kB (255 colours: 409 kB); a level is 1/127 of the colour bar.
-    index, palette = images.indexed(values, stops, domain, levels=128)
-    if bar:
-        index = np.repeat(index, 18, axis=0)
-    else:
-        index = images.upscale(index) if box is None else images.stretch(index, *box)
-    picture = Image.fromarray(index)
-    picture.putpalette(palette.ravel().tolist())
-    out = io.BytesIO()
-    picture.save(out, format="PNG", optimize=True)
-    return out.getvalue()
+# The pictures' PNG bytes, cached by an exact digest of the values (`_digest`): reruns and visitors ask again.
+_png = st.cache_data(images.matrix_png, max_entries=16, show_spinner=False, hash_funcs={np.ndarray: _digest})
+_colour_bar = st.cache_data(images.colour_bar_png, max_entries=16, show_spinner=False)

@@ -1,4 +1,5 @@
 import base64
+import io
 import json
 
 import altair as alt
@@ -6,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from altair.vegalite.v6.schema.core import Root
+from PIL import Image
 
 import posviz
 from posviz.drawing import charts, figures, frames, images, longviews
@@ -384,6 +386,20 @@ def test_upscaling_stops_at_the_long_side_limit():
     assert images.upscale(np.zeros((16, 16, 3), np.uint8)).shape == (256, 256, 3)
     assert images.upscale(np.zeros((4, 256), np.uint8)).shape == (32, 2048)
     assert images.upscale(np.zeros((300, 5000), np.uint8)).shape == (300, 5000)
+
+
+def test_a_matrix_png_decodes_to_its_palette_colours_at_the_size_asked_for():
+    m = np.array([[-1.0, -0.5, 0.0, 0.5], [1.0, np.nan, 0.25, -0.25], [0.1, 0.2, 0.3, 0.4]])
+    picture = Image.open(io.BytesIO(images.matrix_png(m, images.SIGNED_SCHEME, (-1.0, 1.0), box=(30, 40))))
+    assert picture.mode == "P"  # one byte a pixel
+    index, palette = images.indexed(m, images.SIGNED_STOPS, (-1.0, 1.0), levels=images.PNG_LEVELS)
+    rgb = np.asarray(picture.convert("RGB"))
+    assert rgb.shape == (30, 40, 3)  # each value a 10 x 10 block
+    np.testing.assert_array_equal(rgb[::10, ::10], palette[index])
+    bar = np.asarray(Image.open(io.BytesIO(images.colour_bar_png((0.0, 1.0), images.WEIGHT_SCHEME))).convert("RGB"))
+    assert bar.shape == (images.BAR_ROWS, 512, 3)
+    np.testing.assert_array_equal(bar[0, [0, -1]], images.colorize(np.array([[0.0, 1.0]]), images.WEIGHT_STOPS,
+                                                                   (0.0, 1.0))[0])  # fmt: skip
 
 
 def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_datum():
