@@ -135,6 +135,6 @@ def test_image_cache_key_sees_every_value():
     big = np.zeros((512, 1024))
     changed = big.copy()
     changed[301, 707] = 1e-9
-    assert ui._digest(big) != ui._digest(changed)
-    assert ui._digest(big) == ui._digest(big.copy())
-    assert ui._digest(big) != ui._digest(big.reshape(1024, 512))
+    assert ui.pictures.digest(big) != ui.pictures.digest(changed)
+    assert ui.pictures.digest(big) == ui.pictures.digest(big.copy())
+    assert ui.pictures.digest(big) != ui.pictures.digest(big.reshape(1024, 512))

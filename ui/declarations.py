@@ -1,0 +1,126 @@
+"""Controls declared once: `Param` (URL key, type, bounds, widget) and the declarations several pages share."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+MAX_TEXT = 300
+
+
+MAX_WORDS = 64
+
+
+@dataclass(frozen=True)
+class Param:
+    """A view-defining control, declared once: its URL key, type, bounds and step, and how its widget looks.
+
+    kind: "int" and "float" within [lo, hi], "choice" among `options`, "bool", "text" (at most
+    `max_len` characters). A URL value that does not parse is reported and replaced by `default`.
+    widget: how `control` draws it; "" picks by kind (slider, selectbox, toggle, text box).
+    `names` gives options' display names (format_func).
+    """
+
+    key: str
+    default: object
+    kind: str
+    lo: float | None = None
+    hi: float | None = None
+    options: Sequence[object] = field(default_factory=tuple)
+    max_len: int = MAX_TEXT
+    step: float = 1
+    label: str = ""
+    help: str | None = None
+    widget: str = ""
+    names: Mapping[object, str] | None = None
+    number_format: str | None = None  # printf-style, for a number box ("%.0f")
+    nudge: float | None = None  # a number box's +/- step where it is not a constraint (an int's `step` is)
+    aliases: tuple[str, ...] = ()  # older URL keys for the same control: read when `key` is absent, then replaced
+
+    def parse(self, raw: str) -> object:
+        """The value a URL string stands for, or ValueError saying what was expected."""
+        if self.kind == "bool":
+            if raw.lower() in ("true", "1", "yes", "on"):
+                return True
+            if raw.lower() in ("false", "0", "no", "off"):
+                return False
+            raise ValueError("expected true or false")
+        if self.kind == "text":
+            if len(raw) > self.max_len:
+                raise ValueError(f"expected at most {self.max_len} characters, got {len(raw)}")
+            return raw
+        if self.kind == "choice":
+            for option in self.options:
+                if str(option) == raw or (isinstance(option, float) and _same_number(raw, option)):
+                    return option
+            shown = ", ".join(map(str, self.options[:12])) + (", …" if len(self.options) > 12 else "")
+            raise ValueError(f"expected one of {shown}")
+        return self._number(raw)
+
+    def _number(self, raw: str) -> int | float:
+        want = "a whole number" if self.kind == "int" else "a number"
+        expected = f"expected {want} from {self.lo:g} to {self.hi:g}"
+        try:
+            value = int(raw) if self.kind == "int" else float(raw)
+        except (ValueError, OverflowError):
+            raise ValueError(expected) from None
+        if not math.isfinite(value) or not self.lo <= value <= self.hi:
+            raise ValueError(expected)
+        if self.kind == "int" and (value - self.lo) % self.step:
+            raise ValueError(f"{expected} in steps of {self.step}")
+        return value
+
+    def format(self, value: object) -> str:
+        if self.kind == "bool":
+            return "true" if value else "false"
+        return str(value)
+
+
+def params(*declared: Param) -> dict[str, Param]:
+    """A page's controls by key, in the order they are declared (and drawn)."""
+    return {p.key: p for p in declared}
+
+
+def _same_number(raw: str, option: float) -> bool:
+    try:
+        return math.isclose(float(raw), option, rel_tol=1e-9, abs_tol=1e-15)
+    except (ValueError, OverflowError):
+        return False
+
+
+# The controls several pages share, declared once; a page passes what differs (its default, bounds, label).
+def seed_param(default: int, **declared: object) -> Param:
+    """The random seed, typed in a number box (0 to 99,999)."""
+    return Param("seed", default, "int", 0, 99_999, **{"widget": "number", **declared})
+
+
+def tokens_param(default: int, hi: int, **declared: object) -> Param:
+    """T, the number of tokens, from 2 to `hi`."""
+    return Param("T", default, "int", 2, hi, **{"label": "tokens T", **declared})
+
+
+def width_param(default: int, lo: int, hi: int, *, even: bool = True, **declared: object) -> Param:
+    """d, the width, from `lo` to `hi`; in steps of 2 when `even` (sinusoids and rotary need pairs)."""
+    label = "width d (even)" if even else "width d"
+    return Param("d", default, "int", lo, hi, step=2 if even else 1, **{"label": label, **declared})
+
+
+def weight_scale_param() -> Param:
+    """The scale of the random attention weights, 0 to 3."""
+    return Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale")
+
+
+def part_param(parts: Mapping[str, str]) -> Param:
+    """The switch of a page in parts: `parts` maps each part's URL value to its name, the first drawn on arrival."""
+    count = {2: "two", 3: "three"}.get(len(parts), str(len(parts)))
+    return Param("part", next(iter(parts)), "choice", options=tuple(parts), names=dict(parts),
+                 label=f"this page has {count} parts", widget="segmented")  # fmt: skip
+
+
+def sentence_params(limit: str = f"{MAX_WORDS} words") -> tuple[Param, Param]:
+    """The two sentences compared ("dog bites man", "man bites dog"), each up to `limit`."""
+    return tuple(
+        Param(f"s{i}", default, "text", label=f"sentence {i} (up to {limit})")
+        for i, default in ((1, "dog bites man"), (2, "man bites dog"))
+    )
