@@ -109,6 +109,7 @@ else:
     for column, (table, title, key, value_title, domain, note) in zip(st.columns(3), panels, strict=True):
         with column:
             ui.matrix_chart(table, title=title, row_title="position", col_title="dimension", domain=domain,
-                            value_title=value_title, name=key, height=ui.fit(320, 250), note=note)  # fmt: skip
+                            value_title=value_title, name=key, height=ui.fit(320, 250), note=note,
+                            in_columns=3)  # fmt: skip
     if broken.shape[1] < correct.shape[1]:
         st.caption(f"The buggy table has {broken.shape[1]} columns; the difference covers those.")

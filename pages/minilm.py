@@ -57,10 +57,11 @@ if s.part == "table":
             value_title=f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
             what="dimension →, position ↓",
             height=ui.fit(None, 290),
+            in_columns=2,
         )
     with right:
         for fig in figures.learned_table_curves(pos):
-            ui.figure(fig, height=ui.fit(280, 170))
+            ui.figure(fig, height=ui.fit(280, 170), in_columns=2)
     for column, cosine, which in zip(
         st.columns(2), (pos.cosine, pos.sinusoid_cosine), ("MiniLM (learned)", "sinusoidal"), strict=True
     ):
@@ -72,6 +73,7 @@ if s.part == "table":
                 domain=(-1.0, 1.0),
                 value_title="cosine",
                 what="position →, position ↓",
+                in_columns=2,
             )
 else:
     text1, text2 = ui.capped_sentences(s, P)
@@ -117,6 +119,7 @@ else:
                     name=f"minilm-{name}-{which}",
                     annotate_cols=8,
                     height=ui.fit(None, 190),
+                    in_columns=2,
                 )
 
     scales, distances = curve(text1, text2, token)

@@ -67,7 +67,7 @@ if part == "generation":
         ui.html_table(table, height=ui.fit(420, 330))
     with right:
         title = "error of each token against a full recompute"
-        ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
+        ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title), in_columns=2)
 else:
     # --- Attention sinks: numbers and frames from posviz.drawing.longviews.
     ui.intro(
@@ -89,4 +89,4 @@ else:
             longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts"
         )
     with right:
-        ui.figure(figures.sink_errors(ways))
+        ui.figure(figures.sink_errors(ways), in_columns=2)

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 import posviz
 import posviz.lecture
+import ui
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -658,28 +660,43 @@ def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on()
     assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
 
 
-def _columns_probe():
+def _pictures_in_columns():
+    import numpy as np
     import streamlit as st
 
     import ui
+    from posviz.maths import grids
 
-    st.text(repr(ui.enclosing_columns()))
+    wide = grids.reduced(np.zeros((16, 1024)), 1, 1)  # wider than any column: each takes its column's whole width
+    shown = dict(domain=(-1.0, 1.0), value_title="v", what="w", height=100)
+    ui.show_image(wide, title="the main column", **shown)
     for column in st.columns(3):
         with column:
-            st.text(repr(ui.enclosing_columns()))
-    outer, _ = st.columns([2, 1])
+            ui.show_image(wide, title="one of three", in_columns=3, **shown)
+    outer, _ = st.columns([2, 1])  # unequal weights count as equal
     with outer:
         inner = st.columns(2)
         with inner[1]:
-            st.text(repr(ui.enclosing_columns()))
-            st.text(f"{ui.container_width():.1f}")
+            ui.show_image(wide, title="one of two in one of two", in_columns=4, **shown)
+    st.text(" ".join(f"{ui.container_width(n):.1f}" for n in (1, 2, 3, 6)))
 
 
-def test_ui_sees_the_columns_around_a_chart_through_streamlits_private_attributes():
-    """ui.enclosing_columns reads private DeltaGenerator attributes; an upgrade that changes them must fail here."""
-    at = AppTest.from_function(_columns_probe).run()
-    ok(at)
-    assert [t.value for t in at.text] == ["[]", "[3]", "[3]", "[3]", "[2, 2]", "193.0"]  # (820 - 16) / 2 = 402, ...
+@pytest.mark.parametrize(
+    ("presenter", "widths", "drawn"),
+    [
+        (False, "820.0 402.0 262.7 123.3", [820, 263, 263, 263, 193]),
+        (True, "1120.0 552.0 362.7 173.3", [1120, 363, 363, 363, 268]),
+    ],
+)
+def test_a_picture_is_as_wide_as_one_of_the_columns_the_page_says_share_the_main_column(presenter, widths, drawn):
+    at = AppTest.from_function(_pictures_in_columns)
+    at.query_params["presenter"] = str(presenter).lower()
+    ok(at.run())
+    assert at.text[0].value == widths  # (the main column - 16 px (n - 1)) / n for n = 1, 2, 3, 6
+    bars = re.findall(r"width:(\d+)px", " ".join(m.value for m in at.markdown))  # two lines under each colour bar
+    assert [int(w) for w in bars[::2]] == drawn  # 4 columns: one of two inside one of two
+    with pytest.raises(ValueError, match="in_columns must be a whole number of columns, at least 1, got 0"):
+        ui.container_width(0)
 
 
 def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks():

@@ -52,7 +52,7 @@ from ui.text import (
 )
 from ui.url import sidebar, sync_url, url_state
 from ui.widgets import control, controls, part
-from ui.widths import container_width, enclosing_columns
+from ui.widths import container_width
 
 __all__ = [
     "MAX_TEXT",
@@ -66,7 +66,6 @@ __all__ = [
     "container_width",
     "control",
     "controls",
-    "enclosing_columns",
     "end_legacy_pages_mode",
     "escape",
     "figure",

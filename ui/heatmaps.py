@@ -47,6 +47,7 @@ def matrix_chart(
     note: str | None = None,
     legend: bool = True,
     hover: bool = False,
+    in_columns: int = 1,
 ) -> None:
     """Show a matrix within the pixels it gets: labelled cells when small (each printing its value, and then no
     colour legend, when at most 100 cells), every value as a mark while each cell is a few pixels
@@ -55,6 +56,7 @@ def matrix_chart(
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
     `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
     `hover`: keep a mark a cell, each with its value on hover, for a view that exists to show exact values.
+    `in_columns`: how many equal columns share the main column where it is drawn (`widths.container_width`).
     """
     m = np.asarray(m, dtype=np.float64)
     domain = charts.signed_domain(m) if domain is None else domain
@@ -74,13 +76,15 @@ def matrix_chart(
             common["legend"] = "none"
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
         return
-    if not pictured(m.shape, container_width(), height):
-        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, hover=hover, **common)
+    if not pictured(m.shape, container_width(in_columns), height):
+        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, hover=hover,
+                        in_columns=in_columns, **common)  # fmt: skip
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
     show_image(picture, title=title, scheme=scheme, domain=domain, value_title=value_title,
-               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}", height=height, fill=True)  # fmt: skip
+               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}", height=height, fill=True,
+               in_columns=in_columns)  # fmt: skip
     if note:
         st.markdown(f"**{escape(note.replace(chr(10), ' '))}**")  # a picture has no layer to write it on
     if not presenter():
@@ -88,12 +92,19 @@ def matrix_chart(
 
 
 def reduced_heatmap(
-    reduced: grids.Reduced, *, name: str, legend: str | None = None, hover: bool = False, **shape: object
+    reduced: grids.Reduced,
+    *,
+    name: str,
+    legend: str | None = None,
+    hover: bool = False,
+    in_columns: int = 1,
+    **shape: object,
 ) -> None:
     """A reduced matrix as a heatmap of its cells; the subtitle says when a cell is a block mean.
 
     `legend`: where the colour legend goes (default `legend_side()`); `hover`: one mark a cell with its value on
-    hover even past PICTURE_CELLS (a view that exists for exact values); `shape`: `charts.grid_heatmap`'s titles.
+    hover even past PICTURE_CELLS (a view that exists for exact values); `in_columns`: as `matrix_chart`'s (the
+    pixels a picture inside the chart is drawn for); `shape`: `charts.grid_heatmap`'s titles.
     """
     subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
     shape.update(legend=legend or legend_side(), subtitle=subtitle)
@@ -103,7 +114,8 @@ def reduced_heatmap(
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
     scheme = str(shape.get("scheme", charts.SIGNED_SCHEME))
-    box = (shape.get("height", 320), max(1.0, container_width() - AXIS_WIDTH))  # about the pixels it is shown with
+    # about the pixels it is shown with
+    box = (shape.get("height", 320), max(1.0, container_width(in_columns) - AXIS_WIDTH))
     picture = charts.picture_frame(cached_png(reduced.values, scheme, domain, box=box))
     if subtitle is not None and not reduced.aggregated and not presenter():
         shape["subtitle"] = f"{subtitle}; each value in the CSV"  # the Download menu (not in presenter mode)
@@ -132,16 +144,18 @@ def weights_chart(
     annotate_cols: int = 6,
     legend: bool = True,
     numbered: bool = True,
+    in_columns: int = 1,
 ) -> None:
     """Attention weights labelled by token ("0 dog", "1 bites", ...) on the fixed [0, 1] weight scale.
 
     `legend=False` leaves the colour legend to a neighbouring panel on the same scale (narrow rows of panels);
-    `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...)."""
+    `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...); `in_columns`: as
+    `matrix_chart`'s."""
     labels = charts.labelled(tokens) if numbered else list(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
                  name=name, height=height or weights_height(len(labels)), annotate_cols=annotate_cols,
-                 legend=legend)  # fmt: skip
+                 legend=legend, in_columns=in_columns)  # fmt: skip
 
 
 def weights_height(tokens: int) -> int:

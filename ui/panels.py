@@ -53,13 +53,16 @@ def _checked(panels: Sequence[Panel]) -> list[np.ndarray]:
     return matrices
 
 
-def _charts_in_columns(panels: Sequence[Panel], matrices: Sequence[np.ndarray], columns: int, **common: object) -> None:
-    """A `matrix_chart` a panel, `columns` a row."""
+def _charts_in_columns(
+    panels: Sequence[Panel], matrices: Sequence[np.ndarray], columns: int, in_columns: int, **common: object
+) -> None:
+    """A `matrix_chart` a panel, `columns` a row (each column one of `in_columns * columns` in the main column)."""
     for start in range(0, len(panels), columns):
         row = zip(st.columns(columns), panels[start : start + columns], matrices[start:], strict=False)
         for column, p, m in row:
             with column:
-                matrix_chart(m, title=p.title, name=p.name, row_labels=p.rows, col_labels=p.cols, note=p.note, **common)
+                matrix_chart(m, title=p.title, name=p.name, row_labels=p.rows, col_labels=p.cols, note=p.note,
+                             in_columns=in_columns * columns, **common)  # fmt: skip
 
 
 def matrix_panels(
@@ -76,8 +79,10 @@ def matrix_panels(
     shared: bool = True,
     annotate_cols: int = 6,
     legend_each: bool = True,
+    in_columns: int = 1,
 ) -> None:
-    """Matrices on one colour scale, `columns` a row (default: all in one row).
+    """Matrices on one colour scale, `columns` a row (default: all in one row), across one of `in_columns` equal
+    columns sharing the main column (`widths.container_width`).
 
     Small ones (`charts.labels_cells`) are one faceted chart, `charts.heatmap_panels`: one legend, row and column
     labels once when `shared`, one CSV of every panel (`name`), and a browser draws it faster than a chart a panel.
@@ -87,9 +92,9 @@ def matrix_panels(
     matrices = _checked(panels)
     columns = columns or len(panels)
     if not all(charts.labels_cells(m.shape) for m in matrices):
-        _charts_in_columns(panels, matrices, columns, row_title=row_title, col_title=col_title, domain=domain,
-                           scheme=scheme, value_title=value_title, height=height, annotate_cols=annotate_cols,
-                           legend=legend_each)  # fmt: skip
+        _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
+                           domain=domain, scheme=scheme, value_title=value_title, height=height,
+                           annotate_cols=annotate_cols, legend=legend_each)  # fmt: skip
         return
     shapes = [(p, m.shape) for p, m in zip(panels, matrices, strict=True)]
     rows = [[str(r) for r in (range(shape[0]) if p.rows is None else p.rows)] for p, shape in shapes]
@@ -109,7 +114,7 @@ def matrix_panels(
     widest = max(m.shape[1] for m in matrices)
 
     def panel_width(beside: int) -> int:
-        return max(40, int((container_width() - axes - beside - PANEL_GAP * (columns - 1)) / columns))
+        return max(40, int((container_width(in_columns) - axes - beside - PANEL_GAP * (columns - 1)) / columns))
 
     room = panel_width(0) / max(1, widest)
     annotate = all(charts.prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
@@ -123,9 +128,10 @@ def matrix_panels(
 
 
 def matrix_grid(
-    panels: Sequence[Panel], *, row_title: str, col_title: str, columns: int = 3, height: int = 220
+    panels: Sequence[Panel], *, row_title: str, col_title: str, columns: int = 3, height: int = 220, in_columns: int = 1
 ) -> None:
-    """Matrices each on its own colour scale (symmetric about 0, `charts.signed_domain`), `columns` a row.
+    """Matrices each on its own colour scale (symmetric about 0, `charts.signed_domain`), `columns` a row, across one
+    of `in_columns` equal columns sharing the main column.
 
     When every one would be a picture in its cell (`matrix_chart`'s rule), they are one block of pictures: each a PNG
     of at most one value (or block mean) per pixel of its cell, stretched to `height` px, with its colour bar and its
@@ -134,9 +140,10 @@ def matrix_grid(
     (not in presenter mode). Otherwise every one is a `matrix_chart` (labelled cells, a mark a cell, or a picture).
     """
     matrices = _checked(panels)
-    across = column_width(container_width(), columns)  # a grid cell is as wide as a column of st.columns
+    across = column_width(container_width(in_columns), columns)  # a grid cell is as wide as a column of st.columns
     if not all(pictured(m.shape, across, height) for m in matrices):
-        _charts_in_columns(panels, matrices, columns, row_title=row_title, col_title=col_title, height=height)
+        _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
+                           height=height)  # fmt: skip
         return
     caption_size = "1rem" if presenter() else "0.875rem"  # as st.image's caption on each screen
     cells = []

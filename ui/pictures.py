@@ -27,15 +27,17 @@ def show_image(
     scheme: str = charts.SIGNED_SCHEME,
     height: int | None = None,
     fill: bool = False,
+    in_columns: int = 1,
 ) -> None:
     """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
 
     With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio; with `fill` too it
     fills the container's width and `height` as a heatmap chart would (each axis stretched on its own). A picture
-    with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them.
+    with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them; the
+    container is one of `in_columns` equal columns sharing the main column (`widths.container_width`).
     """
     rows, cols = reduced.values.shape
-    across = container_width()
+    across = container_width(in_columns)
     if fill and height is not None:
         shown_rows, shown_cols = height, across
     else:

@@ -10,36 +10,21 @@ from ui.screen import presenter
 PAGE_WIDTH, PRESENTER_WIDTH, COLUMN_GAP, AXIS_WIDTH = 820, 1120, 16, 60
 
 
-def enclosing_columns() -> list[int]:
-    """How many columns each `st.columns` row around the current element has, innermost first.
+def container_width(in_columns: int = 1) -> float:
+    """Pixels across one of `in_columns` equal columns sharing the main column on a 1280 x 720 screen (1: all of it).
 
-    Streamlit does not say how wide a container is. This reads private attributes of its
-    DeltaGenerator (a column's parent row has opened one block per column); tests/test_app.py
-    checks it on every Streamlit upgrade. Columns of unequal weights count as equal.
+    Streamlit does not say how wide a container is, so a page says how many columns share the main column where
+    it draws: 3 inside `st.columns(3)`, 6 inside one of `st.columns(2)` nested in one of three (the same pixels as
+    six columns side by side). Columns of unequal weights count as equal (`st.columns([2, 3])`: 2).
     """
-    from streamlit.delta_generator_singletons import get_last_dg_added_to_context_stack
-
-    counts, dg = [], get_last_dg_added_to_context_stack()
-    while dg is not None:
-        parent = dg._parent
-        if dg._block_type == "column" and parent is not None:
-            counts.append(max(1, parent._cursor.index))
-        dg = parent
-    return counts
-
-
-def container_width() -> float:
-    """Pixels across the current container on a 1280 x 720 screen: the main column shared by the columns around it."""
-    width = PRESENTER_WIDTH if presenter() else PAGE_WIDTH
-    try:
-        counts = enclosing_columns()
-    except (AttributeError, ImportError):  # a Streamlit upgrade moved them: assume the whole width
-        counts = []
-    for n in counts:
-        width = column_width(width, n)
-    return width
+    if isinstance(in_columns, bool) or not isinstance(in_columns, int) or in_columns < 1:
+        raise ValueError(f"in_columns must be a whole number of columns, at least 1, got {in_columns!r}")
+    return column_width(PRESENTER_WIDTH if presenter() else PAGE_WIDTH, in_columns)
 
 
 def column_width(width: float, n: int) -> float:
-    """Pixels across each of `n` columns sharing `width` (st.columns puts COLUMN_GAP between them)."""
+    """Pixels across each of `n` columns sharing `width` (st.columns puts COLUMN_GAP between them).
+
+    Nested columns multiply: `column_width(column_width(w, a), b) == column_width(w, a * b)`.
+    """
     return (width - COLUMN_GAP * (n - 1)) / n
