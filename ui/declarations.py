@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 MAX_TEXT = 300
-
-
 MAX_WORDS = 64
+KINDS = ("int", "float", "choice", "bool", "text")
 
 
 @dataclass(frozen=True)
@@ -20,6 +19,13 @@ class Param:
     `max_len` characters). A URL value that does not parse is reported and replaced by `default`.
     widget: how `control` draws it; "" picks by kind (slider, selectbox, toggle, text box).
     `names` gives options' display names (format_func).
+
+    A declaration checks itself: a kind without its bounds or options, or a default of the wrong type or outside
+    them, raises ValueError when it is declared (an "int" or "float" has ints or floats for lo, hi and default, as
+    Streamlit's widgets need one numeric type).
+
+        >>> Param("T", 6, "int", 2, 64).parse("8")
+        8
     """
 
     key: str
@@ -38,6 +44,54 @@ class Param:
     nudge: float | None = None  # a number box's +/- step where it is not a constraint (an int's `step` is)
     aliases: tuple[str, ...] = ()  # older URL keys for the same control: read when `key` is absent, then replaced
 
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            self._wrong(f"kind one of {', '.join(KINDS)}", repr(self.kind))
+        if self.kind in ("int", "float"):
+            self._check_number()
+        elif self.kind == "choice":
+            if not self.options:
+                self._wrong("options for kind 'choice'", "none")
+            if self.default not in self.options:
+                self._wrong(f"a default among the options {_listed(self.options)}", repr(self.default))
+        elif self.kind == "bool" and not isinstance(self.default, bool):
+            self._wrong("a default of True or False", _typed(self.default))
+        elif self.kind == "text" and not (isinstance(self.default, str) and len(self.default) <= self.max_len):
+            self._wrong(f"a default text of at most {self.max_len} characters", _typed(self.default))
+
+    def _check_number(self) -> None:
+        """lo <= default <= hi, all ints for an "int" (the default on the grid of `step` from lo), floats for a
+        "float" (and the step its widget moves by)."""
+        if self.lo is None or self.hi is None:
+            self._wrong(f"lo and hi for kind {self.kind!r}", f"lo={self.lo!r}, hi={self.hi!r}")
+        number = _is_int if self.kind == "int" else _is_float
+        steps = (("step", self.step), ("nudge", self.nudge)) if self.kind == "int" else (("step", self._moved_by()),)
+        for name, value in (("lo", self.lo), ("hi", self.hi), ("default", self.default), *steps):
+            if not number(value) and not (name == "nudge" and value is None):
+                self._wrong(f"{'an int' if self.kind == 'int' else 'a float'} for {name}", _typed(value))
+        if not self.lo <= self.default <= self.hi:
+            self._wrong(f"a default from {self.lo:g} to {self.hi:g}", repr(self.default))
+        if self.step <= 0:
+            self._wrong("a step above 0", f"step={self.step!r}")
+        if self.kind == "int" and (self.default - self.lo) % self.step:
+            self._wrong(f"a default in steps of {self.step} from lo={self.lo}", repr(self.default))
+
+    def _moved_by(self) -> object:
+        """The step a float's widget moves by: a number box's `nudge` when it has one, else `step`."""
+        return self.nudge if self.widget == "number" and self.nudge is not None else self.step
+
+    def _wrong(self, expected: str, got: str) -> None:
+        raise ValueError(f"Param {self.key!r} (kind {self.kind!r}): expected {expected}, got {got}")
+
+    def narrowed(self, value: object, **changed: object) -> Param:
+        """This declaration with `changed` fields for one draw (a bound that depends on another control), checked
+        around the control's current `value` (None: its default) instead of its default.
+
+        >>> Param("prefill", 4, "int", 1, 64).narrowed(3, hi=3).hi
+        3
+        """
+        return replace(self, **{"default": self.default if value is None else value, **changed})
+
     def parse(self, raw: str) -> object:
         """The value a URL string stands for, or ValueError saying what was expected."""
         if self.kind == "bool":
@@ -54,8 +108,7 @@ class Param:
             for option in self.options:
                 if str(option) == raw or (isinstance(option, float) and _same_number(raw, option)):
                     return option
-            shown = ", ".join(map(str, self.options[:12])) + (", …" if len(self.options) > 12 else "")
-            raise ValueError(f"expected one of {shown}")
+            raise ValueError(f"expected one of {_listed(self.options, str)}")
         return self._number(raw)
 
     def _number(self, raw: str) -> int | float:
@@ -75,6 +128,22 @@ class Param:
         if self.kind == "bool":
             return "true" if value else "false"
         return str(value)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_float(value: object) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
+
+
+def _typed(value: object) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def _listed(options: Sequence[object], show: Callable[[object], str] = repr) -> str:
+    return ", ".join(map(show, options[:12])) + (", …" if len(options) > 12 else "")
 
 
 def params(*declared: Param) -> dict[str, Param]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import fields, replace
+from dataclasses import fields
 
 import streamlit as st
 
@@ -23,11 +23,7 @@ WIDGETS = {
     "toggle": lambda p, label, **kw: st.toggle(label, **kw),
     "text": lambda p, label, **kw: st.text_input(label, max_chars=p.max_len, **kw),
 }
-
-
 _PARAM_FIELDS = frozenset(f.name for f in fields(Param))
-
-
 DEFAULT_WIDGET = {"int": "slider", "float": "slider", "choice": "selectbox", "bool": "toggle", "text": "text"}
 
 
@@ -35,16 +31,17 @@ def control(p: Param, **override: object) -> object:
     """Draw `p`'s widget, bound to its key, from its declaration.
 
     `override` changes a declared field for this draw only (a bound that depends on another control:
-    `control(P["prefill"], hi=s.T)`); other keywords go to the widget (`disabled=True`).
+    `control(P["prefill"], hi=s.T)`), and the declaration drawn checks itself around the control's current value
+    (the page keeps that value within the new bounds); other keywords go to the widget (`disabled=True`).
     """
-    p = replace(p, **{k: v for k, v in override.items() if k in _PARAM_FIELDS})
+    changed = {k: v for k, v in override.items() if k in _PARAM_FIELDS}
+    if changed:
+        p = p.narrowed(st.session_state.get(p.key), **changed)
     widget_options = {k: v for k, v in override.items() if k not in _PARAM_FIELDS}
     kind = p.widget or DEFAULT_WIDGET[p.kind]
     extra = {"format_func": lambda v: p.names.get(v, str(v))} if p.names else {}
     if kind in ("select_slider", "segmented") and not p.names and p.kind == "choice":
         extra = {"format_func": lambda v: f"{v:g}" if isinstance(v, float) else str(v)}
-    if kind in ("slider", "number") and p.kind == "int":
-        p = replace(p, lo=int(p.lo), hi=int(p.hi), step=int(p.step), nudge=p.nudge and int(p.nudge))
     return WIDGETS[kind](p, p.label or p.key, key=p.key, help=p.help, **extra, **widget_options)
 
 
