@@ -1,6 +1,8 @@
 """ui.Param checks itself when it is declared: a missing bound or a wrong type fails there, saying what it expected."""
 
+import inspect
 import re
+import typing
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -72,3 +74,24 @@ def test_a_bound_overridden_for_one_draw_is_checked_around_the_current_value():
     assert (drawn.slider[0].value, drawn.slider[0].max) == (5, 8)
     refused = AppTest.from_function(_override, args=(10,)).run()
     assert refused.exception[0].proto.type == "ValueError"  # its message is redacted (showErrorDetails)
+
+
+def test_every_shared_declaration_is_registered_so_the_hostile_tests_reach_its_keys(monkeypatch):
+    from ui import declarations
+
+    def declares(f) -> bool:
+        made = typing.get_type_hints(f).get("return")
+        return made is ui.Param or typing.get_origin(made) is tuple
+
+    functions = inspect.getmembers(declarations, inspect.isfunction)
+    factories = {name for name, f in functions if f.__module__ == declarations.__name__ and declares(f)}
+    assert factories == set(ui.SHARED) and {"seed_param", "sentence_params"} <= factories
+    assert ui.SHARED["sentence_params"] == tuple(p.key for p in ui.sentence_params())
+    monkeypatch.setattr(declarations, "SHARED", dict(declarations.SHARED))  # the registration below is undone
+    with pytest.raises(ValueError, match=re.escape("quiz_param is registered with keys ('quiz',), got ('hint',)")):
+
+        @declarations.shared("quiz")
+        def quiz_param() -> ui.Param:
+            return ui.Param("hint", False, "bool")
+
+        quiz_param()

@@ -22,6 +22,7 @@ from ui.chart import show_chart
 from ui.declarations import (
     MAX_TEXT,
     MAX_WORDS,
+    SHARED,
     Param,
     params,
     part_param,
@@ -57,6 +58,7 @@ from ui.widths import container_width
 __all__ = [
     "MAX_TEXT",
     "MAX_WORDS",
+    "SHARED",
     "Panel",
     "Param",
     "badge",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -159,27 +160,54 @@ def _same_number(raw: str, option: float) -> bool:
 
 
 # The controls several pages share, declared once; a page passes what differs (its default, bounds, label).
+SHARED: dict[str, tuple[str, ...]] = {}  # each shared declaration's name and the URL keys it declares
+
+
+def shared(*keys: str) -> Callable[[Callable[..., Param | tuple[Param, ...]]], Callable[..., object]]:
+    """Register a declaration several pages share in SHARED with the URL `keys` it declares (the hostile-input
+    tests read every page's keys from it); a call that declares other keys raises ValueError."""
+
+    def register(factory: Callable[..., Param | tuple[Param, ...]]) -> Callable[..., object]:
+        @functools.wraps(factory)
+        def declare(*args: object, **kwargs: object) -> Param | tuple[Param, ...]:
+            made = factory(*args, **kwargs)
+            declared = tuple(p.key for p in (made if isinstance(made, tuple) else (made,)))
+            if declared != keys:
+                raise ValueError(f"{factory.__name__} is registered with keys {keys}, got {declared}")
+            return made
+
+        SHARED[factory.__name__] = keys
+        return declare
+
+    return register
+
+
+@shared("seed")
 def seed_param(default: int, **declared: object) -> Param:
     """The random seed, typed in a number box (0 to 99,999)."""
     return Param("seed", default, "int", 0, 99_999, **{"widget": "number", **declared})
 
 
+@shared("T")
 def tokens_param(default: int, hi: int, **declared: object) -> Param:
     """T, the number of tokens, from 2 to `hi`."""
     return Param("T", default, "int", 2, hi, **{"label": "tokens T", **declared})
 
 
+@shared("d")
 def width_param(default: int, lo: int, hi: int, *, even: bool = True, **declared: object) -> Param:
     """d, the width, from `lo` to `hi`; in steps of 2 when `even` (sinusoids and rotary need pairs)."""
     label = "width d (even)" if even else "width d"
     return Param("d", default, "int", lo, hi, step=2 if even else 1, **{"label": label, **declared})
 
 
+@shared("wscale")
 def weight_scale_param() -> Param:
     """The scale of the random attention weights, 0 to 3."""
     return Param("wscale", 0.5, "float", 0.0, 3.0, step=0.05, label="weight scale")
 
 
+@shared("part")
 def part_param(parts: Mapping[str, str]) -> Param:
     """The switch of a page in parts: `parts` maps each part's URL value to its name, the first drawn on arrival."""
     count = {2: "two", 3: "three"}.get(len(parts), str(len(parts)))
@@ -187,6 +215,7 @@ def part_param(parts: Mapping[str, str]) -> Param:
                  label=f"this page has {count} parts", widget="segmented")  # fmt: skip
 
 
+@shared("s1", "s2")
 def sentence_params(limit: str = f"{MAX_WORDS} words") -> tuple[Param, Param]:
     """The two sentences compared ("dog bites man", "man bites dog"), each up to `limit`."""
     return tuple(
