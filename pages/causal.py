@@ -47,7 +47,7 @@ left, right = st.columns(2)
 tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
 with left:
     ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 250), numbered=False)  # fmt: skip
+                     height=ui.fit(300, 250), numbered=False, in_columns=2)  # fmt: skip
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
     gap = uniform.gap
@@ -58,6 +58,7 @@ with right:
         name="uniform-causal",
         height=ui.fit(300, 250),
         numbered=False,
+        in_columns=2,
     )
     ui.badge(
         verdicts.negligible(gap),

@@ -45,6 +45,6 @@ for column, table, title, name in (
     (right, r.concat, "tensor2tensor layout: [sin | cos]", "concatenated"),
 ):
     with column:
-        ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), **figures.table_axes())
+        ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), in_columns=2, **figures.table_axes())
 
 ui.figure(figures.frequencies(s.d, s.base))

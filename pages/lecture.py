@@ -78,4 +78,5 @@ with knobs:
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
 for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
     with column:
-        ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True)
+        ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True,
+                  in_columns=len(slide.figures))  # fmt: skip

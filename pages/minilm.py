@@ -49,13 +49,13 @@ if s.part == "table":
     )  # fmt: skip
     left, right = st.columns(2)
     with left:
-        ui.figure(figures.learned_table_picture(pos), image_height=ui.fit(None, 290))
+        ui.figure(figures.learned_table_picture(pos), image_height=ui.fit(None, 290), in_columns=2)
     with right:
         for fig in figures.learned_table_curves(pos):
-            ui.figure(fig, height=ui.fit(280, 170))
+            ui.figure(fig, height=ui.fit(280, 170), in_columns=2)
     for column, fig in zip(st.columns(2), figures.position_cosine_pictures(pos), strict=True):
         with column:
-            ui.figure(fig)
+            ui.figure(fig, in_columns=2)
 else:
     text1, text2 = ui.capped_sentences(s, P)
     result = pair(text1, text2, s.scale)

@@ -62,7 +62,7 @@ if part == "generation":
         ui.html_table(frames.generation_table(result.positions, result.errors, written=True), height=ui.fit(420, 330))
     with right:
         title = "error of each token against a full recompute"
-        ui.figure(figures.generation_errors("generation-errors", result.errors, s.prefill, title))
+        ui.figure(figures.generation_errors("generation-errors", result.errors, s.prefill, title), in_columns=2)
 else:
     ui.intro(
         "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
@@ -80,4 +80,4 @@ else:
         ui.headline(f"max error, {streamed.bug_name}", number(bug_error))
         ui.badge(streamed.exact, "re-indexed cache = recompute over the kept tokens", "cache drifts")
     with right:
-        ui.figure(figures.sink_errors(streamed.ways))
+        ui.figure(figures.sink_errors(streamed.ways), in_columns=2)

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 import posviz
 import posviz.lecture
+import ui
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -247,10 +249,18 @@ def test_bad_url_values_give_a_note_and_the_default(name, query):
     assert key in at.warning[0].value
 
 
-def test_bad_typed_permutation_gives_a_note_and_a_shuffle():
-    at = page("order", perm="0 0 1 2 3 4")
+@pytest.mark.parametrize(
+    ("name", "query", "said"),
+    [
+        ("order", {"perm": "0 0 1 2 3 4"}, "exactly once"),  # then a shuffle
+        ("sinusoids", {"dims": "0 999", "check": "dimensions over position"}, "Dimensions"),
+        ("minilm", {"part": "sentences", "s1": "dog 🧭 bites man"}, "no piece for 🧭"),
+    ],
+)
+def test_what_a_page_cannot_use_is_said_in_a_note(name, query, said):
+    at = page(name, **query)
     ok(at)
-    assert "exactly once" in at.warning[0].value
+    assert said in at.warning[0].value
 
 
 def test_sinusoid_page_badges_pass_at_defaults_and_large_sizes():
@@ -284,12 +294,6 @@ def test_sinusoid_zoom_window_is_clamped_into_a_short_table():
     at = page("sinusoids", T="100", view="zoom: exact values", zr="5000")
     ok(at)
     assert at.number_input(key="zr").value == 99
-
-
-def test_sinusoid_page_bad_dimensions_give_a_note():
-    at = page("sinusoids", dims="0 999", check="dimensions over position")
-    ok(at)
-    assert "Dimensions" in at.warning[0].value
 
 
 def test_attention_page_reproduces_module_09():
@@ -615,12 +619,6 @@ def test_minilm_page_shows_the_real_model_order_blind_without_position_rows():
     assert float(headline_values(at)[1]) < 1e-12
 
 
-def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
-    at = page("minilm", part="sentences", s1="dog 🧭 bites man")
-    ok(at)
-    assert "no piece for 🧭" in at.warning[0].value
-
-
 def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position():
     from posviz.models import encoder
 
@@ -736,37 +734,87 @@ def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_driftin
     assert float(values[-2]) < 1e-9 < float(values[-1])
 
 
-def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on():
-    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it must fail here."""
-    import ui
+def test_streamlit_still_marks_an_app_beside_a_pages_folder_as_legacy_until_the_router_runs():
+    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it or changes what it
+    means must fail here."""
+    from streamlit.runtime.pages_manager import PagesManager
 
     owner, flag = ui.legacy_pages_flag()
     assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
-    assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
+    saved = getattr(owner, flag)
+    try:
+        setattr(owner, flag, None)  # a freshly started server
+        PagesManager(str(ROOT / "router.py"), setup_watcher=False)
+        assert getattr(owner, flag) is True  # the app's folder holds pages/: legacy mode, the deep-link problem
+        router = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
+        assert not router.exception
+        assert getattr(owner, flag) is False  # st.navigation ended it
+    finally:
+        setattr(owner, flag, saved)
 
 
-def _columns_probe():
+def _legacy_first_visit():
     import streamlit as st
 
     import ui
 
-    st.text(repr(ui.enclosing_columns()))
+    owner, flag = ui.legacy_pages_flag()
+    if "seen" not in st.session_state:
+        st.session_state.seen = True
+        setattr(owner, flag, True)  # what a first visitor's deep link meets
+    st.text(f"legacy: {getattr(owner, flag)}")
+    ui.end_legacy_pages_mode()  # reruns at once when it ends the mode
+
+
+def test_a_deep_link_before_the_router_ran_leaves_legacy_mode_and_reruns():
+    owner, flag = ui.legacy_pages_flag()
+    saved = getattr(owner, flag)
+    try:
+        at = AppTest.from_function(_legacy_first_visit).run()
+        assert not at.exception
+        assert [t.value for t in at.text] == ["legacy: False"]  # the legacy run was cut short by the rerun
+        assert getattr(owner, flag) is False
+    finally:
+        setattr(owner, flag, saved)
+
+
+def _pictures_in_columns():
+    import numpy as np
+    import streamlit as st
+
+    import ui
+    from posviz.maths import grids
+
+    wide = grids.reduced(np.zeros((16, 1024)), 1, 1)  # wider than any column: each takes its column's whole width
+    shown = dict(domain=(-1.0, 1.0), value_title="v", what="w", height=100)
+    ui.show_image(wide, title="the main column", **shown)
     for column in st.columns(3):
         with column:
-            st.text(repr(ui.enclosing_columns()))
-    outer, _ = st.columns([2, 1])
+            ui.show_image(wide, title="one of three", in_columns=3, **shown)
+    outer, _ = st.columns([2, 1])  # unequal weights count as equal
     with outer:
         inner = st.columns(2)
         with inner[1]:
-            st.text(repr(ui.enclosing_columns()))
-            st.text(f"{ui.container_width():.1f}")
+            ui.show_image(wide, title="one of two in one of two", in_columns=4, **shown)
+    st.text(" ".join(f"{ui.container_width(n):.1f}" for n in (1, 2, 3, 6)))
 
 
-def test_ui_sees_the_columns_around_a_chart_through_streamlits_private_attributes():
-    """ui.enclosing_columns reads private DeltaGenerator attributes; an upgrade that changes them must fail here."""
-    at = AppTest.from_function(_columns_probe).run()
-    ok(at)
-    assert [t.value for t in at.text] == ["[]", "[3]", "[3]", "[3]", "[2, 2]", "193.0"]  # (820 - 16) / 2 = 402, ...
+@pytest.mark.parametrize(
+    ("presenter", "widths", "drawn"),
+    [
+        (False, "820.0 402.0 262.7 123.3", [820, 263, 263, 263, 193]),
+        (True, "1120.0 552.0 362.7 173.3", [1120, 363, 363, 363, 268]),
+    ],
+)
+def test_a_picture_is_as_wide_as_one_of_the_columns_the_page_says_share_the_main_column(presenter, widths, drawn):
+    at = AppTest.from_function(_pictures_in_columns)
+    at.query_params["presenter"] = str(presenter).lower()
+    ok(at.run())
+    assert at.text[0].value == widths  # (the main column - 16 px (n - 1)) / n for n = 1, 2, 3, 6
+    bars = re.findall(r"width:(\d+)px", " ".join(m.value for m in at.markdown))  # two lines under each colour bar
+    assert [int(w) for w in bars[::2]] == drawn  # 4 columns: one of two inside one of two
+    with pytest.raises(ValueError, match="in_columns must be a whole number of columns, at least 1, got 0"):
+        ui.container_width(0)
 
 
 def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks():

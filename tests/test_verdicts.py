@@ -17,8 +17,10 @@ def test_machine_zero_scales_with_magnitude():
 @given(st.floats(1e-6, 1e6))
 def test_a_shuffle_without_position_is_machine_zero_at_any_weight_scale(weight_scale):
     result = posviz.order_experiment(weight_scale=weight_scale)
-    assert result.order_blind == verdicts.machine_zero(result.max_diff, np.abs(result.out).max())
     assert result.order_blind
+    # independently of the verdict: the shuffled run is the reordered one up to a few roundings of its size
+    size = max(1.0, float(np.abs(result.out).max()))
+    np.testing.assert_allclose(result.out_perm, result.out[result.perm], rtol=0, atol=1e-13 * size)
 
 
 def test_position_makes_the_shuffle_test_fail():

@@ -31,10 +31,9 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import images
+from posviz.drawing.images import SIGNED_SCHEME, WEIGHT_SCHEME
 from posviz.maths.grids import Reduced
 
-SIGNED_SCHEME = "blueorange"
-WEIGHT_SCHEME = "viridis"
 SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 ACCENT = "#D55E00"
 TEXT_COLOUR = "#31333f"  # Streamlit's light theme text, which its Vega theme gives chart titles
@@ -86,15 +85,9 @@ def _stop_positions(domain: Bounds, count: int) -> list[float | Live] | alt.Expr
     return [float(lo) + (float(hi) - float(lo)) * i / (count - 1) for i in range(count)]
 
 
-def _stops(scheme: str) -> tuple[str, ...]:
-    if scheme not in (SIGNED_SCHEME, WEIGHT_SCHEME):
-        raise ValueError(f"scheme must be {SIGNED_SCHEME!r} or {WEIGHT_SCHEME!r}, got {scheme!r}")
-    return images.SIGNED_STOPS if scheme == SIGNED_SCHEME else images.WEIGHT_STOPS
-
-
 def color_scale(scheme: str, domain: Bounds) -> alt.Scale:
     """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.drawing.images.colorize` draws it."""
-    stops = _stops(scheme)
+    stops = images.stops(scheme)
     return alt.Scale(domain=_stop_positions(domain, len(stops)), range=list(stops), interpolate="rgb", clamp=True)
 
 
@@ -198,6 +191,31 @@ def grid_heatmap(
 def picture_heatmap(picture: Data, extent: Data, **shape: object) -> alt.LayerChart:
     """`grid_heatmap` (same shape) of a matrix drawn as one image mark: `picture_frame`, then `extent_frame`."""
     return grid_heatmap(extent, picture, **shape)
+
+
+# A matrix is drawn as labelled cells (a mark a cell, with row and column names) while it is this small; each
+# cell prints its value ("0.00") while the matrix is smaller still. One rule for the app and the lecture.
+LABELLED_CELLS, LABELLED_COLUMNS = 400, 24
+VALUE_CELLS, VALUE_COLUMNS = 100, 6
+
+
+def labels_cells(shape: tuple[int, int]) -> bool:
+    """Whether a matrix of `shape` is small enough for a labelled heatmap (`token_heatmap`): a mark a cell.
+
+    >>> labels_cells((20, 20)), labels_cells((4, 30))
+    (True, False)
+    """
+    return shape[0] * shape[1] <= LABELLED_CELLS and shape[1] <= LABELLED_COLUMNS
+
+
+def prints_values(shape: tuple[int, int], max_cols: int = VALUE_COLUMNS) -> bool:
+    """Whether a labelled heatmap of `shape` writes each value in its cell (`annotate`): at most 100 cells and
+    `max_cols` columns (the columns a value's text fits across, for the width the heatmap gets).
+
+    >>> prints_values((6, 6)), prints_values((2, 8)), prints_values((2, 8), max_cols=8)
+    (True, False, True)
+    """
+    return shape[0] * shape[1] <= VALUE_CELLS and shape[1] <= max_cols
 
 
 def token_heatmap(

@@ -40,7 +40,7 @@ def head_panels(reading: llmviews.Reading, layer: int, *, across: float, columns
     roles = reading.roles[layer]
     short = {"previous-token": " · t−1", "first-token": " · tok 0", "other": ""}  # a panel's title is ~90 px
     titles = [f"{llmviews.head(layer, h)}{short[str(roles[h])]}" for h in range(len(weights))]
-    pngs = [images.png(w, images.WEIGHT_STOPS, (0.0, 1.0)) for w in weights]
+    pngs = [images.png(*images.indexed(w, images.WEIGHT_STOPS, (0.0, 1.0), levels=images.PNG_LEVELS)) for w in weights]
     frame = charts.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
     table = pd.concat(
         [charts.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)

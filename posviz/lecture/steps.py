@@ -26,6 +26,7 @@ from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
 FIGURE_HEIGHT = 240
+VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,9 @@ def _heat(
     )
     scheme = charts.SIGNED_SCHEME if signed else charts.WEIGHT_SCHEME
     domain = domain or (charts.signed_domain(m) if signed else (0.0, 1.0))
+    annotate = annotate and charts.prints_values(m.shape, VALUE_COLUMNS)
     shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
-                 value_title="value" if signed else "weight", annotate=annotate and r * k <= 64, angled=k > 8,
+                 value_title="value" if signed else "weight", annotate=annotate, angled=k > 8,
                  height=FIGURE_HEIGHT, legend="right")  # fmt: skip
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
