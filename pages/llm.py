@@ -90,9 +90,9 @@ elif s.part == "sink":
     )
     left, right = st.columns(2)
     with left:
-        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 230)))
+        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 230)), in_columns=2)
     with right:
-        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 330)))
+        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 330)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
 elif s.part == "pairs":
     whole = llmviews.whole_model(s.im_start)
@@ -106,9 +106,11 @@ elif s.part == "pairs":
                "pairs carry positional heads and the slowest carry content.")  # fmt: skip
     left, right = st.columns([3, 2])
     with left:
-        ui.figure(llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 170), legend=ui.legend_side()))
+        ui.figure(
+            llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 170), legend=ui.legend_side()), in_columns=2
+        )
     with right:
-        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 220)))
+        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 220)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
