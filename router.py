@@ -31,6 +31,7 @@ pages = [
     st.Page("pages/sentences.py", title="Real model: word order", icon=":material/sort:", url_path="sentences"),
     st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
     st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
+    st.Page("pages/llm.py", title="A real RoPE model", icon=":material/neurology:", url_path="llm"),
 ]
 page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]}, expanded=True)
 st.sidebar.toggle(

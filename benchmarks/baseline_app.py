@@ -1,6 +1,6 @@
 """The baseline: the sinusoid heatmap as a user would first write it (plain long-form Altair rect chart).
 
-Served by benchmarks/browser_bench.py; ?length=&width= choose the table.
+Served by benchmarks/browser_bench.py; ?T=&d= choose the table (T positions, d dimensions).
 """
 
 import altair as alt
@@ -8,16 +8,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-length = int(st.query_params.get("length", 1024))
-width = int(st.query_params.get("width", 256))
-positions = np.arange(length)[:, None]
-pe = np.zeros((length, width))
-pe[:, 0::2] = np.sin(positions * 10000.0 ** (-np.arange(0, width, 2) / width))
-pe[:, 1::2] = np.cos(positions * 10000.0 ** (-np.arange(0, width, 2) / width))
+T = int(st.query_params.get("T", 1024))
+d = int(st.query_params.get("d", 256))
+positions = np.arange(T)[:, None]
+pe = np.zeros((T, d))
+pe[:, 0::2] = np.sin(positions * 10000.0 ** (-np.arange(0, d, 2) / d))
+pe[:, 1::2] = np.cos(positions * 10000.0 ** (-np.arange(0, d, 2) / d))
 frame = pd.DataFrame(
     {
-        "position": np.repeat(np.arange(length), width),
-        "dimension": np.tile(np.arange(width), length),
+        "position": np.repeat(np.arange(T), d),
+        "dimension": np.tile(np.arange(d), T),
         "value": pe.ravel(),
     }
 )

@@ -51,25 +51,27 @@ SENTENCES_MAX = 1.0  # the largest scale of the sentences page's SCALES
 MAXIMA: dict[str, dict[str, object]] = {
     "attention": {"s1": SENTENCE, "s2": REVERSED, "position": "sinusoidal", "pscale": 1.0, "d": 256},
     "biases": {"T": 200, "reach": 1000, "clip": 64, "heads": 32, "head": 32, "r1": 10.0, "r2": 10.0},
-    "bugs": {"length": 512, "width": 256},
-    "causal": {"T": 64, "C": 64, "wscale": 3.0},
-    "layouts": {"length": 1024, "width": 1024, "base": 10_000_000.0},
+    "bugs": {"T": 512, "d": 256},
+    "causal": {"T": 64, "d": 64, "wscale": 3.0},
+    "layouts": {"T": 1024, "d": 1024, "base": 10_000_000.0},
+    # 64 tokens (the text is cut there), the deepest live layer
+    "llm": {"text": " ".join(WORDS[:64]), "im_start": "false", "layer": 4},
     "lecture": {"step": 14},
     "longer": {"part": "decay", "reach": 65_536, "d": 256},
     "magnitude": {"scale": STEPS_MAX, "s1": SENTENCE, "s2": REVERSED, "loglog": "true"},
     "minilm": {"part": "sentences", "s1": SENTENCE, "s2": REVERSED, "head": 12, "scale": STEPS_MAX},
-    "offsets": {"T": 64, "prefill": 64, "C": 64, "sink_T": 64, "sinks": 16, "window": 32},
-    "order": {"T": 256, "C": 256, "perm_mode": "shuffle", "position": "sinusoidal", "pscale": 3.0,
+    "offsets": {"T": 64, "prefill": 64, "d": 64, "sink_T": 64, "sinks": 16, "window": 32},
+    "order": {"T": 256, "d": 256, "perm_mode": "shuffle", "position": "sinusoidal", "pscale": 3.0,
               "causal": "true", "first": 255, "second": 254},
     "overview": {},  # no controls
     # T = 1024 asks the 512-row learned table for rows it lacks and draws an error note instead: the
     # largest view that draws the table asks for all 512 rows.
     "sentences": {"s1": SENTENCE, "s2": REVERSED, "scale": SENTENCES_MAX},
     "rotary": {"max_length": 512, "T": 512, "d": 64, "pair": 31, "shift": 100_000, "heads": 32, "head": 32},
-    "sinusoids": {"length": 8192, "width": 2048},
+    "sinusoids": {"T": 8192, "d": 2048},
 }  # fmt: skip
 EXTRA = [
-    ("sinusoids", "maxima, view=chart", {"length": 8192, "width": 2048, "view": "chart"}),
+    ("sinusoids", "maxima, view=chart", {"T": 8192, "d": 2048, "view": "chart"}),
     ("order", "maxima, part=twins", {**MAXIMA["order"], "part": "twins"}),
     ("order", "maxima, part=pairs", {**MAXIMA["order"], "part": "pairs"}),
     ("offsets", "maxima, part=sinks", {**MAXIMA["offsets"], "part": "sinks"}),
@@ -78,6 +80,11 @@ EXTRA = [
     ("minilm", "maxima, part=table", {**MAXIMA["minilm"], "part": "table"}),
     ("rotary", "maxima, part=learned", {**MAXIMA["rotary"], "part": "learned"}),
     ("rotary", "maxima, part=alibi", {**MAXIMA["rotary"], "part": "alibi"}),
+    ("llm", "maxima, part=distance", {**MAXIMA["llm"], "part": "distance"}),
+    ("llm", "maxima, part=sink", {**MAXIMA["llm"], "part": "sink"}),
+    ("llm", "maxima, part=pairs", {**MAXIMA["llm"], "part": "pairs"}),
+    ("llm", "maxima, part=ablations", {**MAXIMA["llm"], "part": "ablations", "k": 100_000}),
+    ("llm", "maxima, part=longer", {**MAXIMA["llm"], "part": "longer", "head": 8, "preset": "llama3"}),
 ]
 
 
@@ -227,7 +234,7 @@ def main() -> None:
         # land on whichever page or baseline view comes first. The pages are warmed in a context of their own, so
         # that the measured context has not seen their images (its first view of a page counts every byte).
         plain_ctx = b.new_context(viewport={"width": 1280, "height": 720})
-        view(plain_ctx, f"{plain}/?length=1024&width=256")
+        view(plain_ctx, f"{plain}/?T=1024&d=256")
         warm = b.new_context(viewport={"width": 1280, "height": 720})
         for name in pages:
             view(warm, f"{base}/{name}")
@@ -241,11 +248,11 @@ def main() -> None:
         # machine's load over the run weighs on both sides of the ratio.
         for i, (name, which, settings) in enumerate(plan):
             if i % BASELINE_EVERY == 0:
-                baseline_runs.append(view(plain_ctx, f"{plain}/?length=1024&width=256"))
+                baseline_runs.append(view(plain_ctx, f"{plain}/?T=1024&d=256"))
             views = [settings(next(fresh)) if callable(settings) else settings for _ in range(args.repeats)]
             runs = [view(ctx, f"{base}/{name}{query(one)}") for one in views]
             rows.append((name, which, runs, len(baseline_runs) - 1))
-        baseline_runs.append(view(plain_ctx, f"{plain}/?length=1024&width=256"))
+        baseline_runs.append(view(plain_ctx, f"{plain}/?T=1024&d=256"))
         ctx.close()
         plain_ctx.close()
         sliders = []

@@ -35,7 +35,7 @@ s = ui.sidebar(P, page="attention", keys=("s1", "s2", "position", "pscale", "see
 
 text1, text2 = ui.capped_sentences(s, P)
 result = ui.guarded(
-    lambda: run(text1, text2, seed=s.seed, width=s.d, scale=s.pscale, position=s.position),
+    lambda: run(text1, text2, seed=s.seed, d=s.d, scale=s.pscale, position=s.position),
     lambda: run(),
     "These sentences",
 )

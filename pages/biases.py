@@ -12,7 +12,7 @@ import streamlit as st
 import ui
 from posviz.drawing import charts, frames, longviews
 from posviz.drawing.display import number
-from posviz.maths import biases
+from posviz.maths import biases, verdicts
 
 ui.page_setup(__doc__)
 P = ui.params(
@@ -39,7 +39,7 @@ shape = dict(clip=s.clip, heads=s.heads, head=s.head, r1=s.r1, r2=s.r2, seed=s.s
 matrices = longviews.bias_matrices(s.T, **shape)
 residuals = {kind: biases.offset_residual(m) for kind, m in matrices.items()}
 ui.headline("largest change along any diagonal, all five biases", number(max(residuals.values())))
-varying = ", ".join(longviews.BIAS_NAMES[kind] for kind, residual in residuals.items() if residual != 0)
+varying = ", ".join(longviews.BIAS_NAMES[k] for k, r in residuals.items() if not verdicts.exactly_zero(r))
 ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
 
 curves = longviews.bias_frame(s.reach, **shape)

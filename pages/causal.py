@@ -28,9 +28,9 @@ twins = st.cache_data(lessons.twin_experiment, max_entries=32)
 s = ui.sidebar(P, page="causal")
 
 perm = lessons.lesson_or_shuffled(s.T, s.shuffle_seed)
-plain = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm)
-masked = experiment(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, perm=perm, causal=True)
-twin = twins(seed=s.seed, length=s.T, width=s.d, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
+plain = experiment(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, perm=perm)
+masked = experiment(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, perm=perm, causal=True)
+twin = twins(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, first=0, second=s.T - 1, causal=True)
 
 a, b, c = st.columns(3)
 with a:
@@ -47,7 +47,7 @@ left, right = st.columns(2)
 tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
 with left:
     ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 250), numbered=False)  # fmt: skip
+                     height=ui.fit(300, 250), numbered=False, in_columns=2)  # fmt: skip
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
     gap = uniform.gap
@@ -58,6 +58,7 @@ with right:
         name="uniform-causal",
         height=ui.fit(300, 250),
         numbered=False,
+        in_columns=2,
     )
     ui.badge(
         verdicts.negligible(gap),

@@ -15,7 +15,7 @@ from posviz.maths import variants, verdicts
 
 ui.page_setup(__doc__)
 P = ui.params(
-    ui.Param("length", 64, "int", 2, 1024, label="length T", widget="number"),
+    ui.tokens_param(64, 1024, label="length T", widget="number", aliases=("length",)),
     ui.width_param(64, 4, 1024, widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
 )
@@ -23,7 +23,7 @@ compare = st.cache_data(variants.compare_layouts, max_entries=8)
 
 s = ui.sidebar(P, page="layouts")
 
-r = compare(s.length, s.d, s.base)
+r = compare(s.T, s.d, s.base)
 a, b, c = st.columns(3)
 with a:
     ui.headline("sin/cos tables: max diff after permuting", number(r.table_gap))
@@ -33,7 +33,9 @@ with b:
     ui.badge(verdicts.exactly_zero(r.rope_gap), "interleaved = rotate-half, permuted", "they differ")
 with c:
     ui.headline("tensor2tensor table: max diff", number(r.timescale_gap))
-    ui.badge(r.timescale_gap > 0, "a real difference, not a layout", "same timescales", state=True)
+    ui.badge(
+        not verdicts.exactly_zero(r.timescale_gap), "a real difference, not a layout", "same timescales", state=True
+    )
     if not ui.presenter():  # the shared screen keeps its line for the charts
         st.caption(f"slowest frequency: {number(r.slowest_paper)} (paper) vs {number(r.slowest_t2t)} (tensor2tensor)")
 
@@ -43,6 +45,6 @@ for column, table, title, name in (
     (right, r.concat, "tensor2tensor layout: [sin | cos]", "concatenated"),
 ):
     with column:
-        ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), **figures.table_axes())
+        ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), in_columns=2, **figures.table_axes())
 
 ui.figure(figures.frequencies(s.d, s.base))

@@ -12,7 +12,15 @@ STEP = ui.Param("step", 1, "int", 1, N, label="jump to step", widget="selectbox"
                 names={k: f"{k} / {N} · {STEPS[k - 1].title}" for k in range(1, N + 1)})  # fmt: skip
 CONTROLS = {
     step.key: [
-        ui.Param(step.url_key(c), c.default, "choice", options=c.options, label=c.label, widget="segmented")
+        ui.Param(
+            step.url_key(c),
+            c.default,
+            "choice",
+            options=c.options,
+            label=c.label,
+            widget="segmented",
+            aliases=step.url_aliases(c),
+        )
         for c in step.controls
     ]
     for step in STEPS
@@ -70,4 +78,5 @@ with knobs:
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
 for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
     with column:
-        ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True)
+        ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True,
+                  in_columns=len(slide.figures))  # fmt: skip

@@ -47,9 +47,9 @@ if s.part == "scaling":
         ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
     left, right = st.columns(2)
     with left:
-        ui.figure(figures.rope_divisors(preset), legend="bottom")
+        ui.figure(figures.rope_divisors(preset), legend="bottom", in_columns=2)
     with right:
-        ui.figure(figures.rope_wavelengths(view))
+        ui.figure(figures.rope_wavelengths(view), in_columns=2)
     st.markdown(f"**{view.never_turn} of {view.inv.size} pairs never complete a turn inside the training window.**")
     ui.intro(
         "Linear interpolation slows every pair by the factor. Dynamic NTK raises the base, so fast pairs barely "
@@ -93,4 +93,4 @@ else:
     ):
         with column:
             ui.headline(label, number(value))
-            ui.figure(fig, height=ui.fit(280, 230))
+            ui.figure(fig, height=ui.fit(280, 230), in_columns=2)

@@ -58,11 +58,11 @@ def live() -> None:
     with left:
         ui.headline(f"max |out₁('{word}') − out₂('{word}')| at scale {number(s.scale)}", number(distance))
         ui.badge(close, "np.allclose: True (numerically the same)", "np.allclose: False (different)", state=True)
-        ui.figure(figures.word_outputs(a, b, word), height=ui.fit(260, 190))
+        ui.figure(figures.word_outputs(a, b, word), height=ui.fit(260, 190), in_columns=2)
     with right:
         scales, distances = curve(text1, text2, word)
         drawn = figures.distance_curve(scales, distances, s.scale, distance, log=s.loglog)
-        ui.figure(drawn, height=ui.fit(380, 300))
+        ui.figure(drawn, height=ui.fit(380, 300), in_columns=2)
         if s.loglog and s.scale == 0:
             st.caption("Scale 0 has no place on a log axis; its distance is shown on the left.")
 

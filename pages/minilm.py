@@ -9,10 +9,10 @@ formula. Remove the rows and the model is as order-blind as the toy.
 import streamlit as st
 
 import ui
-from posviz.drawing import charts, figures
+from posviz.drawing import figures
 from posviz.drawing.display import number
 from posviz.experiments import lessons
-from posviz.maths import grids, verdicts
+from posviz.maths import verdicts
 from posviz.models import minilm
 
 ui.page_setup(__doc__)
@@ -31,48 +31,31 @@ table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
 
+# Each part's controls: the sentences part's in the sidebar, and its scale and token beside its numbers (the token is
+# picked among the tokens both sentences have, known once they are read).
 s = ui.sidebar(P, page="minilm", keys={"table": (), "sentences": ("s1", "s2", "head")})
 
 if s.part == "table":
     pos = table()
-    a, b, c = st.columns(3)
-    with a:
-        ui.headline("norm of position 0", number(pos.norms[0]))
-        st.caption(f"median of positions 1-511: {number(pos.median_norm)}")
-    with b:
-        ui.headline("cosine of neighbouring positions", number(pos.neighbour_cosine))
-        st.caption(f"median over all t; positions 128 apart: {number(pos.by_distance[127])}")
-    with c:
-        ui.headline("most opposite pair of rows", number(pos.cosine.min()))
-        st.caption("cosine similarity; far positions can point away from each other")
-
+    ui.readings(
+        [
+            ui.Reading("norm of position 0", pos.norms[0],
+                       caption=f"median of positions 1-511: {number(pos.median_norm)}"),
+            ui.Reading("cosine of neighbouring positions", pos.neighbour_cosine,
+                       caption=f"median over all t; positions 128 apart: {number(pos.apart(128))}"),
+            ui.Reading("most opposite pair of rows", pos.most_opposite,
+                       caption="cosine similarity; far positions can point away from each other"),
+        ]
+    )  # fmt: skip
     left, right = st.columns(2)
     with left:
-        clip = charts.robust_domain(pos.table)
-        ui.show_image(
-            grids.reduced(pos.table, 1, 1),
-            title="position rows (512 x 384)",
-            scheme=charts.SIGNED_SCHEME,
-            domain=clip,
-            value_title=f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
-            what="dimension →, position ↓",
-            height=ui.fit(None, 290),
-        )
+        ui.figure(figures.learned_table_picture(pos), image_height=ui.fit(None, 290), in_columns=2)
     with right:
         for fig in figures.learned_table_curves(pos):
-            ui.figure(fig, height=ui.fit(280, 170))
-    for column, cosine, which in zip(
-        st.columns(2), (pos.cosine, pos.sinusoid_cosine), ("MiniLM (learned)", "sinusoidal"), strict=True
-    ):
+            ui.figure(fig, height=ui.fit(280, 170), in_columns=2)
+    for column, fig in zip(st.columns(2), figures.position_cosine_pictures(pos), strict=True):
         with column:
-            ui.show_image(
-                grids.reduced(cosine, 1, 1),
-                title=f"cosine between positions: {which}",
-                scheme=charts.SIGNED_SCHEME,
-                domain=(-1.0, 1.0),
-                value_title="cosine",
-                what="position →, position ↓",
-            )
+            ui.figure(fig, in_columns=2)
 else:
     text1, text2 = ui.capped_sentences(s, P)
     result = pair(text1, text2, s.scale)
@@ -94,30 +77,27 @@ else:
     ui.sync_url(P)
 
     plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
-    a, b = st.columns(2)
-    with a:
-        ui.headline(f"'{token}', layer-0 output, position rows removed: max diff", number(plain))
-        ui.badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different")
-    with b:
-        ui.headline(f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff", number(real))
-        ui.badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical")
-
-    h = s.head - 1
-    for weights, tokens, name in (
-        (result.weights_plain, "no position", "plain"),
-        (result.weights, f"position rows × {number(s.scale)}", "position"),
-    ):
-        cols = st.columns(2)
-        for col, w, toks, which in zip(cols, weights, (result.first, result.second), (1, 2), strict=True):
-            with col:
-                ui.weights_chart(
-                    w[h],
-                    toks.tokens,
-                    title=f"head {s.head}, sentence {which}, {tokens}",
-                    name=f"minilm-{name}-{which}",
-                    annotate_cols=8,
-                    height=ui.fit(None, 190),
-                )
+    ui.readings(
+        [
+            ui.Reading(f"'{token}', layer-0 output, position rows removed: max diff", plain,
+                       ui.Badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)",
+                                "different")),
+            ui.Reading(f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff", real,
+                       ui.Badge(not verdicts.machine_zero(real), "different: position tells the sentences apart",
+                                "identical")),
+        ]
+    )  # fmt: skip
+    for name, rows, with_position in (("plain", "no position", False),
+                                      ("position", f"position rows × {number(s.scale)}", True)):  # fmt: skip
+        first, second = result.head_weights(s.head, with_position=with_position)
+        ui.weights_row(
+            [
+                ui.Panel(f"head {s.head}, sentence 1, {rows}", first, f"minilm-{name}-1", rows=result.first.tokens),
+                ui.Panel(f"head {s.head}, sentence 2, {rows}", second, f"minilm-{name}-2", rows=result.second.tokens),
+            ],
+            annotate_cols=8,
+            height=ui.fit(None, 190),
+        )
 
     scales, distances = curve(text1, text2, token)
     fig = figures.distance_curve(scales, distances, s.scale, real, log=True)

@@ -10,7 +10,7 @@ import streamlit as st
 import ui
 from posviz.drawing import figures, frames, longviews
 from posviz.drawing.display import number
-from posviz.maths import generation, sinks, verdicts
+from posviz.maths import generation, verdicts
 
 ui.page_setup(__doc__)
 BUG_LABELS = {
@@ -23,28 +23,26 @@ PARTS = {"generation": "cached generation", "sinks": "attention sinks (Streaming
 P = ui.params(
     ui.part_param(PARTS),
     ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES, label="position scheme", widget="horizontal"),
-    ui.Param(
-        "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
-    ),
+    ui.Param("bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio",
+             names=BUG_LABELS),
     ui.tokens_param(16, 64),
     ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
     ui.width_param(8, 2, 64, aliases=("C",)),
     ui.seed_param(0),
-)
-# The attention-sinks section at the end (StreamingLLM 3.2); keys prefixed sink_ to stay apart.
-SINK_P = ui.params(
+    # The attention-sinks part (StreamingLLM 3.2), its controls beside its chart: keys prefixed sink_ to stay apart.
     ui.Param("sink_T", 24, "int", 2, 64, label="tokens"),
     ui.Param("sinks", 4, "int", 0, 16, label="sink tokens kept"),
     ui.Param("window", 4, "int", 1, 32, label="recent window (with the new token)"),
     ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert"), label="compare with",
              widget="radio", names=longviews.SINK_NAMES),
 )  # fmt: skip
-run = st.cache_data(generation.demo_generation, max_entries=32)
-sink_run = st.cache_data(sinks.demo_streaming, max_entries=32)
+SINKS = ("sink_T", "sinks", "window", "sink_bug")
+generate = st.cache_data(generation.demo_generation, max_entries=32)
+stream = st.cache_data(longviews.sink_comparison, max_entries=32)
 
-s = ui.url_state([*P.values(), *SINK_P.values()], page="offsets")
+s = ui.url_state(P, page="offsets")
 part = ui.part(P["part"])
-with st.sidebar:  # the sinks part has its own controls beside its chart; it shares d and the seed
+with st.sidebar:  # the sinks part has its own controls beside its chart; both parts share d and the seed
     if part == "generation":
         ui.controls(P[k] for k in ("scheme", "bug", "T"))
         if s.prefill > s.T:
@@ -52,24 +50,20 @@ with st.sidebar:  # the sinks part has its own controls beside its chart; it sha
             s.prefill = s.T
         ui.control(P["prefill"], hi=s.T)
     ui.controls(P[k] for k in ("d", "seed"))
-ui.sync_url([*P.values(), *SINK_P.values()])
+ui.sync_url(P)
 
 if part == "generation":
-    result = run(seed=s.seed, length=s.T, width=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
-    errors = result.errors
+    result = generate(seed=s.seed, T=s.T, d=s.d, prefill=s.prefill, scheme=s.scheme, bug=s.bug)
     left, right = st.columns([2, 3])
     with left:
-        ui.headline("max |cached − full recompute| over all steps", number(errors.max()))
-        ui.badge(verdicts.negligible(errors.max()), "cached generation = full recompute", "the cached run drifts")
+        ui.headline("max |cached − full recompute| over all steps", number(result.max_error))
+        ui.badge(verdicts.negligible(result.max_error), "cached generation = full recompute", "the cached run drifts")
         ui.intro("Equal here means below 1e-9: rounding (about 1e-16 a value), not an effect.")
-        table = frames.generation_table(result.positions, errors)
-        table["error"] = table["error"].map(number)  # the chart's CSV keeps full precision
-        ui.html_table(table, height=ui.fit(420, 330))
+        ui.html_table(frames.generation_table(result.positions, result.errors, written=True), height=ui.fit(420, 330))
     with right:
         title = "error of each token against a full recompute"
-        ui.figure(figures.generation_errors("generation-errors", errors, s.prefill, title))
+        ui.figure(figures.generation_errors("generation-errors", result.errors, s.prefill, title), in_columns=2)
 else:
-    # --- Attention sinks: numbers and frames from posviz.drawing.longviews.
     ui.intro(
         "StreamingLLM keeps the first few tokens (the attention sinks) and a window of recent ones, and gives "
         "positions by place in the cache: cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0..7. So keys "
@@ -78,15 +72,12 @@ else:
     )
     left, right = st.columns([1, 2])
     with left:
-        ui.controls(SINK_P.values())
-    ways = {way: sink_run(seed=s.seed, length=s.sink_T, width=s.d, sinks=s.sinks, window=s.window, positions=way)
-            for way in ("cache", s.sink_bug)}  # fmt: skip
-    bug_name = longviews.SINK_NAMES[s.sink_bug].removeprefix("bug: ")
+        ui.controls(P[k] for k in SINKS)
+    streamed = stream(seed=s.seed, T=s.sink_T, d=s.d, sinks=s.sinks, window=s.window, bug=s.sink_bug)
+    cache_error, bug_error = streamed.errors
     with left:
-        ui.headline("max error, re-indexed cache", number(ways["cache"].errors.max()))
-        ui.headline(f"max error, {bug_name}", number(ways[s.sink_bug].errors.max()))
-        ui.badge(
-            longviews.sink_exact(ways["cache"]), "re-indexed cache = recompute over the kept tokens", "cache drifts"
-        )
+        ui.headline("max error, re-indexed cache", number(cache_error))
+        ui.headline(f"max error, {streamed.bug_name}", number(bug_error))
+        ui.badge(streamed.exact, "re-indexed cache = recompute over the kept tokens", "cache drifts")
     with right:
-        ui.figure(figures.sink_errors(ways))
+        ui.figure(figures.sink_errors(streamed.ways), in_columns=2)

@@ -72,7 +72,9 @@ if s.part == "rotary":
             f"spread {number(spread)}",
         )
         title = "rotary score q·k, query at i, key at j"
-        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 215), **figures.SCORE_AXES)
+        ui.matrix_chart(
+            rot, title=title, name="rope-scores", height=ui.fit(300, 215), in_columns=2, **figures.SCORE_AXES
+        )
 elif s.part == "learned":
     try:
         rows = posviz.learned(s.T, s.d, max_length=s.max_length, start=s.start, seed=s.seed)

@@ -11,6 +11,7 @@ import streamlit as st
 import ui
 from posviz.drawing import sentence_charts as sc
 from posviz.drawing.display import number
+from posviz.maths import verdicts
 from posviz.models import encoder, minilm
 
 ui.page_setup(__doc__)
@@ -35,7 +36,7 @@ scale_text = "the model" if s.scale == 1.0 else f"position × {number(s.scale)}"
 a, b, c = st.columns(3)
 with a:
     ui.headline(f"cosine, {scale_text}", number(result.cosine), "cosine of the two sentence embeddings")
-    ui.badge(result.cosine < 1 - 1e-9, "below 1: the orders differ", "1: no difference")
+    ui.badge(not verdicts.same_direction(result.cosine), "below 1: the orders differ", "1: no difference")
     st.caption(f"the shipped int8 model: within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)")
 with b:
     ui.headline("cosine, no position", number(result.cosine_plain), "the position rows removed (scale 0)")

@@ -23,7 +23,9 @@ CURVE_WINDOW, SIM_WINDOW, ZOOM_WINDOW, TABLE_CELLS = 256, 64, 64, 4096
 VIEWS = ("auto", "chart", "zoom: exact values", "image")
 CHECKS = ("row norms", "similarity", "wavelengths", "dimensions over position")
 P = ui.params(
-    ui.Param("length", 64, "int", 1, MAX_LENGTH, label=f"length T (1 to {MAX_LENGTH})", widget="number"),
+    ui.Param(
+        "T", 64, "int", 1, MAX_LENGTH, label=f"length T (1 to {MAX_LENGTH})", widget="number", aliases=("length",)
+    ),
     ui.width_param(64, 2, MAX_WIDTH, label=f"width d (even, 2 to {MAX_WIDTH})", widget="number", aliases=("width",)),
     ui.Param("base", 10000.0, "float", 2.0, 10_000_000.0, nudge=1000.0, widget="number", number_format="%.0f"),
     ui.Param("start", 0, "int", 0, 1_000_000, label="start s (first position)", widget="number"),
@@ -39,9 +41,9 @@ table = st.cache_data(posviz.sinusoidal, max_entries=8)
 zoom = st.cache_data(properties.sinusoid_window, max_entries=16)
 AXES = figures.table_axes("position t (from start)")
 
-s = ui.sidebar(P, page="sinusoids", keys=("length", "d", "base", "start", "k"))
+s = ui.sidebar(P, page="sinusoids", keys=("T", "d", "base", "start", "k"))
 
-summary = summarize(s.length, s.d, s.start, s.base, offset=min(s.k, max(s.length - 1, 1)), max_cells=TABLE_CELLS)
+summary = summarize(s.T, s.d, s.start, s.base, offset=min(s.k, max(s.T - 1, 1)), max_cells=TABLE_CELLS)
 sin0, cos0 = properties.first_row_errors(s.d, s.base)
 k = summary.offset
 
@@ -67,17 +69,17 @@ def table_view() -> None:
         view = "image" if summary.chart.aggregated else "chart"
         if not ui.presenter():
             st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
-    title = f"sinusoidal table, positions {s.start}..{s.start + s.length - 1}"
+    title = f"sinusoidal table, positions {s.start}..{s.start + s.T - 1}"
     if view == "chart":
         ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 230), **AXES)
     elif view == "zoom: exact values":
-        s.zr, s.zc = min(s.zr, s.length - 1), min(s.zc, s.d - 1)
+        s.zr, s.zc = min(s.zr, s.T - 1), min(s.zc, s.d - 1)
         a, b = st.columns(2)
         with a:
-            ui.control(P["zr"], hi=s.length - 1)
+            ui.control(P["zr"], hi=s.T - 1)
         with b:
             ui.control(P["zc"], hi=s.d - 1)
-        part, row0, col0 = zoom(s.length, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
+        part, row0, col0 = zoom(s.T, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
         where = f"{title}: exact values from row {row0}, dimension {col0}"
         ui.matrix_chart(part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360,
                         hover=True, **AXES)  # fmt: skip
@@ -100,12 +102,12 @@ def check_view() -> None:
         st.button("Draw the check charts", icon=":material/monitoring:", on_click=open_checks)
         return
     check = ui.control(P["check"]) or CHECKS[0]
-    head = table(min(s.length, max(CURVE_WINDOW, SIM_WINDOW)), s.d, start=s.start, base=s.base)
+    head = table(min(s.T, max(CURVE_WINDOW, SIM_WINDOW)), s.d, start=s.start, base=s.base)
     if check == "row norms":
-        stride = grids.stride(s.length, 2048)
+        stride = grids.stride(s.T, 2048)
         ui.figure(figures.row_norms(summary.squared_norms, s.d, start=s.start, stride=stride))
         if stride > 1:
-            st.caption(f"Every {stride}th position drawn; the badge above checks all {s.length}.")
+            st.caption(f"Every {stride}th position drawn; the badge above checks all {s.T}.")
     elif check == "similarity":
         sim = properties.similarity(head[:SIM_WINDOW])
         spread = properties.diagonal_spread(sim)
@@ -127,7 +129,7 @@ def check_view() -> None:
             "Dimensions to draw",
             "drawing dimensions 0 and 1",
         )
-        ui.figure(figures.dimension_curves(head, dims, start=s.start, shown=min(s.length, CURVE_WINDOW)))
+        ui.figure(figures.dimension_curves(head, dims, start=s.start, shown=min(s.T, CURVE_WINDOW)))
     ui.sync_url(P)
 
 

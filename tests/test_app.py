@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 import posviz
 import posviz.lecture
+import ui
 from tests.harness import PAGES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,6 +123,34 @@ def test_order_page_switches_reproduce_the_exercises(key, value, expected):
     assert headline_values(at)[0] == expected
 
 
+@pytest.mark.parametrize(
+    ("part", "query", "keys"),
+    [
+        ("shuffle", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "causal", "forget",
+                         "offset"]),
+        ("shuffle", {"perm_mode": "shuffle"}, ["seed", "T", "d", "wscale", "perm_mode", "shuffle_seed", "position",
+                                               "pscale", "causal", "forget", "offset"]),
+        ("twins", {}, ["seed", "T", "d", "wscale", "position", "pscale", "causal", "offset"]),
+        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "offset"]),
+    ],
+)  # fmt: skip
+def test_order_page_draws_each_parts_own_controls_in_the_sidebar(part, query, keys):
+    at = page("order", part=part, **query)
+    ok(at)
+    drawn = [w.key for w in at.sidebar if getattr(w, "key", None)]
+    assert drawn == keys
+    assert at.sidebar.caption[0].value == "Lesson 000 exercises"
+    assert [w.key for w in at.main if getattr(w, "key", None) in ("first", "second")] == (
+        ["first", "second"] if part == "twins" else []
+    )
+
+
+def test_order_page_greys_out_the_position_signal_that_exercise_2_replaces():
+    assert not page("order").selectbox(key="position").disabled
+    at = page("order", offset="true")
+    assert at.selectbox(key="position").disabled and headline_values(at)[1] == "4.4e-16"
+
+
 def test_order_page_forgetting_to_reorder_is_the_only_orange_badge():
     at = page("order", forget="true")
     assert "a bug in the test" in markdown(at) and ":orange-badge" in markdown(at)
@@ -178,10 +208,15 @@ def test_url_restores_the_view_and_the_view_writes_the_url():
         ("sinusoids", "width", "d", 32),
         ("layouts", "width", "d", 32),
         ("bugs", "width", "d", 16),
+        ("sinusoids", "length", "T", 100),
+        ("layouts", "length", "T", 32),
+        ("bugs", "length", "T", 16),
+        ("lecture", "table_width", "table_d", 32),
+        ("lecture", "norms_width", "norms_d", 16),
     ],
 )
 def test_old_url_keys_still_open_the_view_and_are_replaced_by_the_new_key(name, old, new, value):
-    """One letter per idea: the model width is d everywhere; links written with C or width keep working."""
+    """One letter per idea: d the model width, T the tokens; links written with C, width or length keep working."""
     at = page(name, **{old: str(value)})
     ok(at)
     assert not at.warning
@@ -198,7 +233,8 @@ def test_old_url_keys_still_open_the_view_and_are_replaced_by_the_new_key(name, 
         ("order", {"seed": "-3"}),
         ("order", {"wscale": "nan"}),
         ("order", {"position": "spiral"}),
-        ("sinusoids", {"length": "1000000000000"}),
+        ("sinusoids", {"T": "1000000000000"}),
+        ("sinusoids", {"length": "0"}),
         ("sinusoids", {"base": "inf"}),
         ("attention", {"pscale": "2"}),
         ("magnitude", {"scale": "0.123"}),
@@ -213,23 +249,31 @@ def test_bad_url_values_give_a_note_and_the_default(name, query):
     assert key in at.warning[0].value
 
 
-def test_bad_typed_permutation_gives_a_note_and_a_shuffle():
-    at = page("order", perm="0 0 1 2 3 4")
+@pytest.mark.parametrize(
+    ("name", "query", "said"),
+    [
+        ("order", {"perm": "0 0 1 2 3 4"}, "exactly once"),  # then a shuffle
+        ("sinusoids", {"dims": "0 999", "check": "dimensions over position"}, "Dimensions"),
+        ("minilm", {"part": "sentences", "s1": "dog 🧭 bites man"}, "no piece for 🧭"),
+    ],
+)
+def test_what_a_page_cannot_use_is_said_in_a_note(name, query, said):
+    at = page(name, **query)
     ok(at)
-    assert "exactly once" in at.warning[0].value
+    assert said in at.warning[0].value
 
 
 def test_sinusoid_page_badges_pass_at_defaults_and_large_sizes():
     at = page("sinusoids", check="similarity")
     assert markdown(at).count(":green-badge") == 4
-    at = page("sinusoids", length="8192", width="2048", start="5000", base="500000", check="similarity")
+    at = page("sinusoids", T="8192", d="2048", start="5000", base="500000", check="similarity")
     ok(at)
     assert markdown(at).count(":green-badge") == 4
     assert "auto: image" in "\n".join(c.value for c in at.caption)
 
 
 def test_large_sinusoid_table_opens_with_an_image_and_draws_checks_on_request():
-    at = page("sinusoids", length="4096", width="1024")
+    at = page("sinusoids", T="4096", d="1024")
     ok(at)
     assert not at.get("vega_lite_chart") and len(at.get("image")) == 2  # the table and its colour bar
     assert all(image.proto.imgs[0].url.endswith(".png") for image in at.get("image"))  # exact colours, not JPEG
@@ -241,21 +285,15 @@ def test_large_sinusoid_table_opens_with_an_image_and_draws_checks_on_request():
 @pytest.mark.parametrize("view", ["auto", "chart", "zoom: exact values", "image"])
 @pytest.mark.parametrize("check", ["row norms", "similarity", "wavelengths", "dimensions over position"])
 def test_sinusoid_page_every_view_and_check_runs(view, check):
-    at = page("sinusoids", length="300", width="64", view=view, check=check, zr="5000")
+    at = page("sinusoids", T="300", d="64", view=view, check=check, zr="5000")
     ok(at)
     assert not at.warning
 
 
 def test_sinusoid_zoom_window_is_clamped_into_a_short_table():
-    at = page("sinusoids", length="100", view="zoom: exact values", zr="5000")
+    at = page("sinusoids", T="100", view="zoom: exact values", zr="5000")
     ok(at)
     assert at.number_input(key="zr").value == 99
-
-
-def test_sinusoid_page_bad_dimensions_give_a_note():
-    at = page("sinusoids", dims="0 999", check="dimensions over position")
-    ok(at)
-    assert "Dimensions" in at.warning[0].value
 
 
 def test_attention_page_reproduces_module_09():
@@ -404,6 +442,59 @@ def test_matrix_panels_refuse_what_they_cannot_draw_and_take_labels_as_arrays():
     assert len(at.get("vega_lite_chart")) == 1
 
 
+def test_readings_write_each_number_once_then_its_badges_side_by_side_then_its_caption():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import ui
+
+        ui.readings(
+            [
+                ui.Reading("a", 4.440892098500626e-16, (ui.Badge(True, "passes", "fails"), ui.Badge(False, "y", "no")),
+                           caption="a line"),
+                ui.Reading("b", "no pairs", ui.Badge(True, "a state", state=True), help="a tooltip"),
+            ],
+            [1, 2],
+        )  # fmt: skip
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    assert headline_values(at) == ["4.4e-16", "no pairs"]
+    assert [c.weight for c in at.columns] == pytest.approx([1 / 3, 2 / 3])
+    first, second = at.columns
+    assert [m.value for m in first.markdown[1:]] == [":green-badge[:material/check: passes]", ":orange-badge[no]"]
+    assert [c.value for c in first.caption] == ["a line"] and not second.caption
+    assert ":blue-badge[:material/info: a state]" in markdown(at) and "title='a tooltip'" in markdown(at)
+
+
+def test_a_row_of_matrices_puts_each_on_its_own_scale_and_a_row_of_weights_labels_the_tokens():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import numpy as np
+
+        import ui
+
+        ui.matrix_row(
+            [
+                ui.Panel("a", np.eye(3), "a", domain=(-1.0, 1.0), value_title="pe"),
+                ui.Panel("b", 5 * np.eye(3), "b", note=""),
+            ],
+            row_title="r",
+            col_title="c",
+            height=200,
+        )
+        ui.weights_row([ui.Panel("w", np.full((2, 2), 0.5), "w", rows=["dog", "bites"])])  # fmt: skip
+
+    at = AppTest.from_function(script).run()
+    ok(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+    assert len(specs) == 3 and len(at.columns) == 3
+    text = [json.dumps(spec) for spec in specs]
+    assert '"title": "pe"' in text[0] and '"title": "value"' in text[1] and '"title": "weight"' in text[2]
+    assert "0 dog" in str(at.get("vega_lite_chart")[2].proto.datasets)
+
+
 def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_ones_as_charts():
     import base64
     import io
@@ -458,7 +549,7 @@ def test_causal_page_reproduces_claim_11():
 
 
 def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():
-    at = page("layouts", width="512")
+    at = page("layouts", d="512")
     heads = headline_values(at)
     assert heads[:2] == ["0", "0"]
     assert float(heads[2]) > 0.01  # tensor2tensor's frequencies move the table, visibly (0.089 at width 512)
@@ -526,12 +617,6 @@ def test_minilm_page_shows_the_real_model_order_blind_without_position_rows():
     at.select_slider(key="scale").set_value(0.0).run()
     ok(at)
     assert float(headline_values(at)[1]) < 1e-12
-
-
-def test_minilm_page_notes_pieces_the_vocabulary_cannot_cover():
-    at = page("minilm", part="sentences", s1="dog 🧭 bites man")
-    ok(at)
-    assert "no piece for 🧭" in at.warning[0].value
 
 
 def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position():
@@ -651,44 +736,94 @@ def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_driftin
     assert float(values[-2]) < 1e-9 < float(values[-1])
 
 
-def test_streamlit_still_has_the_legacy_pages_flag_the_deep_link_fix_relies_on():
-    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it must fail here."""
-    import ui
+def test_streamlit_still_marks_an_app_beside_a_pages_folder_as_legacy_until_the_router_runs():
+    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it or changes what it
+    means must fail here."""
+    from streamlit.runtime.pages_manager import PagesManager
 
     owner, flag = ui.legacy_pages_flag()
     assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
-    assert getattr(owner, flag) in (None, True, False)  # unset until the first run, then whether pages/ is used
+    saved = getattr(owner, flag)
+    try:
+        setattr(owner, flag, None)  # a freshly started server
+        PagesManager(str(ROOT / "router.py"), setup_watcher=False)
+        assert getattr(owner, flag) is True  # the app's folder holds pages/: legacy mode, the deep-link problem
+        router = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
+        assert not router.exception
+        assert getattr(owner, flag) is False  # st.navigation ended it
+    finally:
+        setattr(owner, flag, saved)
 
 
-def _columns_probe():
+def _legacy_first_visit():
     import streamlit as st
 
     import ui
 
-    st.text(repr(ui.enclosing_columns()))
+    owner, flag = ui.legacy_pages_flag()
+    if "seen" not in st.session_state:
+        st.session_state.seen = True
+        setattr(owner, flag, True)  # what a first visitor's deep link meets
+    st.text(f"legacy: {getattr(owner, flag)}")
+    ui.end_legacy_pages_mode()  # reruns at once when it ends the mode
+
+
+def test_a_deep_link_before_the_router_ran_leaves_legacy_mode_and_reruns():
+    owner, flag = ui.legacy_pages_flag()
+    saved = getattr(owner, flag)
+    try:
+        at = AppTest.from_function(_legacy_first_visit).run()
+        assert not at.exception
+        assert [t.value for t in at.text] == ["legacy: False"]  # the legacy run was cut short by the rerun
+        assert getattr(owner, flag) is False
+    finally:
+        setattr(owner, flag, saved)
+
+
+def _pictures_in_columns():
+    import numpy as np
+    import streamlit as st
+
+    import ui
+    from posviz.maths import grids
+
+    wide = grids.reduced(np.zeros((16, 1024)), 1, 1)  # wider than any column: each takes its column's whole width
+    shown = dict(domain=(-1.0, 1.0), value_title="v", what="w", height=100)
+    ui.show_image(wide, title="the main column", **shown)
     for column in st.columns(3):
         with column:
-            st.text(repr(ui.enclosing_columns()))
-    outer, _ = st.columns([2, 1])
+            ui.show_image(wide, title="one of three", in_columns=3, **shown)
+    outer, _ = st.columns([2, 1])  # unequal weights count as equal
     with outer:
         inner = st.columns(2)
         with inner[1]:
-            st.text(repr(ui.enclosing_columns()))
-            st.text(f"{ui.container_width():.1f}")
+            ui.show_image(wide, title="one of two in one of two", in_columns=4, **shown)
+    st.text(" ".join(f"{ui.container_width(n):.1f}" for n in (1, 2, 3, 6)))
 
 
-def test_ui_sees_the_columns_around_a_chart_through_streamlits_private_attributes():
-    """ui.enclosing_columns reads private DeltaGenerator attributes; an upgrade that changes them must fail here."""
-    at = AppTest.from_function(_columns_probe).run()
-    ok(at)
-    assert [t.value for t in at.text] == ["[]", "[3]", "[3]", "[3]", "[2, 2]", "193.0"]  # (820 - 16) / 2 = 402, ...
+@pytest.mark.parametrize(
+    ("presenter", "widths", "drawn"),
+    [
+        (False, "820.0 402.0 262.7 123.3", [820, 263, 263, 263, 193]),
+        (True, "1120.0 552.0 362.7 173.3", [1120, 363, 363, 363, 268]),
+    ],
+)
+def test_a_picture_is_as_wide_as_one_of_the_columns_the_page_says_share_the_main_column(presenter, widths, drawn):
+    at = AppTest.from_function(_pictures_in_columns)
+    at.query_params["presenter"] = str(presenter).lower()
+    ok(at.run())
+    assert at.text[0].value == widths  # (the main column - 16 px (n - 1)) / n for n = 1, 2, 3, 6
+    bars = re.findall(r"width:(\d+)px", " ".join(m.value for m in at.markdown))  # two lines under each colour bar
+    assert [int(w) for w in bars[::2]] == drawn  # 4 columns: one of two inside one of two
+    with pytest.raises(ValueError, match="in_columns must be a whole number of columns, at least 1, got 0"):
+        ui.container_width(0)
 
 
 def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks():
-    at = page("order", T="256", C="256", perm_mode="shuffle", position="sinusoidal")
+    at = page("order", T="256", d="256", perm_mode="shuffle", position="sinusoidal")
     ok(at)
     assert not at.get("vega_lite_chart")  # the shuffle test is the first part; identical tokens are the second
-    twins = page("order", part="twins", T="256", C="256", perm_mode="shuffle", position="sinusoidal")
+    twins = page("order", part="twins", T="256", d="256", perm_mode="shuffle", position="sinusoidal")
     ok(twins)
     assert len(twins.get("vega_lite_chart")) == 1  # the identical-tokens rows, 4 x 256 cells across the page
     pictures = at.get("image")
@@ -783,7 +918,7 @@ def test_a_bad_step_in_a_link_falls_back_to_step_1_with_a_note():
 
 
 def test_a_matrix_drawn_as_a_picture_keeps_its_title():
-    at = page("order", T="256", C="256", perm_mode="shuffle")
+    at = page("order", T="256", d="256", perm_mode="shuffle")
     ok(at)
     titles = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("**")]
     assert titles == ["**no position: difference**", "**all zeros up to rounding**", "**attend, then shuffle**",
@@ -822,7 +957,7 @@ def test_a_heatmap_of_more_than_1024_cells_is_one_image_mark_and_a_smaller_one_k
     big = page("sinusoids")  # 64 x 64 = 4,096 values
     ok(big)
     assert "image" in marks(big) and "rect" not in marks(big)
-    small = page("sinusoids", length="32", width="32")  # 1,024 values
+    small = page("sinusoids", T="32", d="32")  # 1,024 values
     ok(small)
     assert "rect" in marks(small) and "image" not in marks(small)
 
@@ -839,3 +974,72 @@ def test_a_part_picked_on_one_page_does_not_follow_to_the_next_page(start, targe
     ok(at)
     assert not at.warning  # the old page's part is no value of this page's switch: no note, just its default
     assert at.button_group(key="part").value == {"rotary": "rotary", "minilm": "table", "order": "shuffle"}[target]
+
+
+def test_llm_page_names_the_model_and_shows_the_previous_token_heads_at_defaults():
+    at = page("llm")
+    ok(at)
+    assert not at.warning
+    assert headline_values(at) == ["1.2, 2.1", "0.73319"]
+    captions = "\n".join(c.value for c in at.caption)
+    assert "SmolLM2-135M-Instruct" in captions and "Q4_1" in captions and "Q8_0" in captions
+    assert "head_roles" in captions  # the rule is stated
+    assert "<|im_start|> (id 1) first" in at.text[0].value
+    assert len(at.get("vega_lite_chart")) == 1  # the nine heads are one chart; the other parts wait for a click
+
+
+@pytest.mark.parametrize(
+    ("part", "charts", "first"),
+    [("distance", 1, "0.73319"), ("sink", 2, "0.48908"), ("pairs", 2, "1.2, 2.1"), ("ablations", 1, "0.76866"),
+     ("longer", 1, "-18.604 → -24.619")],
+)  # fmt: skip
+def test_llm_page_every_part_draws_its_charts_and_number(part, charts, first):
+    at = page("llm", part=part)
+    ok(at)
+    assert not at.warning
+    assert len(at.get("vega_lite_chart")) == charts
+    assert headline_values(at)[0] == first
+
+
+def test_llm_page_labels_whole_model_numbers_as_computed_at_extraction():
+    at = page("llm", part="sink")
+    captions = "\n".join(c.value for c in at.caption)
+    assert "computed at extraction by tools/extract\\_smollm2.py" in captions or "extract_smollm2" in captions
+    assert headline_values(at)[1] == "12"
+
+
+def test_llm_page_ablations_show_equivariance_and_shift_invariance_to_float_precision():
+    at = page("llm", part="ablations", k="7")
+    ok(at)
+    order, equivariance, shift = (float(v) for v in headline_values(at))
+    assert order > 0.1 and equivariance < 1e-5 and shift < 1e-5
+    text = markdown(at)
+    assert "permutation-equivariant" in text and "+ 7" in text and ":orange-badge" not in text
+
+
+def test_llm_page_toggle_feeds_the_ids_without_im_start():
+    at = page("llm", im_start="false")
+    ok(at)
+    assert at.text[0].value.startswith("18 ids fed, no <|im_start|>")
+    at.toggle(key="im_start").set_value(True).run()
+    ok(at)
+    assert at.text[0].value.startswith("19 ids fed, <|im_start|>")
+
+
+@pytest.mark.parametrize(
+    ("text", "warning"),
+    [("", "whitespace"), ("x", "at least 3"), ("a" * 5000, "at most 600 characters"), ("the dog " * 60, "cut to the"),
+     ("bell\x07 nul\x00", "U+0000")],
+)  # fmt: skip
+def test_llm_page_hostile_text_in_the_url_gives_a_note_and_a_view(text, warning):
+    at = page("llm", text=text)
+    ok(at)
+    assert any(warning in w.value.replace("\\", "") for w in at.warning), [w.value for w in at.warning]
+    assert len(headline_values(at)) == 2 and len(at.get("vega_lite_chart")) == 1
+
+
+@pytest.mark.parametrize("text", ["مرحبا بالعالم، كيف حالك", "👩‍💻 👍🏽 typing", "🙂", "e\u0301te\u0301"])
+def test_llm_page_reads_rtl_and_emoji_without_a_traceback(text):
+    at = page("llm", text=text, part="ablations")
+    ok(at)
+    assert len(headline_values(at)) == 3

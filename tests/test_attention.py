@@ -60,7 +60,7 @@ def test_without_position_attention_is_permutation_equivariant(seed, length, wid
 @given(seed=st.integers(0, 999), kind=st.sampled_from(["ramp", "random", "sinusoidal", "learned", "rotary"]))
 def test_any_per_position_signal_breaks_equivariance(seed, kind):
     result = posviz.order_experiment(
-        seed=seed, length=6, width=8, weight_scale=1.0, perm=(1, 2, 3, 4, 5, 0), position=kind, scale=1.0
+        seed=seed, T=6, d=8, weight_scale=1.0, perm=(1, 2, 3, 4, 5, 0), position=kind, scale=1.0
     )
     assert result.max_diff > 1e-6
 

@@ -113,7 +113,7 @@ def test_each_mistake_breaks_a_check_that_the_correct_table_keeps(bug, norms, fi
 )
 def test_incremental_generation_equals_full_recompute(seed, length, half, scheme, data):
     prefill = data.draw(st.integers(1, length))
-    result = generation.demo_generation(seed=seed, length=length, width=2 * half, prefill=prefill, scheme=scheme)
+    result = generation.demo_generation(seed=seed, T=length, d=2 * half, prefill=prefill, scheme=scheme)
     assert result.errors.max() < 1e-12
     assert result.positions.tolist() == list(range(length))
 
@@ -121,7 +121,7 @@ def test_incremental_generation_equals_full_recompute(seed, length, half, scheme
 @pytest.mark.parametrize("scheme", generation.SCHEMES)
 @pytest.mark.parametrize("bug", ["reset", "off_by_one"])
 def test_start_bugs_break_generation_after_the_prompt_only(scheme, bug):
-    result = generation.demo_generation(length=12, prefill=4, scheme=scheme, bug=bug)
+    result = generation.demo_generation(T=12, prefill=4, scheme=scheme, bug=bug)
     assert result.errors[:4].max() < 1e-12
     assert result.errors[4:].max() > 1e-3
 

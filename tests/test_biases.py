@@ -88,7 +88,7 @@ def test_bad_input_says_what_was_expected_and_what_arrived(call, error, message)
 def test_a_sinks_cache_re_indexes_positions_inside_the_cache():
     assert sinks.kept_tokens(9, 4, 4).tolist() == [0, 1, 2, 3, 6, 7, 8, 9]  # positions 0..7
     assert sinks.kept_tokens(2, 4, 4).tolist() == [0, 1, 2]
-    result = sinks.demo_streaming(length=20, sinks=4, window=4)
+    result = sinks.demo_streaming(T=20, sinks=4, window=4)
     assert result.query_positions.tolist() == list(range(8)) + [7] * 12
     assert result.cache_sizes.max() == 8
 
@@ -96,14 +96,14 @@ def test_a_sinks_cache_re_indexes_positions_inside_the_cache():
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 99), sink_count=st.integers(0, 4), window=st.integers(1, 5))
 def test_keys_cached_before_rotation_equal_a_recompute_over_the_kept_tokens(seed, sink_count, window):
-    result = sinks.demo_streaming(seed=seed, length=14, sinks=sink_count, window=window)
+    result = sinks.demo_streaming(seed=seed, T=14, sinks=sink_count, window=window)
     assert result.errors.max() < 1e-12
 
 
 def test_keeping_original_positions_is_exact_until_the_first_eviction_then_drifts():
     full = 4 + 4  # sinks + window: step 8 is the first to evict a token
     for mode in ("original", "rotated_at_insert"):
-        errors = sinks.demo_streaming(length=24, sinks=4, window=4, positions=mode).errors
+        errors = sinks.demo_streaming(T=24, sinks=4, window=4, positions=mode).errors
         assert errors[:full].max() < 1e-12, mode
         assert errors[full:].min() > 1e-4, mode
     # with no sinks and the window moving with the query, original offsets are the cache's offsets

@@ -195,7 +195,7 @@ def test_a_sidebar_move_to_a_page_sharing_controls_starts_at_its_defaults(page):
 def test_a_large_table_draws_its_checks_on_request(page):
     from tests.harness import settle
 
-    visit(page, "/sinusoids?length=4096&width=1024")
+    visit(page, "/sinusoids?T=4096&d=1024")
     assert page.locator(CHART).count() == 0 and page.locator("[data-testid='stImage']").count() == 2
     page.get_by_role("button", name="Draw the check charts").click()
     page.wait_for_selector(CHART, timeout=30_000)
@@ -220,7 +220,7 @@ def test_downloads_are_written_when_clicked(page):
 
 
 def test_a_shared_link_restores_the_view(page):
-    visit(page, "/sinusoids?length=300&width=32&base=500&check=dimensions+over+position&dims=2%205")
+    visit(page, "/sinusoids?T=300&d=32&base=500&check=dimensions+over+position&dims=2%205")
     no_exception(page)
     assert page.get_by_label("length T (1 to 8192)").input_value() == "300"
     assert page.get_by_label("width d (even, 2 to 2048)").input_value() == "32"
@@ -248,7 +248,8 @@ TOGETHER = {"attention": 4, "order": 4, "causal": 2, "bugs": 3, "layouts": 2, "r
 # Each page at its first part, and every other part of the pages in parts.
 # (order's pair-move part draws numbers only, no chart.)
 PARTS = ["order?part=twins", "offsets?part=sinks", "rotary?part=learned", "rotary?part=alibi", "longer?part=scores",
-         "longer?part=decay", "minilm?part=sentences"]  # fmt: skip
+         "longer?part=decay", "minilm?part=sentences", "llm?part=distance", "llm?part=sink", "llm?part=pairs",
+         "llm?part=ablations", "llm?part=longer"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"] + PARTS)
@@ -356,3 +357,18 @@ def test_a_prepared_lecture_link_opens_its_step_with_its_settings(page):
     no_exception(page)
     value = posviz.lecture.slide(2, scale=1.2).shown
     assert page.get_by_text(value, exact=True).count() == 1
+
+
+def test_the_llm_page_shows_its_heads_and_number_on_a_projector_and_a_phone(page):
+    """Presenter mode at 1280x720: the headline and the nine heads (one chart) end on the first screen; at 390 px the
+    page opens without an error."""
+    visit(page, "/llm?presenter=true")
+    no_exception(page)
+    charts_drawn(page)
+    assert page.get_by_text("1.2, 2.1", exact=True).count() == 1
+    chart = page.locator(CHART).first.bounding_box()
+    assert chart["y"] + chart["height"] <= 720 and chart["width"] <= 1280, chart
+    page.set_viewport_size({"width": 390, "height": 844})
+    visit(page, "/llm")
+    no_exception(page)
+    charts_drawn(page)

@@ -1,4 +1,5 @@
 import base64
+import io
 import json
 
 import altair as alt
@@ -6,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from altair.vegalite.v6.schema.core import Root
+from PIL import Image
 
 import posviz
 from posviz.drawing import charts, figures, frames, images, longviews
@@ -81,7 +83,7 @@ def panel_cells():
 
 def figure_charts():
     """The charts posviz.drawing.figures describes for the pages, as the pages draw them."""
-    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
     preset = scaling.PRESETS["llama3.1-8b"]
     view = longviews.scaled(preset)
@@ -106,7 +108,7 @@ def figure_charts():
 
 def longer_charts():
     """The Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
-    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     return {
         "biases": (charts.lines, [longviews.bias_frame(20)],
                    dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
@@ -326,6 +328,13 @@ def test_colorize_clamps_interpolates_and_greys_nan():
         images.colorize(np.zeros((1, 1)), images.WEIGHT_STOPS, (1.0, 1.0))
 
 
+def test_charts_and_pictures_take_their_colours_from_one_stop_function():
+    for scheme in (images.SIGNED_SCHEME, images.WEIGHT_SCHEME):
+        assert charts.color_scale(scheme, (0.0, 1.0)).to_dict()["range"] == list(images.stops(scheme))
+    with pytest.raises(ValueError, match="scheme must be 'blueorange' or 'viridis', got 'rainbow'"):
+        images.stops("rainbow")
+
+
 def test_palette_stops_are_vegas_schemes():
     """Rendered by Vega itself through vl-convert: the stored stops are its schemes (within 2/255)."""
     import importlib.util
@@ -338,9 +347,9 @@ def test_palette_stops_are_vegas_schemes():
     extract = importlib.util.module_from_spec(spec)
     sys.modules["extract"] = extract
     spec.loader.exec_module(extract)
-    for scheme, stops in (("blueorange", images.SIGNED_STOPS), ("viridis", images.WEIGHT_STOPS)):
+    for scheme in (images.SIGNED_SCHEME, images.WEIGHT_SCHEME):
         rendered = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in extract.sample(scheme)])
-        stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in stops])
+        stored = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in images.stops(scheme)])
         assert np.abs(rendered - stored).max() <= 2
 
 
@@ -377,6 +386,20 @@ def test_upscaling_stops_at_the_long_side_limit():
     assert images.upscale(np.zeros((16, 16, 3), np.uint8)).shape == (256, 256, 3)
     assert images.upscale(np.zeros((4, 256), np.uint8)).shape == (32, 2048)
     assert images.upscale(np.zeros((300, 5000), np.uint8)).shape == (300, 5000)
+
+
+def test_a_matrix_png_decodes_to_its_palette_colours_at_the_size_asked_for():
+    m = np.array([[-1.0, -0.5, 0.0, 0.5], [1.0, np.nan, 0.25, -0.25], [0.1, 0.2, 0.3, 0.4]])
+    picture = Image.open(io.BytesIO(images.matrix_png(m, images.SIGNED_SCHEME, (-1.0, 1.0), box=(30, 40))))
+    assert picture.mode == "P"  # one byte a pixel
+    index, palette = images.indexed(m, images.SIGNED_STOPS, (-1.0, 1.0), levels=images.PNG_LEVELS)
+    rgb = np.asarray(picture.convert("RGB"))
+    assert rgb.shape == (30, 40, 3)  # each value a 10 x 10 block
+    np.testing.assert_array_equal(rgb[::10, ::10], palette[index])
+    bar = np.asarray(Image.open(io.BytesIO(images.colour_bar_png((0.0, 1.0), images.WEIGHT_SCHEME))).convert("RGB"))
+    assert bar.shape == (images.BAR_ROWS, 512, 3)
+    np.testing.assert_array_equal(bar[0, [0, -1]], images.colorize(np.array([[0.0, 1.0]]), images.WEIGHT_STOPS,
+                                                                   (0.0, 1.0))[0])  # fmt: skip
 
 
 def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_datum():

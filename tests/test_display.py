@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from posviz.drawing.display import number, zero_note
+from posviz.maths import verdicts
 
 
 @pytest.mark.parametrize(
@@ -56,3 +57,13 @@ def test_zero_note_tells_exact_zero_from_rounding_from_a_real_value():
 @pytest.mark.parametrize("value", [47117.25, -1234.5, 12.537, 4.4e-16, 0.0, 1.5e7])
 def test_grouping_only_adds_thousands_separators(value):
     assert number(value, grouped=True).replace(",", "") == number(value)
+
+
+@given(st.floats(min_value=0.0, max_value=1e-12))
+def test_zero_note_says_up_to_rounding_exactly_where_the_machine_zero_verdict_does(top):
+    note = zero_note(np.array([-top, top / 2]))
+    if top == 0.0:
+        assert note == "all zeros"
+    else:
+        assert (note == "all zeros\nup to rounding") == verdicts.machine_zero(top)
+        assert note in ("all zeros\nup to rounding", "")

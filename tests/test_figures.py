@@ -41,7 +41,7 @@ def test_generation_errors_keep_their_name_title_and_rounding_band():
 
 
 def test_sink_errors_group_the_bars_by_way_of_positioning():
-    ways = {w: sinks.demo_streaming(length=6, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     fig = figures.sink_errors(ways)
     assert fig.shape["group"] == "way" and fig.shape["title"] == "error of each step against the recompute"
     assert fig.frames[0]["way"].nunique() == 2

@@ -6,12 +6,13 @@ from hypothesis import strategies as st
 
 import posviz
 from posviz.drawing import frames
+from posviz.drawing.display import number
 from posviz.experiments import lessons
 from posviz.maths import encodings, generation, grids, properties, relative, variants
 
 
 def test_step_errors_mark_the_prefill_and_keep_every_error():
-    run = generation.demo_generation(length=10, prefill=4, bug="reset")
+    run = generation.demo_generation(T=10, prefill=4, bug="reset")
     frame = frames.step_errors(run.errors, run.prefill)
     assert frame["token"].tolist() == list(range(10))
     assert frame["phase"].tolist() == ["prefill"] * 4 + ["one at a time"] * 6
@@ -19,10 +20,15 @@ def test_step_errors_mark_the_prefill_and_keep_every_error():
 
 
 def test_generation_table_puts_given_and_true_positions_side_by_side():
-    run = generation.demo_generation(length=8, prefill=3, bug="off_by_one")
+    run = generation.demo_generation(T=8, prefill=3, bug="off_by_one")
     table = frames.generation_table(run.positions, run.errors)
     assert (table["position given"] != table["true position"]).any()
     assert table["true position"].tolist() == list(range(8))
+    written = frames.generation_table(run.positions, run.errors, written=True)
+    assert written["error"].tolist() == [
+        number(e) for e in run.errors
+    ]  # as a headline writes it; the chart keeps floats
+    assert written.drop(columns="error").equals(table.drop(columns="error"))
 
 
 def test_frequency_comparison_holds_both_formulas_for_every_pair():

@@ -38,14 +38,9 @@ HOSTILE = [
 ]
 
 
-# ui's shared control declarations and the URL keys they declare.
-SHARED_KEYS = {"seed_param": ("seed",), "tokens_param": ("T",), "width_param": ("d",),
-               "weight_scale_param": ("wscale",), "sentence_params": ("s1", "s2"), "part_param": ("part",)}  # fmt: skip
-
-
 def page_keys(name: str) -> list[str]:
     """The URL keys a page reads: the first argument of every ui.Param(...) in its source, the keys of ui's shared
-    declarations it calls, and the lecture's steps'."""
+    declarations it calls (ui.SHARED: each registers its keys), and the lecture's steps'."""
     tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text())
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     keys = [
@@ -53,7 +48,7 @@ def page_keys(name: str) -> list[str]:
         for node in calls
         if getattr(node.func, "attr", "") == "Param" and node.args and isinstance(node.args[0], ast.Constant)
     ]
-    keys += [key for node in calls for key in SHARED_KEYS.get(getattr(node.func, "attr", ""), ())]
+    keys += [key for node in calls for key in ui.SHARED.get(getattr(node.func, "attr", ""), ())]
     if name == "lecture":
         from posviz.lecture import STEPS
 
@@ -135,6 +130,6 @@ def test_image_cache_key_sees_every_value():
     big = np.zeros((512, 1024))
     changed = big.copy()
     changed[301, 707] = 1e-9
-    assert ui._digest(big) != ui._digest(changed)
-    assert ui._digest(big) == ui._digest(big.copy())
-    assert ui._digest(big) != ui._digest(big.reshape(1024, 512))
+    assert ui.pictures.digest(big) != ui.pictures.digest(changed)
+    assert ui.pictures.digest(big) == ui.pictures.digest(big.copy())
+    assert ui.pictures.digest(big) != ui.pictures.digest(big.reshape(1024, 512))

@@ -14,7 +14,7 @@ def test_the_path_has_the_lessons_argument_in_order():
     keys = [s.key for s in STEPS]
     assert keys.index("shuffle") < keys.index("ramp") < keys.index("plain") < keys.index("position")
     assert keys.index("position") < keys.index("magnitude") < keys.index("table") < keys.index("rotary")
-    assert keys[-2:] == ["real", "sentences"]
+    assert keys[-4:] == ["real", "sentences", "llm", "llmsink"]
 
 
 @pytest.mark.parametrize("index", range(len(STEPS)))

@@ -116,7 +116,7 @@ def test_the_lesson_permutation_stands_at_length_6_and_a_seeded_shuffle_elsewher
 @given(seed=st.integers(0, 10_000), length=st.integers(2, 9), data=st.data())
 def test_moving_token_and_position_together_only_reorders_the_outputs(seed, length, data):
     perm = data.draw(st.permutations(range(length)))
-    r = lessons.pair_move_experiment(seed=seed, length=length, width=8, perm=tuple(perm), position="sinusoidal")
+    r = lessons.pair_move_experiment(seed=seed, T=length, d=8, perm=tuple(perm), position="sinusoidal")
     assert r.together < 1e-12
     if list(perm) != sorted(perm):
         assert r.tokens_only > 1e-9 and r.positions_only > 1e-9
@@ -133,3 +133,100 @@ def test_whole_sentences_aligned_by_word_agree_without_position_and_differ_with_
     np.testing.assert_allclose(out1, out2, atol=1e-12)
     assert r.sentence_distance(0.5) == pytest.approx(max(r.word_distance(w, 0.5) for w in r.common_words()))
     assert lessons.sentence_experiment("a b c", "a b d").aligned_outputs(0.5) is None
+
+
+# ----- the order page's parts (posviz.experiments.shuffles) -----
+
+
+def test_the_shuffle_test_runs_the_same_tokens_without_and_with_the_signal():
+    from posviz.experiments import shuffles
+
+    test = shuffles.shuffle_test(seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position="ramp",
+                                 scale=0.6)  # fmt: skip
+    np.testing.assert_allclose(test.bare.x, test.signal.x)
+    assert test.bare.max_diff <= 1e-15 and test.signal.max_diff == pytest.approx(3.499757764020842, abs=1e-9)
+    assert test.bare_verdict == (True, "order-blind: machine zero", "")
+    assert test.signal_verdict == (True, "order-aware: the position signal tells places apart", "")
+    assert test.setting == "P = 3 0 5 1 4 2"
+
+
+def test_only_the_tests_own_bug_makes_the_shuffle_verdict_a_problem():
+    from posviz.experiments import shuffles
+
+    forgot = shuffles.shuffle_test(seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position="ramp",
+                                   scale=0.6, causal=True, forget_reorder=True)  # fmt: skip
+    assert forgot.bare_verdict[0] is False and "bug in the test" in forgot.bare_verdict[2]
+    assert forgot.setting.endswith("·  causal  ·  reference NOT reordered")
+    long = shuffles.shuffle_test(seed=0, T=40, d=8, weight_scale=0.5, perm=tuple(range(40)), position="none", scale=0)
+    assert long.setting.endswith(" 31 …") and long.bare_verdict == (True, "order-blind: machine zero", "")
+
+
+def test_exercise_2_puts_its_constant_offset_in_the_chosen_signals_place():
+    from posviz.experiments import shuffles
+
+    assert shuffles.chosen_signal("sinusoidal", 1.5) == ("sinusoidal", 1.5)
+    assert shuffles.chosen_signal("sinusoidal", 1.5, offset=True) == shuffles.EXERCISE_OFFSET == ("constant", 0.6)
+
+
+def test_twin_copies_past_the_last_token_move_to_it():
+    from posviz.experiments import shuffles
+
+    twins = shuffles.twin_test(seed=42, T=5, d=8, weight_scale=0.5, first=2, second=250, position="ramp", scale=0.6)
+    assert (twins.first, twins.second) == (2, 4)
+    assert twins.plain.row_diff == 0.0 and twins.marked.row_diff > 0.1
+    np.testing.assert_allclose(twins.rows, lessons.twin_rows(twins.plain, twins.marked))
+
+
+@pytest.mark.parametrize(
+    ("position", "scale", "ran"),
+    [
+        ("rotary", 0.6, ("sinusoidal", 0.6)),
+        ("none", 0.0, ("sinusoidal", 1.0)),
+        ("ramp", 0.0, ("ramp", 1.0)),
+        ("learned", 2.0, ("learned", 2.0)),
+    ],
+)
+def test_the_pair_move_runs_an_additive_signal_in_place_of_one_that_adds_nothing(position, scale, ran):
+    from posviz.experiments import shuffles
+
+    pairs = shuffles.pair_moves(seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position=position,
+                                scale=scale)  # fmt: skip
+    assert (pairs.position, pairs.scale) == ran
+    direct = lessons.pair_move_experiment(position=ran[0], scale=ran[1])
+    assert pairs.moves == direct and pairs.moves.together <= 1e-15
+
+
+# ----- spot the bug (posviz.experiments.mistakes) -----
+
+
+def test_the_correct_table_passes_every_check_and_each_table_mistake_fails_one():
+    from posviz.experiments import mistakes
+
+    for mistake in mistakes.MISTAKES.values():
+        assert mistake.answer[0].isupper() and mistake.hint in mistake.answer
+        assert (mistake.table_bug is None) != (mistake.start_bug is None)
+        if mistake.table_bug is None:
+            continue
+        spot = mistakes.spot_table(32, 16, mistake.table_bug)
+        assert all(c.correct_passes for c in spot.checks)
+        assert all(c.buggy_passes for c in spot.checks) == (mistake.name == "none")
+        assert spot.narrower == (mistake.name == "odd width")
+        np.testing.assert_allclose(spot.difference, spot.correct[:, : spot.broken.shape[1]] - spot.broken)
+
+
+def test_an_odd_width_has_no_pairs_for_the_offset_check():
+    from posviz.experiments import mistakes
+
+    offset = mistakes.spot_table(16, 8, "odd width").checks[2]
+    assert offset.measured == "no pairs" and offset.correct_passes and not offset.buggy_passes
+
+
+@pytest.mark.parametrize("bug", ["reset", "off_by_one"])
+def test_a_start_mistake_drifts_after_the_prompt_and_the_true_start_does_not(bug):
+    from posviz.experiments import mistakes
+    from posviz.maths import verdicts
+
+    spot = mistakes.spot_start(bug)
+    assert verdicts.negligible(spot.correct.max_error) and not verdicts.negligible(spot.broken.max_error)
+    assert spot.broken.max_error == float(spot.broken.errors.max())
+    assert np.abs(spot.broken.errors[: spot.broken.prefill]).max() < 1e-12  # the prompt itself is right

@@ -82,10 +82,20 @@ def test_bias_frame_matches_the_matrices_along_their_first_row():
 
 
 def test_the_reindexed_sink_cache_is_exact_and_original_positions_are_not():
-    ways = {w: sinks.demo_streaming(length=16, positions=w) for w in ("cache", "original")}
+    ways = {w: sinks.demo_streaming(T=16, positions=w) for w in ("cache", "original")}
     assert longviews.sink_exact(ways["cache"])
     assert not longviews.sink_exact(ways["original"])
     frame = longviews.sink_errors_frame(ways)
     assert set(frame["way"]) == {"positions in the cache", "original positions"}
     np.testing.assert_array_equal(frame[frame["way"] == "original positions"]["error"],
                                   ways["original"].errors)  # fmt: skip
+
+
+@pytest.mark.parametrize("bug", ["original", "rotated_at_insert"])
+def test_a_sink_comparison_runs_the_cache_and_the_bug_on_the_same_tokens(bug):
+    r = longviews.sink_comparison(seed=3, T=20, d=8, sinks=2, window=5, bug=bug)
+    assert list(r.ways) == ["cache", bug] and r.exact
+    direct = {w: sinks.demo_streaming(seed=3, T=20, d=8, sinks=2, window=5, positions=w) for w in ("cache", bug)}
+    np.testing.assert_array_equal(r.buggy.errors, direct[bug].errors)
+    assert r.errors == (float(direct["cache"].errors.max()), float(direct[bug].errors.max()))
+    assert r.errors[1] > 1e-6 and not r.bug_name.startswith("bug: ")

@@ -81,6 +81,18 @@ def test_the_learned_table_has_a_long_first_row_and_smooth_neighbours():
     assert table.norms[0] == pytest.approx(2.36, abs=0.01)
     assert table.norms[0] > 4 * np.median(table.norms[1:])
     assert table.neighbour_cosine > 0.8 and table.cosine.min() < -0.5
+    assert table.most_opposite == table.cosine.min()
+    assert table.apart(1) == pytest.approx(table.neighbour_cosine) and table.apart(128) == table.by_distance[127]
+
+
+def test_head_weights_are_numbered_from_1_as_the_page_numbers_them():
+    pair = minilm.compare_texts("dog bites man", "man bites dog")
+    first, second = pair.head_weights(12, with_position=False)
+    np.testing.assert_array_equal(first, pair.weights_plain[0][11])
+    np.testing.assert_array_equal(second, pair.weights_plain[1][11])
+    np.testing.assert_array_equal(pair.head_weights(1, with_position=True)[0], pair.weights[0][0])
+    with pytest.raises(ValueError, match="head must be in 1..12, got 13"):
+        pair.head_weights(13, with_position=True)
 
 
 def test_distance_shrinks_with_the_scale_on_the_real_model():

@@ -56,7 +56,7 @@ def scalar_rope(vec: list[float], t: int, theta: float) -> list[float]:
 def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config):
     """Llama's decoder layer with loops over tokens, heads and dimensions (causal, positions 0..T-1)."""
     w = {f.name: getattr(layer, f.name).astype(np.float64).tolist() for f in dataclasses.fields(layer)}
-    T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.head_width
+    T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.d_k
     h = [scalar_rms_norm(row, w["attn_norm"], cfg.eps) for row in x]
     q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], t, cfg.theta) for t in range(T)]
          for j in range(H)]  # fmt: skip
@@ -351,3 +351,21 @@ def test_the_shipped_file_holds_published_blocks_of_the_first_layers_only(model)
     assert [{"name": n, "type": t} for n, t in names.items()] == [
         {"name": r["name"], "type": r["type"]} for r in provenance["tensors"]
     ]
+
+
+def test_load_reads_the_same_tensors_and_vocabulary_as_ggufs_own_reader(model):
+    reader = gguf.GGUFReader(DATA / smollm2.GGUF_FILE)  # np.memmap slices, as gguf opens it
+    tensors = {t.name: t for t in reader.tensors}
+    np.testing.assert_array_equal(model.token_blocks, tensors["token_embd.weight"].data)
+    last = tensors[f"blk.{len(model.layers) - 1}.ffn_down.weight"]
+    np.testing.assert_array_equal(model.layers[-1].w_down, smollm2.dequantize(last))
+    assert model.tokenizer.to_str() == smollm2.tokenizer_from_gguf(reader).to_str()
+
+
+def test_a_model_asked_for_by_two_threads_at_once_is_read_once():
+    from concurrent.futures import ThreadPoolExecutor
+
+    smollm2._load.cache_clear()
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(lambda _: smollm2.load(), range(2))
+    assert first is second and smollm2._load.cache_info().misses == 1

@@ -17,8 +17,10 @@ def test_machine_zero_scales_with_magnitude():
 @given(st.floats(1e-6, 1e6))
 def test_a_shuffle_without_position_is_machine_zero_at_any_weight_scale(weight_scale):
     result = posviz.order_experiment(weight_scale=weight_scale)
-    assert result.order_blind == verdicts.machine_zero(result.max_diff, np.abs(result.out).max())
     assert result.order_blind
+    # independently of the verdict: the shuffled run is the reordered one up to a few roundings of its size
+    size = max(1.0, float(np.abs(result.out).max()))
+    np.testing.assert_allclose(result.out_perm, result.out[result.perm], rtol=0, atol=1e-13 * size)
 
 
 def test_position_makes_the_shuffle_test_fail():
@@ -26,8 +28,8 @@ def test_position_makes_the_shuffle_test_fail():
 
 
 def test_negligible_separates_rounding_from_an_effect():
-    good = generation.demo_generation(length=24, prefill=6)
-    bad = generation.demo_generation(length=24, prefill=6, bug="off_by_one")
+    good = generation.demo_generation(T=24, prefill=6)
+    bad = generation.demo_generation(T=24, prefill=6, bug="off_by_one")
     assert verdicts.negligible(good.errors.max())
     assert not verdicts.negligible(bad.errors.max())
     assert not verdicts.negligible(-1.0)
@@ -36,6 +38,21 @@ def test_negligible_separates_rounding_from_an_effect():
 def test_exactly_zero_accepts_only_zero():
     assert verdicts.exactly_zero(0.0) and verdicts.exactly_zero(-0.0)
     assert not verdicts.exactly_zero(np.nextafter(0.0, 1.0))
+
+
+def test_same_direction_is_a_cosine_of_one_up_to_rounding():
+    assert verdicts.same_direction(1.0) and verdicts.same_direction(1 - 2.2e-16) and verdicts.same_direction(1 + 1e-15)
+    assert not verdicts.same_direction(1 - 1e-6)
+    assert not verdicts.same_direction(0.9048)  # MiniLM on "dog bites man" / "man bites dog"
+    assert not verdicts.same_direction(-1.0)
+
+
+def test_pointing_alike_separates_a_shared_direction_from_chance():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 384))
+    chance = float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+    assert not verdicts.pointing_alike(chance)  # a few hundredths in 384 dimensions
+    assert verdicts.pointing_alike(0.93) and not verdicts.pointing_alike(0.5) and not verdicts.pointing_alike(-0.9)
 
 
 def test_numerically_equal_is_allclose():

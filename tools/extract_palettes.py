@@ -1,6 +1,6 @@
 """Sample Vega's "blueorange" and "viridis" schemes at 11 evenly spaced points, via vl-convert.
 
-The stops printed here are posviz.drawing.charts.SIGNED_STOPS and WEIGHT_STOPS: Vega-Lite charts and the
+The stops printed here are posviz.drawing.images.SIGNED_STOPS and WEIGHT_STOPS: Vega-Lite charts and the
 numpy-coloured PNG images both interpolate linearly in RGB between them, so they match exactly.
 
     python tools/extract_palettes.py

@@ -237,7 +237,7 @@ class Whole:
 
     def trace(self, ids: list[int], rotate=smollm2.rotate_pairs) -> tuple[np.ndarray, list]:
         """The residual stream after the last layer and every layer's (x, q, k, weights)."""
-        angles = smollm2.rope_angles(len(ids), 0, theta=self.config.theta, d_k=self.config.head_width)
+        angles = smollm2.rope_angles(len(ids), 0, theta=self.config.theta, d_k=self.config.d_k)
         if rotate is None:
             angles, rotate = np.zeros_like(angles), smollm2.rotate_pairs
         x, steps = self.table[np.asarray(ids)], []
@@ -285,7 +285,7 @@ def head_statistics(model: Whole, im_start: bool, energy: bool) -> dict:
     """Per layer and head, averaged over every query t >= FIRST_QUERY of every STATS_TEXTS text."""
     L, H = model.config.model_layers, model.config.heads
     sink, prev, count = np.zeros((L, H)), np.zeros((L, H)), 0
-    P = model.config.head_width // 2
+    P = model.config.d_k // 2
     q_energy, k_energy, tokens = np.zeros((L, H, P)), np.zeros((L, model.config.kv_heads, P)), 0
     for _, make in STATS_TEXTS:
         ids = ([smollm2.IM_START] if im_start else []) + model.tokenizer.encode(make()).ids

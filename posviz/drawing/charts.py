@@ -31,10 +31,9 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import images
+from posviz.drawing.images import SIGNED_SCHEME, WEIGHT_SCHEME
 from posviz.maths.grids import Reduced
 
-SIGNED_SCHEME = "blueorange"
-WEIGHT_SCHEME = "viridis"
 SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 ACCENT = "#D55E00"
 TEXT_COLOUR = "#31333f"  # Streamlit's light theme text, which its Vega theme gives chart titles
@@ -86,15 +85,9 @@ def _stop_positions(domain: Bounds, count: int) -> list[float | Live] | alt.Expr
     return [float(lo) + (float(hi) - float(lo)) * i / (count - 1) for i in range(count)]
 
 
-def _stops(scheme: str) -> tuple[str, ...]:
-    if scheme not in (SIGNED_SCHEME, WEIGHT_SCHEME):
-        raise ValueError(f"scheme must be {SIGNED_SCHEME!r} or {WEIGHT_SCHEME!r}, got {scheme!r}")
-    return images.SIGNED_STOPS if scheme == SIGNED_SCHEME else images.WEIGHT_STOPS
-
-
 def color_scale(scheme: str, domain: Bounds) -> alt.Scale:
     """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.drawing.images.colorize` draws it."""
-    stops = _stops(scheme)
+    stops = images.stops(scheme)
     return alt.Scale(domain=_stop_positions(domain, len(stops)), range=list(stops), interpolate="rgb", clamp=True)
 
 
@@ -198,6 +191,31 @@ def grid_heatmap(
 def picture_heatmap(picture: Data, extent: Data, **shape: object) -> alt.LayerChart:
     """`grid_heatmap` (same shape) of a matrix drawn as one image mark: `picture_frame`, then `extent_frame`."""
     return grid_heatmap(extent, picture, **shape)
+
+
+# A matrix is drawn as labelled cells (a mark a cell, with row and column names) while it is this small; each
+# cell prints its value ("0.00") while the matrix is smaller still. One rule for the app and the lecture.
+LABELLED_CELLS, LABELLED_COLUMNS = 400, 24
+VALUE_CELLS, VALUE_COLUMNS = 100, 6
+
+
+def labels_cells(shape: tuple[int, int]) -> bool:
+    """Whether a matrix of `shape` is small enough for a labelled heatmap (`token_heatmap`): a mark a cell.
+
+    >>> labels_cells((20, 20)), labels_cells((4, 30))
+    (True, False)
+    """
+    return shape[0] * shape[1] <= LABELLED_CELLS and shape[1] <= LABELLED_COLUMNS
+
+
+def prints_values(shape: tuple[int, int], max_cols: int = VALUE_COLUMNS) -> bool:
+    """Whether a labelled heatmap of `shape` writes each value in its cell (`annotate`): at most 100 cells and
+    `max_cols` columns (the columns a value's text fits across, for the width the heatmap gets).
+
+    >>> prints_values((6, 6)), prints_values((2, 8)), prints_values((2, 8), max_cols=8)
+    (True, False, True)
+    """
+    return shape[0] * shape[1] <= VALUE_CELLS and shape[1] <= max_cols
 
 
 def token_heatmap(
@@ -319,6 +337,65 @@ def heatmap_panels(
     return chart
 
 
+def picture_panels(
+    pictures: Data,
+    *,
+    row_title: str,
+    col_title: str,
+    width: int,
+    height: int,
+    columns: int,
+    scheme: str = WEIGHT_SCHEME,
+    domain: Bounds = (0.0, 1.0),
+    value_title: str = "weight",
+    legend: str = "bottom",
+    title: Text = "",
+    title_width: int | None = None,
+) -> alt.FacetChart:
+    """Matrices of one shape on one colour scale as one faceted chart of pictures, `columns` panels a row, each
+    `width` x `height` pixels: one image mark a panel (a PNG at a pixel a value, drawn unsmoothed), one legend.
+
+    `pictures` has, for each panel (`panel` its title, `panel_index` its place), one row with kind "picture" and its
+    PNG data URL in `url`, and two rows of kind "corner" holding the cells' outer edges (x, y) and the colour
+    domain's ends (value), for the axes and the legend (`extent_frame` of each panel): a panel of T x T costs one
+    mark, not T² of them.
+    """
+    image = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'picture'")
+        .mark_image(width=alt.ExprRef("child_width"), height=alt.ExprRef("child_height"), aspect=False, align="left",
+                    baseline="top", smooth=False)
+        .encode(x=alt.value(0), y=alt.value(0), url="url:N")
+    )  # fmt: skip
+    axes = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'corner'")
+        .mark_point(opacity=0)
+        .encode(**_cell_axes(row_title, col_title), color=value_color(scheme, domain, value_title, legend=legend))
+    )
+    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
+                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
+    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    panels = alt.layer(image, axes).properties(width=width, height=height)
+    spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
+    return panels.facet(facet=facet, columns=columns, data=pictures, spacing=spacing, title=title_params(title))
+
+
+def picture_panels_frame(
+    matrices: Sequence[np.ndarray], titles: Sequence[str], pngs: Sequence[bytes], domain: Bounds
+) -> pd.DataFrame:
+    """`picture_panels`' rows: a picture row and two corner rows a panel (see there)."""
+    rows = []
+    for i, (m, title, picture) in enumerate(zip(matrices, titles, pngs, strict=True)):
+        r, k = np.shape(m)
+        url = "data:image/png;base64," + base64.b64encode(picture).decode("ascii")
+        rows.append({"panel": title, "panel_index": i, "kind": "picture", "url": url, "x": 0.0, "y": 0.0, "value": 0.0})
+        for x, y, value in ((-0.5, -0.5, domain[0]), (k - 0.5, r - 0.5, domain[1])):
+            rows.append({"panel": title, "panel_index": i, "kind": "corner", "url": "", "x": x, "y": y,
+                         "value": float(value)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
 def lines(
     curve: Data,
     *,
@@ -334,8 +411,10 @@ def lines(
     steps: bool = False,
     height: int = 280,
     legend: str = "right",
+    detail: str | None = None,
 ) -> alt.Chart | alt.LayerChart:
-    """Line chart of long-form data, one line per value of `color`; drag or scroll to zoom the x axis.
+    """Line chart of long-form data, one line per value of `color` (and of `detail`, when several lines share a
+    colour); drag or scroll to zoom the x axis.
 
     `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
     puts the series names under the plot, so long names do not squeeze a narrow chart. Only drawn `points`
@@ -355,6 +434,8 @@ def lines(
             legend=alt.Legend(orient=legend, direction="vertical" if legend == "right" else "horizontal"),
         )
         tooltip.insert(0, alt.Tooltip(f"{color}:N"))
+    if detail is not None:
+        encoding["detail"] = alt.Detail(f"{detail}:N")
     zoom = alt.selection_interval(name="zoom", bind="scales", encodings=["x"])
     line = (
         alt.Chart(curve, title=title_params(title), height=height)

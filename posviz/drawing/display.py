@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from posviz.maths import verdicts
+
 SMALL = 1e-6
 
 
@@ -40,12 +42,12 @@ def zero_note(values: np.ndarray) -> str:
     r"""What to write inside a panel whose values are all zero, so a blank chart does not read as a broken one.
 
     "all zeros" if every value is exactly 0, "all zeros" and "up to rounding" on two lines if the largest is
-    below 64 float64 epsilons (machine zero), else "" (nothing to say).
+    machine zero (`verdicts.machine_zero`: at most 64 float64 epsilons), else "" (nothing to say).
 
     >>> zero_note(np.zeros((2, 3))), zero_note(np.full(2, 4e-16)), zero_note(np.ones(2))
     ('all zeros', 'all zeros\nup to rounding', '')
     """
     top = float(np.abs(np.asarray(values, dtype=float)).max(initial=0.0))
-    if top == 0.0:
+    if verdicts.exactly_zero(top):
         return "all zeros"
-    return "all zeros\nup to rounding" if top <= 64 * np.finfo(np.float64).eps else ""
+    return "all zeros\nup to rounding" if verdicts.machine_zero(top) else ""

@@ -52,18 +52,18 @@ def _lines(name: str, frame: pd.DataFrame, *more: pd.DataFrame, **shape: object)
     return Figure(name, builder, (frame, *more), shape)
 
 
-def frequencies(width: int, base: float) -> Figure:
+def frequencies(d: int, base: float) -> Figure:
     """The paper's and tensor2tensor's frequency of each pair, on a log axis (frame: P rows per formula).
 
     >>> frequencies(8, 10_000.0).frames[0].shape
     (8, 3)
     """
-    frame = frames.frequency_comparison(width, base)
+    frame = frames.frequency_comparison(d, base)
     shape = dict(x="pair", y="frequency", color="formula", x_title="pair i", y_title="radians per position (log)")
     return _lines("frequencies", frame, title="frequency of each pair", log_y=True, **shape)
 
 
-def wavelengths(width: int, base: float) -> Figure:
+def wavelengths(d: int, base: float) -> Figure:
     """Positions per turn of each sin/cos pair, on a log axis (frame: P rows).
 
     >>> wavelengths(8, 10_000.0).frames[0].shape
@@ -71,17 +71,17 @@ def wavelengths(width: int, base: float) -> Figure:
     """
     shape = dict(x="pair", y="wavelength", x_title="pair i (dimensions 2i, 2i+1)", y_title="positions per turn (log)")
     title = "wavelength of each sin/cos pair"
-    return _lines("wavelengths", frames.wavelength_frame(width, base), title=title, log_y=True, **shape)
+    return _lines("wavelengths", frames.wavelength_frame(d, base), title=title, log_y=True, **shape)
 
 
-def row_norms(squared_norms: np.ndarray, width: int, *, start: int, stride: int) -> Figure:
+def row_norms(squared_norms: np.ndarray, d: int, *, start: int, stride: int) -> Figure:
     """Every `stride`-th row's squared norm against the level d/2 it should keep (frame: ceil(T / stride) rows).
 
     >>> row_norms(np.full(10, 4.0), 8, start=0, stride=1).frames[0].shape
     (10, 2)
     """
     frame = frames.row_norms(squared_norms, start=start, stride=stride, name="squared norm")
-    level = charts.level_frame(width / 2, f"d/2 = {width // 2}")
+    level = charts.level_frame(d / 2, f"d/2 = {d // 2}")
     shape = dict(x="position", y="squared norm", x_title="position", y_title="‖pe_t‖²")
     return _lines("row-norms", frame, level, title="squared norm of every row", **shape)
 
@@ -229,3 +229,33 @@ def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
         table=frames.cosine_profile(table),
     )
     return norms, profile
+
+
+def learned_table_picture(table: minilm.PositionTable, *, value_title: str | None = None) -> Figure:
+    """A trained position table as a picture, its colours clipped at the 99th percentile of |value| (a few large
+    values would leave the rest pale). `value_title` replaces the colour bar's title, which names the clip.
+
+    >>> learned_table_picture(minilm.position_table()).shape["title"]
+    'position rows (512 x 384)'
+    """
+    clip = charts.robust_domain(table.table)
+    rows, cols = table.table.shape
+    shape = dict(title=f"position rows ({rows} x {cols})", scheme=charts.SIGNED_SCHEME, domain=clip,
+                 value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
+                 what="dimension →, position ↓")  # fmt: skip
+    return Figure("minilm-table", image=grids.reduced(table.table, 1, 1), shape=shape)
+
+
+def position_cosine_pictures(table: minilm.PositionTable) -> tuple[Figure, Figure]:
+    """The cosine between every two positions' rows as pictures: the trained table's, then a sinusoidal table's.
+
+    >>> [f.shape["title"] for f in position_cosine_pictures(minilm.position_table())]
+    ['cosine between positions: MiniLM (learned)', 'cosine between positions: sinusoidal']
+    """
+    return tuple(
+        Figure(f"{name}-cosine", image=grids.reduced(cosine, 1, 1),
+               shape=dict(title=f"cosine between positions: {which}", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0),
+                          value_title="cosine", what="position →, position ↓"))
+        for name, cosine, which in (("minilm", table.cosine, "MiniLM (learned)"),
+                                    ("sinusoid", table.sinusoid_cosine, "sinusoidal"))
+    )  # fmt: skip

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from posviz.drawing.display import number
 from posviz.maths import _checks
 from posviz.maths.encodings import DEFAULT_BASE, frequencies
 from posviz.maths.properties import wavelengths
@@ -59,16 +60,18 @@ def rounding_band(level: float = ROUNDING) -> pd.DataFrame:
     )
 
 
-def generation_table(positions: np.ndarray, errors: np.ndarray) -> pd.DataFrame:
+def generation_table(positions: np.ndarray, errors: np.ndarray, *, written: bool = False) -> pd.DataFrame:
     """Rows (token, position given, true position, error): where each token was put and how far it drifted.
 
+    `written`: each error as it reads on screen (display.number), for a table of text; a chart's CSV keeps floats.
     Returns: T rows
 
-    >>> generation_table(np.arange(4), np.zeros(4)).shape
-    (4, 4)
+    >>> generation_table(np.arange(4), np.zeros(4)).shape, generation_table([0], [4.4e-16], written=True).error[0]
+    ((4, 4), '4.4e-16')
     """
     tokens = np.arange(len(errors))
-    return pd.DataFrame({"token": tokens, "position given": positions, "true position": tokens, "error": errors})
+    shown = [number(e) for e in errors] if written else errors
+    return pd.DataFrame({"token": tokens, "position given": positions, "true position": tokens, "error": shown})
 
 
 def curves(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str, y_name: str, group: str) -> pd.DataFrame:
@@ -137,7 +140,7 @@ def step_corners(frame: pd.DataFrame, *, y: str, group: str) -> pd.DataFrame:
     return frame[first | last | changed].reset_index(drop=True)
 
 
-def frequency_comparison(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
+def frequency_comparison(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     """Rows (pair, frequency, formula): the paper's frequencies and tensor2tensor's, pair by pair.
 
     Returns: d rows (d/2 per formula)
@@ -146,13 +149,13 @@ def frequency_comparison(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame
     (8, 3)
     """
     series = {
-        "paper: base^(-2i/d)": frequencies(width, base),
-        "tensor2tensor: base^(-i/(d/2-1))": t2t_frequencies(width, base),
+        "paper: base^(-2i/d)": frequencies(d, base),
+        "tensor2tensor: base^(-i/(d/2-1))": t2t_frequencies(d, base),
     }
-    return curves(np.arange(width // 2), series, x_name="pair", y_name="frequency", group="formula")
+    return curves(np.arange(d // 2), series, x_name="pair", y_name="frequency", group="formula")
 
 
-def wavelength_frame(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
+def wavelength_frame(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     """Rows (pair, wavelength): positions per full turn of each sin/cos pair.
 
     Returns: d/2 rows
@@ -160,7 +163,7 @@ def wavelength_frame(width: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     >>> wavelength_frame(8).shape
     (4, 2)
     """
-    return pd.DataFrame({"pair": np.arange(width // 2), "wavelength": wavelengths(width, base)})
+    return pd.DataFrame({"pair": np.arange(d // 2), "wavelength": wavelengths(d, base)})
 
 
 def row_norms(norms: np.ndarray, *, start: int = 0, stride: int = 1, name: str = "norm") -> pd.DataFrame:

@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import charts
-from posviz.experiments.lessons import machine_zero
 from posviz.maths import biases, scaling, sinks
+from posviz.maths.sinks import demo_streaming
+from posviz.maths.verdicts import machine_zero
 
 BIAS_NAMES = {
     "t5": "T5 bidirectional",
@@ -176,15 +177,15 @@ def decay(reach: int, dim: int, seed: int, bases: tuple[float, ...] = DECAY_BASE
     )
 
 
-def bias_matrices(length: int, **shape: object) -> dict[str, np.ndarray]:
-    """Each bias of biases.KINDS over a length x length grid of offsets j - i; `shape` goes to biases.bias.
+def bias_matrices(T: int, **shape: object) -> dict[str, np.ndarray]:
+    """Each bias of biases.KINDS over a T x T grid of offsets j - i; `shape` goes to biases.bias.
 
     Returns: {kind: (T, T)}
 
     >>> bias_matrices(4, clip=2)["shaw"].shape
     (4, 4)
     """
-    grid = biases.offsets(length)
+    grid = biases.offsets(T)
     return {kind: biases.bias(kind, grid, **shape) for kind in biases.KINDS}
 
 
@@ -214,3 +215,42 @@ def sink_errors_frame(results: Mapping[str, sinks.StreamingResult]) -> pd.DataFr
 def sink_exact(result: sinks.StreamingResult) -> bool:
     """True if every step equals the recompute over the kept tokens up to rounding."""
     return machine_zero(float(result.errors.max()), float(np.abs(result.reference).max(initial=1.0)))
+
+
+@dataclass(frozen=True)
+class SinkComparison:
+    """The rolling cache with StreamingLLM's positions and with one of the bugs, on the same tokens and weights."""
+
+    cache: sinks.StreamingResult  # positions inside the cache
+    bug: str  # a key of SINK_NAMES other than "cache"
+    buggy: sinks.StreamingResult
+
+    @property
+    def ways(self) -> dict[str, sinks.StreamingResult]:
+        """Both runs by way of giving positions, the cache first."""
+        return {"cache": self.cache, self.bug: self.buggy}
+
+    @property
+    def bug_name(self) -> str:
+        """The bug's name without its "bug: " prefix."""
+        return SINK_NAMES[self.bug].removeprefix("bug: ")
+
+    @property
+    def errors(self) -> tuple[float, float]:
+        """The largest error of each run over every step: the re-indexed cache's, the bug's."""
+        return float(self.cache.errors.max()), float(self.buggy.errors.max())
+
+    @property
+    def exact(self) -> bool:
+        """True if the re-indexed cache equals the recompute over the kept tokens (`sink_exact`)."""
+        return sink_exact(self.cache)
+
+
+def sink_comparison(*, seed: int, T: int, d: int, sinks: int, window: int, bug: str) -> SinkComparison:
+    """`demo_streaming` with positions inside the cache and with `bug` ("original" or "rotated_at_insert").
+
+    >>> r = sink_comparison(seed=0, T=24, d=8, sinks=4, window=4, bug="original"); r.exact, r.bug_name
+    (True, 'each token keeps its original position')
+    """
+    kept = dict(seed=seed, T=T, d=d, sinks=sinks, window=window)
+    return SinkComparison(demo_streaming(**kept, positions="cache"), bug, demo_streaming(**kept, positions=bug))

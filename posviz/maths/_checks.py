@@ -28,11 +28,11 @@ def integer(name: str, value: object, *, minimum: int = 0) -> int:
 
 
 def even_width(name: str, value: object, *, why: str = "sin/cos pairs") -> int:
-    """Return a positive even width, or raise a clear error."""
-    width = integer(name, value, minimum=1)
-    if width % 2:
-        raise ValueError(f"{name} must be even ({why}), got {width}")
-    return width
+    """Return a positive even width (d, or a head's d_k), or raise a clear error."""
+    d = integer(name, value, minimum=1)
+    if d % 2:
+        raise ValueError(f"{name} must be even ({why}), got {d}")
+    return d
 
 
 def positive_real(name: str, value: object) -> float:
@@ -66,16 +66,16 @@ def array(name: str, value: object, *, min_ndim: int = 1) -> np.ndarray:
     return result
 
 
-def permutation(value: object, length: int) -> np.ndarray:
-    """Return `value` as an int array holding each of 0..length-1 exactly once."""
+def permutation(value: object, T: int) -> np.ndarray:
+    """Return `value` as an int array holding each of 0..T-1 exactly once."""
     try:
         perm = np.asarray(value)
     except (TypeError, ValueError) as error:
         raise TypeError(f"perm must be a sequence of integers, got {type(value).__name__}") from error
-    if perm.ndim != 1 or perm.shape[0] != length:
-        raise ValueError(f"perm must have shape ({length},), got {perm.shape}")
-    if length and not np.issubdtype(perm.dtype, np.integer):
+    if perm.ndim != 1 or perm.shape[0] != T:
+        raise ValueError(f"perm must have shape ({T},), got {perm.shape}")
+    if T and not np.issubdtype(perm.dtype, np.integer):
         raise TypeError(f"perm must hold integers, got dtype {perm.dtype}")
-    if not np.array_equal(np.sort(perm), np.arange(length)):
-        raise ValueError(f"perm must hold each of 0..{length - 1} exactly once, got {perm.tolist()}")
+    if not np.array_equal(np.sort(perm), np.arange(T)):
+        raise ValueError(f"perm must hold each of 0..{T - 1} exactly once, got {perm.tolist()}")
     return perm.astype(np.intp)

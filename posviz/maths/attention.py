@@ -2,10 +2,10 @@
 
 Dimension letters used in the shapes below:
     B    batch, or any leading axes (optional)
-    T    sequence length
-    C    input width
-    d_k  query/key width (columns of w_q and w_k)
-    d_v  value width (columns of w_v)
+    T    tokens (the sequence length)
+    d    model width (x's last axis, the lessons' d_model)
+    d_k  a head's query/key width (columns of w_q and w_k)
+    d_v  a head's value width (columns of w_v)
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def causal_mask(length: int) -> np.ndarray:
+def causal_mask(T: int) -> np.ndarray:
     """True where query i may see key j, that is j <= i (lower triangle with the diagonal).
 
     Returns: (T, T) bool
@@ -48,8 +48,8 @@ def causal_mask(length: int) -> np.ndarray:
            [1, 1, 0],
            [1, 1, 1]])
     """
-    length = _checks.integer("length", length)
-    return np.tril(np.ones((length, length), dtype=bool))
+    T = _checks.integer("T", T)
+    return np.tril(np.ones((T, T), dtype=bool))
 
 
 def _projections(
@@ -59,10 +59,10 @@ def _projections(
     w_q = _checks.array("w_q", w_q, min_ndim=2)
     w_k = _checks.array("w_k", w_k, min_ndim=2)
     if w_q.ndim != 2 or w_k.ndim != 2:
-        raise ValueError(f"w_q and w_k must be 2-D (C, d_k), got shapes {w_q.shape} and {w_k.shape}")
+        raise ValueError(f"w_q and w_k must be 2-D (d, d_k), got shapes {w_q.shape} and {w_k.shape}")
     if w_q.shape[0] != x.shape[-1] or w_k.shape[0] != x.shape[-1]:
         raise ValueError(
-            f"w_q and w_k must have {x.shape[-1]} rows to match x's last axis (C), "
+            f"w_q and w_k must have {x.shape[-1]} rows to match x's last axis (d), "
             f"got shapes {w_q.shape} and {w_k.shape}"
         )
     if w_q.shape[1] != w_k.shape[1]:
@@ -85,7 +85,7 @@ def attention_weights(
     `causal` hides keys after the query (weight exactly 0 above the diagonal); `rotary`
     rotates q and k with `rope` at positions start, start + 1, ... before the dot product.
 
-    x: (B, T, C) or (T, C); w_q, w_k: (C, d_k).
+    x: (B, T, d) or (T, d); w_q, w_k: (d, d_k).
     Returns: (B, T, T) or (T, T); every row sums to 1.
 
     >>> attention_weights(np.ones((2, 5, 4)), np.eye(4), np.eye(4)).shape
@@ -113,7 +113,7 @@ def self_attention(
 ) -> np.ndarray:
     """One attention head: attention_weights(x, w_q, w_k, ...) @ (x w_v).
 
-    x: (B, T, C) or (T, C); w_q, w_k: (C, d_k); w_v: (C, d_v).
+    x: (B, T, d) or (T, d); w_q, w_k: (d, d_k); w_v: (d, d_v).
     Returns: (B, T, d_v) or (T, d_v)
 
     >>> self_attention(np.ones((5, 4)), np.eye(4), np.eye(4), np.ones((4, 3))).shape
@@ -123,7 +123,7 @@ def self_attention(
     w_v = _checks.array("w_v", w_v, min_ndim=2)
     x = np.asarray(x, dtype=np.float64)
     if w_v.ndim != 2 or w_v.shape[0] != x.shape[-1]:
-        raise ValueError(f"w_v must be 2-D with {x.shape[-1]} rows (C, d_v), got shape {w_v.shape}")
+        raise ValueError(f"w_v must be 2-D with {x.shape[-1]} rows (d, d_v), got shape {w_v.shape}")
     return weights @ (x @ w_v)
 
 

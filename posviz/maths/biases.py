@@ -21,7 +21,7 @@ from posviz.maths.relative import alibi_bias, alibi_slopes
 KINDS = ("t5", "t5_causal", "shaw", "alibi", "kerple")
 
 
-def offsets(length: int) -> np.ndarray:
+def offsets(T: int) -> np.ndarray:
     """The relative position j - i of key j to query i.
 
     Returns: (T, T) int
@@ -29,8 +29,8 @@ def offsets(length: int) -> np.ndarray:
     >>> offsets(3).tolist()
     [[0, 1, 2], [-1, 0, 1], [-2, -1, 0]]
     """
-    length = _checks.integer("length", length, minimum=1)
-    return np.arange(length)[None, :] - np.arange(length)[:, None]
+    T = _checks.integer("T", T, minimum=1)
+    return np.arange(T)[None, :] - np.arange(T)[:, None]
 
 
 def _relative(relative_position: object) -> np.ndarray:
@@ -141,7 +141,7 @@ def bias(
     raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
 
 
-def causal_alibi(length: int, heads: int = 8, head: int = 1) -> np.ndarray:
+def causal_alibi(T: int, heads: int = 8, head: int = 1) -> np.ndarray:
     """ALiBi as a causal model adds it: -slope_h * (i - j) for j <= i, -inf above the diagonal.
 
     Returns: (T, T)
@@ -149,7 +149,7 @@ def causal_alibi(length: int, heads: int = 8, head: int = 1) -> np.ndarray:
     >>> causal_alibi(3).shape
     (3, 3)
     """
-    return alibi_bias(length, float(alibi_slopes(heads)[_checks.integer("head", head, minimum=1) - 1]), causal=True)
+    return alibi_bias(T, float(alibi_slopes(heads)[_checks.integer("head", head, minimum=1) - 1]), causal=True)
 
 
 def offset_residual(m: np.ndarray) -> float:

@@ -16,20 +16,20 @@ DEFAULT_BASE = 10000.0
 LEARNED_MAX_LENGTH = 512
 
 
-def frequencies(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Angular frequency of each sin/cos pair: omega_i = base ** (-2i / width).
+def frequencies(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Angular frequency of each sin/cos pair: omega_i = base ** (-2i / d).
 
     Returns: (d/2,)
 
     >>> frequencies(8).shape
     (4,)
     """
-    width = _checks.even_width("width", width)
+    d = _checks.even_width("d", d)
     base = _checks.positive_real("base", base)
-    return base ** (-np.arange(0, width, 2) / width)
+    return base ** (-np.arange(0, d, 2) / d)
 
 
-def angles(length: int, width: int, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
+def angles(T: int, d: int, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
     """Angle of every (position, pair): (start + t) * omega_i.
 
     Returns: (T, d/2)
@@ -37,30 +37,30 @@ def angles(length: int, width: int, start: int = 0, base: float = DEFAULT_BASE) 
     >>> angles(4, 8).shape
     (4, 4)
     """
-    length = _checks.integer("length", length)
+    T = _checks.integer("T", T)
     start = _checks.integer("start", start)
-    positions = np.arange(start, start + length, dtype=np.float64)
-    return positions[:, None] * frequencies(width, base)[None, :]
+    positions = np.arange(start, start + T, dtype=np.float64)
+    return positions[:, None] * frequencies(d, base)[None, :]
 
 
-def sinusoidal(length: int, width: int, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
+def sinusoidal(T: int, d: int, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
     """Fixed sinusoidal table, interleaved as in Vaswani et al. (2017) section 3.5.
 
-    pe[t, 2i] = sin((start + t) * base ** (-2i / width)), pe[t, 2i + 1] = cos(same angle).
+    pe[t, 2i] = sin((start + t) * base ** (-2i / d)), pe[t, 2i + 1] = cos(same angle).
 
     Returns: (T, d) float64
 
     >>> sinusoidal(4, 8).shape
     (4, 8)
     """
-    theta = angles(length, width, start, base)
+    theta = angles(T, d, start, base)
     pe = np.empty((theta.shape[0], 2 * theta.shape[1]))
     pe[:, 0::2] = np.sin(theta)
     pe[:, 1::2] = np.cos(theta)
     return pe
 
 
-def offset_matrix(offset: int, width: int, base: float = DEFAULT_BASE) -> np.ndarray:
+def offset_matrix(offset: int, d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """The linear map M_k with sinusoidal(...)[t + k] = M_k @ sinusoidal(...)[t] for every t.
 
     Block diagonal: pair i is rotated by k * omega_i, [[cos, sin], [-sin, cos]] on (sin, cos).
@@ -71,7 +71,7 @@ def offset_matrix(offset: int, width: int, base: float = DEFAULT_BASE) -> np.nda
     (8, 8)
     """
     offset = _checks.integer("offset", offset, minimum=-(2**62))
-    theta = offset * frequencies(width, base)
+    theta = offset * frequencies(d, base)
     m = np.zeros((theta.size * 2, theta.size * 2))
     idx = np.arange(theta.size) * 2
     m[idx, idx] = np.cos(theta)
@@ -82,17 +82,17 @@ def offset_matrix(offset: int, width: int, base: float = DEFAULT_BASE) -> np.nda
 
 
 def learned(
-    length: int,
-    width: int,
+    T: int,
+    d: int,
     *,
     max_length: int = LEARNED_MAX_LENGTH,
     start: int = 0,
     seed: int = 0,
 ) -> np.ndarray:
-    """Rows start..start+length-1 of a seeded stand-in for a trained position table.
+    """Rows start..start+T-1 of a seeded stand-in for a trained position table.
 
-    The full table is (max_length, width) with N(0, 1) entries from numpy's default_rng(seed),
-    so a position's row never depends on `length` or `start`. Like a trained table it has no
+    The full table is (max_length, d) with N(0, 1) entries from numpy's default_rng(seed),
+    so a position's row never depends on `T` or `start`. Like a trained table it has no
     row for a position at or past `max_length`: asking for one raises ValueError.
 
     Returns: (T, d)
@@ -100,21 +100,21 @@ def learned(
     >>> learned(4, 8).shape
     (4, 8)
     """
-    length = _checks.integer("length", length)
-    width = _checks.integer("width", width, minimum=1)
+    T = _checks.integer("T", T)
+    d = _checks.integer("d", d, minimum=1)
     max_length = _checks.integer("max_length", max_length, minimum=1)
     start = _checks.integer("start", start)
     seed = _checks.integer("seed", seed)
-    if start + length > max_length:
+    if start + T > max_length:
         raise ValueError(
             f"the learned table has {max_length} rows (positions 0..{max_length - 1}); "
-            f"positions {start}..{start + length - 1} go past it"
+            f"positions {start}..{start + T - 1} go past it"
         )
-    table = np.random.default_rng(seed).standard_normal((max_length, width))
-    return table[start : start + length]
+    table = np.random.default_rng(seed).standard_normal((max_length, d))
+    return table[start : start + T]
 
 
-def ramp(length: int, width: int, scale: float = 0.6) -> np.ndarray:
+def ramp(T: int, d: int, scale: float = 0.6) -> np.ndarray:
     """Lesson 000's stand-in: every feature of row t equals scale * (t + 1).
 
     Returns: (T, d)
@@ -122,14 +122,14 @@ def ramp(length: int, width: int, scale: float = 0.6) -> np.ndarray:
     >>> ramp(6, 8)[:, 0]
     array([0.6, 1.2, 1.8, 2.4, 3. , 3.6])
     """
-    length = _checks.integer("length", length)
-    width = _checks.integer("width", width, minimum=1)
+    T = _checks.integer("T", T)
+    d = _checks.integer("d", d, minimum=1)
     scale = _checks.finite_real("scale", scale)
-    steps = scale * np.arange(1, length + 1, dtype=np.float64)
-    return np.repeat(steps[:, None], width, axis=1)
+    steps = scale * np.arange(1, T + 1, dtype=np.float64)
+    return np.repeat(steps[:, None], d, axis=1)
 
 
-def constant(length: int, width: int, scale: float = 0.6) -> np.ndarray:
+def constant(T: int, d: int, scale: float = 0.6) -> np.ndarray:
     """The same vector (every feature = scale) at every position: carries no order.
 
     Returns: (T, d)
@@ -137,24 +137,24 @@ def constant(length: int, width: int, scale: float = 0.6) -> np.ndarray:
     >>> constant(6, 8).shape
     (6, 8)
     """
-    length = _checks.integer("length", length)
-    width = _checks.integer("width", width, minimum=1)
+    T = _checks.integer("T", T)
+    d = _checks.integer("d", d, minimum=1)
     scale = _checks.finite_real("scale", scale)
-    return np.full((length, width), scale)
+    return np.full((T, d), scale)
 
 
-def gaussian(length: int, width: int, scale: float = 0.5, *, rng: np.random.RandomState) -> np.ndarray:
-    """Module 09's stand-in: rng.randn(length, width) * scale (draws from `rng`).
+def gaussian(T: int, d: int, scale: float = 0.5, *, rng: np.random.RandomState) -> np.ndarray:
+    """Module 09's stand-in: rng.randn(T, d) * scale (draws from `rng`).
 
     Returns: (T, d)
 
     >>> gaussian(3, 6, rng=np.random.RandomState(0)).shape
     (3, 6)
     """
-    length = _checks.integer("length", length)
-    width = _checks.integer("width", width, minimum=1)
+    T = _checks.integer("T", T)
+    d = _checks.integer("d", d, minimum=1)
     scale = _checks.finite_real("scale", scale)
-    return rng.randn(length, width) * scale
+    return rng.randn(T, d) * scale
 
 
 def rope(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:

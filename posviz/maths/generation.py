@@ -1,6 +1,7 @@
 """Incremental generation with a key/value cache, against a full causal recompute at every step.
 
-Dimension letters: T tokens, C input width, d head width (w_q, w_k, w_v are (C, d)), p prefill length.
+Dimension letters: T tokens, d model width (x's last axis), d_k a head's width (w_q, w_k, w_v are (d, d_k)),
+p prefill length.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ class GenerationResult:
         """max abs(cached[t] - full[t]) for every token: (T,)"""
         return np.abs(self.cached - self.full).max(axis=-1)
 
+    @property
+    def max_error(self) -> float:
+        """The largest error over every token and feature."""
+        return float(self.errors.max())
+
 
 def _position_of(t: int, bug: str) -> int:
     return {"none": t, "reset": 0, "off_by_one": t + 1}[bug]
@@ -52,7 +58,7 @@ def incremental_generation(
     scheme "rotary" rotates queries and keys; "sinusoidal" adds the position row to the input.
     bug "reset" gives every new token position 0; "off_by_one" gives token t position t + 1.
 
-    x: (T, C). Returns: GenerationResult with (T, d) outputs
+    x: (T, d). Returns: GenerationResult with (T, d_k) outputs
 
     >>> rng = np.random.default_rng(0); x, w = rng.standard_normal((6, 4)), rng.standard_normal((3, 4, 4))
     >>> float(incremental_generation(x, *w, prefill=2).errors.max()) < 1e-12
@@ -60,25 +66,25 @@ def incremental_generation(
     """
     x = _checks.array("x", x, min_ndim=2)
     if x.ndim != 2:
-        raise ValueError(f"x must be (T, C), got shape {x.shape}")
-    length, width = x.shape
+        raise ValueError(f"x must be (T, d), got shape {x.shape}")
+    T, d = x.shape
     prefill = _checks.integer("prefill", prefill, minimum=1)
-    if prefill > length:
-        raise ValueError(f"prefill must be at most the number of tokens {length}, got {prefill}")
+    if prefill > T:
+        raise ValueError(f"prefill must be at most the number of tokens {T}, got {prefill}")
     if scheme not in SCHEMES or bug not in BUGS:
         raise ValueError(f"scheme must be one of {SCHEMES} and bug one of {BUGS}, got {scheme!r}, {bug!r}")
     rotary = scheme == "rotary"
-    additive = np.zeros_like(x) if rotary else sinusoidal(length, width, base=base)
-    full = self_attention(x + additive[:length], w_q, w_k, w_v, causal=True, rotary=rotary, base=base)
+    additive = np.zeros_like(x) if rotary else sinusoidal(T, d, base=base)
+    full = self_attention(x + additive, w_q, w_k, w_v, causal=True, rotary=rotary, base=base)
 
     head = x[:prefill] + additive[:prefill]
     cached = [self_attention(head, w_q, w_k, w_v, causal=True, rotary=rotary, base=base)]
     keys, values = head @ w_k, head @ w_v
     keys = rope(keys, 0, base) if rotary else keys
     positions = list(range(prefill))
-    for t in range(prefill, length):
+    for t in range(prefill, T):
         pos = _position_of(t, bug)
-        token = x[t : t + 1] + (0.0 if rotary else sinusoidal(1, width, start=pos, base=base))
+        token = x[t : t + 1] + (0.0 if rotary else sinusoidal(1, d, start=pos, base=base))
         q, k = token @ w_q, token @ w_k
         if rotary:
             q, k = rope(q, pos, base), rope(k, pos, base)
@@ -89,29 +95,29 @@ def incremental_generation(
     return GenerationResult(full=full, cached=np.vstack(cached), positions=np.array(positions), prefill=prefill)
 
 
-def seeded_inputs(seed: int, length: int, width: int) -> tuple[np.ndarray, ...]:
-    """Tokens x ~ N(0, 1) and weights w_q, w_k, w_v ~ N(0, 1/C), drawn in that order from one seeded generator.
+def seeded_inputs(seed: int, T: int, d: int) -> tuple[np.ndarray, ...]:
+    """Tokens x ~ N(0, 1) and weights w_q, w_k, w_v ~ N(0, 1/d), drawn in that order from one seeded generator.
 
-    Returns: x (T, C), w_q, w_k, w_v (C, C)
+    Returns: x (T, d), w_q, w_k, w_v (d, d)
 
     >>> [a.shape for a in seeded_inputs(0, 5, 4)]
     [(5, 4), (4, 4), (4, 4), (4, 4)]
     """
     rng = np.random.default_rng(_checks.integer("seed", seed))
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.integer("width", width, minimum=1)
-    x = rng.standard_normal((length, width))
-    w_q, w_k, w_v = rng.standard_normal((3, width, width)) / np.sqrt(width)
+    T = _checks.integer("T", T, minimum=1)
+    d = _checks.integer("d", d, minimum=1)
+    x = rng.standard_normal((T, d))
+    w_q, w_k, w_v = rng.standard_normal((3, d, d)) / np.sqrt(d)
     return x, w_q, w_k, w_v
 
 
 def demo_generation(
-    *, seed: int = 0, length: int = 16, width: int = 8, prefill: int = 4, scheme: str = "rotary", bug: str = "none"
+    *, seed: int = 0, T: int = 16, d: int = 8, prefill: int = 4, scheme: str = "rotary", bug: str = "none"
 ) -> GenerationResult:
-    """incremental_generation on seeded N(0, 1) tokens and N(0, 1/C) weights (drawn x, then w_q, w_k, w_v).
+    """incremental_generation on seeded N(0, 1) tokens and N(0, 1/d) weights (drawn x, then w_q, w_k, w_v).
 
     >>> bool(demo_generation(bug="reset").errors.max() > 1e-3)
     True
     """
-    x, w_q, w_k, w_v = seeded_inputs(seed, length, width)
+    x, w_q, w_k, w_v = seeded_inputs(seed, T, d)
     return incremental_generation(x, w_q, w_k, w_v, prefill=prefill, scheme=scheme, bug=bug)

@@ -25,8 +25,8 @@ def sentence_words(text: str) -> tuple[str, ...]:
     return words
 
 
-def parse_permutation(text: str, length: int) -> np.ndarray:
-    """Read a typed permutation such as "3 0 5 1 4 2" or "3,0,5,1,4,2" of 0..length-1.
+def parse_permutation(text: str, T: int) -> np.ndarray:
+    """Read a typed permutation such as "3 0 5 1 4 2" or "3,0,5,1,4,2" of 0..T-1.
 
     >>> parse_permutation("3, 0 5 1 4 2", 6).tolist()
     [3, 0, 5, 1, 4, 2]
@@ -35,8 +35,8 @@ def parse_permutation(text: str, length: int) -> np.ndarray:
         raise TypeError(f"a permutation must be typed as text, got {type(text).__name__}")
     parts = text.replace(",", " ").split()
     if not all(p.isdigit() and len(p) <= 6 for p in parts):
-        raise ValueError(f"a permutation is whole numbers 0..{length - 1} separated by spaces or commas")
-    return _checks.permutation(np.array([int(p) for p in parts], dtype=np.intp), length)
+        raise ValueError(f"a permutation is whole numbers 0..{T - 1} separated by spaces or commas")
+    return _checks.permutation(np.array([int(p) for p in parts], dtype=np.intp), T)
 
 
 def parse_indices(text: str, limit: int, max_count: int = 6) -> list[int]:

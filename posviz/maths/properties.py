@@ -13,7 +13,7 @@ from posviz.maths import _checks, grids
 from posviz.maths.encodings import DEFAULT_BASE, frequencies, sinusoidal
 
 
-def wavelengths(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
+def wavelengths(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Positions per full turn of each sin/cos pair: 2 pi / omega_i, from 2 pi up to below 2 pi * base.
 
     Returns: (d/2,)
@@ -21,7 +21,7 @@ def wavelengths(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
     >>> wavelengths(8).shape
     (4,)
     """
-    return 2 * np.pi / frequencies(width, base)
+    return 2 * np.pi / frequencies(d, base)
 
 
 def squared_norms(pe: np.ndarray) -> np.ndarray:
@@ -39,13 +39,13 @@ def norm_deviation(pe: np.ndarray) -> float:
     return float(np.abs(squared_norms(pe) - pe.shape[-1] / 2).max(initial=0.0))
 
 
-def first_row_errors(width: int, base: float = DEFAULT_BASE) -> tuple[float, float]:
+def first_row_errors(d: int, base: float = DEFAULT_BASE) -> tuple[float, float]:
     """At position 0: (max |sin|, max |cos - 1|); both 0 for a correct table.
 
     >>> first_row_errors(8)
     (0.0, 0.0)
     """
-    row = sinusoidal(1, width, base=base)[0]
+    row = sinusoidal(1, d, base=base)[0]
     return float(np.abs(row[0::2]).max()), float(np.abs(row[1::2] - 1).max())
 
 
@@ -89,9 +89,9 @@ def diagonal_spread(m: np.ndarray) -> float:
 
 
 def sinusoid_window(
-    length: int, width: int, start: int, base: float, row0: int, col0: int, size: int = 128
+    T: int, d: int, start: int, base: float, row0: int, col0: int, size: int = 128
 ) -> tuple[np.ndarray, int, int]:
-    """Exact values of an at most size x size window of sinusoidal(length, width, start, base).
+    """Exact values of an at most size x size window of sinusoidal(T, d, start, base).
 
     The window is moved inside the table if it would run past an edge; its origin is returned.
     Returns: ((r, k), row0, col0)
@@ -99,12 +99,12 @@ def sinusoid_window(
     >>> sinusoid_window(8192, 2048, 0, 10000.0, 8190, 0)[0].shape
     (128, 128)
     """
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.even_width("width", width)
+    T = _checks.integer("T", T, minimum=1)
+    d = _checks.even_width("d", d)
     size = _checks.integer("size", size, minimum=1)
-    row0 = min(_checks.integer("row0", row0), max(length - size, 0))
-    col0 = min(_checks.integer("col0", col0), max(width - size, 0))
-    rows = sinusoidal(min(size, length - row0), width, start + row0, base)
+    row0 = min(_checks.integer("row0", row0), max(T - size, 0))
+    col0 = min(_checks.integer("col0", col0), max(d - size, 0))
+    rows = sinusoidal(min(size, T - row0), d, start + row0, base)
     return rows[:, col0 : col0 + size], row0, col0
 
 
@@ -124,8 +124,8 @@ class TableSummary:
 
 
 def summarize_sinusoid(
-    length: int,
-    width: int,
+    T: int,
+    d: int,
     start: int = 0,
     base: float = DEFAULT_BASE,
     *,
@@ -133,30 +133,30 @@ def summarize_sinusoid(
     max_cells: int = 40_000,
     image_shape: tuple[int, int] = (768, 1024),
 ) -> TableSummary:
-    """Block means, row norms and the offset-map residual of sinusoidal(length, width, start, base).
+    """Block means, row norms and the offset-map residual of sinusoidal(T, d, start, base).
 
     Never holds more than about CHUNK_ROWS rows of the table at once (plus the outputs).
 
     >>> summarize_sinusoid(8192, 2048, offset=3).chart.values.shape
     (128, 256)
     """
-    length = _checks.integer("length", length, minimum=1)
-    width = _checks.even_width("width", width)
+    T = _checks.integer("T", T, minimum=1)
+    d = _checks.even_width("d", d)
     offset = _checks.integer("offset", offset, minimum=1)
-    fr, fc = grids.block_factors(length, width, max_cells)
-    ir, ic = grids.fit_factors(length, width, *image_shape)
+    fr, fc = grids.block_factors(T, d, max_cells)
+    ir, ic = grids.fit_factors(T, d, *image_shape)
     step = max(fr, ir) * max(1, CHUNK_ROWS // max(fr, ir))
     charts, images, norms, residual = [], [], [], 0.0
-    for r0 in range(0, length, step):
-        rows = min(step, length - r0)
-        pe = sinusoidal(rows, width, start + r0, base)
+    for r0 in range(0, T, step):
+        rows = min(step, T - r0)
+        pe = sinusoidal(rows, d, start + r0, base)
         charts.append(grids.block_mean_by(pe, fr, fc))
         images.append(grids.block_mean_by(pe, ir, ic))
         norms.append((pe**2).sum(axis=-1))
-        shifted = min(rows, length - offset - r0)  # rows t of this chunk that have a row t + offset
+        shifted = min(rows, T - offset - r0)  # rows t of this chunk that have a row t + offset
         if shifted > 0:
             inside = max(0, rows - offset)  # rows t + offset that this chunk already holds
-            extra = sinusoidal(shifted - inside, width, start + r0 + offset + inside, base)
+            extra = sinusoidal(shifted - inside, d, start + r0 + offset + inside, base)
             ahead = np.vstack([pe[offset : offset + inside], extra])
             residual = max(residual, float(np.abs(ahead - apply_offset_map(pe[:shifted], offset, base)).max()))
     norms = np.concatenate(norms)
@@ -164,7 +164,7 @@ def summarize_sinusoid(
         chart=grids.reduced(np.vstack(charts), fr, fc),
         image=grids.reduced(np.vstack(images), ir, ic),
         squared_norms=norms,
-        norm_deviation=float(np.abs(norms - width / 2).max()),
+        norm_deviation=float(np.abs(norms - d / 2).max()),
         offset=offset,
         offset_residual=residual,
     )

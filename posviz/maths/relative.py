@@ -1,7 +1,7 @@
 """Relative position schemes: rotate-half RoPE, ALiBi, and query-key scores for fixed content.
 
 Dimension letters:
-    T  positions      d  head width (even for RoPE)      H  heads
+    T  positions      d  the width of q and k (a head's d_k; even for RoPE)      H  heads
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from posviz.maths import _checks
 from posviz.maths.encodings import DEFAULT_BASE, angles, rope, sinusoidal
 
 
-def half_permutation(width: int) -> np.ndarray:
+def half_permutation(d: int) -> np.ndarray:
     """Dimension order that turns interleaved pairs (2i, 2i+1) into halves (i, i + d/2): evens, then odds.
 
     It maps both layouts of the literature: rope_rotate_half(x[..., p]) == rope(x)[..., p] and
@@ -23,8 +23,8 @@ def half_permutation(width: int) -> np.ndarray:
     >>> half_permutation(6).tolist()
     [0, 2, 4, 1, 3, 5]
     """
-    width = _checks.even_width("width", width, why="RoPE rotates pairs of dimensions")
-    return np.concatenate([np.arange(0, width, 2), np.arange(1, width, 2)])
+    d = _checks.even_width("d", d, why="RoPE rotates pairs of dimensions")
+    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
 
 
 def rope_rotate_half(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
@@ -40,10 +40,10 @@ def rope_rotate_half(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) 
     (5, 8)
     """
     x = _checks.array("x", x, min_ndim=2)
-    width = _checks.even_width("the last axis of x", x.shape[-1], why="RoPE rotates pairs of dimensions")
-    theta = angles(x.shape[-2], width, start, base)
+    d = _checks.even_width("the last axis of x", x.shape[-1], why="RoPE rotates pairs of dimensions")
+    theta = angles(x.shape[-2], d, start, base)
     cos, sin = np.cos(theta), np.sin(theta)
-    first, second = x[..., : width // 2], x[..., width // 2 :]
+    first, second = x[..., : d // 2], x[..., d // 2 :]
     return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
 
 
@@ -69,7 +69,7 @@ def alibi_slopes(heads: int) -> np.ndarray:
     return np.array(power_of_two(lower) + power_of_two(2 * lower)[0::2][: heads - lower])
 
 
-def alibi_bias(length: int, slope: float, *, causal: bool = True) -> np.ndarray:
+def alibi_bias(T: int, slope: float, *, causal: bool = True) -> np.ndarray:
     """The bias ALiBi adds to attention scores: -slope * (i - j), for keys j at or before query i.
 
     With causal=False the symmetric form -slope * |i - j|; with causal=True keys after the query
@@ -80,16 +80,16 @@ def alibi_bias(length: int, slope: float, *, causal: bool = True) -> np.ndarray:
     >>> alibi_bias(3, 0.5).tolist()
     [[-0.0, -inf, -inf], [-0.5, -0.0, -inf], [-1.0, -0.5, -0.0]]
     """
-    length = _checks.integer("length", length, minimum=1)
+    T = _checks.integer("T", T, minimum=1)
     slope = _checks.finite_real("slope", slope)
-    offset = np.arange(length)[:, None] - np.arange(length)[None, :]  # i - j
+    offset = np.arange(T)[:, None] - np.arange(T)[None, :]  # i - j
     if not causal:
         return -slope * np.abs(offset)
     return np.where(offset >= 0, -slope * offset, -np.inf)
 
 
 def fixed_content_scores(
-    q: np.ndarray, k: np.ndarray, length: int, *, scheme: str, start: int = 0, base: float = DEFAULT_BASE
+    q: np.ndarray, k: np.ndarray, T: int, *, scheme: str, start: int = 0, base: float = DEFAULT_BASE
 ) -> np.ndarray:
     """Score q . k between the same query content at position i and key content at position j.
 
@@ -103,30 +103,28 @@ def fixed_content_scores(
     k = _checks.array("k", k)
     if q.shape != k.shape or q.ndim != 1:
         raise ValueError(f"q and k must be vectors of one width, got shapes {q.shape} and {k.shape}")
-    length = _checks.integer("length", length, minimum=1)
+    T = _checks.integer("T", T, minimum=1)
     if scheme == "rotary":
-        rq = rope(np.tile(q, (length, 1)), start, base)
-        rk = rope(np.tile(k, (length, 1)), start, base)
+        rq = rope(np.tile(q, (T, 1)), start, base)
+        rk = rope(np.tile(k, (T, 1)), start, base)
         return rq @ rk.T
     if scheme == "sinusoidal":
-        pe = sinusoidal(length, q.size, start, base)
+        pe = sinusoidal(T, q.size, start, base)
         return (q + pe) @ (k + pe).T
     raise ValueError(f"scheme must be 'rotary' or 'sinusoidal', got {scheme!r}")
 
 
-def shift_change(
-    q: np.ndarray, k: np.ndarray, length: int, shift: int, *, scheme: str, base: float = DEFAULT_BASE
-) -> float:
+def shift_change(q: np.ndarray, k: np.ndarray, T: int, shift: int, *, scheme: str, base: float = DEFAULT_BASE) -> float:
     """max |scores with every position moved by `shift` - scores from position 0|: 0 for rotary.
 
     >>> q = k = np.ones(8); shift_change(q, k, 6, 100, scheme="rotary") < 1e-9
     True
     """
-    moved = fixed_content_scores(q, k, length, scheme=scheme, start=shift, base=base)
-    return float(np.abs(moved - fixed_content_scores(q, k, length, scheme=scheme, base=base)).max())
+    moved = fixed_content_scores(q, k, T, scheme=scheme, start=shift, base=base)
+    return float(np.abs(moved - fixed_content_scores(q, k, T, scheme=scheme, base=base)).max())
 
 
-def fixed_content(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def fixed_content(d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """One query vector and one key vector, N(0, 1) from default_rng(seed), in that order.
 
     Returns: (d,), (d,)
@@ -134,12 +132,12 @@ def fixed_content(width: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     >>> fixed_content(8)[0].shape
     (8,)
     """
-    width = _checks.integer("width", width, minimum=1)
+    d = _checks.integer("d", d, minimum=1)
     rng = np.random.default_rng(_checks.integer("seed", seed))
-    return rng.standard_normal(width), rng.standard_normal(width)
+    return rng.standard_normal(d), rng.standard_normal(d)
 
 
-def query_pair_trajectory(q: np.ndarray, length: int, pair: int, base: float = DEFAULT_BASE) -> np.ndarray:
+def query_pair_trajectory(q: np.ndarray, T: int, pair: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """Dimensions (2i, 2i+1) of rope(q) at positions 0..T-1: one pair turning on a circle as its position grows.
 
     Returns: (T, 2)
@@ -148,8 +146,8 @@ def query_pair_trajectory(q: np.ndarray, length: int, pair: int, base: float = D
     (5, 2)
     """
     q = _checks.array("q", q)
-    length = _checks.integer("length", length, minimum=1)
+    T = _checks.integer("T", T, minimum=1)
     pair = _checks.integer("pair", pair)
     if q.ndim != 1 or pair >= q.size // 2:
         raise ValueError(f"pair must be below d/2 = {q.size // 2} for a query vector of width {q.size}, got {pair}")
-    return rope(np.tile(q, (length, 1)), 0, base)[:, 2 * pair : 2 * pair + 2]
+    return rope(np.tile(q, (T, 1)), 0, base)[:, 2 * pair : 2 * pair + 2]

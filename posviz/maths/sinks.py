@@ -5,7 +5,8 @@ inside the cache (cache [0, 1, 2, 3, 6, 7, 8] plus new token 9 gets positions 0.
 before rotation and rotated again at every step. Keeping each token's original position, or rotating a
 key once when it enters the cache, gives a different result: `errors` measures how far.
 
-Dimension letters: T tokens, C input width, d head width (w_q, w_k, w_v are (C, d)), n tokens in the cache.
+Dimension letters: T tokens, d model width (x's last axis), d_k a head's width (w_q, w_k, w_v are (d, d_k)),
+n tokens in the cache.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def streaming_generation(
     at n - 1 (StreamingLLM); "original": every token keeps its position in the text (query at t);
     "rotated_at_insert": a key is rotated once, to its cache index on arrival, and cached rotated.
 
-    x: (T, C). Returns: StreamingResult with (T, d) outputs
+    x: (T, d). Returns: StreamingResult with (T, d_k) outputs
 
     >>> rng = np.random.default_rng(0); x, w = rng.standard_normal((12, 4)), rng.standard_normal((3, 4, 4))
     >>> float(streaming_generation(x, *w, sinks=2, window=3).errors.max()) < 1e-12
@@ -70,7 +71,7 @@ def streaming_generation(
     """
     x = _checks.array("x", x, min_ndim=2)
     if x.ndim != 2:
-        raise ValueError(f"x must be (T, C), got shape {x.shape}")
+        raise ValueError(f"x must be (T, d), got shape {x.shape}")
     if positions not in POSITION_MODES:
         raise ValueError(f"positions must be one of {POSITION_MODES}, got {positions!r}")
     sinks = _checks.integer("sinks", sinks)
@@ -101,13 +102,13 @@ def streaming_generation(
 
 
 def demo_streaming(
-    *, seed: int = 0, length: int = 24, width: int = 8, sinks: int = 4, window: int = 4, positions: str = "cache"
+    *, seed: int = 0, T: int = 24, d: int = 8, sinks: int = 4, window: int = 4, positions: str = "cache"
 ) -> StreamingResult:
-    """streaming_generation on seeded N(0, 1) tokens and N(0, 1/C) weights (drawn x, then w_q, w_k, w_v).
+    """streaming_generation on seeded N(0, 1) tokens and N(0, 1/d) weights (drawn x, then w_q, w_k, w_v).
 
     >>> bool(demo_streaming(positions="original").errors.max() > 1e-6)
     True
     """
-    width = _checks.even_width("width", width, why="RoPE rotates pairs of dimensions")
-    x, w_q, w_k, w_v = seeded_inputs(seed, length, width)
+    d = _checks.even_width("d", d, why="RoPE rotates pairs of dimensions")
+    x, w_q, w_k, w_v = seeded_inputs(seed, T, d)
     return streaming_generation(x, w_q, w_k, w_v, sinks=sinks, window=window, positions=positions)

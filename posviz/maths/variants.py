@@ -27,7 +27,7 @@ BUGS = {
 }
 
 
-def t2t_frequencies(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
+def t2t_frequencies(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
     """tensor2tensor's frequencies: geometric from 1 down to exactly 1/base over d/2 steps.
 
     omega_i = base ** (-i / (d/2 - 1)); the paper's are base ** (-2i / d), whose slowest is
@@ -38,14 +38,14 @@ def t2t_frequencies(width: int, base: float = DEFAULT_BASE) -> np.ndarray:
     >>> float(t2t_frequencies(512)[-1])
     0.0001
     """
-    width = _checks.even_width("width", width)
+    d = _checks.even_width("d", d)
     base = _checks.positive_real("base", base)
-    half = width // 2
+    half = d // 2
     return base ** (-np.arange(half) / max(half - 1, 1))
 
 
 def sinusoidal_concat(
-    length: int, width: int, start: int = 0, base: float = DEFAULT_BASE, *, timescales: str = "paper"
+    T: int, d: int, start: int = 0, base: float = DEFAULT_BASE, *, timescales: str = "paper"
 ) -> np.ndarray:
     """The [sin | cos] layout of tensor2tensor and the TensorFlow tutorial: all sines, then all cosines.
 
@@ -59,40 +59,40 @@ def sinusoidal_concat(
     """
     if timescales not in TIMESCALES:
         raise ValueError(f"timescales must be one of {TIMESCALES}, got {timescales!r}")
-    length = _checks.integer("length", length)
+    T = _checks.integer("T", T)
     start = _checks.integer("start", start)
-    omega = frequencies(width, base) if timescales == "paper" else t2t_frequencies(width, base)
-    theta = np.arange(start, start + length, dtype=np.float64)[:, None] * omega[None, :]
+    omega = frequencies(d, base) if timescales == "paper" else t2t_frequencies(d, base)
+    theta = np.arange(start, start + T, dtype=np.float64)[:, None] * omega[None, :]
     return np.concatenate([np.sin(theta), np.cos(theta)], axis=1)
 
 
-def buggy_sinusoidal(length: int, width: int, bug: str, base: float = DEFAULT_BASE) -> np.ndarray:
+def buggy_sinusoidal(T: int, d: int, bug: str, base: float = DEFAULT_BASE) -> np.ndarray:
     """The sinusoidal table as a common mistake writes it (see BUGS); "none" is the correct table.
 
-    "odd width" builds width + 1 columns the paper's way and drops the last cosine.
+    "odd width" builds d + 1 columns the paper's way and drops the last cosine.
 
     Returns: (T, d), or (T, d - 1) for "odd width"
     """
     if bug not in BUGS:
         raise ValueError(f"bug must be one of {', '.join(BUGS)}; got {bug!r}")
-    length = _checks.integer("length", length)
-    width = _checks.even_width("width", width)
-    pos = np.arange(length, dtype=np.float64)[:, None]
+    T = _checks.integer("T", T)
+    d = _checks.even_width("d", d)
+    pos = np.arange(T, dtype=np.float64)[:, None]
     if bug == "none":
-        return sinusoidal(length, width, base=base)
+        return sinusoidal(T, d, base=base)
     if bug == "2i exponent":
-        exponent = np.arange(width) / width  # j / d for every column j, the pair's 2i / d only for sines
+        exponent = np.arange(d) / d  # j / d for every column j, the pair's 2i / d only for sines
         pe = pos / base**exponent
         pe[:, 0::2], pe[:, 1::2] = np.sin(pe[:, 0::2]), np.cos(pe[:, 1::2])
         return pe
     if bug == "multiply":
-        theta = pos * base ** (np.arange(0, width, 2) / width)
-        pe = np.empty((length, width))
+        theta = pos * base ** (np.arange(0, d, 2) / d)
+        pe = np.empty((T, d))
         pe[:, 0::2], pe[:, 1::2] = np.sin(theta), np.cos(theta)
         return pe
     if bug == "odd width":
-        return sinusoidal(length, width, base=base)[:, :-1]
-    return sinusoidal_concat(length, width, base=base)  # read by interleaved code: pairs are wrong
+        return sinusoidal(T, d, base=base)[:, :-1]
+    return sinusoidal_concat(T, d, base=base)  # read by interleaved code: pairs are wrong
 
 
 @dataclass(frozen=True)
@@ -109,17 +109,17 @@ class LayoutComparison:
     slowest_t2t: float
 
 
-def compare_layouts(length: int, width: int, base: float = DEFAULT_BASE, seed: int = 0) -> LayoutComparison:
+def compare_layouts(T: int, d: int, base: float = DEFAULT_BASE, seed: int = 0) -> LayoutComparison:
     """Build each layout and measure: equal up to a fixed permutation, except tensor2tensor's timescales.
 
     >>> compare_layouts(16, 8).table_gap
     0.0
     """
-    interleaved = sinusoidal(length, width, base=base)
-    concat = sinusoidal_concat(length, width, base=base)
-    concat_t2t = sinusoidal_concat(length, width, base=base, timescales="tensor2tensor")
-    x = np.random.default_rng(_checks.integer("seed", seed)).standard_normal((length, width))
-    p = half_permutation(width)
+    interleaved = sinusoidal(T, d, base=base)
+    concat = sinusoidal_concat(T, d, base=base)
+    concat_t2t = sinusoidal_concat(T, d, base=base, timescales="tensor2tensor")
+    x = np.random.default_rng(_checks.integer("seed", seed)).standard_normal((T, d))
+    p = half_permutation(d)
     return LayoutComparison(
         interleaved=interleaved,
         concat=concat,
@@ -127,12 +127,12 @@ def compare_layouts(length: int, width: int, base: float = DEFAULT_BASE, seed: i
         table_gap=float(np.abs(interleaved[:, p] - concat).max(initial=0.0)),
         rope_gap=float(np.abs(rope_rotate_half(x[:, p], 0, base) - rope(x, 0, base)[:, p]).max(initial=0.0)),
         timescale_gap=float(np.abs(concat_t2t - concat).max(initial=0.0)),
-        slowest_paper=float(frequencies(width, base)[-1]),
-        slowest_t2t=float(t2t_frequencies(width, base)[-1]),
+        slowest_paper=float(frequencies(d, base)[-1]),
+        slowest_t2t=float(t2t_frequencies(d, base)[-1]),
     )
 
 
-def table_with_checks(length: int, width: int, bug: str, base: float = DEFAULT_BASE) -> tuple[np.ndarray, TableChecks]:
+def table_with_checks(T: int, d: int, bug: str, base: float = DEFAULT_BASE) -> tuple[np.ndarray, TableChecks]:
     """buggy_sinusoidal(...) and properties.check_table of it (offset 1), keyed by scalars for caching.
 
     >>> table_with_checks(16, 8, "none")[1].norm_deviation
@@ -140,7 +140,7 @@ def table_with_checks(length: int, width: int, bug: str, base: float = DEFAULT_B
     """
     from posviz.maths.properties import check_table
 
-    table = buggy_sinusoidal(length, width, bug, base)
+    table = buggy_sinusoidal(T, d, bug, base)
     return table, check_table(table, base, offset=1)
 
 

@@ -39,10 +39,37 @@ def negligible(deviation: float) -> bool:
 def exactly_zero(deviation: float) -> bool:
     """True if a deviation is 0.0 to the last bit (a permutation of the same numbers, sin(0), cos(0) - 1).
 
+    For numbers that are copies, not results of arithmetic: a table looked up by offset (a relative bias)
+    repeats the same value along a diagonal bit for bit, and anything else is a real difference.
+
     >>> exactly_zero(0.0), exactly_zero(5e-324)
     (True, False)
     """
     return bool(deviation == 0.0)
+
+
+def same_direction(cosine: float) -> bool:
+    """True if a cosine is 1 up to rounding: the two vectors point the same way (1 - cosine negligible).
+
+    A model run in float64 whose two inputs differ in nothing it can see gives 1 - cosine of about 1e-16 (sums
+    of a few thousand products); a real difference between two sentences moves it by 1e-3 or more.
+
+    >>> same_direction(1 - 2.2e-16), same_direction(0.9048)
+    (True, False)
+    """
+    return negligible(1.0 - cosine)
+
+
+def pointing_alike(cosine: float) -> bool:
+    """True if two vectors clearly point the same way: their cosine is above 0.5 (an angle under 60 degrees).
+
+    Unrelated directions in a model's width (384 in MiniLM) have cosines of a few hundredths; above 0.5
+    is a shared direction no chance alignment gives, though far from the 1 of equal vectors.
+
+    >>> pointing_alike(0.93), pointing_alike(0.04)
+    (True, False)
+    """
+    return bool(cosine > 0.5)
 
 
 def numerically_equal(a: np.ndarray, b: np.ndarray) -> bool:

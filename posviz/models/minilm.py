@@ -47,7 +47,8 @@ class MiniLM:
     word_lo: np.ndarray | None = None  # (V, d) uint8: the low byte when the rows are wider integers than int8
 
     @property
-    def width(self) -> int:
+    def d(self) -> int:
+        """The model width (384)."""
         return self.position.shape[1]
 
     def word_rows(self, ids: np.ndarray) -> np.ndarray:
@@ -180,6 +181,14 @@ class RealPair:
             raise ValueError(f"{token!r} must be a token of both sentences")
         return self.first.tokens.index(token), self.second.tokens.index(token)
 
+    def head_weights(self, head: int, *, with_position: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Head `head`'s attention weights (1 to H, as pages number them) in each sentence: (T1, T1), (T2, T2)."""
+        h = _checks.integer("head", head, minimum=1)
+        first, second = self.weights if with_position else self.weights_plain
+        if h > first.shape[0]:
+            raise ValueError(f"head must be in 1..{first.shape[0]}, got {h}")
+        return first[h - 1], second[h - 1]
+
     def token_diff(self, token: str, *, with_position: bool) -> float:
         """max abs difference of the token's layer-0 output between the sentences."""
         i, j = self.rows(token)
@@ -272,6 +281,15 @@ class PositionTable:
     def median_norm(self) -> float:
         """Median norm of the rows after position 0."""
         return float(np.median(self.norms[1:]))
+
+    @property
+    def most_opposite(self) -> float:
+        """The lowest cosine between two rows: how far apart two positions' rows can point."""
+        return float(self.cosine.min())
+
+    def apart(self, k: int) -> float:
+        """Median cosine between rows k positions apart (1 <= k < 512)."""
+        return float(self.by_distance[_checks.integer("k", k, minimum=1) - 1])
 
 
 def position_table() -> PositionTable:

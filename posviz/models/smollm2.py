@@ -20,6 +20,7 @@ heads, P = d_k / 2 = 32 rotated pairs, F = 1536 MLP width, L layers run, V = 49,
 from __future__ import annotations
 
 import json
+import threading
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -59,10 +60,10 @@ LAYER_TENSORS = {
 class Config:
     """The hyperparameters the forward pass needs, as the GGUF states them."""
 
-    width: int  # d
+    d: int  # model width
     heads: int  # H
     kv_heads: int  # G
-    head_width: int  # d_k
+    d_k: int  # head width
     theta: float  # RoPE base
     eps: float  # RMSNorm epsilon
     vocab: int  # V
@@ -103,7 +104,7 @@ class SmolLM2:
         """
         ids = check_ids(ids, self.config.vocab)
         rows = gguf.quants.dequantize(np.asarray(self.token_blocks[ids]), self.token_type)
-        return np.asarray(rows, dtype=np.float32).reshape(ids.size, self.config.width)
+        return np.asarray(rows, dtype=np.float32).reshape(ids.size, self.config.d)
 
 
 def _field(reader: gguf.GGUFReader, key: str) -> object:
@@ -118,10 +119,10 @@ def config_from_gguf(reader: gguf.GGUFReader) -> Config:
     if arch != "llama":
         raise ValueError(f"expected a GGUF file of architecture 'llama', got {arch!r}")
     heads = int(_field(reader, "llama.attention.head_count"))
-    width = int(_field(reader, "llama.embedding_length"))
+    d = int(_field(reader, "llama.embedding_length"))
     return Config(
-        width=width, heads=heads, kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
-        head_width=width // heads, theta=float(_field(reader, "llama.rope.freq_base")),
+        d=d, heads=heads, kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
+        d_k=d // heads, theta=float(_field(reader, "llama.rope.freq_base")),
         eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
         vocab=int(_field(reader, "llama.vocab_size")), model_layers=int(_field(reader, "llama.block_count")),
         context=int(_field(reader, "llama.context_length")),
@@ -144,7 +145,7 @@ def read_layer(tensors: dict[str, gguf.ReaderTensor], i: int) -> Layer:
 
 def check_layer(layer: Layer, config: Config) -> Layer:
     """`layer`, if every weight has the shape the hyperparameters give; else a ValueError naming the first."""
-    d, q, kv = config.width, config.heads * config.head_width, config.kv_heads * config.head_width
+    d, q, kv = config.d, config.heads * config.d_k, config.kv_heads * config.d_k
     f = layer.w_gate.shape[0]
     expected = {"attn_norm": (d,), "w_q": (q, d), "w_k": (kv, d), "w_v": (kv, d), "w_o": (d, q),
                 "ffn_norm": (d,), "w_gate": (f, d), "w_up": (f, d), "w_down": (d, f)}  # fmt: skip
@@ -177,10 +178,36 @@ def tokenizer_from_gguf(reader: gguf.GGUFReader) -> Tokenizer:
     return tokenizer
 
 
-@lru_cache(maxsize=2)
+class _Reader(gguf.GGUFReader):
+    """gguf's reader on a plain ndarray view of its np.memmap: the same bytes, still mapped from the file.
+
+    Every slice of an np.memmap runs Python-level bookkeeping (`__array_finalize__`), and gguf reads the
+    header's 98,148 vocabulary and merge strings as about 250,000 slices: 1.6-2.5 s per open here, 0.5-0.8 s
+    on the plain view (benchmarks/llm_bench.py).
+    """
+
+    @property
+    def data(self) -> np.ndarray:
+        return self._data
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        self._data = value.view(np.ndarray)
+
+
+_LOADING = threading.Lock()  # the server warms the model in a thread while a first page may ask for it
+
+
 def load(folder: Path = DATA) -> SmolLM2:
-    """The shipped model, read once per process (float32 layers, about 14 MB each)."""
-    reader = gguf.GGUFReader(Path(folder) / GGUF_FILE)
+    """The shipped model, read once per process (float32 layers, about 14 MB each), by one thread at a time."""
+    with _LOADING:
+        return _load(Path(folder))
+
+
+@lru_cache(maxsize=2)
+def _load(folder: Path) -> SmolLM2:
+    """Read the GGUF file in `folder` and dequantize its layers."""
+    reader = _Reader(Path(folder) / GGUF_FILE)
     tensors = {t.name: t for t in reader.tensors}
     shipped, config = int(_field(reader, "posviz.layers_shipped")), config_from_gguf(reader)
     table = tensors["token_embd.weight"]
@@ -447,7 +474,7 @@ def run(
     if rotation not in ("rope", "none"):
         raise ValueError(f"rotation must be 'rope' or 'none', got {rotation!r}")
     cfg = model.config
-    angles = rope_angles(ids.size, offset, theta=cfg.theta, d_k=cfg.head_width) * (rotation == "rope")
+    angles = rope_angles(ids.size, offset, theta=cfg.theta, d_k=cfg.d_k) * (rotation == "rope")
     x = embedding = model.embed(ids)
     steps = []
     for layer in model.layers[:count]:

@@ -1,0 +1,143 @@
+"""A real RoPE model: SmolLM2-135M-Instruct
+
+Every language model a student meets today encodes position with RoPE. This page runs the first 5 of the 30 layers
+of a real one, SmolLM2-135M-Instruct, on the text you type: its own tokens, its own query and key vectors, rotated
+as it rotates them (interleaved pairs, base 100000). Nothing is added to the token vectors: position enters only
+through the rotation and the causal mask. What it shows about the other 25 layers was measured at extraction.
+"""
+
+import streamlit as st
+
+import ui
+from posviz.drawing import llm_figures, llmviews
+from posviz.drawing.display import number
+
+ui.page_setup(__doc__)
+# Six parts, so that a first visit draws one chart, not eleven.
+PARTS = {
+    "heads": "each head's attention",
+    "distance": "attention against distance",
+    "sink": "the attention sink",
+    "pairs": "RoPE frequency usage",
+    "ablations": "ablations",
+    "longer": "longer contexts",
+}
+P = ui.params(
+    ui.part_param(PARTS),
+    ui.Param("text", llmviews.DEFAULT_TEXT, "text", max_len=600, label="text (up to 64 tokens)"),
+    ui.Param("im_start", True, "bool", label="feed <|im_start|> first (the chat template's first token)"),
+    ui.Param("layer", 1, "int", 0, 4, label="live layer (0-4)"),
+    ui.Param("head", 2, "int", 0, 8, label="query head (0-8)"),
+    ui.Param("k", 1000, "int", 0, 100_000, widget="number", label="shift every position by k"),
+    ui.Param("preset", "yarn", "choice", options=tuple(llmviews.SCALINGS), label="rope_scaling preset",
+             names={key: preset.label for key, preset in llmviews.SCALINGS.items()}),
+)  # fmt: skip
+read = st.cache_resource(llmviews.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
+ablate = st.cache_resource(llmviews.read_ablations, max_entries=16, show_spinner="Running the ablations…")
+
+text_keys = ("text", "im_start")
+keys = {
+    "heads": (*text_keys, "layer"),
+    "distance": (*text_keys, "layer"),
+    "sink": text_keys,
+    "pairs": (*text_keys, "layer"),
+    "ablations": (*text_keys, "k"),
+    "longer": (*text_keys, "layer", "head", "preset"),
+}
+s = ui.sidebar(P, page="llm", keys=keys)
+
+reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(llmviews.DEFAULT_TEXT, s.im_start), "The text",
+                     "reading the default sentence")  # fmt: skip
+for line in reading.tokens.notes:
+    ui.note(f"The text: {line}.")
+st.caption(f"{llmviews.MODEL}, layers 0-4 of 30, run live in numpy · {llmviews.PRECISION} · from {llmviews.SOURCE}")
+st.text(llmviews.fed_line(reading.tokens, limit=150 if ui.presenter() else None))
+
+if s.part == "heads":
+    live = llmviews.positional_heads(reading, "previous-token")
+    strongest = int(reading.previous[s.layer].argmax())
+    a, b = st.columns(2)
+    with a:
+        ui.headline("previous-token heads, live (layer.head)", ", ".join(live) or "none")
+    with b:
+        ui.headline(f"layer {s.layer}: most weight on t−1, head {llmviews.head(s.layer, strongest)}",
+                    number(reading.previous[s.layer, strongest]))  # fmt: skip
+    ui.badge(bool(live), "a real head attends by relative position", "no previous-token head on this text", state=True)
+    columns = 9 if ui.presenter() else 3
+    ui.figure(llm_figures.head_panels(reading, s.layer, across=ui.container_width(), columns=columns,
+                                      legend=ui.legend_side()))  # fmt: skip
+    st.caption(f"Rule: {llmviews.ROLE_RULE}.")
+    if not ui.presenter():
+        ui.html_table(llmviews.head_table(reading, s.layer))
+elif s.part == "distance":
+    strongest = int(reading.previous[s.layer].argmax())
+    ui.headline(f"head {llmviews.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
+                number(reading.previous[s.layer, strongest]))  # fmt: skip
+    ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
+    st.caption(f"Rule: {llmviews.ROLE_RULE}.")
+    ui.html_table(llmviews.head_table(reading, s.layer))
+elif s.part == "sink":
+    whole = llmviews.whole_model(s.im_start)
+    first = whole.first_sink_layer
+    a, b = st.columns(2)
+    with a:
+        ui.headline("live: mean weight on token 0, layer 3", number(reading.sink[3].mean()))
+    with b:
+        ui.headline("whole model: first layer with a first-token head", "none" if first is None else str(first))
+    ui.intro(
+        "StreamingLLM (Xiao et al. 2023) found that deep layers park attention on the first token, whatever it is: "
+        "a softmax must put its weight somewhere. Turn <|im_start|> off: token 0 still takes the weight."
+    )
+    left, right = st.columns(2)
+    with left:
+        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 230)), in_columns=2)
+    with right:
+        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 330)), in_columns=2)
+    st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
+elif s.part == "pairs":
+    whole = llmviews.whole_model(s.im_start)
+    live, model = llmviews.leaning_heads(reading.q_energy), llmviews.leaning_heads(whole.q_energy)
+    a, b = st.columns(2)
+    with a:
+        ui.headline("live heads leaning on fast pairs", ", ".join(live) or "none")
+    with b:
+        ui.headline("whole model: heads leaning on fast pairs", f"{len(model)} of {whole.roles.size}")
+    st.caption(f"Rule: a head {llmviews.LEAN_RULE}. Barbero et al. 2024 (Round and Round We Go!) found the fastest "
+               "pairs carry positional heads and the slowest carry content.")  # fmt: skip
+    left, right = st.columns([3, 2])
+    with left:
+        ui.figure(
+            llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 170), legend=ui.legend_side()), in_columns=2
+        )
+    with right:
+        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 220)), in_columns=2)
+    st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
+               f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
+elif s.part == "ablations":
+    result = ablate(reading.text, s.im_start, s.k)
+    a, b, c = st.columns(3)
+    with a:
+        ui.headline("no rotation, mask: reordered", number(result.order_gap))
+        ui.badge(result.order_gap > llmviews.FLOAT32, "order still matters: the mask carries it", "order-blind")
+    with b:
+        ui.headline("no rotation, no mask: reordered", number(result.equivariance_gap))
+        ui.badge(result.equivariance_gap < llmviews.FLOAT32, "permutation-equivariant (float32 rounding)",
+                 "not equivariant")  # fmt: skip
+    with c:
+        ui.headline(f"RoPE, positions + {result.k}: attention", number(result.shift_gap))
+        ui.badge(result.shift_gap < llmviews.FLOAT32, "unchanged: RoPE sees only offsets", "changed")
+    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 170), legend=ui.legend_side()))
+    st.caption(llmviews.ABLATION_NOTE)
+else:
+    pair = llmviews.real_pair(reading, s.layer, s.head)
+    preset = llmviews.SCALINGS[s.preset]
+    fig = llm_figures.scaled_scores(pair, s.preset, height=ui.fit(300, 200), legend=ui.legend_side())
+    scaled = llmviews.scaled_at_window(fig.frames[0])
+    ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}",
+                f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip
+    ui.figure(fig)
+    st.caption(
+        f"What the {s.preset} formula does to this model's vectors without retraining: SmolLM2 was trained on "
+        f"{llmviews.ORIGINAL:,} tokens and never with rope_scaling. {preset.source}. The query and key are rotated "
+        "back to position 0, then turned by each distance (formulas: the Longer contexts page)."
+    )

@@ -1,0 +1,124 @@
+"""The real RoPE model page's numbers and figures: what llmviews measures and what each builder's spec draws."""
+
+import json
+
+import numpy as np
+import pytest
+
+from posviz.drawing import charts, llm_figures, llmviews
+from posviz.models import smollm2
+
+
+@pytest.fixture(scope="module")
+def reading():
+    return llmviews.read(llmviews.DEFAULT_TEXT)
+
+
+def spec(figure) -> dict:
+    return charts.inline(charts.chart_spec(figure.builder, *figure.frames, presenter=True, **figure.shape))
+
+
+def test_the_default_text_finds_the_shipped_previous_token_heads(reading):
+    assert llmviews.positional_heads(reading, "previous-token") == ["1.2", "2.1"]
+    assert reading.previous[1, 2] == pytest.approx(smollm2.previous_weight(reading.trace.weights)[1, 2])
+    assert reading.tokens.im_start and reading.T == 19
+
+
+def test_head_panels_are_one_facet_of_nine_pictures_on_the_weight_scale(reading):
+    figure = llm_figures.head_panels(reading, 1, across=1120, columns=9, legend="right")
+    s = spec(figure)
+    assert "facet" in s and s["columns"] == 9
+    frame = figure.frames[0]
+    assert (frame["kind"] == "picture").sum() == 9 and frame["url"].str.startswith("data:image/png").sum() == 9
+    assert frame.loc[frame["kind"] == "corner", "value"].tolist() == [0.0, 1.0] * 9
+    assert "1.2 · t−1" in set(frame["panel"])
+    assert len(figure.table) == 9 * 19 * 19  # the CSV keeps every weight
+    assert '"image"' in json.dumps(s) and '"rect"' not in json.dumps(s)
+
+
+def test_distance_profile_draws_a_line_a_head_coloured_by_role(reading):
+    figure = llm_figures.by_distance(reading, 1)
+    frame = figure.frames[0]
+    assert frame["head"].nunique() == 9 and set(frame["series"]) == {"1.2 previous-token", "other heads"}
+    s = json.dumps(spec(figure))
+    assert '"detail"' in s and '"field": "series"' in s
+
+
+def test_sink_figures_label_live_and_extraction(reading):
+    live = llm_figures.sink_live(reading)
+    model = llm_figures.sink_model(llmviews.whole_model())
+    assert live.frames[0].shape[0] == 5 * 9 and model.frames[0].shape[0] == 30 * 9
+    assert "live" in live.shape["title"] and "extraction" in model.shape["title"]
+    assert live.shape["annotate"] and not model.shape["annotate"]
+    label = llmviews.extraction_label(llmviews.whole_model())
+    assert "tools/extract_smollm2.py" in label and "8 texts" in label and "with <|im_start|>" in label
+
+
+def test_whole_model_statistics_name_the_first_first_token_layer():
+    assert llmviews.whole_model().first_sink_layer == 12
+    assert llmviews.whole_model(False).im_start is False
+
+
+def test_pair_shares_sum_to_one_per_head_with_fast_pairs_first(reading):
+    shares, names = llmviews.energy_shares(reading.trace.q[2], reading.trace.k[2])
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+    assert names[0] == "q head 0" and names[-1] == "k head 2" and shares.shape == (12, 32)
+    figure = llm_figures.pair_shares(reading, 2)
+    assert figure.frames[0]["col"].iloc[0] == "0"
+    assert llmviews.leaning_heads(reading.q_energy)[:2] == ["1.2", "2.1"]
+
+
+def test_ablations_show_order_through_the_mask_equivariance_and_shift_invariance(reading):
+    result = llmviews.ablations(reading.tokens, 1000)
+    assert result.order_gap > 0.1
+    assert result.equivariance_gap < llmviews.FLOAT32 and result.shift_gap < llmviews.FLOAT32
+    assert result.perm[0] == 0 and result.perm[1] == reading.T - 1
+    frame = llmviews.ablation_frame(result)
+    assert frame["ablation"].nunique() == 3 and (frame["shown"] > 0).all()
+    assert '"scale": {"type": "log"}' in json.dumps(spec(llm_figures.ablation_gaps(result)))
+
+
+@pytest.mark.parametrize("preset", sorted(llmviews.SCALINGS))
+def test_a_scaling_preset_on_a_real_pair_keeps_the_unscaled_curve_as_trained(reading, preset):
+    pair = llmviews.real_pair(reading, 1, 2)
+    frame = llmviews.scaled_scores(pair, llmviews.SCALINGS[preset])
+    unscaled = frame[frame["curve"].str.startswith("unscaled")]
+    assert unscaled["distance"].max() == 4 * 8192 and frame["curve"].nunique() == 2
+    # the real pair's logit at distance 1 is the model's own score of the last token with the one before
+    trace = reading.trace
+    direct = float(trace.q[1, 2, -1] @ trace.k[1, 0, -2]) / 8.0
+    assert unscaled["score"].iloc[0] == pytest.approx(direct, rel=1e-4, abs=1e-4)
+    figure = llm_figures.scaled_scores(pair, preset)
+    assert figure.shape["log_x"] and "trained window 8,192" in figure.frames[1]["label"].iloc[0]
+
+
+def test_every_llm_figure_compiles_to_a_valid_spec(reading):
+    from altair.vegalite.v6.schema.core import Root
+
+    whole = llmviews.whole_model()
+    figures = [
+        llm_figures.head_panels(reading, 0, across=820, columns=3, legend="bottom"),
+        llm_figures.by_distance(reading, 2),
+        llm_figures.sink_live(reading),
+        llm_figures.sink_model(whole),
+        llm_figures.pair_shares(reading, 1),
+        llm_figures.model_fast_share(whole),
+        llm_figures.ablation_gaps(llmviews.ablations(reading.tokens, 7)),
+        llm_figures.scaled_scores(llmviews.real_pair(reading, 2, 1), "llama3"),
+        llm_figures.head_profile(reading, 1, 2),
+    ]
+    for figure in figures:
+        Root.validate(spec(figure))
+
+
+@pytest.mark.parametrize("text", ["", " ", "x", "\n\t"])
+def test_text_too_short_to_measure_is_a_value_error(text):
+    with pytest.raises(ValueError, match="whitespace|at least 3"):
+        llmviews.read(text)
+
+
+def test_the_fed_line_shows_control_characters_and_says_which_ids():
+    tokens = smollm2.tokenize("bell\x07 ok", im_start=False)
+    line = llmviews.fed_line(tokens)
+    assert "no <|im_start|>" in line and "\\x07" in line and "\x07" not in line
+    assert llmviews.fed_line(smollm2.tokenize("the dog " * 40), limit=50).endswith("…")

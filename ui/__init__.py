@@ -1,0 +1,117 @@
+"""Streamlit helpers shared by the pages: controls and URL state, presenter mode, words, figures and pictures.
+
+A page reads `import ui` and calls `ui.x`; each helper lives in the module of its job:
+
+    startup       the garbage collector's startup heap; the end of Streamlit's legacy pages/ mode
+    declarations  Param, a control declared once, and the declarations pages share
+    widgets       a Param's widget, bound to its key
+    url           URL state: controls seeded from the link, and written back
+    screen        presenter mode and the page's opening
+    text          notes, badges, headlines, claims, HTML tables, sentence limits
+    widths        pixels across the main column and its columns
+    chart         a compiled chart with its downloads
+    heatmaps      a matrix within its pixels: labelled cells, a mark a cell, or a picture
+    panels        matrices side by side
+    pictures      matrices as PNG pictures with their colour bars
+    figures       a core Figure drawn by its kind
+
+The core (posviz/) never imports this package; pages import it and posviz.
+"""
+
+from ui.chart import show_chart
+from ui.declarations import (
+    MAX_TEXT,
+    MAX_WORDS,
+    SHARED,
+    Param,
+    params,
+    part_param,
+    seed_param,
+    sentence_params,
+    tokens_param,
+    weight_scale_param,
+    width_param,
+)
+from ui.figures import figure
+from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
+from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
+from ui.pictures import show_image
+from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter
+from ui.startup import end_legacy_pages_mode, freeze_startup_heap, legacy_pages_flag
+from ui.text import (
+    Badge,
+    Reading,
+    badge,
+    capped_sentence,
+    capped_sentences,
+    claim,
+    escape,
+    guarded,
+    headline,
+    html_table,
+    html_text,
+    note,
+    reading,
+    readings,
+    token_notes,
+)
+from ui.url import sidebar, sync_url, url_state
+from ui.widgets import control, controls, part
+from ui.widths import container_width
+
+__all__ = [
+    "MAX_TEXT",
+    "MAX_WORDS",
+    "SHARED",
+    "Badge",
+    "Panel",
+    "Param",
+    "Reading",
+    "badge",
+    "capped_sentence",
+    "capped_sentences",
+    "claim",
+    "container_width",
+    "control",
+    "controls",
+    "end_legacy_pages_mode",
+    "escape",
+    "figure",
+    "fit",
+    "freeze_startup_heap",
+    "guarded",
+    "headline",
+    "html_table",
+    "html_text",
+    "intro",
+    "lecture_style",
+    "legacy_pages_flag",
+    "legend_side",
+    "matrix_chart",
+    "matrix_grid",
+    "matrix_panels",
+    "matrix_row",
+    "note",
+    "page_setup",
+    "params",
+    "part",
+    "part_param",
+    "presenter",
+    "reading",
+    "readings",
+    "reduced_heatmap",
+    "seed_param",
+    "sentence_params",
+    "show_chart",
+    "show_image",
+    "sidebar",
+    "sync_url",
+    "token_notes",
+    "tokens_param",
+    "url_state",
+    "weight_scale_param",
+    "weights_chart",
+    "weights_height",
+    "weights_row",
+    "width_param",
+]

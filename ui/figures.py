@@ -1,0 +1,39 @@
+"""A core `Figure` drawn by its kind: a chart, a heatmap of cells, or a picture."""
+
+from __future__ import annotations
+
+from posviz.drawing.figures import Figure
+from ui.chart import show_chart
+from ui.heatmaps import reduced_heatmap
+from ui.pictures import show_image
+
+
+def figure(
+    fig: Figure,
+    *,
+    prefix: str = "",
+    downloads: bool = True,
+    image_height: int | None = None,
+    fill_images: bool = False,
+    in_columns: int = 1,
+    **shape: object,
+) -> None:
+    """Draw a core `Figure`: `show_chart` named `prefix` + its name, or `show_image` (at most `image_height` px tall;
+    with `fill_images`, as wide as the column and `image_height` tall) for a picture. `shape` adds what depends on the
+    mode (a height from `fit`); `in_columns`, how many equal columns share the main column where it is drawn (the
+    pixels a picture or a heatmap gets)."""
+    if fig.image is not None:
+        show_image(fig.image, height=image_height, fill=fill_images, in_columns=in_columns, **fig.shape, **shape)
+    elif fig.cells is not None:  # a heatmap: a mark a cell, or one picture past PICTURE_CELLS
+        merged = {k: v for k, v in {**fig.shape, **shape}.items() if k != "subtitle"}
+        legend = merged.pop("legend", None)
+        reduced_heatmap(fig.cells, name=prefix + fig.name, legend=legend, in_columns=in_columns, **merged)
+    else:
+        show_chart(
+            fig.builder,
+            *fig.frames,
+            name=prefix + fig.name,
+            downloads=downloads,
+            table=fig.table,
+            **{**fig.shape, **shape},
+        )

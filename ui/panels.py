@@ -1,0 +1,199 @@
+"""Several matrices side by side: one faceted chart on one colour scale, or a block of pictures each on its own."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from posviz.drawing import charts
+from posviz.maths import grids
+from ui.chart import show_chart
+from ui.heatmaps import matrix_chart, matrix_csv, pictured, weights_chart
+from ui.pictures import bar_labels, cached_colour_bar, cached_png, data_uri, picture_caption
+from ui.screen import legend_side, presenter
+from ui.text import html_text
+from ui.widths import COLUMN_GAP, column_width, container_width
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One matrix in a row of panels (`matrix_panels`, `matrix_row`, `weights_row`): its title, CSV name, optional
+    note and labels, and for a panel on its own colour scale (`matrix_row`) that scale's ends and title."""
+
+    title: str
+    matrix: np.ndarray
+    name: str
+    note: str | None = None  # written across its middle ("all zeros"), as matrix_chart's note
+    rows: Sequence[str] | None = None  # row labels (default: 0, 1, ...); weights_row: the tokens
+    cols: Sequence[str] | None = None  # column labels (default: 0, 1, ...)
+    domain: tuple[float, float] | None = None  # matrix_row: its colour scale (default: symmetric about 0)
+    value_title: str = "value"  # matrix_row: what its colour is
+
+
+PANEL_GAP = charts.PANEL_SPACING  # pixels between panels of one faceted chart
+
+
+LEGEND_WIDTH = 90  # a colour legend at the right: its bar, labels and padding
+
+
+def _checked(panels: Sequence[Panel]) -> list[np.ndarray]:
+    """The panels' matrices as float arrays, or a ValueError: none given, one not 2-D or empty, two titles alike (a
+    facet groups cells by title) or two names alike (each names a CSV download)."""
+    if not panels:
+        raise ValueError("expected at least one panel, got none")
+    matrices = [np.asarray(p.matrix, dtype=np.float64) for p in panels]
+    for p, m in zip(panels, matrices, strict=True):
+        if m.ndim != 2 or 0 in m.shape:
+            raise ValueError(f"panel {p.title!r}: expected a non-empty 2-D matrix, got shape {m.shape}")
+    for field_name in ("title", "name"):
+        values = [getattr(p, field_name) for p in panels]
+        if len(set(values)) != len(values):
+            raise ValueError(f"panel {field_name}s must differ, got {values}")
+    return matrices
+
+
+def _charts_in_columns(
+    panels: Sequence[Panel], matrices: Sequence[np.ndarray], columns: int, in_columns: int, **common: object
+) -> None:
+    """A `matrix_chart` a panel, `columns` a row (each column one of `in_columns * columns` in the main column)."""
+    for start in range(0, len(panels), columns):
+        row = zip(st.columns(columns), panels[start : start + columns], matrices[start:], strict=False)
+        for column, p, m in row:
+            with column:
+                matrix_chart(m, title=p.title, name=p.name, row_labels=p.rows, col_labels=p.cols, note=p.note,
+                             in_columns=in_columns * columns, **common)  # fmt: skip
+
+
+def matrix_panels(
+    panels: Sequence[Panel],
+    *,
+    name: str,
+    row_title: str,
+    col_title: str,
+    domain: tuple[float, float],
+    scheme: str = charts.SIGNED_SCHEME,
+    value_title: str = "value",
+    height: int = 300,
+    columns: int | None = None,
+    shared: bool = True,
+    annotate_cols: int = 6,
+    legend_each: bool = True,
+    in_columns: int = 1,
+) -> None:
+    """Matrices on one colour scale, `columns` a row (default: all in one row), across one of `in_columns` equal
+    columns sharing the main column (`widths.container_width`).
+
+    Small ones (`charts.labels_cells`) are one faceted chart, `charts.heatmap_panels`: one legend, row and column
+    labels once when `shared`, one CSV of every panel (`name`), and a browser draws it faster than a chart a panel.
+    Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a colour legend each if
+    `legend_each`).
+    """
+    matrices = _checked(panels)
+    columns = columns or len(panels)
+    if not all(charts.labels_cells(m.shape) for m in matrices):
+        _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
+                           domain=domain, scheme=scheme, value_title=value_title, height=height,
+                           annotate_cols=annotate_cols, legend=legend_each)  # fmt: skip
+        return
+    shapes = [(p, m.shape) for p, m in zip(panels, matrices, strict=True)]
+    rows = [[str(r) for r in (range(shape[0]) if p.rows is None else p.rows)] for p, shape in shapes]
+    cols = [[str(c) for c in (range(shape[1]) if p.cols is None else p.cols)] for p, shape in shapes]
+    cells = pd.concat(
+        [
+            charts.matrix_frame(m, r, c, panel=p.title, note=p.note or "").assign(panel_index=i)
+            for i, (p, m, r, c) in enumerate(zip(panels, matrices, rows, cols, strict=True))
+        ],
+        ignore_index=True,
+    )
+    # Pixels on a 1280 x 720 screen: a label character is about 7 px (9 in presenter mode), Vega cuts a label at
+    # 120 px, an axis title and padding take ~48 px; a cell prints its value while it has room for "0.00".
+    char = 9 if presenter() else 7
+    axis = min(120, char * max(len(label) for r in rows for label in r)) + 48
+    axes = axis if shared else axis * columns  # row labels once, or beside every panel
+    widest = max(m.shape[1] for m in matrices)
+
+    def panel_width(beside: int) -> int:
+        return max(40, int((container_width(in_columns) - axes - beside - PANEL_GAP * (columns - 1)) / columns))
+
+    room = panel_width(0) / max(1, widest)
+    annotate = all(charts.prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
+    legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
+    width = panel_width(LEGEND_WIDTH if legend == "right" else 0)
+    angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
+    show_chart(charts.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title, width=width,
+               height=height, columns=columns, shared=shared, scheme=scheme, domain=domain, value_title=value_title,
+               annotate=annotate, angled=angled, legend=legend, notes=any(p.note for p in panels),
+               title_width=width + PANEL_GAP + (0 if shared else axis))  # fmt: skip
+
+
+def matrix_grid(
+    panels: Sequence[Panel], *, row_title: str, col_title: str, columns: int = 3, height: int = 220, in_columns: int = 1
+) -> None:
+    """Matrices each on its own colour scale (symmetric about 0, `charts.signed_domain`), `columns` a row, across one
+    of `in_columns` equal columns sharing the main column.
+
+    When every one would be a picture in its cell (`matrix_chart`'s rule), they are one block of pictures: each a PNG
+    of at most one value (or block mean) per pixel of its cell, stretched to `height` px, with its colour bar and its
+    ends, as `show_image` draws one, but all written into the page as one element (a browser draws it in one go; five
+    pictures as Streamlit images were 25 elements and 10 fetches), the exact values in one Download menu, a CSV each
+    (not in presenter mode). Otherwise every one is a `matrix_chart` (labelled cells, a mark a cell, or a picture).
+    """
+    matrices = _checked(panels)
+    across = column_width(container_width(in_columns), columns)  # a grid cell is as wide as a column of st.columns
+    if not all(pictured(m.shape, across, height) for m in matrices):
+        _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
+                           height=height)  # fmt: skip
+        return
+    caption_size = "1rem" if presenter() else "0.875rem"  # as st.image's caption on each screen
+    cells = []
+    for p, m in zip(panels, matrices, strict=True):
+        domain = charts.signed_domain(m)
+        reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
+        caption = html_text(picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
+        title = _one_line(p.title)
+        picture = data_uri(cached_png(reduced.values, charts.SIGNED_SCHEME, domain, box=(height, across)))
+        note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
+        cells.append(
+            f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{title}</div>"
+            f"<img src='{picture}' alt='{title}: {caption}' style='display:block;width:100%;"
+            f"height:{height}px;object-fit:fill;image-rendering:pixelated'>{note}"
+            f"<div style='font-size:{caption_size};opacity:0.75;text-align:center'>{caption}</div>"
+            f"<img src='{data_uri(cached_colour_bar(domain, charts.SIGNED_SCHEME))}' alt='' style='display:block;"
+            f"width:100%;height:12px;object-fit:fill;margin-top:0.3rem'>{bar_labels(domain, 'value')}</div>"
+        )
+    st.markdown(
+        f"<div style='display:grid;grid-template-columns:repeat({columns},minmax(0,1fr));gap:1.2rem {COLUMN_GAP}px'>"
+        + "".join(cells)
+        + "</div>",
+        unsafe_allow_html=True,
+    )
+    if not presenter():
+        with st.popover("Download the matrices (CSV)", icon=":material/download:"):
+            for p, m in zip(panels, matrices, strict=True):
+                matrix_csv(m, p.name, 0, 0, label=f"{p.title} (CSV)")
+
+
+def _one_line(text: str) -> str:
+    """`html_text` on one line: a blank line would end the HTML block and leave the rest to Markdown."""
+    return html_text(" ".join(text.split()))
+
+
+def matrix_row(panels: Sequence[Panel], *, row_title: str, col_title: str, height: int = 300) -> None:
+    """Matrices side by side, a `matrix_chart` each in its own column on its own colour scale (`Panel.domain`)."""
+    for column, p in zip(st.columns(len(panels)), panels, strict=True):
+        with column:
+            matrix_chart(p.matrix, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
+                         domain=p.domain, row_labels=p.rows, col_labels=p.cols, value_title=p.value_title,
+                         height=height, note=p.note, in_columns=len(panels))  # fmt: skip
+
+
+def weights_row(panels: Sequence[Panel], *, height: int | None = None, annotate_cols: int = 6) -> None:
+    """Attention weights side by side, a `weights_chart` each in its own column (`Panel.rows`: its tokens)."""
+    for column, p in zip(st.columns(len(panels)), panels, strict=True):
+        with column:
+            weights_chart(p.matrix, p.rows, title=p.title, name=p.name, height=height, annotate_cols=annotate_cols,
+                          in_columns=len(panels))  # fmt: skip

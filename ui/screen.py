@@ -1,0 +1,65 @@
+"""Presenter mode and the page's opening: which screen a page is on (the shared 1280 x 720 one, or a desk) and what it
+leaves out there."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ui.startup import end_legacy_pages_mode
+
+
+def presenter() -> bool:
+    """True when presenter mode is on (router toggle, or ?presenter=true when a page runs alone)."""
+    if "presenter" in st.session_state:
+        return bool(st.session_state["presenter"])
+    return st.query_params.get("presenter", "").lower() in ("true", "1")
+
+
+def legend_side() -> str:
+    """Where a heatmap's colour legend goes: under it, or at its right in presenter mode (height is scarcer)."""
+    return "right" if presenter() else "bottom"
+
+
+def fit(normal: int | None, presenting: int) -> int | None:
+    """A chart height for this mode: `presenting` pixels in presenter mode, so the chart fits a 720 px screen."""
+    return presenting if presenter() else normal
+
+
+def intro(text: str) -> None:
+    """Explanatory prose, hidden in presenter mode to leave room for charts."""
+    if not presenter():
+        st.markdown(text)
+
+
+def page_setup(doc: str | None = None, formula: str | None = None) -> None:
+    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode.
+
+    `doc`, the page's docstring (`ui.page_setup(__doc__)`), is its opening text: the first line is the title,
+    each paragraph after it an `intro` (hidden in presenter mode), its lines joined by spaces. `formula`
+    (LaTeX, also hidden in presenter mode) stands after the first paragraph.
+    """
+    end_legacy_pages_mode()
+    if presenter():
+        st.html(
+            "<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}"
+            " [data-testid='stImageCaption'] * {font-size: 1rem}</style>"  # a picture's caption reaches 16 px
+        )
+    if doc:
+        title, *paragraphs = doc.strip().split("\n\n")
+        st.title(title)
+        for i, paragraph in enumerate(paragraphs):
+            intro(" ".join(paragraph.split("\n")))
+            if i == 0 and formula and not presenter():
+                st.latex(formula)
+
+
+def lecture_style() -> None:
+    """The lecture's screen: a tighter top margin, and the arrow-key buttons kept out of sight."""
+    st.html(
+        "<style>.st-key-lecture-arrows {display: none}"
+        " [data-testid='stMainBlockContainer'] {padding-top: 0.75rem; padding-bottom: 0.5rem}"
+        # the header band stays (its sidebar and menu buttons sit at the edges) but lets the step use the screen
+        " [data-testid='stHeader'] {background: transparent; pointer-events: none}"
+        " [data-testid='stHeader'] button, [data-testid='stHeader'] a {pointer-events: auto}"
+        " .st-key-lecture-nav {gap: 0.5rem; position: relative; z-index: 999991}</style>"
+    )

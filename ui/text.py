@@ -1,0 +1,175 @@
+"""Words on the page: escaped notes, badges, headlines, claims, HTML tables, and the sentence boxes' limits."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+import pandas as pd
+import streamlit as st
+
+from posviz.drawing.display import number
+from ui.declarations import MAX_WORDS, Param
+from ui.screen import presenter
+
+_MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~$:&")
+
+
+def escape(text: str) -> str:
+    """`text` with every Markdown/HTML special character backslash-escaped, so it shows literally."""
+    return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in text)
+
+
+def html_text(text: str) -> str:
+    """`text` for an HTML snippet: HTML-escaped, and Markdown punctuation as character references."""
+    return "".join(f"&#{ord(c)};" if c in "[]()!*_`\\" else c for c in html.escape(text))
+
+
+def note(message: str) -> None:
+    """A short visible warning. The message is escaped: text from a URL or a text box stays plain."""
+    st.warning("  \n".join(escape(line) for line in message.split("\n")), icon="⚠️")
+
+
+def claim(text: str) -> None:
+    """A step's claim: one sentence in large type, with no heading margin to spare the screen."""
+    size = "1.85rem" if presenter() else "1.5rem"
+    st.markdown(
+        f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 0.5rem'>{html_text(text)}</div>",
+        unsafe_allow_html=True,
+    )
+
+
+def badge(ok: bool, yes: str, no: str, *, state: bool = False, problem: bool = False) -> None:
+    """The verdict in words. Green with a check when `ok`: the outcome the experiment sets out to show, or a
+    check that passes; orange (`no`) only for a problem. `state=True`: a state the controls set, good either
+    way (np.allclose at a chosen scale, a difference the page describes), in blue."""
+    if problem:  # the outcome shown is itself a mistake to recognise (a test's bug), whatever `ok` says
+        st.badge(yes if ok else no, color="orange", icon=":material/warning:")
+    elif state:
+        st.badge(yes if ok else no, color="blue", icon=":material/info:")
+    else:
+        st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
+
+
+def headline(label: str, value: str, help_text: str | None = None) -> None:
+    """The page's key number, large enough for the back row."""
+    size, label_size = ("3.4rem", "1.25rem") if presenter() else ("2.4rem", "0.95rem")
+    st.markdown(
+        f"<div style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
+        f"{html_text(label)}</div>"
+        f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;"
+        "font-variant-numeric:tabular-nums'>"
+        f"{html_text(value)}</div>",
+        unsafe_allow_html=True,
+    )
+
+
+class Badge(NamedTuple):
+    """A verdict in words under a headline: `badge`'s arguments, named."""
+
+    ok: bool
+    yes: str
+    no: str = ""
+    state: bool = False
+    problem: bool = False
+
+
+class Reading(NamedTuple):
+    """A key number of a page: the headline's label and value (a float is written by display.number, text as it is),
+    its verdict under it (a `Badge`, or several side by side), a caption line, the headline's tooltip."""
+
+    label: str
+    value: float | str
+    badge: Badge | tuple[Badge, ...] = ()
+    caption: str = ""
+    help: str | None = None
+
+
+def reading(r: Reading) -> None:
+    """Draw one `Reading`: its headline, its badges, its caption."""
+    headline(r.label, r.value if isinstance(r.value, str) else number(r.value), r.help)
+    badges = (r.badge,) if isinstance(r.badge, Badge) else r.badge
+    with st.container(horizontal=True, gap="small") if len(badges) > 1 else contextlib.nullcontext():
+        for b in badges:
+            badge(b.ok, b.yes, b.no, state=b.state, problem=b.problem)
+    if r.caption:
+        st.caption(r.caption)
+
+
+def readings(row: Sequence[Reading], spec: int | Sequence[float] | None = None) -> None:
+    """Readings side by side, one a column; `spec` as st.columns takes it (default: equal columns, one a reading)."""
+    for column, r in zip(st.columns(spec or len(row)), row, strict=True):
+        with column:
+            reading(r)
+
+
+def html_table(frame: pd.DataFrame, *, height: int | None = None) -> None:
+    """A small read-only table as HTML: a header that stays in view, numbers aligned right, scrolling past `height`
+    pixels. Streamlit's interactive dataframe (sorting, search) took a page ~0.13 s of first paint in an A/B for a
+    few dozen rows that nobody sorts; a table's values are written as given (format them first)."""
+    # a column of numbers, or of numbers already written as text (display.number), is aligned right
+    numeric = [pd.to_numeric(frame[c], errors="coerce").notna().all() for c in frame.columns]
+    size = "1rem" if presenter() else "0.9rem"
+    cell = f"padding:0.15rem 0.5rem;font-size:{size};white-space:nowrap"
+    head = "".join(
+        f"<th style='{cell};white-space:normal;position:sticky;top:0;background:white;"
+        f"text-align:{'right' if n else 'left'}'>"
+        f"{html_text(str(c))}</th>"
+        for c, n in zip(frame.columns, numeric, strict=True)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td style='{cell};text-align:{'right' if n else 'left'}'>{html_text(str(v))}</td>"
+            for v, n in zip(row, numeric, strict=True)
+        )
+        + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    box = f"max-height:{height}px;overflow-y:auto;" if height else ""
+    st.markdown(
+        f"<div style='{box}font-variant-numeric:tabular-nums'>"
+        f"<table style='border-collapse:collapse;width:100%;margin:0'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table></div>",
+        unsafe_allow_html=True,
+    )
+
+
+def guarded(
+    action: Callable[[], object], fallback: Callable[[], object], what: str, instead: str = "showing the defaults"
+) -> object:
+    """Run `action`; on the core's ValueError/TypeError show its message and run `fallback` instead."""
+    try:
+        return action()
+    except (ValueError, TypeError) as error:
+        note(f"{what}: {error}. {instead[:1].upper()}{instead[1:]} instead.")
+        return fallback()
+
+
+def token_notes(pairs: Iterable[tuple[object, str]], max_tokens: int) -> None:
+    """Notes for sentences the real model read differently from what was typed: [UNK] pieces, or cut at
+    `max_tokens`. `pairs`: (posviz.models.minilm.Tokens, label) for each sentence."""
+    for tokens, label in pairs:
+        if tokens.unknown:
+            note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")
+        if tokens.truncated:
+            note(f"{label} is longer than {max_tokens} tokens; the rest is cut.")
+
+
+def capped_sentence(text: str, label: str, default: str) -> str:
+    """`text` cut to its first MAX_WORDS words, or `default` if it has none; says so when it changes it."""
+    words = text.split()
+    if not words:
+        note(f"{label} is empty; using {default!r}.")
+        return default
+    if len(words) > MAX_WORDS:
+        note(f"{label} has {len(words)} words; using the first {MAX_WORDS}.")
+    return " ".join(words[:MAX_WORDS])
+
+
+def capped_sentences(state: Mapping[str, object], params: Mapping[str, Param]) -> tuple[str, str]:
+    """Sentences 1 and 2 (controls `s1`, `s2`) each passed through `capped_sentence`."""
+    first, second = (capped_sentence(state[k], f"Sentence {k[1]}", params[k].default) for k in ("s1", "s2"))
+    return first, second
