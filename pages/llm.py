@@ -92,7 +92,7 @@ elif s.part == "sink":
     with left:
         ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 230)), in_columns=2)
     with right:
-        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 330)), in_columns=2)
+        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 270)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
 elif s.part == "pairs":
     whole = llmviews.whole_model(s.im_start)

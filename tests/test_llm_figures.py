@@ -50,6 +50,7 @@ def test_sink_figures_label_live_and_extraction(reading):
     assert live.frames[0].shape[0] == 5 * 9 and model.frames[0].shape[0] == 30 * 9
     assert "live" in live.shape["title"] and "extraction" in model.shape["title"]
     assert live.shape["annotate"] and not model.shape["annotate"]
+    assert live.shape["domain"] == model.shape["domain"] == (0.0, 1.0)  # side by side: one colour, one weight
     label = llmviews.extraction_label(llmviews.whole_model())
     assert "tools/extract_smollm2.py" in label and "8 texts" in label and "with <|im_start|>" in label
 

@@ -63,10 +63,10 @@ def by_distance(reading: llmviews.Reading, layer: int, *, height: int = 280, leg
 
 
 def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, annotate: bool, height: int) -> Figure:
-    """A (layers, heads) matrix as a labelled heatmap on a [0, max] scale."""
+    """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
+    whole-model maps drawn side by side mean the same by the same colour."""
     frame = charts.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
-    hi = max(float(m.max(initial=0.0)), 1e-12)
-    shape = dict(title=title, row_title="", col_title="head", scheme=charts.WEIGHT_SCHEME, domain=(0.0, hi),
+    shape = dict(title=title, row_title="", col_title="head", scheme=charts.WEIGHT_SCHEME, domain=(0.0, 1.0),
                  value_title=value_title, annotate=annotate, height=height, legend="right")  # fmt: skip
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
