@@ -14,7 +14,7 @@ from posviz.models import smollm2
 @pytest.fixture(scope="module")
 def smol():
     """SmolLM2's claims, by number (built once for the module: the registry is rebuilt on every call)."""
-    return {c.number: c for c in registry.claims() if c.statement.startswith(f"Real model {registry.SMOLLM2}")}
+    return {c.number: c for c in registry.claims() if f"the real model {registry.SMOLLM2}" in c.statement}
 
 
 @pytest.fixture(scope="module")

@@ -364,13 +364,13 @@ def _smollm2_order(model, ids: np.ndarray) -> list[Claim]:
     masked, _ = _shuffle_gaps(model, ids, 1, rotation="none", causal=True)
     hidden = "max |Δ hidden| / max |hidden|"
     return [
-        Claim(17, "", f"Real model {SMOLLM2}, {_smollm2_where(ids, every)}: rotation removed (every angle 0) and "
-              "the causal mask removed, permuting the input permutes the outputs (lesson 000's identity)",
+        Claim(17, "", "Rotation removed (every angle 0) and the causal mask removed, permuting the input permutes "
+              f"the outputs (lesson 000's identity), in the real model {SMOLLM2}, {_smollm2_where(ids, every)}",
               (_bound(hidden, blind, "at_most", "equivariant"),
                _bound("max |Δ attention weight|", blind_weights, "at_most", "equivariant")),
               "llm", SMOLLM2_SOURCE, "lesson 000's identity: 0 up to float32"),
-        Claim(18, "", f"Real model {SMOLLM2}, {_smollm2_where(ids, 1)}: rotation removed, the causal mask kept, "
-              "permuting the input does not permute the outputs: the mask alone carries order (lesson 003's caveat)",
+        Claim(18, "", "Rotation removed, the causal mask kept: permuting the input does not permute the outputs, the "
+              f"mask alone carries order (lesson 003's caveat), in the real model {SMOLLM2}, {_smollm2_where(ids, 1)}",
               (_bound(hidden, masked, "at_least", "order"),),
               "llm", SMOLLM2_SOURCE, "lesson 003's caveat: large"),
     ]  # fmt: skip
@@ -385,8 +385,9 @@ def _smollm2_shift(model, ids: np.ndarray) -> list[Claim]:
     shifted = smollm2.run(ids, layers=layers, model=model, offset=SMOLLM2_SHIFT)
     weights = float(np.abs(shifted.weights - base.weights).max())
     shift = Claim(
-        19, "", f"Real model {SMOLLM2}, {_smollm2_where(ids, layers)}: every position shifted by {SMOLLM2_SHIFT} "
-        "leaves the attention weights unchanged (RoPE's scores depend only on t - s), though the rotated queries move",
+        19, "", f"Every position shifted by {SMOLLM2_SHIFT} leaves the attention weights unchanged (RoPE's scores "
+        "depend only on t - s), though the rotated queries move, in the real model "
+        f"{SMOLLM2}, {_smollm2_where(ids, layers)}",
         (_bound("max |Δ attention weight|", weights, "at_most", "shift"),
          _bound("max |Δ hidden| / max |hidden|", _relative_gap(shifted.hidden, base.hidden), "at_most", "shift"),
          _bound("max |Δ rotated q| / max |q|", _relative_gap(shifted.q, base.q), "at_least", "moved")),
@@ -403,10 +404,10 @@ def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
     sink = float(smollm2.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
     uniform = float(np.mean(1 / (np.arange(first, T) + 1)))  # what uniform causal attention gives token 0
     return Claim(
-        20, "", f"Real model {SMOLLM2}, {where}: an attention sink. In layer {layer} the queries t >= {first} put on "
-        f"token 0 more than {factor.bound:g} times the {uniform:.3f} that uniform causal attention gives it "
-        f"(the whole model over the extraction's eight texts: {_recorded_sink(layer):.3f} in layer {layer}, recorded "
-        "at extraction; tests/test_smollm2.py reruns that, too slow for this table)",
+        20, "", f"An attention sink: in layer {layer} the queries t >= {first} put on token 0 more than "
+        f"{factor.bound:g} times the {uniform:.3f} that uniform causal attention gives it, in the real model "
+        f"{SMOLLM2}, {where} (the whole model over the extraction's eight longer texts: {_recorded_sink(layer):.3f} "
+        f"in layer {layer}, recorded at extraction; tests/test_smollm2.py reruns that, too slow for this table)",
         (Check(f"layer {layer}: mean weight on token 0, queries t >= {first}", factor.bound * uniform, sink,
                "at_least", factor.bound * uniform, why=factor.why),),
         "llm", f"StreamingLLM (Xiao et al. 2023), observed live; {SMOLLM2_SOURCE}",
@@ -429,8 +430,9 @@ def _smollm2_tokenizer(model) -> Claim:
     return Claim(
         21,
         "",
-        f"Real model {SMOLLM2}: its byte-level BPE (tokenizers, from the GGUF's vocabulary and merges, llama.cpp's "
-        f"smollm split) gives llama.cpp's token ids for all {len(plain)} recorded texts read as plain text",
+        f"The tokenizer gives llama.cpp's token ids for all {len(plain)} recorded texts read as plain text: the real "
+        f"model {SMOLLM2}'s byte-level BPE (tokenizers, from the GGUF's vocabulary and merges, llama.cpp's smollm "
+        "split)",
         (Check("texts with llama.cpp's ids", len(plain), matching, "equal"),),
         "llm",
         f"llama.cpp's ids recorded with {recorded['recorded_with']}; {SMOLLM2_SOURCE}",
