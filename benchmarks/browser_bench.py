@@ -102,6 +102,13 @@ def cold_pair(k: int) -> dict[str, str]:
 COLD = [
     ("sentences", "maxima, cold", lambda k: {**MAXIMA["sentences"], **cold_pair(k)}),
     ("minilm", "maxima, cold", lambda k: {**MAXIMA["minilm"], **cold_pair(k)}),
+    # the RoPE model caches its run per text: a new 64-word text each view (cut at 64 tokens), its heaviest part too
+    ("llm", "maxima, cold", lambda k: {**MAXIMA["llm"], "text": cold_pair(k)["s1"]}),
+    (
+        "llm",
+        "maxima, part=ablations, cold",
+        lambda k: {**MAXIMA["llm"], "part": "ablations", "k": 100_000, "text": cold_pair(k)["s1"]},
+    ),
 ]
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here
