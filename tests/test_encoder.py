@@ -3,6 +3,7 @@
 import hashlib
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posviz.models import encoder, minilm
+from tests.references import int8_by_hand, stored_matrix
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +31,13 @@ def gelu_by_erfc(x):
 def bert_states(model, ids, scale):
     """BERT written out again: per-head and per-row loops, std-based LayerNorm, erfc-based GELU, x W^T."""
     emb = model.embeddings
-    x = np.stack([emb.word_rows(np.array([i]))[0] for i in ids])  # as stored: int8 times its scales
+    x = int8_by_hand(emb.word[ids], emb.word_scale[ids])  # decoded from the stored arrays, not by word_rows
     x = x + emb.token_type[0] + scale * emb.position[: len(ids)]
     h = np.stack([layer_norm_by_std(r, emb.ln_weight, emb.ln_bias, emb.eps) for r in x])
     out = [h]
     hs = h.shape[1] // emb.heads
-    for layer in model.layers:
+    for stored in model.layers:
+        layer = SimpleNamespace(**{key: stored_matrix(stored.arrays, key) for key in encoder.LAYER_KEYS})
         heads = []
         for head in range(emb.heads):
             cols = slice(head * hs, (head + 1) * hs)
