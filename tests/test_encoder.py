@@ -138,6 +138,14 @@ def test_the_float32_curve_in_one_pass_is_within_1e_6_of_float64_in_small_passes
     np.testing.assert_allclose(encoder.scale_curve(model, *text, scales, np.float32), wide, atol=1e-6)
 
 
+def test_a_float32_layer_is_dequantized_straight_to_float32_with_the_float64_values_rounded(model):
+    layer = model.layers[0]
+    single = layer.dense(np.float32)
+    for key in encoder.LAYER_KEYS:
+        assert getattr(single, key).dtype == np.float32
+        np.testing.assert_array_equal(getattr(single, key), getattr(layer, key).astype(np.float32))
+
+
 def test_float32_gelu_is_within_float32_precision_of_the_exact_one():
     x = np.linspace(-20, 20, 4001)
     np.testing.assert_allclose(encoder.gelu(x.astype(np.float32)), gelu_by_erfc(x), atol=1e-6)
