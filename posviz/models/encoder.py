@@ -44,10 +44,9 @@ LAYER_KEYS = (
 class Layer:
     """One BERT layer's parameters, matrices as torch stores them (out x in), kept as shipped.
 
-    `arrays` holds LAYER_KEYS; an int8 matrix comes with "<key>.scale" (per row or per group of columns), and
-    with "<key>.lo" when it is the high byte of wider integers; it is dequantized to float64 each time it is read
-    (`layer.w_q`), so the six shipped layers hold 13.5 MB (int8, their scales, the biases) instead of 85 MB of
-    float64 copies; float arrays are returned as they are stored (float16 widened to float64).
+    `arrays` holds LAYER_KEYS; an int8 matrix comes with "<key>.scale" (per row or per group of columns) and is
+    dequantized to float64 each time it is read (`layer.w_q`), so the six shipped layers hold 13.5 MB (int8, their
+    scales, the biases) instead of 85 MB of float64 copies; float arrays are returned as they are stored.
 
     Shapes: w_q, w_k, w_v, w_o (d, d); w_1 (F, d); w_2 (d, F); biases and LayerNorms (d,) or (F,).
     """
@@ -58,13 +57,13 @@ class Layer:
         if name not in LAYER_KEYS:
             raise AttributeError(name)
         stored = self.arrays[name].dtype
-        return self.decoded(name, np.float64 if stored in (np.int8, np.float16) else stored)
+        return self.decoded(name, np.float64 if stored == np.int8 else stored)
 
     def decoded(self, key: str, dtype: type) -> np.ndarray:
         """One array as `dtype`: an int8 matrix dequantized straight into it, a float array cast."""
         stored = self.arrays[key]
         if stored.dtype == np.int8:
-            return dequantize(joined(stored, self.arrays.get(key + ".lo")), self.arrays[key + ".scale"], dtype)
+            return dequantize(stored, self.arrays[key + ".scale"], dtype)
         return np.asarray(stored, dtype=dtype)
 
     def dense(self, dtype: type = np.float64) -> Layer:
@@ -83,11 +82,6 @@ class Encoder:
     embeddings: minilm.MiniLM
     layers: tuple[Layer, ...]
     precision: str  # how the shipped layer matrices are stored
-
-
-def joined(high: np.ndarray, low: np.ndarray | None) -> np.ndarray:
-    """Integers stored as a high int8 byte and a low uint8 byte, as int16 (the high byte alone without `low`)."""
-    return high if low is None else high.astype(np.int16) * 256 + low
 
 
 def dequantize(q: np.ndarray, scale: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -120,12 +114,12 @@ def load_encoder(folder: Path = DATA) -> Encoder:
             if name not in arrays:
                 raise ValueError(f"encoder.npz should hold {name}, it has {sorted(arrays)[:6]}...")
             stored = arrays[name]
+            if name + ".lo" in arrays:
+                raise ValueError(
+                    f"expected int8 or floats, got wider integers in {name}, see tools/extract_minilm.py widened()"
+                )
             if stored.dtype == np.int8:
                 kept[key], kept[key + ".scale"] = stored, np.asarray(arrays[name + ".scale"], dtype=np.float64)
-                if name + ".lo" in arrays:
-                    kept[key + ".lo"] = arrays[name + ".lo"]
-            elif stored.dtype == np.float16:
-                kept[key] = stored  # half the bytes of float32; widened when read
             else:
                 kept[key] = np.asarray(stored, dtype=np.float64)
         layers.append(Layer(kept))
