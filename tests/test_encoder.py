@@ -159,6 +159,7 @@ def test_shipped_model_data_fits_its_budget_and_matches_its_provenance():
     for name in names:
         assert hashlib.sha256((minilm.DATA / name).read_bytes()).hexdigest() == record["sha256"][name]
     assert "int8" in record["encoder"]["stored"] and record["encoder"]["layers"] == 6
+    assert encoder.default_encoder().precision == record["stored"] and record["stored"].startswith("word")
 
 
 @pytest.mark.parametrize(

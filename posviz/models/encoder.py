@@ -81,7 +81,7 @@ class Encoder:
 
     embeddings: minilm.MiniLM
     layers: tuple[Layer, ...]
-    precision: str  # how the shipped layer matrices are stored
+    precision: str  # how the shipped model is stored: word rows, layer matrices, the rest (provenance.json "stored")
 
 
 def dequantize(q: np.ndarray, scale: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -124,7 +124,7 @@ def load_encoder(folder: Path = DATA) -> Encoder:
                 kept[key] = np.asarray(stored, dtype=np.float64)
         layers.append(Layer(kept))
     embeddings = minilm.default_model() if folder == DATA else minilm.load_minilm(folder)  # one copy per process
-    return Encoder(embeddings, tuple(layers), provenance["encoder"]["stored"])
+    return Encoder(embeddings, tuple(layers), provenance["stored"])
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
