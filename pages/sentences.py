@@ -72,7 +72,7 @@ ui.intro(
     "- A cosine below 1 says the vectors differ, not that the model understood who bit whom."
 )
 st.caption(
-    f"Shipped precision: {encoder.provenance()['stored']}; the numbers computed in float64, the curve in float32. "
+    f"Shipped precision: {encoder.default_encoder().precision}; the numbers computed in float64, the curve in float32. "
     f"On the pairs recorded from the float32 model at extraction the shipped model stays within "
     f"{encoder.COSINE_TOLERANCE:g} of each cosine and {encoder.EMBEDDING_TOLERANCE:g} of each embedding entry (tested)."
 )

@@ -134,3 +134,19 @@ def roformer_bound_loop(distance, dim, base=10000.0):
         re, im = re + math.cos(angle), im + math.sin(angle)
         total += math.hypot(re, im)
     return total / (dim // 2)
+
+
+def int8_by_hand(q: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Stored int8 entries times their float32 scales, each scale repeated over its block of columns.
+
+    scale (R,) is one scale a row; scale (R, G) one per C / G consecutive columns of a row (the shipped 32).
+    """
+    q = np.asarray(q)
+    scale = np.asarray(scale, dtype=np.float64).reshape(q.shape[0], -1)  # (R, G)
+    return q.astype(np.float64) * np.repeat(scale, q.shape[1] // scale.shape[1], axis=1)
+
+
+def stored_matrix(arrays: dict[str, np.ndarray], key: str) -> np.ndarray:
+    """A layer matrix decoded from its stored arrays: int8 with "<key>.scale", or floats as stored."""
+    stored = arrays[key]
+    return int8_by_hand(stored, arrays[key + ".scale"]) if stored.dtype == np.int8 else np.asarray(stored, float)

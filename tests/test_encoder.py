@@ -3,6 +3,7 @@
 import hashlib
 import json
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posviz.models import encoder, minilm
+from tests.references import int8_by_hand, stored_matrix
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +31,13 @@ def gelu_by_erfc(x):
 def bert_states(model, ids, scale):
     """BERT written out again: per-head and per-row loops, std-based LayerNorm, erfc-based GELU, x W^T."""
     emb = model.embeddings
-    x = np.stack([emb.word_rows(np.array([i]))[0] for i in ids])  # as stored: int8 times its scales
+    x = int8_by_hand(emb.word[ids], emb.word_scale[ids])  # decoded from the stored arrays, not by word_rows
     x = x + emb.token_type[0] + scale * emb.position[: len(ids)]
     h = np.stack([layer_norm_by_std(r, emb.ln_weight, emb.ln_bias, emb.eps) for r in x])
     out = [h]
     hs = h.shape[1] // emb.heads
-    for layer in model.layers:
+    for stored in model.layers:
+        layer = SimpleNamespace(**{key: stored_matrix(stored.arrays, key) for key in encoder.LAYER_KEYS})
         heads = []
         for head in range(emb.heads):
             cols = slice(head * hs, (head + 1) * hs)
@@ -135,6 +138,14 @@ def test_the_float32_curve_in_one_pass_is_within_1e_6_of_float64_in_small_passes
     np.testing.assert_allclose(encoder.scale_curve(model, *text, scales, np.float32), wide, atol=1e-6)
 
 
+def test_a_float32_layer_is_dequantized_straight_to_float32_with_the_float64_values_rounded(model):
+    layer = model.layers[0]
+    single = layer.dense(np.float32)
+    for key in encoder.LAYER_KEYS:
+        assert getattr(single, key).dtype == np.float32
+        np.testing.assert_array_equal(getattr(single, key), getattr(layer, key).astype(np.float32))
+
+
 def test_float32_gelu_is_within_float32_precision_of_the_exact_one():
     x = np.linspace(-20, 20, 4001)
     np.testing.assert_allclose(encoder.gelu(x.astype(np.float32)), gelu_by_erfc(x), atol=1e-6)
@@ -148,6 +159,7 @@ def test_shipped_model_data_fits_its_budget_and_matches_its_provenance():
     for name in names:
         assert hashlib.sha256((minilm.DATA / name).read_bytes()).hexdigest() == record["sha256"][name]
     assert "int8" in record["encoder"]["stored"] and record["encoder"]["layers"] == 6
+    assert encoder.default_encoder().precision == record["stored"] and record["stored"].startswith("word")
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import extract_minilm  # noqa: E402
 
+from tests.references import int8_by_hand, stored_matrix  # noqa: E402
+
 
 @pytest.fixture(scope="module")
 def model():
@@ -37,10 +39,10 @@ def test_shipped_data_has_its_provenance_licence_and_shapes(model):
 
 def bert_layer0(model, ids, with_position=True):
     """BERT's equations written out again: explicit per-head loops, std-based LayerNorm, torch's x W^T."""
-    words = np.stack([model.word_rows(np.array([i]))[0] for i in ids])  # as stored: int8 times its scales
+    words = int8_by_hand(model.word[ids], model.word_scale[ids])  # decoded from the stored arrays, not by word_rows
     x = words + model.token_type[0] + (model.position[: len(ids)] if with_position else 0.0)
     h = np.stack([(row - row.mean()) / np.sqrt(row.var() + model.eps) for row in x]) * model.ln_weight + model.ln_bias
-    hs = 384 // model.heads
+    hs = model.d // model.heads
     heads_out, heads_w = [], []
     for head in range(model.heads):
         cols = slice(head * hs, (head + 1) * hs)
@@ -135,7 +137,7 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
     from posviz.models import encoder
 
     rng = np.random.default_rng(0)
-    vocab, width, ffn = 30522, 8, 16  # the real vocabulary, so that the real tokenizer runs the reference
+    vocab, width, ffn = 30522, 64, 128  # the real vocabulary (the real tokenizer runs the reference); 2 groups a row
     layer = {
         **{f"attention.self.{p}.weight": (width, width) for p in ("query", "key", "value")},
         **{f"attention.self.{p}.bias": (width,) for p in ("query", "key", "value")},
@@ -172,16 +174,21 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
     small = minilm.load_minilm(out)
     assert small.heads == 2 and small.position.shape == (16, width)
     words = tensors["embeddings.word_embeddings.weight"]
-    error = np.abs(small.word_rows(np.arange(vocab)) - words)
-    step = np.abs(words).max(axis=1, keepdims=True) / 127  # 8 columns, fewer than a group: one scale per row
-    assert np.all(error <= step / 2 + 1e-7)
+    assert small.word_scale.shape == (vocab, width // 32)
+    np.testing.assert_array_equal(small.word_rows(np.arange(vocab)), int8_by_hand(small.word, small.word_scale))
+    step = np.repeat(np.abs(words).reshape(vocab, -1, 32).max(axis=2) / 127, 32, axis=1)  # each group's own step
+    assert np.all(np.abs(small.word_rows(np.arange(vocab)) - words) <= step / 2 + 1e-7)
     np.testing.assert_array_equal(small.w_q, tensors["encoder.layer.0.attention.self.query.weight"])
-    weights, out_rows = minilm.attention(small, minilm.embed(small, np.array([1, 2, 3])))
-    assert weights.shape == (2, 3, 3) and out_rows.shape == (3, width)
+    ids = minilm.tokenize("dog bites man", out).ids
+    weights, out_rows = minilm.attention(small, minilm.embed(small, ids))
+    ref_w, ref_out = bert_layer0(small, ids)
+    np.testing.assert_allclose(weights, ref_w, atol=1e-10)
+    np.testing.assert_allclose(out_rows, ref_out, atol=1e-9)
     whole = encoder.load_encoder(out)
     assert len(whole.layers) == 2 and whole.layers[1].w_1.shape == (ffn, width)
-    w_2 = tensors["encoder.layer.1.output.dense.weight"]
-    step = np.abs(w_2).max(axis=1, keepdims=True) / 127
+    w_2 = tensors["encoder.layer.1.output.dense.weight"]  # (width, ffn): 4 groups a row
+    np.testing.assert_array_equal(whole.layers[1].w_2, stored_matrix(whole.layers[1].arrays, "w_2"))
+    step = np.repeat(np.abs(w_2).reshape(width, -1, 32).max(axis=2) / 127, 32, axis=1)
     assert np.all(np.abs(whole.layers[1].w_2 - w_2) <= step / 2 + 1e-7)
     np.testing.assert_array_equal(whole.layers[1].b_2, tensors["encoder.layer.1.output.dense.bias"])
     reference = json.loads((out / "provenance.json").read_text())["float32_reference"]
@@ -196,7 +203,7 @@ def test_stored_matrices_are_within_half_a_step_of_every_entry(how):
     from posviz.models import encoder
 
     m = np.random.default_rng(1).standard_normal((6, 64)) * np.array([1.0, 30.0] * 32)  # a column outlier in each pair
-    stored = extract_minilm.store("w", m, how)
+    stored = extract_minilm.widened(extract_minilm.store("w", m, how))  # the loaders read int8, the benchmark widens
     layer = encoder.Layer({**{k.replace("w", "w_1", 1): v for k, v in stored.items()}})
     bits = int(how[3 : how.index("/")])
     group = 64 if how.endswith("/row") else int(how.split("/g")[1])

@@ -96,6 +96,20 @@ def store(name: str, m: np.ndarray, how: str) -> dict[str, np.ndarray]:
     raise ValueError(f"expected int8/row, int8/gN, intB/row, fp16 or fp32, got {how!r}")
 
 
+def widened(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`arrays` with every intB/row matrix (high byte `name`, low byte `name.lo`, `name.scale`; layer0.npz spells
+    them word, word_lo, word_scale) as the float64 values it stores, the rest unchanged: what posviz's loaders read
+    (int8 with scales, or floats). Only benchmarks/minilm_storage.py stores wider integers, so their decoding lives
+    here, beside store(), and not in the loaders.
+    """
+    out = dict(arrays)
+    for low in [k for k in arrays if k.endswith((".lo", "_lo"))]:
+        name, sep = low[:-3], low[-3]
+        q = arrays[name].astype(np.int16) * 256 + out.pop(low)  # (rows, cols)
+        out[name] = q * out.pop(name + sep + "scale").astype(np.float64).reshape(len(q), 1)
+    return out
+
+
 LAYER = {
     "attention.self.query.weight": "w_q",
     "attention.self.query.bias": "b_q",

@@ -30,8 +30,9 @@ DATA = minilm.DATA
 # (provenance.json): measured 1.6e-3 (cosine; "dog bites man" / "man bites dog" 3.8e-4) and 3.0e-3 (largest
 # entry of a unit-length embedding) for the recorded pairs. benchmarks/minilm_storage.py measures every option.
 COSINE_TOLERANCE = 2e-3
-ROWS_PER_PASS = 4096  # token rows one pass of scale_curve may stack: 21 scales x 2 x 64 tokens fit (float32: 17 MB a
-# (rows, F) temporary)
+# Token rows one pass of scale_curve may stack: 21 scales x 2 sentences x 64 tokens (2,688 rows) fit in one pass. Sized
+# for scale_curve's default float32: a (rows, F) temporary is at most 4096 x 1536 x 4 B = 25 MB (float64 doubles it).
+ROWS_PER_PASS = 4096
 EMBEDDING_TOLERANCE = 4e-3
 LAYER_KEYS = (
     "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ln1_w", "ln1_b",
@@ -43,10 +44,9 @@ LAYER_KEYS = (
 class Layer:
     """One BERT layer's parameters, matrices as torch stores them (out x in), kept as shipped.
 
-    `arrays` holds LAYER_KEYS; an int8 matrix comes with "<key>.scale" (per row or per group of columns), and
-    with "<key>.lo" when it is the high byte of wider integers; it is
-    dequantized to float64 each time it is read (`layer.w_q`), so a server holds the 10 MB as shipped
-    instead of 80 MB of float64 copies; float arrays are returned as they are stored.
+    `arrays` holds LAYER_KEYS; an int8 matrix comes with "<key>.scale" (per row or per group of columns) and is
+    dequantized to float64 each time it is read (`layer.w_q`), so the six shipped layers hold 13.5 MB (int8, their
+    scales, the biases) instead of 85 MB of float64 copies; float arrays are returned as they are stored.
 
     Shapes: w_q, w_k, w_v, w_o (d, d); w_1 (F, d); w_2 (d, F); biases and LayerNorms (d,) or (F,).
     """
@@ -56,14 +56,19 @@ class Layer:
     def __getattr__(self, name: str) -> np.ndarray:
         if name not in LAYER_KEYS:
             raise AttributeError(name)
-        stored = self.arrays[name]
+        stored = self.arrays[name].dtype
+        return self.decoded(name, np.float64 if stored == np.int8 else stored)
+
+    def decoded(self, key: str, dtype: type) -> np.ndarray:
+        """One array as `dtype`: an int8 matrix dequantized straight into it, a float array cast."""
+        stored = self.arrays[key]
         if stored.dtype == np.int8:
-            return dequantize(joined(stored, self.arrays.get(name + ".lo")), self.arrays[name + ".scale"])
-        return stored.astype(np.float64) if stored.dtype == np.float16 else stored
+            return dequantize(stored, self.arrays[key + ".scale"], dtype)
+        return np.asarray(stored, dtype=dtype)
 
     def dense(self, dtype: type = np.float64) -> Layer:
         """This layer with every array as `dtype`, its matrices dequantized once (a float32 layer holds 7 MB)."""
-        return Layer({key: np.asarray(getattr(self, key), dtype=dtype) for key in LAYER_KEYS})
+        return Layer({key: self.decoded(key, dtype) for key in LAYER_KEYS})
 
     @property
     def nbytes(self) -> int:
@@ -76,12 +81,7 @@ class Encoder:
 
     embeddings: minilm.MiniLM
     layers: tuple[Layer, ...]
-    precision: str  # how the shipped layer matrices are stored
-
-
-def joined(high: np.ndarray, low: np.ndarray | None) -> np.ndarray:
-    """Integers stored as a high int8 byte and a low uint8 byte, as int16 (the high byte alone without `low`)."""
-    return high if low is None else high.astype(np.int16) * 256 + low
+    precision: str  # how the shipped model is stored: word rows, layer matrices, the rest (provenance.json "stored")
 
 
 def dequantize(q: np.ndarray, scale: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -114,17 +114,17 @@ def load_encoder(folder: Path = DATA) -> Encoder:
             if name not in arrays:
                 raise ValueError(f"encoder.npz should hold {name}, it has {sorted(arrays)[:6]}...")
             stored = arrays[name]
+            if name + ".lo" in arrays:
+                raise ValueError(
+                    f"expected int8 or floats, got wider integers in {name}, see tools/extract_minilm.py widened()"
+                )
             if stored.dtype == np.int8:
                 kept[key], kept[key + ".scale"] = stored, np.asarray(arrays[name + ".scale"], dtype=np.float64)
-                if name + ".lo" in arrays:
-                    kept[key + ".lo"] = arrays[name + ".lo"]
-            elif stored.dtype == np.float16:
-                kept[key] = stored  # half the bytes of float32; widened when read
             else:
                 kept[key] = np.asarray(stored, dtype=np.float64)
         layers.append(Layer(kept))
     embeddings = minilm.default_model() if folder == DATA else minilm.load_minilm(folder)  # one copy per process
-    return Encoder(embeddings, tuple(layers), provenance["encoder"]["stored"])
+    return Encoder(embeddings, tuple(layers), provenance["stored"])
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
@@ -435,11 +435,11 @@ def scale_curve(
     sentence1: str,
     sentence2: str,
     scales: np.ndarray,
-    dtype: type = np.float64,
+    dtype: type = np.float32,
     rows: int = ROWS_PER_PASS,
 ) -> np.ndarray:
-    """Cosine of the two sentence embeddings with the position rows times each scale, computed in `dtype`,
-    at most `rows` token rows a pass.
+    """Cosine of the two sentence embeddings with the position rows times each scale, computed in `dtype`
+    (float32 by default, the dtype ROWS_PER_PASS is sized for), at most `rows` token rows a pass.
 
     Returns: (S,)
     """  # fmt: skip
@@ -477,7 +477,8 @@ def reference_cosine(sentence1: str, sentence2: str, folder: Path = DATA) -> flo
 
 @lru_cache(maxsize=1)
 def default_encoder() -> Encoder:
-    """The shipped model, loaded once per process (about 110 MB in memory as float64)."""
+    """The shipped model, loaded once per process: 33 MB in memory (the six int8 layers with their scales 13.5 MB,
+    minilm's embeddings 19.8 MB); a pass adds one dense layer at a time (7 MB in float32, 14 MB in float64)."""
     return load_encoder()
 
 
@@ -493,4 +494,4 @@ def curve_texts(sentence1: str, sentence2: str, points: int = 21) -> tuple[np.nd
     Returns: ((points,), (points,))
     """
     scales = np.linspace(0.0, 1.0, _checks.integer("points", points, minimum=2))
-    return scales, scale_curve(default_encoder(), sentence1, sentence2, scales, np.float32)
+    return scales, scale_curve(default_encoder(), sentence1, sentence2, scales)

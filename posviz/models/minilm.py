@@ -27,9 +27,9 @@ MAX_TOKENS = 64
 
 @dataclass(frozen=True)
 class MiniLM:
-    """The shipped parameters. Word rows are int8 times their scales (per row or per group of columns), or float16."""
+    """The shipped parameters. Word rows are int8 times their scales (per row or per group of columns), or floats."""
 
-    word: np.ndarray  # (V, d) int8 or float16
+    word: np.ndarray  # (V, d) int8, or floats
     word_scale: np.ndarray | None  # (V,) or (V, G) for int8 rows, None for float rows
     position: np.ndarray  # (512, d)
     token_type: np.ndarray  # (2, d)
@@ -44,7 +44,6 @@ class MiniLM:
     heads: int
     eps: float
     folder: Path
-    word_lo: np.ndarray | None = None  # (V, d) uint8: the low byte when the rows are wider integers than int8
 
     @property
     def d(self) -> int:
@@ -55,8 +54,6 @@ class MiniLM:
         """Word embeddings of `ids`: (T, d)"""
         ids = np.asarray(ids)
         rows = self.word[ids].astype(np.float64)  # (T, d)
-        if self.word_lo is not None:
-            rows = rows * 256 + self.word_lo[ids]
         if self.word_scale is None:
             return rows
         scale = self.word_scale[ids].reshape(ids.size, -1)  # (T, G)
@@ -72,12 +69,15 @@ def load_minilm(folder: Path = DATA) -> MiniLM:
     for name, shape in expected.items():
         if list(arrays[name].shape) != shape:
             raise ValueError(f"{name} should have shape {shape}, the file has {list(arrays[name].shape)}")
-    raw = ("word", "word_lo", "heads", "layer_norm_eps")
+    if "word_lo" in arrays:
+        raise ValueError(
+            "expected int8 or float word rows, got wider integers (word_lo): see tools/extract_minilm.py widened()"
+        )
+    raw = ("word", "heads", "layer_norm_eps")
     as_float = {k: v.astype(np.float64) for k, v in arrays.items() if k not in raw}
     as_float.setdefault("word_scale", None)
     return MiniLM(
         word=arrays["word"], heads=int(arrays["heads"]), eps=float(arrays["layer_norm_eps"]), folder=folder,
-        word_lo=arrays.get("word_lo"),
         **{k: as_float[k] for k in ("word_scale", "position", "token_type", "ln_weight", "ln_bias",
                                     "w_q", "b_q", "w_k", "b_k", "w_v", "b_v")},
     )  # fmt: skip
