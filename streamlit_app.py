@@ -2,13 +2,23 @@
 through this st.App, whose one extra route (shell.PageShell) answers each page's URL with a page that tells
 Streamlit's frontend where the server is: no failed health check and 100 ms wait on a page opened by its URL."""
 
-import threading
-from pathlib import Path
+import os
 
-import streamlit as st
+# One BLAS thread a server process, set before numpy loads OpenBLAS: the models' products are small (64 tokens), and
+# on two cores shared with the browser and other sessions OpenBLAS's second thread spins against them. Cold first
+# views, in one benchmark run each way on a loaded machine (python benchmarks/browser_bench.py --pages
+# sentences,minilm,llm): word order 0.69 -> 0.55 of the baseline, MiniLM's sentences 0.51 -> 0.31, the RoPE
+# model's ablations 0.36 -> 0.28. An operator's own setting wins.
+for _blas in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_blas, "1")
 
-import shell
-from posviz.models import smollm2
+import threading  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import streamlit as st  # noqa: E402
+
+import shell  # noqa: E402
+from posviz.models import smollm2  # noqa: E402
 
 # The real RoPE model's page and lecture steps need its layers (~2-3 s to dequantize): read them once in the
 # background when the server starts, so that a student's first view does not wait (smollm2.load is lru_cached).

@@ -4,7 +4,10 @@ every other path is Streamlit's as before."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 from starlette.applications import Starlette
@@ -98,3 +101,16 @@ def test_streamlit_app_is_an_st_app_that_streamlit_run_discovers():
 
     found = discover_asgi_app(ROOT / "streamlit_app.py")
     assert found.is_asgi_app and found.app_name == "app"
+
+
+@pytest.mark.parametrize(("preset", "expected"), [(None, "1"), ("2", "2")])
+def test_the_server_runs_one_blas_thread_unless_told_otherwise(preset, expected):
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"}
+    }
+    if preset:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    probe = "import sys, os, streamlit_app; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == expected
