@@ -48,7 +48,7 @@ s = ui.sidebar(P, page="llm", keys=keys)
 
 reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(llmviews.DEFAULT_TEXT, s.im_start), "The text",
                      "reading the default sentence")  # fmt: skip
-for line in reading.tokens.notes:
+for line in reading.notes:
     ui.note(f"The text: {line}.")
 st.caption(f"{llmviews.MODEL}, layers 0-4 of 30, run live in numpy · {llmviews.PRECISION} · from {llmviews.SOURCE}")
 st.text(llmviews.fed_line(reading.tokens, limit=150 if ui.presenter() else None))

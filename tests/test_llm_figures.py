@@ -20,7 +20,8 @@ def spec(figure) -> dict:
 
 def test_the_default_text_finds_the_shipped_previous_token_heads(reading):
     assert llmviews.positional_heads(reading, "previous-token") == ["1.2", "2.1"]
-    assert reading.previous[1, 2] == pytest.approx(smollm2.previous_weight(reading.trace.weights)[1, 2])
+    previous = smollm2.previous_weight(reading.trace.weights, first=smollm2.FIRST_QUERY)
+    assert reading.previous[1, 2] == pytest.approx(previous[1, 2])
     assert reading.tokens.im_start and reading.T == 19
 
 
@@ -123,3 +124,16 @@ def test_the_fed_line_shows_control_characters_and_says_which_ids():
     line = llmviews.fed_line(tokens)
     assert "no <|im_start|>" in line and "\\x07" in line and "\x07" not in line
     assert llmviews.fed_line(smollm2.tokenize("the dog " * 40), limit=50).endswith("…")
+
+
+def test_live_head_statistics_read_the_queries_the_extraction_reads(reading):
+    assert reading.T > smollm2.FIRST_QUERY and reading.first == smollm2.FIRST_QUERY
+    np.testing.assert_allclose(reading.sink, smollm2.sink_weight(reading.trace.weights, first=smollm2.FIRST_QUERY))
+    assert f"t ≥ {smollm2.FIRST_QUERY}" in llmviews.ROLE_RULE
+
+
+def test_a_text_of_at_most_four_tokens_falls_back_to_queries_from_1_with_a_note():
+    short = llmviews.read("dog bites man")  # 4 ids with <|im_start|>
+    assert short.first == 1
+    np.testing.assert_allclose(short.previous, smollm2.previous_weight(short.trace.weights, first=1))
+    assert any("t ≥ 1" in note for note in short.notes)

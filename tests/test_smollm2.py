@@ -311,7 +311,7 @@ def test_stats_of_the_shipped_layers_agree_with_run():
     for text in texts:
         ids = [smollm2.IM_START, *smollm2.load().tokenizer.encode(text).ids]
         w = smollm2.run(ids).weights.astype(np.float64)
-        first, count = extract_smollm2.FIRST_QUERY, len(ids) - extract_smollm2.FIRST_QUERY
+        first, count = smollm2.FIRST_QUERY, len(ids) - smollm2.FIRST_QUERY
         sink, prev = (
             sink + smollm2.sink_weight(w, first=first) * count,
             prev + smollm2.previous_weight(w, first=first) * count,

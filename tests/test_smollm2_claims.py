@@ -89,8 +89,8 @@ def test_a_shift_of_the_keys_alone_breaks_the_invariance(model, ids):
 
 def test_the_sink_claim_would_fail_in_a_layer_without_a_sink(smol, model, ids):
     weights = smollm2.run(ids, layers=2, model=model).weights
-    uniform = np.mean(1 / (np.arange(registry.SMOLLM2_FIRST_QUERY, ids.size) + 1))
-    layer_1 = smollm2.sink_weight(weights[1], first=registry.SMOLLM2_FIRST_QUERY).mean()
+    uniform = np.mean(1 / (np.arange(smollm2.FIRST_QUERY, ids.size) + 1))
+    layer_1 = smollm2.sink_weight(weights[1], first=smollm2.FIRST_QUERY).mean()
     assert layer_1 < uniform < bound("sink") * uniform  # layer 1's weight on token 0 is below uniform's share
     sink = next(k for c in smol.values() for k in c.checks if "token 0" in k.label)
     assert sink.tolerance == pytest.approx(bound("sink") * uniform)

