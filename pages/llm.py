@@ -115,17 +115,17 @@ elif s.part == "pairs":
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
+    order, blind, shift = llmviews.order_gap(result), llmviews.equivariance_gap(result), llmviews.shift_gap(result)
     a, b, c = st.columns(3)
     with a:
-        ui.headline("no rotation, mask: reordered", number(result.order_gap))
-        ui.badge(result.order_gap > llmviews.FLOAT32, "order still matters: the mask carries it", "order-blind")
+        ui.headline("no rotation, mask: reordered", number(order))
+        ui.badge(order > llmviews.FLOAT32, "order still matters: the mask carries it", "order-blind")
     with b:
-        ui.headline("no rotation, no mask: reordered", number(result.equivariance_gap))
-        ui.badge(result.equivariance_gap < llmviews.FLOAT32, "permutation-equivariant (float32 rounding)",
-                 "not equivariant")  # fmt: skip
+        ui.headline("no rotation, no mask: reordered", number(blind))
+        ui.badge(blind < llmviews.FLOAT32, "permutation-equivariant (float32 rounding)", "not equivariant")
     with c:
-        ui.headline(f"RoPE, positions + {result.k}: attention", number(result.shift_gap))
-        ui.badge(result.shift_gap < llmviews.FLOAT32, "unchanged: RoPE sees only offsets", "changed")
+        ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
+        ui.badge(shift < llmviews.FLOAT32, "unchanged: RoPE sees only offsets", "changed")
     ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 170), legend=ui.legend_side()))
     st.caption(llmviews.ABLATION_NOTE)
 else:

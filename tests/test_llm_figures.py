@@ -71,9 +71,9 @@ def test_pair_shares_sum_to_one_per_head_with_fast_pairs_first(reading):
 
 
 def test_ablations_show_order_through_the_mask_equivariance_and_shift_invariance(reading):
-    result = llmviews.ablations(reading.tokens, 1000)
-    assert result.order_gap > 0.1
-    assert result.equivariance_gap < llmviews.FLOAT32 and result.shift_gap < llmviews.FLOAT32
+    result = smollm2.ablation_gaps(reading.tokens.ids, k=1000, base=reading.trace)
+    assert llmviews.order_gap(result) > 0.1
+    assert llmviews.equivariance_gap(result) < llmviews.FLOAT32 and llmviews.shift_gap(result) < llmviews.FLOAT32
     assert result.perm[0] == 0 and result.perm[1] == reading.T - 1
     frame = llmviews.ablation_frame(result)
     assert frame["ablation"].nunique() == 3 and (frame["shown"] > 0).all()
@@ -105,7 +105,7 @@ def test_every_llm_figure_compiles_to_a_valid_spec(reading):
         llm_figures.sink_model(whole),
         llm_figures.pair_shares(reading, 1),
         llm_figures.model_fast_share(whole),
-        llm_figures.ablation_gaps(llmviews.ablations(reading.tokens, 7)),
+        llm_figures.ablation_gaps(smollm2.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)),
         llm_figures.scaled_scores(llmviews.real_pair(reading, 2, 1), "llama3"),
         llm_figures.head_profile(reading, 1, 2),
     ]

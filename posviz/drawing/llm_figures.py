@@ -101,7 +101,7 @@ def model_fast_share(model: llmviews.WholeModel, *, height: int = 420) -> Figure
     return _layer_heads(share, "llm-fast-model", title, value_title="share", annotate=False, height=height)
 
 
-def ablation_gaps(result: llmviews.Ablations, *, height: int = 280, legend: str = "bottom") -> Figure:
+def ablation_gaps(result: smollm2.Ablation, *, height: int = 280, legend: str = "bottom") -> Figure:
     """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor)."""
     frame = llmviews.ablation_frame(result)
     shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max abs difference (log)",

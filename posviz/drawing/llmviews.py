@@ -236,35 +236,24 @@ def extraction_label(model: WholeModel) -> str:
 # ----- ablations: the lessons in a real model ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Ablations:
-    """Each live layer's gap between a run and its reordered or shifted twin (L,), and the setting."""
+def order_gap(result: smollm2.Ablation) -> float:
+    """The last layer's reordering gap without rotation, mask kept (relative to its largest |h|)."""
+    return float(result.order[-1])
 
-    order_no_rotation: np.ndarray  # (L,) max |h(PX) - P h(X)|: no rotation, causal mask kept
-    equivariance: np.ndarray  # (L,) the same with the mask removed too: float rounding
-    shift: np.ndarray  # (L,) max |A(positions + k) - A(positions)| of the attention weights, RoPE and mask on
-    scale: float  # max |h| of the plain run's hidden states (what the gaps compare with)
-    k: int
-    perm: np.ndarray  # (T,) the reordering: <|im_start|> kept first, the rest backwards
 
-    @property
-    def order_gap(self) -> float:
-        """The last layer's reordering gap without rotation, mask kept, relative to max |h|."""
-        return float(self.order_no_rotation[-1] / self.scale)
+def equivariance_gap(result: smollm2.Ablation) -> float:
+    """The largest reordering gap without rotation or mask, over layers (relative to each layer's largest |h|)."""
+    return float(result.blind.max())
 
-    @property
-    def equivariance_gap(self) -> float:
-        """The largest reordering gap without rotation or mask, relative to max |h|."""
-        return float(self.equivariance.max() / self.scale)
 
-    @property
-    def shift_gap(self) -> float:
-        """The largest change of any attention weight when every position moves by k."""
-        return float(self.shift.max())
+def shift_gap(result: smollm2.Ablation) -> float:
+    """The largest change of any attention weight when every position moves by k."""
+    return float(result.shift.max())
 
 
 ABLATION_NOTE = (
-    "Reordered: max |h(PX) − P h(X)| ÷ max |h| (the last layer with the mask, every layer without); attention: the "
+    "Reordered: max |h(PX) − P h(X)| ÷ the layer's max |h| (the last layer with the mask, every layer without); "
+    "attention: the "
     "largest change of any weight. PX: the typed tokens backwards (<|im_start|> kept first); every hidden state is "
     "put back in the typed order and compared. The lessons in a real model: without position a layer reads a set "
     "(Order blindness); the causal mask alone tells first from last (Causal mask); RoPE sees only offsets (Start "
@@ -273,46 +262,22 @@ ABLATION_NOTE = (
 FLOAT32 = 1e-5  # gaps below this (relative to the values compared) are float32 rounding: its epsilon is 1.2e-7
 
 
-def reversal(ids: np.ndarray, im_start: bool) -> np.ndarray:
-    """The reordering the ablations use: the typed tokens backwards (<|im_start|> kept first).
-
-    >>> reversal(np.arange(4), True).tolist()
-    [0, 3, 2, 1]
-    """
-    first = 1 if im_start else 0
-    return np.r_[np.arange(first), np.arange(ids.size - 1, first - 1, -1)].astype(np.int64)
-
-
-def read_ablations(text: str, im_start: bool, k: int) -> Ablations:
-    """`ablations` of a text (`read`'s rules), keyed by scalars for a cache."""
-    return ablations(read(text, im_start).tokens, k)
+def read_ablations(text: str, im_start: bool, k: int) -> smollm2.Ablation:
+    """smollm2.ablation_gaps on a text's ids (`read`'s rules), keyed by scalars for a cache; its plain run is the
+    only RoPE run on the way (no separate `read`)."""
+    tokens = smollm2.tokenize(text, im_start=im_start)
+    if tokens.ids.size < MIN_IDS:
+        raise ValueError(f"the text gives {tokens.ids.size} token ids; the page needs at least {MIN_IDS}")
+    return smollm2.ablation_gaps(tokens.ids, k=k)
 
 
-def ablations(tokens: smollm2.Tokens, k: int) -> Ablations:
-    """The three ablations on the fed ids: order through the mask, permutation equivariance, shift invariance."""
-    ids, perm = tokens.ids, reversal(tokens.ids, tokens.im_start)
-
-    def gaps(**how: object) -> np.ndarray:
-        plain, moved = smollm2.run(ids, **how), smollm2.run(ids[perm], **how)
-        return np.abs(moved.hidden - plain.hidden[:, perm]).max(axis=(1, 2)).astype(np.float64)
-
-    base, shifted = smollm2.run(ids), smollm2.run(ids, offset=k)
-    return Ablations(
-        order_no_rotation=gaps(rotation="none", causal=True),
-        equivariance=gaps(rotation="none", causal=False),
-        shift=np.abs(shifted.weights - base.weights).max(axis=(1, 2, 3)).astype(np.float64),
-        scale=float(np.abs(base.hidden).max()),
-        k=int(k),
-        perm=perm,
-    )
-
-
-def ablation_frame(result: Ablations) -> pd.DataFrame:
-    """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to their
-    largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation, shown."""
+def ablation_frame(result: smollm2.Ablation) -> pd.DataFrame:
+    """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to the
+    layer's largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation,
+    shown."""
     series = {
-        "no rotation, causal mask: reordered (÷ max |h|)": result.order_no_rotation / result.scale,
-        "no rotation, no mask: reordered (÷ max |h|)": result.equivariance / result.scale,
+        "no rotation, causal mask: reordered (÷ max |h|)": result.order,
+        "no rotation, no mask: reordered (÷ max |h|)": result.blind,
         f"RoPE, every position + {result.k}: attention": result.shift,
     }
     frame = charts.series_frame(np.arange(result.shift.size), series, x_name="layer", y_name="gap", group="ablation")

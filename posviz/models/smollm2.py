@@ -489,6 +489,82 @@ def run(
     return Trace(ids, offset + np.arange(ids.size), rotation, bool(causal), embedding, hidden, q, k, weights)
 
 
+def reversal(ids: np.ndarray) -> np.ndarray:
+    """The reordering the ablations use: the tokens backwards, a leading <|im_start|> kept first.
+
+    >>> reversal(np.array([IM_START, 504, 3575, 9])).tolist()
+    [0, 3, 2, 1]
+    """
+    first = 1 if ids.size and ids[0] == IM_START else 0
+    return np.r_[np.arange(first), np.arange(ids.size - 1, first - 1, -1)].astype(np.int64)
+
+
+def layer_gaps(a: np.ndarray, b: np.ndarray, *, relative: bool = True) -> np.ndarray:
+    """Each layer's max |a - b|, divided by that layer's max |b| when `relative`.
+
+    Returns: (L,) float64 for a, b (L, ...)
+    """
+    axes = tuple(range(1, a.ndim))
+    gap = np.abs(a - b).max(axis=axes).astype(np.float64)
+    return gap / np.abs(b).max(axis=axes) if relative else gap
+
+
+def reordered_gaps(
+    ids: np.ndarray, perm: np.ndarray, *, layers: int, model: SmolLM2, rotation: Rotation, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Permutation equivariance, layer by layer: h(PX) against P h(X) (relative) and A(PX) against P A(X) P^T.
+
+    Returns: (hidden gaps (L,), attention-weight gaps (L,))
+    """
+    plain = run(ids, layers=layers, model=model, rotation=rotation, causal=causal)
+    moved = run(ids[perm], layers=layers, model=model, rotation=rotation, causal=causal)
+    weights = plain.weights[:, :, perm][:, :, :, perm]  # (L, H, T, T) reordered as the input was
+    return layer_gaps(moved.hidden, plain.hidden[:, perm]), layer_gaps(moved.weights, weights, relative=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Ablation:
+    """Each layer's gap (L,) between a run and its reordered or shifted twin: hidden states and rotated queries
+    relative to that layer's largest value, attention weights as they are (they are at most 1)."""
+
+    perm: np.ndarray  # (T,) the reordering (reversal)
+    k: int  # every position moved by k
+    base: Trace  # the plain run, RoPE and the causal mask on: the shift's reference
+    order: np.ndarray  # (L,) no rotation, causal mask kept: hidden, reordered
+    blind: np.ndarray  # (L,) no rotation, no mask: hidden, reordered (float32 rounding)
+    blind_weights: np.ndarray  # (L,) no rotation, no mask: attention weights, reordered
+    shift: np.ndarray  # (L,) RoPE and mask, every position + k: attention weights
+    shift_hidden: np.ndarray  # (L,) the same: hidden
+    shift_q: np.ndarray  # (L,) the same: rotated queries (they move, else the invariance would say nothing)
+
+
+def ablation_gaps(
+    ids: object, *, k: int, layers: int | None = None, model: SmolLM2 | None = None, base: Trace | None = None
+) -> Ablation:
+    """The lessons' three ablations on `ids`: order through the mask, permutation equivariance without rotation or
+    mask, shift invariance under RoPE. `base`, the plain run of the same ids and layers, is reused when given.
+
+    Returns: Ablation with (L,) gaps
+
+    >>> ablation_gaps([1, 504, 3575], k=10, layers=2).order.shape
+    (2,)
+    """
+    model = load() if model is None else model
+    ids = check_ids(ids, model.config.vocab, limit=MAX_RUN)
+    count = len(model.layers) if layers is None else layers
+    base = run(ids, layers=count, model=model) if base is None else base
+    if not np.array_equal(base.ids, ids) or base.hidden.shape[0] != count or base.rotation != "rope" or not base.causal:
+        raise ValueError(f"base must be the plain RoPE run of these ids through {count} layers")
+    perm = reversal(ids)
+    order, _ = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=True)
+    blind, blind_weights = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=False)
+    shifted = run(ids, layers=count, model=model, offset=k)
+    return Ablation(
+        perm, int(k), base, order, blind, blind_weights, layer_gaps(shifted.weights, base.weights, relative=False),
+        layer_gaps(shifted.hidden, base.hidden), layer_gaps(shifted.q, base.q),
+    )  # fmt: skip
+
+
 def by_distance(weights: np.ndarray) -> np.ndarray:
     """Mean attention weight at each distance t - s = 0..T-1 over the causal part (queries t >= distance).
 
