@@ -33,6 +33,7 @@ import numpy as np
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
 from posviz.maths import _checks
+from posviz.maths.attention import softmax_rows
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "smollm2"
 GGUF_FILE = "smollm2-135m-instruct-first-layers.gguf"
@@ -385,15 +386,6 @@ def rms_norm(x: np.ndarray, g: np.ndarray, eps: float) -> np.ndarray:
     return x / np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True) + np.float32(eps)) * g
 
 
-def softmax(scores: np.ndarray) -> np.ndarray:
-    """exp(s - max) / sum(exp(s - max)) over the last axis; -inf gets weight exactly 0.
-
-    Returns: same shape as scores
-    """
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool = True) -> np.ndarray:
     """softmax(q k^T / sqrt(d_k)) with each group of H / G query heads reading one key head.
 
@@ -403,7 +395,7 @@ def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool = True) -> n
     scores = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1) / np.float32(np.sqrt(q.shape[-1]))  # (H, T, T)
     if causal:
         scores = np.where(np.tri(q.shape[1], dtype=bool), scores, -np.inf).astype(q.dtype)
-    return softmax(scores)
+    return softmax_rows(scores)
 
 
 def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
