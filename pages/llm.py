@@ -11,6 +11,7 @@ import streamlit as st
 import ui
 from posviz.drawing import llm_figures, llmviews
 from posviz.drawing.display import number
+from posviz.maths import verdicts
 
 ui.page_setup(__doc__)
 # Six parts, so that a first visit draws one chart, not eleven.
@@ -81,7 +82,7 @@ elif s.part == "sink":
     first = whole.first_sink_layer
     a, b = st.columns(2)
     with a:
-        ui.headline("live: mean weight on token 0, layer 3", number(reading.sink[3].mean()))
+        ui.headline(f"live: mean weight on token 0, layer {llmviews.SINK_LAYER}", number(reading.sink_mean))
     with b:
         ui.headline("whole model: first layer with a first-token head", "none" if first is None else str(first))
     ui.intro(
@@ -119,13 +120,13 @@ elif s.part == "ablations":
     a, b, c = st.columns(3)
     with a:
         ui.headline("no rotation, mask: reordered", number(order))
-        ui.badge(order > llmviews.FLOAT32, "order still matters: the mask carries it", "order-blind")
+        ui.badge(not verdicts.float32_zero(order), "order still matters: the mask carries it", "order-blind")
     with b:
         ui.headline("no rotation, no mask: reordered", number(blind))
-        ui.badge(blind < llmviews.FLOAT32, "permutation-equivariant (float32 rounding)", "not equivariant")
+        ui.badge(verdicts.float32_zero(blind), "permutation-equivariant (float32 rounding)", "not equivariant")
     with c:
         ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
-        ui.badge(shift < llmviews.FLOAT32, "unchanged: RoPE sees only offsets", "changed")
+        ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
     ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 170), legend=ui.legend_side()))
     st.caption(llmviews.ABLATION_NOTE)
 else:

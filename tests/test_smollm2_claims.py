@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from posviz.experiments import claims as registry
+from posviz.maths import verdicts
 from posviz.models import smollm2
 
 
@@ -128,3 +129,9 @@ def test_verify_prints_the_recorded_numbers_labelled_and_ends_on_the_claim_count
     assert recorded > max(i for i, line in enumerate(lines) if line.rstrip().endswith("PASS"))
     assert any("' Paris'" in line for line in lines[recorded:])
     assert registry.SMOLLM2_TOLERANCES["equivariant"].why in run.stdout  # the reason printed under its claim
+
+
+def test_the_claims_and_the_page_share_one_float32_bound_and_one_sink_rule():
+    assert bound("equivariant") == bound("shift") == verdicts.FLOAT32_ROUNDING
+    assert bound("sink") == verdicts.SINK_FACTOR
+    assert verdicts.float32_zero(bound("shift")) and not verdicts.float32_zero(2 * bound("shift"))

