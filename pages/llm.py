@@ -70,6 +70,7 @@ if s.part == "heads":
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
     if not ui.presenter():
         ui.html_table(llmviews.head_table(reading, s.layer))
+        st.caption(f"{llmviews.FAST_NOTE}.")
 elif s.part == "distance":
     strongest = int(reading.previous[s.layer].argmax())
     ui.headline(f"head {llmviews.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
@@ -77,6 +78,7 @@ elif s.part == "distance":
     ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
     ui.html_table(llmviews.head_table(reading, s.layer))
+    st.caption(f"{llmviews.FAST_NOTE}.")
 elif s.part == "sink":
     whole = llmviews.whole_model(s.im_start)
     first = whole.first_sink_layer
@@ -89,11 +91,12 @@ elif s.part == "sink":
         "StreamingLLM (Xiao et al. 2023) found that deep layers park attention on the first token, whatever it is: "
         "a softmax must put its weight somewhere. Turn <|im_start|> off: token 0 still takes the weight."
     )
+    st.caption(llmviews.sink_difference(reading, whole))  # above the maps: on a 720-px screen it stays in view
     left, right = st.columns(2)
     with left:
-        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 230)), in_columns=2)
+        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 200)), in_columns=2)
     with right:
-        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 270)), in_columns=2)
+        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 205)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
 elif s.part == "pairs":
     whole = llmviews.whole_model(s.im_start)
@@ -111,7 +114,7 @@ elif s.part == "pairs":
             llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 170), legend=ui.legend_side()), in_columns=2
         )
     with right:
-        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 220)), in_columns=2)
+        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 190)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
@@ -127,14 +130,15 @@ elif s.part == "ablations":
     with c:
         ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
         ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
-    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 170), legend=ui.legend_side()))
+    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 150)))
     st.caption(llmviews.ABLATION_NOTE)
 else:
     pair = llmviews.real_pair(reading, s.layer, s.head)
     preset = llmviews.SCALINGS[s.preset]
     fig = llm_figures.scaled_scores(pair, s.preset, height=ui.fit(300, 200), legend=ui.legend_side())
     scaled = llmviews.scaled_at_window(fig.frames[0])
-    ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}",
+    ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}, unscaled → "
+                f"{preset.params.rope_type}",
                 f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip
     ui.figure(fig)
     st.caption(

@@ -1043,3 +1043,9 @@ def test_llm_page_reads_rtl_and_emoji_without_a_traceback(text):
     at = page("llm", text=text, part="ablations")
     ok(at)
     assert len(headline_values(at)) == 3
+
+
+def test_llm_page_longer_headline_says_which_number_is_which():
+    at = page("llm", part="longer")
+    ok(at)
+    assert "unscaled → yarn" in markdown(at)

@@ -140,3 +140,18 @@ def test_a_text_of_at_most_four_tokens_falls_back_to_queries_from_1_with_a_note(
     assert short.first == 1
     np.testing.assert_allclose(short.previous, smollm2.previous_weight(short.trace.weights, first=1))
     assert any("t ≥ 1" in note for note in short.notes)
+
+
+def test_the_sink_caption_says_why_the_maps_differ_with_both_means_computed(reading):
+    whole = llmviews.whole_model()
+    line = llmviews.sink_difference(reading, whole)
+    live, extracted = reading.sink.mean(), whole.sink[: reading.sink.shape[0]].mean()
+    assert "more keys" in line and f"{reading.T} tokens" in line and f"{whole.text_count} longer texts" in line
+    assert f"{live:.2f}" in line and f"{extracted:.2g}" in line
+
+
+def test_the_ablation_chart_ticks_whole_layers_with_its_legend_underneath(reading):
+    s = spec(llm_figures.ablation_gaps(smollm2.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)))
+    text = json.dumps(s)
+    assert '"tickMinStep": 1' in text and '"format": "d"' in text
+    assert '"orient": "bottom"' in text and '"labelLimit": 360' in text

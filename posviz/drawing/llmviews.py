@@ -34,6 +34,11 @@ ROLE_RULE = (
     "extraction: previous-token if the mean weight on token t−1 is above 0.5; else first-token if the mean weight on "
     "token 0 is; else other (smollm2.head_roles)"
 )
+FAST_COLUMN = "q energy in fast pairs"
+FAST_NOTE = (
+    f"{FAST_COLUMN}: the share of a query head's energy |q_pair|² (mean over tokens; rotation leaves it unchanged) "
+    f"in its {FAST_PAIRS} fastest-turning pairs i < {FAST_PAIRS} of 32; an even spread gives 1/4"
+)
 LEAN_RULE = f"leans on fast pairs: more than a third of its query energy in the {FAST_PAIRS} fastest pairs (i < 8)"
 
 
@@ -146,7 +151,7 @@ def head_table(reading: Reading, layer: int) -> pd.DataFrame:
             "weight on t−1": [number(v, digits=2) for v in reading.previous[layer]],
             "weight on token 0": [number(v, digits=2) for v in reading.sink[layer]],
             "role": reading.roles[layer].tolist(),
-            "q energy in fast pairs": [number(v, digits=2) for v in share],
+            FAST_COLUMN: [number(v, digits=2) for v in share],
         }
     )
 
@@ -207,6 +212,8 @@ class WholeModel:
     rule: str
     texts: str  # the named texts and their token count
     im_start: bool
+    text_count: int  # how many texts
+    tokens: int  # their tokens together
 
     @property
     def first_sink_layer(self) -> int | None:
@@ -232,7 +239,19 @@ def whole_model(im_start: bool = True) -> WholeModel:
         roles=np.array([r["verdict"] for r in layers]), q_energy=np.array([r["q_energy"] for r in energy]),
         k_energy=np.array([r["k_energy"] for r in energy]), rule=stats["rule"],
         texts=f"{len(stats['texts'])} texts ({names}), {part['tokens']} tokens", im_start=bool(part["im_start"]),
+        text_count=len(stats["texts"]), tokens=int(part["tokens"]),
     )  # fmt: skip
+
+
+def sink_difference(reading: Reading, model: WholeModel) -> str:
+    """Why the live and the whole-model sink maps differ, with both means over the live layers' heads: one line."""
+    L = reading.sink.shape[0]
+    live, extracted = float(reading.sink.mean()), float(model.sink[:L].mean())
+    return (
+        f"Why the maps differ: a longer text spreads each query over more keys. Layers 0-{L - 1} give token 0 "
+        f"{number(live, digits=2)} here (this text, {reading.T} tokens), {number(extracted, digits=2)} at extraction "
+        f"({model.text_count} longer texts, {model.tokens:,} tokens)."
+    )
 
 
 def extraction_label(model: WholeModel) -> str:
@@ -286,9 +305,9 @@ def ablation_frame(result: smollm2.Ablation) -> pd.DataFrame:
     layer's largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation,
     shown."""
     series = {
-        "no rotation, causal mask: reordered (÷ max |h|)": result.order,
-        "no rotation, no mask: reordered (÷ max |h|)": result.blind,
-        f"RoPE, every position + {result.k}: attention": result.shift,
+        "no rotation, mask: reordered (h ÷ max |h|)": result.order,
+        "no rotation, no mask: reordered (h ÷ max |h|)": result.blind,
+        f"RoPE, positions + {result.k}: attention weights": result.shift,
     }
     frame = charts.series_frame(np.arange(result.shift.size), series, x_name="layer", y_name="gap", group="ablation")
     frame["shown"] = frame["gap"].clip(lower=1e-9)
