@@ -155,3 +155,8 @@ def test_the_ablation_chart_ticks_whole_layers_with_its_legend_underneath(readin
     text = json.dumps(s)
     assert '"tickMinStep": 1' in text and '"format": "d"' in text
     assert '"orient": "bottom"' in text and '"labelLimit": 360' in text
+
+
+def test_the_distance_profile_at_distance_1_is_the_headline_previous_weight(reading):
+    profile = smollm2.by_distance(reading.trace.weights, first=reading.first)  # (L, H, T)
+    np.testing.assert_allclose(profile[..., 1], reading.previous, rtol=1e-6)

@@ -286,7 +286,8 @@ def test_previous_token_weights_read_as_distance_one():
     weights = np.eye(T, k=-1)[None]  # every query t > 0 reads t - 1 only
     weights[0, 0, 0] = 1.0
     np.testing.assert_allclose(smollm2.previous_weight(weights), [1.0])
-    np.testing.assert_allclose(smollm2.by_distance(weights)[0, :3], [1 / T, 1.0, 0.0])
+    np.testing.assert_allclose(smollm2.by_distance(weights)[0, :3], [0.0, 1.0, 0.0])  # query 0 (reads itself) left out
+    np.testing.assert_allclose(smollm2.by_distance(weights, first=3)[0, :3], [0.0, 1.0, 0.0])
     np.testing.assert_allclose(smollm2.sink_weight(weights, first=2), [0.0])
     assert smollm2.head_roles(np.array([0.9, 0.1]), np.array([0.2, 0.8])).tolist() == ["first-token", "previous-token"]
 

@@ -125,7 +125,7 @@ def scaled_scores(pair: llmviews.RealPair, preset_key: str, *, height: int = 300
 
 def head_profile(reading: llmviews.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
     """One head's mean weight at each distance, as bars (the lecture's step)."""
-    curve = smollm2.by_distance(reading.trace.weights[layer, h])[:16]
+    curve = smollm2.by_distance(reading.trace.weights[layer, h], first=reading.first)[:16]
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
     shape = dict(x="distance", y="weight", x_title="distance t − s (tokens)", y_title="mean weight",
                  title=f"head {llmviews.head(layer, h)}: attention against distance", height=height)  # fmt: skip

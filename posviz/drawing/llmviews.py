@@ -159,7 +159,7 @@ def head_table(reading: Reading, layer: int) -> pd.DataFrame:
 def by_distance_frame(reading: Reading, layer: int, reach: int = 24) -> pd.DataFrame:
     """Mean weight at each distance 0..min(T, reach)-1 for every head of `layer`: columns distance, weight, head,
     series (the head and its role for a positional head, "other heads" for the rest: one colour)."""
-    profile = smollm2.by_distance(reading.trace.weights[layer])[:, :reach]  # (H, N)
+    profile = smollm2.by_distance(reading.trace.weights[layer], first=reading.first)[:, :reach]  # (H, N)
     roles = reading.roles[layer]
     rows = []
     for h, curve in enumerate(profile):

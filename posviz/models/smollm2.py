@@ -557,13 +557,15 @@ def ablation_gaps(
     )  # fmt: skip
 
 
-def by_distance(weights: np.ndarray) -> np.ndarray:
-    """Mean attention weight at each distance t - s = 0..T-1 over the causal part (queries t >= distance).
+def by_distance(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean attention weight at each distance t - s = 0..T-1 over the queries t >= max(first, distance), so that
+    distance 1 is previous_weight(weights, first=first).
 
     Returns: (..., T) for weights (..., T, T)
     """
-    T = weights.shape[-1]
-    return np.stack([np.diagonal(weights, -n, axis1=-2, axis2=-1).mean(axis=-1) for n in range(T)], axis=-1)
+    T, first = weights.shape[-1], _queries_from(weights, first)
+    diagonals = [np.diagonal(weights, -n, axis1=-2, axis2=-1)[..., max(first - n, 0) :] for n in range(T)]
+    return np.stack([d.mean(axis=-1) for d in diagonals], axis=-1)
 
 
 def _queries_from(weights: np.ndarray, first: int) -> int:
