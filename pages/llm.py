@@ -11,6 +11,7 @@ import streamlit as st
 import ui
 from posviz.drawing import llm_figures, llmviews
 from posviz.drawing.display import number
+from posviz.maths import verdicts
 
 ui.page_setup(__doc__)
 # Six parts, so that a first visit draws one chart, not eleven.
@@ -48,7 +49,7 @@ s = ui.sidebar(P, page="llm", keys=keys)
 
 reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(llmviews.DEFAULT_TEXT, s.im_start), "The text",
                      "reading the default sentence")  # fmt: skip
-for line in reading.tokens.notes:
+for line in reading.notes:
     ui.note(f"The text: {line}.")
 st.caption(f"{llmviews.MODEL}, layers 0-4 of 30, run live in numpy · {llmviews.PRECISION} · from {llmviews.SOURCE}")
 st.text(llmviews.fed_line(reading.tokens, limit=150 if ui.presenter() else None))
@@ -69,6 +70,7 @@ if s.part == "heads":
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
     if not ui.presenter():
         ui.html_table(llmviews.head_table(reading, s.layer))
+        st.caption(f"{llmviews.FAST_NOTE}.")
 elif s.part == "distance":
     strongest = int(reading.previous[s.layer].argmax())
     ui.headline(f"head {llmviews.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
@@ -76,23 +78,25 @@ elif s.part == "distance":
     ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
     ui.html_table(llmviews.head_table(reading, s.layer))
+    st.caption(f"{llmviews.FAST_NOTE}.")
 elif s.part == "sink":
     whole = llmviews.whole_model(s.im_start)
     first = whole.first_sink_layer
     a, b = st.columns(2)
     with a:
-        ui.headline("live: mean weight on token 0, layer 3", number(reading.sink[3].mean()))
+        ui.headline(f"live: mean weight on token 0, layer {llmviews.SINK_LAYER}", number(reading.sink_mean))
     with b:
         ui.headline("whole model: first layer with a first-token head", "none" if first is None else str(first))
     ui.intro(
         "StreamingLLM (Xiao et al. 2023) found that deep layers park attention on the first token, whatever it is: "
         "a softmax must put its weight somewhere. Turn <|im_start|> off: token 0 still takes the weight."
     )
+    st.caption(llmviews.sink_difference(reading, whole))  # above the maps: on a 720-px screen it stays in view
     left, right = st.columns(2)
     with left:
-        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 230)), in_columns=2)
+        ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 200)), in_columns=2)
     with right:
-        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 270)), in_columns=2)
+        ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 205)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
 elif s.part == "pairs":
     whole = llmviews.whole_model(s.im_start)
@@ -110,30 +114,31 @@ elif s.part == "pairs":
             llm_figures.pair_shares(reading, s.layer, height=ui.fit(300, 170), legend=ui.legend_side()), in_columns=2
         )
     with right:
-        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 220)), in_columns=2)
+        ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 190)), in_columns=2)
     st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
+    order, blind, shift = llmviews.order_gap(result), llmviews.equivariance_gap(result), llmviews.shift_gap(result)
     a, b, c = st.columns(3)
     with a:
-        ui.headline("no rotation, mask: reordered", number(result.order_gap))
-        ui.badge(result.order_gap > llmviews.FLOAT32, "order still matters: the mask carries it", "order-blind")
+        ui.headline("no rotation, mask: reordered", number(order))
+        ui.badge(not verdicts.float32_zero(order), "order still matters: the mask carries it", "order-blind")
     with b:
-        ui.headline("no rotation, no mask: reordered", number(result.equivariance_gap))
-        ui.badge(result.equivariance_gap < llmviews.FLOAT32, "permutation-equivariant (float32 rounding)",
-                 "not equivariant")  # fmt: skip
+        ui.headline("no rotation, no mask: reordered", number(blind))
+        ui.badge(verdicts.float32_zero(blind), "permutation-equivariant (float32 rounding)", "not equivariant")
     with c:
-        ui.headline(f"RoPE, positions + {result.k}: attention", number(result.shift_gap))
-        ui.badge(result.shift_gap < llmviews.FLOAT32, "unchanged: RoPE sees only offsets", "changed")
-    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 170), legend=ui.legend_side()))
+        ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
+        ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
+    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 150)))
     st.caption(llmviews.ABLATION_NOTE)
 else:
     pair = llmviews.real_pair(reading, s.layer, s.head)
     preset = llmviews.SCALINGS[s.preset]
     fig = llm_figures.scaled_scores(pair, s.preset, height=ui.fit(300, 200), legend=ui.legend_side())
     scaled = llmviews.scaled_at_window(fig.frames[0])
-    ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}",
+    ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}, unscaled → "
+                f"{preset.params.rope_type}",
                 f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip
     ui.figure(fig)
     st.caption(

@@ -980,7 +980,7 @@ def test_llm_page_names_the_model_and_shows_the_previous_token_heads_at_defaults
     at = page("llm")
     ok(at)
     assert not at.warning
-    assert headline_values(at) == ["1.2, 2.1", "0.73319"]
+    assert headline_values(at) == ["1.2, 2.1", "0.7263"]
     captions = "\n".join(c.value for c in at.caption)
     assert "SmolLM2-135M-Instruct" in captions and "Q4_1" in captions and "Q8_0" in captions
     assert "head_roles" in captions  # the rule is stated
@@ -990,7 +990,7 @@ def test_llm_page_names_the_model_and_shows_the_previous_token_heads_at_defaults
 
 @pytest.mark.parametrize(
     ("part", "charts", "first"),
-    [("distance", 1, "0.73319"), ("sink", 2, "0.48908"), ("pairs", 2, "1.2, 2.1"), ("ablations", 1, "0.76866"),
+    [("distance", 1, "0.7263"), ("sink", 2, "0.42228"), ("pairs", 2, "1.2, 2.1"), ("ablations", 1, "0.77689"),
      ("longer", 1, "-18.604 → -24.619")],
 )  # fmt: skip
 def test_llm_page_every_part_draws_its_charts_and_number(part, charts, first):
@@ -1043,3 +1043,9 @@ def test_llm_page_reads_rtl_and_emoji_without_a_traceback(text):
     at = page("llm", text=text, part="ablations")
     ok(at)
     assert len(headline_values(at)) == 3
+
+
+def test_llm_page_longer_headline_says_which_number_is_which():
+    at = page("llm", part="longer")
+    ok(at)
+    assert "unscaled → yarn" in markdown(at)

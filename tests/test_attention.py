@@ -89,3 +89,17 @@ def test_causal_mask_zeroes_the_upper_triangle():
 def test_softmax_is_stable_for_large_scores():
     out = posviz.softmax(np.array([1000.0, 1000.0, -1000.0]))
     np.testing.assert_allclose(out, [0.5, 0.5, 0.0])
+
+
+def test_softmax_rows_keeps_the_dtype_and_agrees_with_the_checked_softmax():
+    from posviz.maths.attention import softmax_rows
+
+    scores = np.random.default_rng(0).normal(size=(3, 4, 5)).astype(np.float32) * 30
+    scores[..., 3:] = -np.inf
+    rows = softmax_rows(scores)
+    assert rows.dtype == np.float32 and (rows[..., 3:] == 0).all()
+    np.testing.assert_allclose(rows, posviz.softmax(scores), rtol=1e-5, atol=1e-7)
+    finite = scores[..., :3].astype(np.float64)
+    np.testing.assert_allclose(
+        posviz.softmax(finite, axis=0), np.moveaxis(softmax_rows(np.moveaxis(finite, 0, -1)), -1, 0)
+    )

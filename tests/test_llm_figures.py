@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from posviz.drawing import charts, llm_figures, llmviews
+from posviz.maths import verdicts
 from posviz.models import smollm2
 
 
@@ -20,7 +21,8 @@ def spec(figure) -> dict:
 
 def test_the_default_text_finds_the_shipped_previous_token_heads(reading):
     assert llmviews.positional_heads(reading, "previous-token") == ["1.2", "2.1"]
-    assert reading.previous[1, 2] == pytest.approx(smollm2.previous_weight(reading.trace.weights)[1, 2])
+    previous = smollm2.previous_weight(reading.trace.weights, first=smollm2.FIRST_QUERY)
+    assert reading.previous[1, 2] == pytest.approx(previous[1, 2])
     assert reading.tokens.im_start and reading.T == 19
 
 
@@ -70,9 +72,11 @@ def test_pair_shares_sum_to_one_per_head_with_fast_pairs_first(reading):
 
 
 def test_ablations_show_order_through_the_mask_equivariance_and_shift_invariance(reading):
-    result = llmviews.ablations(reading.tokens, 1000)
-    assert result.order_gap > 0.1
-    assert result.equivariance_gap < llmviews.FLOAT32 and result.shift_gap < llmviews.FLOAT32
+    result = smollm2.ablation_gaps(reading.tokens.ids, k=1000, base=reading.trace)
+    assert llmviews.order_gap(result) > 0.1
+    assert verdicts.float32_zero(llmviews.equivariance_gap(result)) and verdicts.float32_zero(
+        llmviews.shift_gap(result)
+    )
     assert result.perm[0] == 0 and result.perm[1] == reading.T - 1
     frame = llmviews.ablation_frame(result)
     assert frame["ablation"].nunique() == 3 and (frame["shown"] > 0).all()
@@ -104,7 +108,7 @@ def test_every_llm_figure_compiles_to_a_valid_spec(reading):
         llm_figures.sink_model(whole),
         llm_figures.pair_shares(reading, 1),
         llm_figures.model_fast_share(whole),
-        llm_figures.ablation_gaps(llmviews.ablations(reading.tokens, 7)),
+        llm_figures.ablation_gaps(smollm2.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)),
         llm_figures.scaled_scores(llmviews.real_pair(reading, 2, 1), "llama3"),
         llm_figures.head_profile(reading, 1, 2),
     ]
@@ -123,3 +127,36 @@ def test_the_fed_line_shows_control_characters_and_says_which_ids():
     line = llmviews.fed_line(tokens)
     assert "no <|im_start|>" in line and "\\x07" in line and "\x07" not in line
     assert llmviews.fed_line(smollm2.tokenize("the dog " * 40), limit=50).endswith("…")
+
+
+def test_live_head_statistics_read_the_queries_the_extraction_reads(reading):
+    assert reading.T > smollm2.FIRST_QUERY and reading.first == smollm2.FIRST_QUERY
+    np.testing.assert_allclose(reading.sink, smollm2.sink_weight(reading.trace.weights, first=smollm2.FIRST_QUERY))
+    assert f"t ≥ {smollm2.FIRST_QUERY}" in llmviews.ROLE_RULE
+
+
+def test_a_text_of_at_most_four_tokens_falls_back_to_queries_from_1_with_a_note():
+    short = llmviews.read("dog bites man")  # 4 ids with <|im_start|>
+    assert short.first == 1
+    np.testing.assert_allclose(short.previous, smollm2.previous_weight(short.trace.weights, first=1))
+    assert any("t ≥ 1" in note for note in short.notes)
+
+
+def test_the_sink_caption_says_why_the_maps_differ_with_both_means_computed(reading):
+    whole = llmviews.whole_model()
+    line = llmviews.sink_difference(reading, whole)
+    live, extracted = reading.sink.mean(), whole.sink[: reading.sink.shape[0]].mean()
+    assert "more keys" in line and f"{reading.T} tokens" in line and f"{whole.text_count} longer texts" in line
+    assert f"{live:.2f}" in line and f"{extracted:.2g}" in line
+
+
+def test_the_ablation_chart_ticks_whole_layers_with_its_legend_underneath(reading):
+    s = spec(llm_figures.ablation_gaps(smollm2.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)))
+    text = json.dumps(s)
+    assert '"tickMinStep": 1' in text and '"format": "d"' in text
+    assert '"orient": "bottom"' in text and '"labelLimit": 360' in text
+
+
+def test_the_distance_profile_at_distance_1_is_the_headline_previous_weight(reading):
+    profile = smollm2.by_distance(reading.trace.weights, first=reading.first)  # (L, H, T)
+    np.testing.assert_allclose(profile[..., 1], reading.previous, rtol=1e-6)

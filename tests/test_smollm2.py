@@ -53,15 +53,15 @@ def scalar_rope(vec: list[float], t: int, theta: float) -> list[float]:
     return out
 
 
-def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config):
-    """Llama's decoder layer with loops over tokens, heads and dimensions (causal, positions 0..T-1)."""
+def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config, offset: int = 0):
+    """Llama's decoder layer with loops over tokens, heads and dimensions (causal, positions offset..offset+T-1)."""
     w = {f.name: getattr(layer, f.name).astype(np.float64).tolist() for f in dataclasses.fields(layer)}
     T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.d_k
     h = [scalar_rms_norm(row, w["attn_norm"], cfg.eps) for row in x]
-    q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], t, cfg.theta) for t in range(T)]
-         for j in range(H)]  # fmt: skip
-    k = [[scalar_rope([dot(w["w_k"][g * dk + c], h[t]) for c in range(dk)], t, cfg.theta) for t in range(T)]
-         for g in range(G)]  # fmt: skip
+    q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], offset + t, cfg.theta)
+          for t in range(T)] for j in range(H)]  # fmt: skip
+    k = [[scalar_rope([dot(w["w_k"][g * dk + c], h[t]) for c in range(dk)], offset + t, cfg.theta)
+          for t in range(T)] for g in range(G)]  # fmt: skip
     v = [[[dot(w["w_v"][g * dk + c], h[t]) for c in range(dk)] for t in range(T)] for g in range(G)]
     weights = [[[0.0] * T for _ in range(T)] for _ in range(H)]
     mixed = [[0.0] * (H * dk) for _ in range(T)]
@@ -86,11 +86,21 @@ def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config
     return np.array(out), np.array(q), np.array(k), np.array(weights)
 
 
-def test_one_layer_matches_a_scalar_loop_reference(model, ids):
-    five = ids[:5]
-    x = model.embed(five)
-    trace = smollm2.run(five, layers=1)
-    out, q, k, weights = scalar_layer(model.layers[0], x.astype(np.float64).tolist(), model.config)
+def test_the_config_is_the_published_smollm2_135m(model):
+    """The scalar reference reads theta, eps, d_k, H and G from model.config: they are pinned here to the model card."""
+    published = smollm2.Config(d=576, heads=9, kv_heads=3, d_k=64, theta=100_000.0, eps=1e-5, vocab=49_152,
+                               model_layers=30, context=8192)  # fmt: skip
+    assert model.config.eps == pytest.approx(published.eps, rel=1e-7)  # the GGUF stores it as float32
+    assert dataclasses.replace(model.config, eps=published.eps) == published
+    assert len(model.layers) == 5 and model.layers[0].w_gate.shape == (1536, 576)
+
+
+@pytest.mark.parametrize("offset", [0, 4000])
+def test_one_layer_matches_a_scalar_loop_reference(model, ids, offset):
+    eight = ids[:8]  # T = 8 and positions up to 4007: the slowest pair turns by 0.06 rad, well above the tolerances
+    x = model.embed(eight)
+    trace = smollm2.run(eight, layers=1, offset=offset)
+    out, q, k, weights = scalar_layer(model.layers[0], x.astype(np.float64).tolist(), model.config, offset)
     np.testing.assert_allclose(trace.weights[0], weights, atol=2e-6)
     np.testing.assert_allclose(trace.q[0], q, rtol=1e-4, atol=1e-4 * np.abs(q).max())
     np.testing.assert_allclose(trace.k[0], k, rtol=1e-4, atol=1e-4 * np.abs(k).max())
@@ -276,7 +286,8 @@ def test_previous_token_weights_read_as_distance_one():
     weights = np.eye(T, k=-1)[None]  # every query t > 0 reads t - 1 only
     weights[0, 0, 0] = 1.0
     np.testing.assert_allclose(smollm2.previous_weight(weights), [1.0])
-    np.testing.assert_allclose(smollm2.by_distance(weights)[0, :3], [1 / T, 1.0, 0.0])
+    np.testing.assert_allclose(smollm2.by_distance(weights)[0, :3], [0.0, 1.0, 0.0])  # query 0 (reads itself) left out
+    np.testing.assert_allclose(smollm2.by_distance(weights, first=3)[0, :3], [0.0, 1.0, 0.0])
     np.testing.assert_allclose(smollm2.sink_weight(weights, first=2), [0.0])
     assert smollm2.head_roles(np.array([0.9, 0.1]), np.array([0.2, 0.8])).tolist() == ["first-token", "previous-token"]
 
@@ -311,7 +322,7 @@ def test_stats_of_the_shipped_layers_agree_with_run():
     for text in texts:
         ids = [smollm2.IM_START, *smollm2.load().tokenizer.encode(text).ids]
         w = smollm2.run(ids).weights.astype(np.float64)
-        first, count = extract_smollm2.FIRST_QUERY, len(ids) - extract_smollm2.FIRST_QUERY
+        first, count = smollm2.FIRST_QUERY, len(ids) - smollm2.FIRST_QUERY
         sink, prev = (
             sink + smollm2.sink_weight(w, first=first) * count,
             prev + smollm2.previous_weight(w, first=first) * count,

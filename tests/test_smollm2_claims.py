@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from posviz.experiments import claims as registry
+from posviz.maths import verdicts
 from posviz.models import smollm2
 
 
@@ -61,19 +62,21 @@ def bound(name: str) -> float:
 
 
 def test_with_rotation_on_and_no_mask_the_equivariance_claim_would_fail(model, ids):
-    hidden, weights = registry._shuffle_gaps(model, ids, len(model.layers), rotation="rope", causal=False)
-    assert hidden > 100 * bound("equivariant") and weights > 100 * bound("equivariant")
+    perm = smollm2.reversal(ids)
+    hidden, weights = smollm2.reordered_gaps(ids, perm, layers=len(model.layers), model=model, rotation="rope",
+                                             causal=False)  # fmt: skip
+    assert hidden.max() > 100 * bound("equivariant") and weights.max() > 100 * bound("equivariant")
 
 
 def test_without_the_mask_the_order_claim_would_fail(model, ids):
-    hidden, _ = registry._shuffle_gaps(model, ids, 1, rotation="none", causal=False)
-    assert hidden < bound("order") / 1000
+    hidden, _ = smollm2.reordered_gaps(ids, smollm2.reversal(ids), layers=1, model=model, rotation="none", causal=False)
+    assert hidden[0] < bound("order") / 1000
 
 
 def test_without_rotation_a_shift_moves_nothing_so_the_shift_claim_would_fail(model, ids):
     plain = smollm2.run(ids, layers=1, rotation="none", model=model)
     shifted = smollm2.run(ids, layers=1, rotation="none", offset=registry.SMOLLM2_SHIFT, model=model)
-    assert registry._relative_gap(shifted.q, plain.q) < bound("moved") / 1000  # "the rotated queries move" fails
+    assert smollm2.layer_gaps(shifted.q, plain.q).max() < bound("moved") / 1000  # "the rotated queries move" fails
 
 
 def test_a_shift_of_the_keys_alone_breaks_the_invariance(model, ids):
@@ -89,8 +92,8 @@ def test_a_shift_of_the_keys_alone_breaks_the_invariance(model, ids):
 
 def test_the_sink_claim_would_fail_in_a_layer_without_a_sink(smol, model, ids):
     weights = smollm2.run(ids, layers=2, model=model).weights
-    uniform = np.mean(1 / (np.arange(registry.SMOLLM2_FIRST_QUERY, ids.size) + 1))
-    layer_1 = smollm2.sink_weight(weights[1], first=registry.SMOLLM2_FIRST_QUERY).mean()
+    uniform = np.mean(1 / (np.arange(smollm2.FIRST_QUERY, ids.size) + 1))
+    layer_1 = smollm2.sink_weight(weights[1], first=smollm2.FIRST_QUERY).mean()
     assert layer_1 < uniform < bound("sink") * uniform  # layer 1's weight on token 0 is below uniform's share
     sink = next(k for c in smol.values() for k in c.checks if "token 0" in k.label)
     assert sink.tolerance == pytest.approx(bound("sink") * uniform)
@@ -126,3 +129,9 @@ def test_verify_prints_the_recorded_numbers_labelled_and_ends_on_the_claim_count
     assert recorded > max(i for i, line in enumerate(lines) if line.rstrip().endswith("PASS"))
     assert any("' Paris'" in line for line in lines[recorded:])
     assert registry.SMOLLM2_TOLERANCES["equivariant"].why in run.stdout  # the reason printed under its claim
+
+
+def test_the_claims_and_the_page_share_one_float32_bound_and_one_sink_rule():
+    assert bound("equivariant") == bound("shift") == verdicts.FLOAT32_ROUNDING
+    assert bound("sink") == verdicts.SINK_FACTOR
+    assert verdicts.float32_zero(bound("shift")) and not verdicts.float32_zero(2 * bound("shift"))

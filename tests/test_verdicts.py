@@ -70,3 +70,10 @@ def test_only_rotary_scores_depend_only_on_offset(scheme, expected):
 
 def test_sinusoid_similarity_depends_only_on_offset():
     assert verdicts.depends_only_on_offset(properties.similarity(posviz.sinusoidal(64, 32)))
+
+
+def test_an_attention_sink_is_more_than_twice_uniform_causal_attention_on_token_0():
+    uniform = verdicts.uniform_sink(10, 4)
+    assert uniform == pytest.approx(np.mean([1 / 5, 1 / 6, 1 / 7, 1 / 8, 1 / 9, 1 / 10]))
+    assert verdicts.attention_sink(2.01 * uniform, 10, first=4)
+    assert not verdicts.attention_sink(2 * uniform, 10, first=4)

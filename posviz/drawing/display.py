@@ -25,17 +25,16 @@ def number(value: float, digits: int = 5, *, grouped: bool = False) -> str:
     ('12.537', '3.4998', '4.4e-16', '0')
     >>> number(0.08431805329627551), number(2.375007464381647), number(float("nan"))
     ('0.084318', '2.375', 'nan')
-    >>> number(47117.25), number(47117.25, grouped=True)
-    ('47117', '47,117')
+    >>> number(47117.25), number(47117.25, grouped=True), number(1.0132789e-06)
+    ('47117', '47,117', '1.0133e-6')
     """
     value = float(value)
     if value == 0.0:
         return "0"
     if not math.isfinite(value):
         return str(value)
-    if abs(value) < SMALL:
-        return f"{value:.1e}".replace("e-0", "e-").replace("e+0", "e+")
-    return f"{value:{',' if grouped else ''}.{digits}g}"
+    text = f"{value:.1e}" if abs(value) < SMALL else f"{value:{',' if grouped else ''}.{digits}g}"
+    return text.replace("e-0", "e-").replace("e+0", "e+")  # one exponent style: 6.9e-7 beside 1.0133e-6
 
 
 def zero_note(values: np.ndarray) -> str:

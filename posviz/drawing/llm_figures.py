@@ -101,12 +101,14 @@ def model_fast_share(model: llmviews.WholeModel, *, height: int = 420) -> Figure
     return _layer_heads(share, "llm-fast-model", title, value_title="share", annotate=False, height=height)
 
 
-def ablation_gaps(result: llmviews.Ablations, *, height: int = 280, legend: str = "bottom") -> Figure:
-    """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor)."""
+def ablation_gaps(result: smollm2.Ablation, *, height: int = 280) -> Figure:
+    """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor), layers ticked
+    0..L-1; the legend under the plot, where the three long names fit (a right legend cut them at 1280 px)."""
+    legend = "bottom"
     frame = llmviews.ablation_frame(result)
     shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max abs difference (log)",
                  title="each layer: reordered or shifted against the plain run", log_y=True, points=True,
-                 legend=legend, height=height)  # fmt: skip
+                 legend=legend, height=height, whole_x=True)  # fmt: skip
     return Figure("llm-ablations", charts.lines, (frame,), shape)
 
 
@@ -123,7 +125,7 @@ def scaled_scores(pair: llmviews.RealPair, preset_key: str, *, height: int = 300
 
 def head_profile(reading: llmviews.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
     """One head's mean weight at each distance, as bars (the lecture's step)."""
-    curve = smollm2.by_distance(reading.trace.weights[layer, h])[:16]
+    curve = smollm2.by_distance(reading.trace.weights[layer, h], first=reading.first)[:16]
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
     shape = dict(x="distance", y="weight", x_title="distance t − s (tokens)", y_title="mean weight",
                  title=f"head {llmviews.head(layer, h)}: attention against distance", height=height)  # fmt: skip

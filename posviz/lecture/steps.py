@@ -448,11 +448,11 @@ def llm_head() -> Slide:
         "just before.",
         f"head {layer}.{head}: mean weight on the previous token (t−1)",
         value,
-        value > 0.5,
+        reading.roles[layer, head] == "previous-token",
         "a previous-token head: it attends by relative position",
         (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
         f"the shipped model run live ({llmviews.PRECISION}) on '{llmviews.DEFAULT_TEXT}'",
-        "below half: not a previous-token head on this text",
+        f"not a previous-token head on this text ({llmviews.ROLE_RULE})",
     )
 
 
@@ -460,17 +460,16 @@ def llm_sink() -> Slide:
     from posviz.drawing import llm_figures, llmviews
 
     reading = llmviews.read(llmviews.DEFAULT_TEXT)
-    value = float(reading.sink[3].mean())
     return Slide(
         "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
-        "layer 3: mean weight on token 0 (live)",
-        value,
-        value > 0.3,
-        "token 0 draws far more than its share",
+        f"layer {llmviews.SINK_LAYER}: mean weight on token 0 (live)",
+        reading.sink_mean,
+        reading.has_sink,
+        "token 0 draws more than twice the share uniform attention gives it",
         (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
          llm_figures.sink_model(llmviews.whole_model(), height=FIGURE_HEIGHT - 30)),
         "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
-        "no more than its share",
+        "no more than twice the share uniform attention gives it",
     )  # fmt: skip
 
 

@@ -16,8 +16,22 @@ from posviz.maths import _checks
 from posviz.maths.encodings import DEFAULT_BASE, rope
 
 
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Stable softmax over the last axis, exp(s - max) / sum(exp(s - max)), in the scores' own dtype; -inf gets
+    weight exactly 0. No input checks: for callers whose scores are finite or masked by construction (a model's
+    forward pass); `softmax` checks first.
+
+    Returns: same shape and dtype as scores
+
+    >>> softmax_rows(np.zeros((2, 3), dtype=np.float32)).dtype
+    dtype('float32')
+    """
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax: exp(x - max) / sum(exp(x - max)) along `axis`.
+    """Numerically stable softmax: exp(x - max) / sum(exp(x - max)) along `axis`, in float64, after checking x.
 
     Entries equal to -inf get weight exactly 0 (a masked key).
 
@@ -33,9 +47,7 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
         raise ValueError("softmax input must not contain NaN or +inf")
     if np.isneginf(x).all(axis=axis).any():
         raise ValueError("softmax input has a slice that is -inf everywhere (nothing to attend to)")
-    shifted = x - x.max(axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=axis, keepdims=True)
+    return np.moveaxis(softmax_rows(np.moveaxis(x, axis, -1)), -1, axis)
 
 
 def causal_mask(T: int) -> np.ndarray:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from posviz.maths import _checks
+from posviz.maths.attention import softmax_rows
 from posviz.models import minilm
 
 DATA = minilm.DATA
@@ -260,12 +261,6 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _softmax(x: np.ndarray) -> np.ndarray:
-    """softmax over the last axis in x's own dtype (scores of finite weights: nothing to check)."""
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def self_attention(layer: Layer, h: np.ndarray, heads: int, lengths: tuple[int, ...] = ()) -> np.ndarray:
     """Multi-head self-attention of h, then the output projection. No mask: every token of a sentence
     sees every other. h may hold several sentences' rows one after another (`lengths`); each attends
@@ -284,14 +279,14 @@ def self_attention(layer: Layer, h: np.ndarray, heads: int, lengths: tuple[int, 
     if len(set(lengths)) == 1:  # sentences of one length: one batched product for all of them
         m, n = len(lengths), lengths[0]
         qb, kb, vb = (x.reshape(heads, m, n, hs) for x in (q, k, v))  # (H, m, n, hs)
-        weights = _softmax(qb @ kb.transpose(0, 1, 3, 2) / np.sqrt(np.asarray(hs, dtype=h.dtype)))  # (H, m, n, n)
+        weights = softmax_rows(qb @ kb.transpose(0, 1, 3, 2) / np.sqrt(np.asarray(hs, dtype=h.dtype)))  # (H, m, n, n)
         out = (weights @ vb).transpose(1, 2, 0, 3).reshape(t, d)
         return out @ layer.w_o.T + layer.b_o
     out = np.empty_like(h)
     start = 0
     for n in lengths:
         rows = slice(start, start + n)
-        weights = _softmax(q[:, rows] @ k[:, rows].transpose(0, 2, 1) / np.sqrt(np.asarray(hs, dtype=h.dtype)))
+        weights = softmax_rows(q[:, rows] @ k[:, rows].transpose(0, 2, 1) / np.sqrt(np.asarray(hs, dtype=h.dtype)))
         out[rows] = (weights @ v[:, rows]).transpose(1, 0, 2).reshape(n, d)  # weights (H, n, n)
         start += n
     return out @ layer.w_o.T + layer.b_o

@@ -33,6 +33,7 @@ import numpy as np
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
 from posviz.maths import _checks
+from posviz.maths.attention import softmax_rows
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "smollm2"
 GGUF_FILE = "smollm2-135m-instruct-first-layers.gguf"
@@ -41,6 +42,11 @@ MAX_TOKENS = 64  # ids fed by tokenize(), <|im_start|> included
 MAX_CHARS = 20_000  # longer text is cut to this many characters before tokenizing
 MAX_RUN = 1024  # run() refuses longer inputs: (H, T, T) weights per layer
 IM_START = 1  # <|im_start|>, the chat template's first token
+# The head statistics (sink, previous, roles) read the queries t >= FIRST_QUERY: query t sees only t + 1 keys, so
+# queries 0..3 put at least 1/4 on token 0 or t - 1 by arithmetic (uniform attention gives 1, 1/2, 1/3, 1/4), not
+# by the head's habit. The extraction, the claims and the page all use it; a text of at most FIRST_QUERY tokens
+# falls back to t >= 1 (first_query).
+FIRST_QUERY = 4
 Rotation = Literal["rope", "none"]
 Rotate = Callable[[np.ndarray, np.ndarray], np.ndarray]
 LAYER_TENSORS = {
@@ -380,15 +386,6 @@ def rms_norm(x: np.ndarray, g: np.ndarray, eps: float) -> np.ndarray:
     return x / np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True) + np.float32(eps)) * g
 
 
-def softmax(scores: np.ndarray) -> np.ndarray:
-    """exp(s - max) / sum(exp(s - max)) over the last axis; -inf gets weight exactly 0.
-
-    Returns: same shape as scores
-    """
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool = True) -> np.ndarray:
     """softmax(q k^T / sqrt(d_k)) with each group of H / G query heads reading one key head.
 
@@ -398,7 +395,7 @@ def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool = True) -> n
     scores = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1) / np.float32(np.sqrt(q.shape[-1]))  # (H, T, T)
     if causal:
         scores = np.where(np.tri(q.shape[1], dtype=bool), scores, -np.inf).astype(q.dtype)
-    return softmax(scores)
+    return softmax_rows(scores)
 
 
 def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
@@ -484,13 +481,91 @@ def run(
     return Trace(ids, offset + np.arange(ids.size), rotation, bool(causal), embedding, hidden, q, k, weights)
 
 
-def by_distance(weights: np.ndarray) -> np.ndarray:
-    """Mean attention weight at each distance t - s = 0..T-1 over the causal part (queries t >= distance).
+def reversal(ids: np.ndarray) -> np.ndarray:
+    """The reordering the ablations use: the tokens backwards, a leading <|im_start|> kept first.
+
+    >>> reversal(np.array([IM_START, 504, 3575, 9])).tolist()
+    [0, 3, 2, 1]
+    """
+    first = 1 if ids.size and ids[0] == IM_START else 0
+    return np.r_[np.arange(first), np.arange(ids.size - 1, first - 1, -1)].astype(np.int64)
+
+
+def layer_gaps(a: np.ndarray, b: np.ndarray, *, relative: bool = True) -> np.ndarray:
+    """Each layer's max |a - b|, divided by that layer's max |b| when `relative`.
+
+    Returns: (L,) float64 for a, b (L, ...)
+    """
+    axes = tuple(range(1, a.ndim))
+    gap = np.abs(a - b).max(axis=axes).astype(np.float64)
+    return gap / np.abs(b).max(axis=axes) if relative else gap
+
+
+def reordered_gaps(
+    ids: np.ndarray, perm: np.ndarray, *, layers: int, model: SmolLM2, rotation: Rotation, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Permutation equivariance, layer by layer: h(PX) against P h(X) (relative) and A(PX) against P A(X) P^T.
+
+    Returns: (hidden gaps (L,), attention-weight gaps (L,))
+    """
+    plain = run(ids, layers=layers, model=model, rotation=rotation, causal=causal)
+    moved = run(ids[perm], layers=layers, model=model, rotation=rotation, causal=causal)
+    weights = plain.weights[:, :, perm][:, :, :, perm]  # (L, H, T, T) reordered as the input was
+    return layer_gaps(moved.hidden, plain.hidden[:, perm]), layer_gaps(moved.weights, weights, relative=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Ablation:
+    """Each layer's gap (L,) between a run and its reordered or shifted twin: hidden states and rotated queries
+    relative to that layer's largest value, attention weights as they are (they are at most 1)."""
+
+    perm: np.ndarray  # (T,) the reordering (reversal)
+    k: int  # every position moved by k
+    base: Trace  # the plain run, RoPE and the causal mask on: the shift's reference
+    order: np.ndarray  # (L,) no rotation, causal mask kept: hidden, reordered
+    blind: np.ndarray  # (L,) no rotation, no mask: hidden, reordered (float32 rounding)
+    blind_weights: np.ndarray  # (L,) no rotation, no mask: attention weights, reordered
+    shift: np.ndarray  # (L,) RoPE and mask, every position + k: attention weights
+    shift_hidden: np.ndarray  # (L,) the same: hidden
+    shift_q: np.ndarray  # (L,) the same: rotated queries (they move, else the invariance would say nothing)
+
+
+def ablation_gaps(
+    ids: object, *, k: int, layers: int | None = None, model: SmolLM2 | None = None, base: Trace | None = None
+) -> Ablation:
+    """The lessons' three ablations on `ids`: order through the mask, permutation equivariance without rotation or
+    mask, shift invariance under RoPE. `base`, the plain run of the same ids and layers, is reused when given.
+
+    Returns: Ablation with (L,) gaps
+
+    >>> ablation_gaps([1, 504, 3575], k=10, layers=2).order.shape
+    (2,)
+    """
+    model = load() if model is None else model
+    ids = check_ids(ids, model.config.vocab, limit=MAX_RUN)
+    count = len(model.layers) if layers is None else layers
+    base = run(ids, layers=count, model=model) if base is None else base
+    if not np.array_equal(base.ids, ids) or base.hidden.shape[0] != count or base.rotation != "rope" or not base.causal:
+        raise ValueError(f"base must be the plain RoPE run of these ids through {count} layers")
+    perm = reversal(ids)
+    order, _ = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=True)
+    blind, blind_weights = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=False)
+    shifted = run(ids, layers=count, model=model, offset=k)
+    return Ablation(
+        perm, int(k), base, order, blind, blind_weights, layer_gaps(shifted.weights, base.weights, relative=False),
+        layer_gaps(shifted.hidden, base.hidden), layer_gaps(shifted.q, base.q),
+    )  # fmt: skip
+
+
+def by_distance(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean attention weight at each distance t - s = 0..T-1 over the queries t >= max(first, distance), so that
+    distance 1 is previous_weight(weights, first=first).
 
     Returns: (..., T) for weights (..., T, T)
     """
-    T = weights.shape[-1]
-    return np.stack([np.diagonal(weights, -n, axis1=-2, axis2=-1).mean(axis=-1) for n in range(T)], axis=-1)
+    T, first = weights.shape[-1], _queries_from(weights, first)
+    diagonals = [np.diagonal(weights, -n, axis1=-2, axis2=-1)[..., max(first - n, 0) :] for n in range(T)]
+    return np.stack([d.mean(axis=-1) for d in diagonals], axis=-1)
 
 
 def _queries_from(weights: np.ndarray, first: int) -> int:
@@ -498,6 +573,15 @@ def _queries_from(weights: np.ndarray, first: int) -> int:
     if weights.shape[-2] <= first:
         raise ValueError(f"need more than first = {first} query positions, got T = {weights.shape[-2]}")
     return first
+
+
+def first_query(T: int) -> int:
+    """The first query the head statistics read for T tokens: FIRST_QUERY, or 1 when T <= FIRST_QUERY.
+
+    >>> first_query(20), first_query(4)
+    (4, 1)
+    """
+    return FIRST_QUERY if _checks.integer("T", T, minimum=1) > FIRST_QUERY else 1
 
 
 def sink_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
