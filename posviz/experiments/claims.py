@@ -268,7 +268,7 @@ def _longer_contexts() -> list[Claim]:
 
 
 def _real_model() -> list[Claim]:
-    from posviz.models import encoder  # loads the shipped model (26.7 MB on disk, 33 MB in memory) only when the registry is built
+    from posviz.models import encoder  # the shipped model (26.7 MB, 33 MB in memory), read when the registry is built
 
     record = encoder.provenance()
     first, second = "dog bites man", "man bites dog"
@@ -418,9 +418,9 @@ def _smollm2_tokenizer(model) -> Claim:
     return Claim(
         21,
         "",
-        f"The tokenizer gives llama.cpp's token ids for all {len(plain)} recorded texts read as plain text: the real "
-        f"model {SMOLLM2}'s byte-level BPE (tokenizers, from the GGUF's vocabulary and merges, llama.cpp's smollm "
-        "split)",
+        f"The tokenizer (byte-level BPE from the GGUF's vocabulary and merges, run by tokenizers with llama.cpp's "
+        f"smollm split) gives llama.cpp's token ids for all {len(plain)} recorded texts read as plain text, in the "
+        f"real model {SMOLLM2}",
         (Check("texts with llama.cpp's ids", len(plain), matching, "equal"),),
         "llm",
         f"llama.cpp's ids recorded with {recorded['recorded_with']}; {SMOLLM2_SOURCE}",
