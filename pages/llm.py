@@ -130,7 +130,7 @@ elif s.part == "ablations":
     with c:
         ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
         ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
-    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 150)))
+    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 120)))
     st.caption(llmviews.ABLATION_NOTE)
 else:
     pair = llmviews.real_pair(reading, s.layer, s.head)

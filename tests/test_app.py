@@ -631,7 +631,7 @@ def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position
     assert expected.cosine < 0.95
     captions = "\n".join(c.value for c in at.caption)
     assert "below 1" in markdown(at) and "int8" in captions
-    assert f"within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)" in captions  # the bound, not a number
+    assert f"within ±{encoder.COSINE_TOLERANCE:g} of float32 (tested)" in captions  # the bound, not a number
     specs = [c.proto.spec for c in at.get("arrow_vega_lite_chart")] or [c.proto.spec for c in at.get("vega_lite_chart")]
     assert len(specs) == 2 and '"field": "cosine"' in specs[0] and '"field": "layer"' in specs[1]
 

@@ -106,7 +106,7 @@ def ablation_gaps(result: smollm2.Ablation, *, height: int = 280) -> Figure:
     0..L-1; the legend under the plot, where the three long names fit (a right legend cut them at 1280 px)."""
     legend = "bottom"
     frame = llmviews.ablation_frame(result)
-    shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max abs difference (log)",
+    shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max |Δ| (log)",
                  title="each layer: reordered or shifted against the plain run", log_y=True, points=True,
                  legend=legend, height=height, whole_x=True)  # fmt: skip
     return Figure("llm-ablations", charts.lines, (frame,), shape)

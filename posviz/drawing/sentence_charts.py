@@ -68,7 +68,7 @@ def cosine_against_scale(
 ) -> alt.LayerChart:
     """Sentence cosine against the position scale, the current scale marked with a rule, a dot and its value."""
     x = alt.X("scale:Q", title="scale of the position rows (1 = the trained model)")
-    y = alt.Y("cosine:Q", title="cosine of the sentence embeddings", scale=alt.Scale(zero=False))
+    y = alt.Y("cosine:Q", title="sentence cosine", scale=alt.Scale(zero=False))
     line = alt.Chart(curve, title=title_params(title), height=height).mark_line(
         point=True, strokeWidth=3, color=SERIES[0]
     )
