@@ -36,7 +36,7 @@ from ui.figures import figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
 from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
-from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter
+from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
 from ui.startup import end_legacy_pages_mode, freeze_startup_heap, legacy_pages_flag
 from ui.text import (
     Badge,
@@ -106,6 +106,7 @@ __all__ = [
     "show_image",
     "sidebar",
     "sync_url",
+    "takeaway",
     "token_notes",
     "tokens_param",
     "url_state",

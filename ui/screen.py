@@ -31,6 +31,15 @@ def intro(text: str) -> None:
         st.markdown(text)
 
 
+def takeaway(text: str) -> None:
+    """The one line a chart needs read with it (what to take from it, or the caveat it depends on): kept in both modes.
+
+    `intro` prose is dropped in presenter mode; a takeaway is not, so a chart never loses the sentence that says
+    what it shows (a stand-in, two different quantities side by side).
+    """
+    st.markdown(text)
+
+
 def page_setup(doc: str | None = None, formula: str | None = None) -> None:
     """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode.
 
