@@ -2,7 +2,7 @@
 
 Instead of rotating queries and keys, these schemes add a number to each attention logit that depends on how far the key
 is from the query. T5 (32 buckets, max distance 128) learns one number per bucket: exact buckets for small distances,
-log-spaced after, everything past the max distance in the last one. Shaw et al. learn one per offset clipped to ±k.
+log-spaced after, the last one from well before the max distance on. Shaw et al. learn one per offset clipped to ±k.
 ALiBi and KERPLE use a fixed shape with a slope or two learned scalars. T5's and Shaw's learned numbers are a seeded
 N(0, 1) stand-in here.
 """
@@ -38,29 +38,49 @@ shape = dict(clip=s.clip, heads=s.heads, head=s.head, r1=s.r1, r2=s.r2, seed=s.s
 
 matrices = longviews.bias_matrices(s.T, **shape)
 residuals = {kind: biases.offset_residual(m) for kind, m in matrices.items()}
-ui.headline("largest change along any diagonal, all five biases", number(max(residuals.values())))
-varying = ", ".join(longviews.BIAS_NAMES[k] for k, r in residuals.items() if not verdicts.exactly_zero(r))
-ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
+top, side = st.columns([1, 2])
+with top:
+    ui.headline("largest |b(i+1, j+1) − b(i, j)|, all five matrices", number(max(residuals.values())))
+    varying = ", ".join(longviews.BIAS_NAMES[k] for k, r in residuals.items() if not verdicts.exactly_zero(r))
+    ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
+with side:
+    ui.takeaway(
+        "That number is how much a bias changes from a cell to the next one down its diagonal: 0 means each bias is "
+        "the same all along every diagonal, so it depends on the offset j − i alone, not on where the query is."
+    )
+    far, far_causal = biases.t5_last_bucket_start(), biases.t5_last_bucket_start(bidirectional=False)
+    ui.takeaway(
+        f"T5's and Shaw's values are random stand-ins (a seeded N(0, 1) number per bucket or clipped offset), not "
+        f"trained ones: read where they step, not how high. T5's last bucket starts at |j − i| = {far} "
+        f"(causal: i − j = {far_causal}), not at 128: its log-spaced buckets round down."
+    )
 
+slope = longviews.alibi_slope(s.heads, s.head)
 curves = longviews.bias_frame(s.reach, **shape)
 ui.show_chart(
-    charts.lines,
+    charts.lines_keyed,
     frames.step_corners(curves, y="bias", group="kind"),  # the same steps with fewer points to draw
     table=curves,  # every offset in the CSV
     name="biases",
     x="offset",
     y="bias",
     color="kind",
-    title="bias against the offset j - i",
+    colours=longviews.bias_colours(),
+    title=f"bias against the offset j - i (ALiBi: head {s.head} of {s.heads}, slope {number(slope)})",
     x_title="key position - query position (j - i)",
     y_title="bias added to the logit",
     steps=True,
-    height=260,
+    height=ui.fit(260, 210),
 )
 
+shared = charts.signed_domain(*matrices.values())
 st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
+ui.takeaway(
+    f"All five on one colour scale, ±{number(shared[1])}: a paler matrix adds smaller numbers. ALiBi is head "
+    f"{s.head} of {s.heads} (slope {number(slope)}), as in the chart above."
+)
 ui.matrix_grid(
-    [ui.Panel(longviews.BIAS_NAMES[kind], m, f"bias-{kind}") for kind, m in matrices.items()],
+    [ui.Panel(longviews.BIAS_NAMES[kind], m, f"bias-{kind}", domain=shared) for kind, m in matrices.items()],
     row_title="query i",
     col_title="key j",
 )

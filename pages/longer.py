@@ -36,21 +36,52 @@ s = ui.sidebar(P, page="longer", keys=keys)
 if s.part == "scaling":
     preset = scaling.PRESETS[s.preset]
     view = longviews.scaled(preset)
+    pairs = view.inv.size
     top, side = st.columns([2, 3])
     with top:
-        ui.headline(f"pairs slowed by {preset.label}", f"{view.changed} of {view.inv.size}")
+        ui.headline(f"pairs slowed by {preset.label}", f"{view.changed} of {pairs}")
     with side:
-        st.caption(f"Source: {preset.source}")
+        if not ui.presenter():
+            st.caption(f"Source: {preset.source}")
         longer = [c for c in registry if c.page == "longer"]  # the decay's claim is in the decay part
         failing = ", ".join(f"#{c.number}" for c in longer if not c.passed)
         ui.badge(not failing, f"claims {', '.join(f'#{c.number}' for c in longer)} reproduced", f"{failing} FAIL")
         ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
-    left, right = st.columns(2)
-    with left:
-        ui.figure(figures.rope_divisors(preset), legend="bottom", in_columns=2)
-    with right:
-        ui.figure(figures.rope_wavelengths(view), in_columns=2)
-    st.markdown(f"**{view.never_turn} of {view.inv.size} pairs never complete a turn inside the training window.**")
+        slow, turning = view.slowed_never_turn, view.changed - view.slowed_never_turn
+        left_alone = view.never_turn - slow
+        ui.takeaway(
+            f"{view.never_turn} of {pairs} pairs never complete a turn inside the {preset.original:,}-token training "
+            "window; "
+            + (f"{preset.label} slows {view.changed}: those {slow}"
+               + (f" and {turning} that do turn in it." if turning else ".")
+               + (f" It leaves {left_alone} of them as they are." if left_alone else "")
+               if view.changed else "this setup slows none of them.")
+        )  # fmt: skip
+    if not view.scales:
+        ui.takeaway(
+            f"{preset.label} ships no scaling: its window stays {preset.original:,} → {preset.extended:,} tokens, no "
+            "pair is slowed and the attention factor is 1, so there is no slowdown to draw: the wavelengths below "
+            f"are its {pairs} rotated pairs as trained."
+        )
+        ui.figure(figures.rope_wavelengths(view), height=ui.fit(None, 260))
+    else:
+        factor, ratio = longviews.scaling_factor(preset), preset.extended / preset.original
+        kept, divided = longviews.llama3_bounds(preset)
+        ui.takeaway(
+            (f"The slowest pairs level off at {number(factor)}, not at {preset.extended:,} / {preset.original:,} = "
+             f"{number(ratio)}: every method is given the config's factor {number(factor)} (only dynamic NTK also "
+             "reads the length). "
+             if ratio != factor else
+             f"The slowest pairs level off at the factor {number(factor)} = {preset.extended:,} / "
+             f"{preset.original:,}. ")
+            + f"Llama 3 divides the pairs slower than one turn per {divided:,.0f} tokens by it, keeps those faster "
+            f"than one turn per {kept:,.0f}, and blends between."
+        )  # fmt: skip
+        left, right = st.columns(2)
+        with left:
+            ui.figure(figures.rope_divisors(preset), legend="bottom", in_columns=2, height=ui.fit(240, 190))
+        with right:
+            ui.figure(figures.rope_wavelengths(view), in_columns=2, height=ui.fit(280, 230))
     ui.intro(
         "Linear interpolation slows every pair by the factor. Dynamic NTK raises the base, so fast pairs barely "
         "move and the slowest ones move most. YaRN and Llama 3 keep pairs that turn many times inside the "
@@ -59,13 +90,34 @@ if s.part == "scaling":
     )
 elif s.part == "scores":
     view = longviews.scaled(scaling.PRESETS[s.preset])
-    ui.headline(
-        f"attention factor a of {view.preset.label}",
-        f"a = {number(view.attention)}, a² = {number(view.attention**2)}",
+    label = view.preset.label
+    factor_words = (
+        "the attention factor a is the number the scaled model multiplies cos and sin by, so each rotated query "
+        "and key grows by a and each score by a²"
     )
-    if view.attention == 1:
-        st.caption("a = 1 for this preset: its curve differs from the unscaled one only through the slowed pairs.")
-    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 270))
+    if not view.scales:
+        ui.takeaway(
+            f"{label} ships no scaling (no pair slowed; {factor_words}, and here a = 1): the one curve is its "
+            f"score as trained, out to its {view.preset.original:,}-token window."
+        )
+    elif view.attention == 1:
+        ui.takeaway(
+            f"In plain words, {factor_words}. {label} has a = 1, so its curve differs from the unscaled one only "
+            "through the slowed pairs."
+        )
+    else:
+        ui.headline(f"attention factor a of {label}", f"a = {number(view.attention)}, a² = {number(view.attention**2)}")
+        ui.takeaway(f"In plain words, {factor_words}: it sharpens attention that a longer text spreads thinner.")
+    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 250))
+    if view.scales:
+        means = longviews.mean_past_window(view, s.seed)
+        (plain, plain_mean), (scaled_name, scaled_mean) = means.items()
+        ui.takeaway(
+            f"Past the training window (the mark) the {scaled_name} score averages {number(scaled_mean, 3)}, the "
+            f"{plain} one {number(plain_mean, 3)}: "
+            + ("slowed pairs have turned less at a given distance, so the scaled score stays higher far out."
+               if scaled_mean > plain_mean else "here the slowed pairs do not keep the scaled score higher.")
+        )  # fmt: skip
     ui.intro(
         "Logits of rotated dimensions scale by a²: the reference code multiplies both cos and sin by the attention "
         "factor, so query and key each carry it and their dot product carries its square. Dimensions past the "
@@ -76,14 +128,19 @@ else:
     ui.intro(
         "RoFormer bounds the score of a query and a key m positions apart by max |hᵢ₊₁ − hᵢ| times the sum "
         "below, where Sⱼ adds the first j unit rotations. Averaged over the pairs the sum falls as m grows; at "
-        "m = 0 every Sⱼ = j, so the average is (d/2 + 1)/2. The bound and the measured score are different "
-        "quantities: compare how each falls with the distance, not their values."
+        "m = 0 every Sⱼ = j, so the average is (d/2 + 1)/2."
     )
     if not ui.presenter():
         st.latex(r"\sum_{j=0}^{d/2-1} |S_{j+1}|,\qquad S_j = \sum_{k=0}^{j-1} e^{\,i m \theta_k}")
     decay = longviews.decay(s.reach, s.d, s.seed)
     for claim in (c for c in registry if c.page == "longer?part=decay"):
         ui.badge(claim.passed, f"claim #{claim.number} reproduced: {claim.statement}", f"claim #{claim.number} FAIL")
+    ui.takeaway(
+        f"Two different quantities: the bound's average holds no content (Sⱼ adds the first j pairs' unit rotations "
+        f"e^(imθ), so it starts at (d/2 + 1)/2 = {number(decay.bound_at_zero)}); the measured score is random q with "
+        f"itself, starting at its mean |q|² = {number(decay.measured_at_zero)}. Compare how each falls with "
+        "distance, not their values."
+    )
     for column, fig, label, value in zip(
         st.columns(2),
         figures.decay_curves(decay),
@@ -93,4 +150,4 @@ else:
     ):
         with column:
             ui.headline(label, number(value))
-            ui.figure(fig, height=ui.fit(280, 230), in_columns=2)
+            ui.figure(fig, height=ui.fit(280, 190), in_columns=2)

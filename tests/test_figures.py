@@ -82,7 +82,8 @@ def test_rope_figures_name_the_windows_and_the_two_decay_quantities_apart():
     assert f"{preset.original:,} -> {preset.extended:,}" in divisors.shape["title"]
     assert divisors.shape["log_y"] and set(divisors.frames[0]["method"]) >= {"linear", "yarn"}
     scores = figures.rope_scores(view, 0)
-    assert scores.builder is charts.lines_marked and len(scores.frames[1]) == 1  # the training window, marked
+    assert scores.builder is charts.lines_keyed and scores.shape["overlay"] == "marker"
+    assert len(scores.frames[1]) == 1  # the training window, marked
     bound, measured = figures.decay_curves(longviews.decay(512, 16, 0, points=20))
     assert "bound" in bound.shape["title"] and "measured" in measured.shape["title"]
     assert bound.shape["y_title"] != measured.shape["y_title"]

@@ -86,8 +86,9 @@ def test_the_reindexed_sink_cache_is_exact_and_original_positions_are_not():
     assert longviews.sink_exact(ways["cache"])
     assert not longviews.sink_exact(ways["original"])
     frame = longviews.sink_errors_frame(ways)
-    assert set(frame["way"]) == {"positions in the cache", "original positions"}
-    np.testing.assert_array_equal(frame[frame["way"] == "original positions"]["error"],
+    # named like the headlines' metric; the re-indexed cache's bars are all at 0, and its entry says so
+    assert set(frame["way"]) == {"error, re-indexed cache (rounding only: at 0)", "error, text positions"}
+    np.testing.assert_array_equal(frame[frame["way"] == "error, text positions"]["error"],
                                   ways["original"].errors)  # fmt: skip
 
 

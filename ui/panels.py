@@ -30,7 +30,7 @@ class Panel:
     note: str | None = None  # written across its middle ("all zeros"), as matrix_chart's note
     rows: Sequence[str] | None = None  # row labels (default: 0, 1, ...); weights_row: the tokens
     cols: Sequence[str] | None = None  # column labels (default: 0, 1, ...)
-    domain: tuple[float, float] | None = None  # matrix_row: its colour scale (default: symmetric about 0)
+    domain: tuple[float, float] | None = None  # matrix_row, matrix_grid: its colour scale (default: symmetric about 0)
     value_title: str = "value"  # matrix_row: what its colour is
 
 
@@ -63,9 +63,10 @@ def _charts_in_columns(
     for start in range(0, len(panels), columns):
         row = zip(st.columns(columns), panels[start : start + columns], matrices[start:], strict=False)
         for column, p, m in row:
+            own = {"domain": p.domain} if p.domain is not None and "domain" not in common else {}
             with column:
                 matrix_chart(m, title=p.title, name=p.name, row_labels=p.rows, col_labels=p.cols, note=p.note,
-                             in_columns=in_columns * columns, **common)  # fmt: skip
+                             in_columns=in_columns * columns, **own, **common)  # fmt: skip
 
 
 def matrix_panels(
@@ -133,8 +134,8 @@ def matrix_panels(
 def matrix_grid(
     panels: Sequence[Panel], *, row_title: str, col_title: str, columns: int = 3, height: int = 220, in_columns: int = 1
 ) -> None:
-    """Matrices each on its own colour scale (symmetric about 0, `charts.signed_domain`), `columns` a row, across one
-    of `in_columns` equal columns sharing the main column.
+    """Matrices each on its own colour scale (`Panel.domain`, default symmetric about 0, `charts.signed_domain`; give
+    compared ones the same), `columns` a row, across one of `in_columns` equal columns sharing the main column.
 
     When every one would be a picture in its cell (`matrix_chart`'s rule), they are one block of pictures: each a PNG
     of at most one value (or block mean) per pixel of its cell, stretched to `height` px, with its colour bar and its
@@ -151,7 +152,7 @@ def matrix_grid(
     caption_size = "1rem" if presenter() else "0.875rem"  # as st.image's caption on each screen
     cells = []
     for p, m in zip(panels, matrices, strict=True):
-        domain = charts.signed_domain(m)
+        domain = p.domain or charts.signed_domain(m)
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
         caption = html_text(picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
         title = _one_line(p.title)

@@ -501,6 +501,32 @@ def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.L
     return lines(curve, **shape) + hline(reference)
 
 
+def lines_keyed(
+    curve: Data,
+    *more: Data,
+    colours: tuple[tuple[str, str], ...],
+    overlay: str = "none",
+    y_ticks: tuple[float, ...] | None = None,
+    **shape: object,
+) -> alt.Chart | alt.LayerChart:
+    """`lines` with each series in its own colour, whatever else is drawn (`colours`: (series, colour) pairs, the
+    legend's entries in that order), plus an `hline` reference ("reference") or a `marker` ("marker") of `more[0]`.
+
+    `y_ticks`: the y axis's tick values (a level the reader must find, such as a factor, gets a label).
+    """
+    if overlay not in ("none", "reference", "marker"):
+        raise ValueError(f"overlay must be 'none', 'reference' or 'marker', got {overlay!r}")
+    chart = lines(curve, **shape)
+    scale = alt.Scale(domain=[name for name, _ in colours], range=[colour for _, colour in colours])
+    for layer in chart.layer if isinstance(chart, alt.LayerChart) else [chart]:
+        layer.encoding.color.scale = scale
+        if y_ticks is not None:
+            layer.encoding.y.axis = alt.Axis(values=list(y_ticks), format="~g")
+    if overlay == "reference":
+        return chart + hline(more[0])
+    return chart + marker(more[0]) if overlay == "marker" else chart
+
+
 def bars(
     data: Data,
     *,
@@ -554,6 +580,15 @@ def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title
             tooltip=[f"{group}:N", f"{x}:O", alt.Tooltip(f"{y}:Q", format=".6g")],
         )
     )  # fmt: skip
+
+
+def grouped_bars_keyed(bars: Data, *, colours: tuple[tuple[str, str], ...], **shape: object) -> alt.Chart:
+    """`grouped_bars` with each group in its own colour (`colours`: (group, colour) pairs, the legend in that order),
+    so a group keeps its colour whichever others it is drawn with."""
+    chart = grouped_bars(bars, **shape)
+    chart.encoding.color.scale = alt.Scale(domain=[g for g, _ in colours], range=[c for _, c in colours])
+    chart.encoding.xOffset = alt.XOffset(f"{shape['group']}:N", sort=[g for g, _ in colours])
+    return chart
 
 
 def trajectory(path: Data, *, title: Text, size: int = 300) -> alt.LayerChart:

@@ -105,11 +105,15 @@ def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -
 
 
 def sink_errors(ways: Mapping[str, sinks.StreamingResult]) -> Figure:
-    """Each streamed step's error against the recompute over the kept tokens, one bar group a way of positioning."""
-    shape = dict(x="token", y="error", group="way", y_title="max abs difference")
+    """Each streamed step's error against the recompute over the kept tokens, one bar group a way of positioning, each
+    way in its own colour (a way whose every error rounds to 0 says so in its legend entry)."""
+    shape = dict(x="token", y="error", group="way", y_title="max abs difference", colours=longviews.sink_colours(ways))
     frame = longviews.sink_errors_frame(ways)
     return Figure(
-        "sink-errors", charts.grouped_bars, (frame,), dict(title="error of each step against the recompute", **shape)
+        "sink-errors",
+        charts.grouped_bars_keyed,
+        (frame,),
+        dict(title="error of each step against the recompute", **shape),
     )
 
 
@@ -143,38 +147,46 @@ def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, dist
 
 
 def rope_divisors(preset: scaling.Preset) -> Figure:
-    """How much each scaling method divides each pair's frequency, on a log axis (frame: P rows per method).
+    """How much each scaling method divides each pair's frequency, on a log axis (frame: P rows per method), with the
+    factor every method is given as a labelled level and a tick.
 
     >>> rope_divisors(scaling.PRESETS["linear-4k-8k"]).shape["y"]
     'divisor'
     """
     title = f"slowdown of each pair, {preset.original:,} -> {preset.extended:,} tokens"
-    shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)")
-    return _lines(
+    frame = longviews.divisor_frame(preset)
+    factor = longviews.scaling_factor(preset)
+    shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)",
+                 colours=longviews.method_colours(scaling.METHODS), overlay="reference",
+                 y_ticks=longviews.factor_ticks(float(frame["divisor"].max()), factor))  # fmt: skip
+    level = charts.level_frame(factor, f"factor {number(factor)}")
+    return Figure(
         "rope-divisors",
-        longviews.divisor_frame(preset),
-        title=title,
-        y_title="frequency divided by",
-        log_y=True,
-        height=240,
-        **shape,
+        charts.lines_keyed,
+        (frame, level),
+        dict(title=title, y_title="frequency divided by", log_y=True, height=240, **shape),
     )  # lines only: 5 x 64 point marks with tooltips cost the page ~0.05 s of first paint (browser_bench)
 
 
 def rope_wavelengths(view: longviews.Scaled) -> Figure:
     """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
-    shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn")
     frame, levels = longviews.wavelength_frame(view), longviews.window_levels(view.preset)
-    return _lines("wavelengths", frame, levels, title="wavelength of each pair", log_y=True, **shape)
+    colours = longviews.method_colours(list(dict.fromkeys(frame["rope"])))
+    shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn",
+                 colours=colours, overlay="reference")  # fmt: skip
+    return Figure("wavelengths", charts.lines_keyed, (frame, levels),
+                  dict(title="wavelength of each pair", log_y=True, **shape))  # fmt: skip
 
 
 def rope_scores(view: longviews.Scaled, seed: int) -> Figure:
     """The rotary score of fixed content with itself against the distance, unscaled and scaled, with the window."""
     scores = longviews.score_frame(view, seed, points=600)  # 600 samples a curve: one or two a pixel of its chart
-    shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens)", y_title="q · R(m) q")
+    colours = longviews.method_colours(list(dict.fromkeys(scores["curve"])))
+    shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens)", y_title="q · R(m) q",
+                 colours=colours, overlay="marker")  # fmt: skip
     point = longviews.window_point(view, scores)
     return Figure(
-        "scores-by-distance", charts.lines_marked, (scores, point), dict(title="score of fixed content, q = k", **shape)
+        "scores-by-distance", charts.lines_keyed, (scores, point), dict(title="score of fixed content, q = k", **shape)
     )
 
 

@@ -28,16 +28,47 @@ BIAS_NAMES = {
     "kerple": "KERPLE log",
 }
 SINK_NAMES = {
-    "cache": "positions inside the cache (StreamingLLM)",
-    "original": "bug: each token keeps its original position",
+    "cache": "positions re-assigned within the cache (StreamingLLM)",
+    "original": "positions from the text (each token keeps its own)",
     "rotated_at_insert": "bug: keys rotated once, when cached",
 }
-SINK_SERIES = {
-    "cache": "positions in the cache",
-    "original": "original positions",
-    "rotated_at_insert": "keys rotated once",
+SINK_SERIES = {  # named like the headlines' metric: each step's error against the recompute
+    "cache": "error, re-indexed cache",
+    "original": "error, text positions",
+    "rotated_at_insert": "error, keys rotated once",
 }
+SINK_COLOURS = {"cache": "#0072B2", "original": "#E69F00", "rotated_at_insert": "#CC79A7"}
 DECAY_BASES = (10_000.0, 500_000.0)
+# One colour per way of scaling RoPE, in every chart that draws one (unscaled the neutral grey); Okabe-Ito hues,
+# leaving out vermillion, which the charts' reference lines and markers use (charts.ACCENT).
+METHOD_COLOURS = {
+    "unscaled": "#8c8c8c",
+    "linear": "#E69F00",
+    "dynamic": "#009E73",
+    "yarn": "#CC79A7",
+    "llama3": "#0072B2",
+    "longrope": "#000000",
+}
+# The biases' colours: ALiBi and T5 causal far apart in hue (not two blues) on a projector.
+BIAS_COLOURS = {
+    "t5": "#CC79A7",
+    "t5_causal": "#E69F00",
+    "shaw": "#009E73",
+    "alibi": "#0072B2",
+    "kerple": "#000000",
+}
+
+
+def method_colours(names: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Each series name with its method's colour (METHOD_COLOURS), by the name's first word ("yarn (x a²)": yarn).
+
+    >>> method_colours(["unscaled", "yarn (x a²)"])
+    (('unscaled', '#8c8c8c'), ('yarn (x a²)', '#CC79A7'))
+    """
+    unknown = [n for n in names if n.split(" ")[0] not in METHOD_COLOURS]
+    if unknown:
+        raise ValueError(f"series must be named after one of {tuple(METHOD_COLOURS)}, got {unknown}")
+    return tuple((n, METHOD_COLOURS[n.split(" ")[0]]) for n in names)
 
 
 @dataclass(frozen=True)
@@ -52,12 +83,30 @@ class Scaled:
     @property
     def changed(self) -> int:
         """Pairs whose frequency the scaling changes (beyond rounding)."""
-        return int(sum(not machine_zero(abs(s / p - 1)) for s, p in zip(self.inv, self.plain, strict=True)))
+        return int(self._slowed.sum())
 
     @property
     def never_turn(self) -> int:
         """Unscaled pairs whose wavelength exceeds the training window: they never complete a turn inside it."""
-        return int((scaling.wavelengths(self.plain) > self.preset.original).sum())
+        return int(self._never.sum())
+
+    @property
+    def slowed_never_turn(self) -> int:
+        """Slowed pairs among those that never complete a turn inside the training window."""
+        return int((self._never & self._slowed).sum())
+
+    @property
+    def scales(self) -> bool:
+        """False when the preset changes nothing: no pair slowed, attention factor 1, window not extended."""
+        return bool(self.changed or self.attention != 1 or self.preset.extended != self.preset.original)
+
+    @property
+    def _never(self) -> np.ndarray:
+        return scaling.wavelengths(self.plain) > self.preset.original
+
+    @property
+    def _slowed(self) -> np.ndarray:
+        return np.array([not machine_zero(abs(s / p - 1)) for s, p in zip(self.inv, self.plain, strict=True)])
 
 
 def scaled(preset: scaling.Preset) -> Scaled:
@@ -69,6 +118,38 @@ def scaled(preset: scaling.Preset) -> Scaled:
     inv, attention = preset.inv_freq(preset.extended)
     plain = scaling.default_inv_freq(2 * inv.size, preset.rope_theta)
     return Scaled(preset, inv, plain, attention)
+
+
+def scaling_factor(preset: scaling.Preset) -> float:
+    """The factor every method is given for the preset (`scaling.method_parameters`): its config's, or extended /
+    original when it has none.
+
+    >>> scaling_factor(scaling.PRESETS["llama3.1-8b"]), scaling_factor(scaling.PRESETS["neox-partial"])
+    (8.0, 1.0)
+    """
+    return float(preset.params.factor or preset.extended / preset.original)
+
+
+def llama3_bounds(preset: scaling.Preset) -> tuple[float, float]:
+    """Llama 3's two wavelengths (tokens per turn), as `scaling.llama3_masks` uses them for this preset: pairs faster
+    than L / high_freq_factor are kept, pairs slower than L / low_freq_factor divided by the factor.
+
+    >>> llama3_bounds(scaling.PRESETS["llama3.1-8b"])
+    (2048.0, 8192.0)
+    """
+    params = scaling.method_parameters("llama3", preset)
+    length = params.original_max_position_embeddings
+    return length / params.high_freq_factor, length / params.low_freq_factor
+
+
+def factor_ticks(top: float, factor: float) -> tuple[float, ...]:
+    """Ticks for a log axis of divisors from 1 to `top`: the powers of 4 it spans, and the factor.
+
+    >>> factor_ticks(130.0, 8.0)
+    (1.0, 4.0, 8.0, 16.0, 64.0, 256.0)
+    """
+    powers = [4.0**k for k in range(int(np.ceil(np.log(max(top, 1.0)) / np.log(4))) + 1)]
+    return tuple(sorted({*powers, float(factor)}))
 
 
 def divisor_frame(preset: scaling.Preset) -> pd.DataFrame:
@@ -116,29 +197,40 @@ def score_frame(view: Scaled, seed: int, points: int = 1200) -> pd.DataFrame:
     """Rotary score q . R(m) q of seeded N(0, 1) content with itself out to the extended window, unscaled and
     scaled (with a^2): columns distance, score, curve.
 
-    Returns: (2N) rows, N <= points
+    An unscaled preset (`Scaled.scales` False) has the one curve.
+
+    Returns: (2N) rows (N for an unscaled preset), N <= points
 
     >>> score_frame(scaled(scaling.PRESETS["linear-4k-8k"]), 0, points=10).shape
     (20, 3)
     """
     q = np.random.default_rng(seed).standard_normal(view.preset.head_dim)
     distances = np.unique(np.linspace(0, view.preset.extended, points).astype(int))  # (N,)
-    series = {
-        "unscaled": scaling.rotary_scores(q, q, distances, view.plain),
+    series = {"unscaled": scaling.rotary_scores(q, q, distances, view.plain)}
+    if view.scales:  # an unscaled preset has the one curve
         # "(x a²)" only where the factor is not 1 (then the curves differ by the slowed pairs alone)
-        view.preset.params.rope_type + (" (x a²)" if view.attention != 1 else ""): scaling.rotary_scores(
-            q, q, distances, view.inv, view.attention
-        ),
-    }
+        name = view.preset.params.rope_type + (" (x a²)" if view.attention != 1 else "")
+        series[name] = scaling.rotary_scores(q, q, distances, view.inv, view.attention)
     return charts.series_frame(distances, series, x_name="distance", y_name="score", group="curve")
 
 
 def window_point(view: Scaled, scores: pd.DataFrame) -> pd.DataFrame:
     """The scaled curve at the end of the training window (x, y, label), for `charts.marker`."""
-    curve = scores[scores["curve"] != "unscaled"]
+    curve = scores[scores["curve"] != "unscaled"] if scores["curve"].nunique() > 1 else scores
     at = int(np.searchsorted(curve["distance"].to_numpy(), view.preset.original))
     row = curve.iloc[min(at, len(curve) - 1)]
     return charts.point_frame(row["distance"], row["score"], f"training window {view.preset.original:,}")
+
+
+def mean_past_window(view: Scaled, seed: int, points: int = 600) -> dict[str, float]:
+    """Each curve's mean score over the distances past the training window (the `score_frame` the chart draws).
+
+    >>> sorted(mean_past_window(scaled(scaling.PRESETS["linear-4k-8k"]), 0, points=50))
+    ['linear', 'unscaled']
+    """
+    scores = score_frame(view, seed, points=points)
+    past = scores[scores["distance"] > view.preset.original]
+    return {name: float(curve["score"].mean()) for name, curve in past.groupby("curve", sort=False)}
 
 
 @dataclass(frozen=True)
@@ -177,6 +269,20 @@ def decay(reach: int, dim: int, seed: int, bases: tuple[float, ...] = DECAY_BASE
     )
 
 
+def alibi_slope(heads: int, head: int) -> float:
+    """The slope of ALiBi's head `head` (1-based) of `heads`: 2^(-8 head / heads) for a power of two.
+
+    >>> alibi_slope(8, 5)
+    0.03125
+    """
+    return float(-biases.bias("alibi", np.array([1]), heads=heads, head=head)[0])
+
+
+def bias_colours() -> tuple[tuple[str, str], ...]:
+    """Each bias's display name with its colour (BIAS_COLOURS), in KINDS order."""
+    return tuple((BIAS_NAMES[k], BIAS_COLOURS[k]) for k in biases.KINDS)
+
+
 def bias_matrices(T: int, **shape: object) -> dict[str, np.ndarray]:
     """Each bias of biases.KINDS over a T x T grid of offsets j - i; `shape` goes to biases.bias.
 
@@ -202,12 +308,28 @@ def bias_frame(reach: int, **shape: object) -> pd.DataFrame:
     return charts.series_frame(line, series, x_name="offset", y_name="bias", group="kind")
 
 
+def sink_series(results: Mapping[str, sinks.StreamingResult]) -> dict[str, str]:
+    """Each way's legend name (SINK_SERIES), marked where every step's error is rounding (`sink_exact`): its bars are
+    at 0 on the chart's axis, not missing.
+
+    >>> sink_series({"cache": sinks.demo_streaming(T=12)})["cache"]
+    'error, re-indexed cache (rounding only: at 0)'
+    """
+    return {w: SINK_SERIES[w] + (" (rounding only: at 0)" if sink_exact(r) else "") for w, r in results.items()}
+
+
+def sink_colours(results: Mapping[str, sinks.StreamingResult]) -> tuple[tuple[str, str], ...]:
+    """Each way's legend name and its colour (SINK_COLOURS), for `charts.grouped_bars_keyed`."""
+    return tuple((name, SINK_COLOURS[w]) for w, name in sink_series(results).items())
+
+
 def sink_errors_frame(results: Mapping[str, sinks.StreamingResult]) -> pd.DataFrame:
-    """Error of each step for each way of giving positions: columns token, error, way (its short name).
+    """Error of each step for each way of giving positions: columns token, error, way (its legend name).
 
     Returns: (len(results) * T) rows
     """
-    series = {SINK_SERIES[w]: r.errors for w, r in results.items()}
+    names = sink_series(results)
+    series = {names[w]: r.errors for w, r in results.items()}
     tokens = np.arange(len(next(iter(results.values())).errors))
     return charts.series_frame(tokens, series, x_name="token", y_name="error", group="way")
 
@@ -232,8 +354,8 @@ class SinkComparison:
 
     @property
     def bug_name(self) -> str:
-        """The bug's name without its "bug: " prefix."""
-        return SINK_NAMES[self.bug].removeprefix("bug: ")
+        """The other way's short name, as its legend names its error ("text positions")."""
+        return SINK_SERIES[self.bug].removeprefix("error, ")
 
     @property
     def errors(self) -> tuple[float, float]:
@@ -250,7 +372,7 @@ def sink_comparison(*, seed: int, T: int, d: int, sinks: int, window: int, bug: 
     """`demo_streaming` with positions inside the cache and with `bug` ("original" or "rotated_at_insert").
 
     >>> r = sink_comparison(seed=0, T=24, d=8, sinks=4, window=4, bug="original"); r.exact, r.bug_name
-    (True, 'each token keeps its original position')
+    (True, 'text positions')
     """
     kept = dict(seed=seed, T=T, d=d, sinks=sinks, window=window)
     return SinkComparison(demo_streaming(**kept, positions="cache"), bug, demo_streaming(**kept, positions=bug))

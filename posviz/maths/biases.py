@@ -74,6 +74,21 @@ def t5_bucket(
     return out + np.where(n < exact, n, np.minimum(large, buckets - 1))
 
 
+def t5_last_bucket_start(*, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> int:
+    """The smallest distance i - j that `t5_bucket` puts in the last bucket of its side (keys before the query; with
+    bidirectional buckets, keys after it start their last bucket at the same distance).
+
+    The log-spaced buckets round down, so the last one starts well before max_distance.
+
+    >>> t5_last_bucket_start(), t5_last_bucket_start(bidirectional=False)
+    (91, 113)
+    """
+    far = _checks.integer("max_distance", max_distance, minimum=1)
+    n = np.arange(far + 1)
+    buckets = t5_bucket(-n, bidirectional=bidirectional, num_buckets=num_buckets, max_distance=far)  # (far + 1,)
+    return int(n[buckets == buckets[-1]][0])
+
+
 def shaw_index(relative_position: np.ndarray, clip: int) -> np.ndarray:
     """Shaw et al.'s clipped offset, shifted to a table row: max(-k, min(k, j - i)) + k.
 

@@ -52,6 +52,15 @@ class StreamingResult:
         """max abs(cached[t] - reference[t]) for every token: (T,)"""
         return np.abs(self.cached - self.reference).max(axis=-1)
 
+    @property
+    def first_eviction(self) -> int | None:
+        """The first token whose step finds a token evicted from the cache (None if none is within the T tokens).
+
+        Until then the cache holds every token, so its index is the token's position and every way agrees.
+        """
+        evicted = np.flatnonzero(self.cache_sizes < np.arange(1, self.cache_sizes.size + 1))
+        return int(evicted[0]) if evicted.size else None
+
 
 def streaming_generation(
     x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, *, sinks: int, window: int,
