@@ -76,7 +76,7 @@ ui.show_chart(
 shared = charts.signed_domain(*matrices.values())
 st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
 ui.takeaway(
-    f"All five on one colour scale, ±{number(shared[1])}: a paler matrix adds smaller numbers. ALiBi is head "
+    f"All five on one colour scale, ±{number(shared[1], 2)}: a paler matrix adds smaller numbers. ALiBi is head "
     f"{s.head} of {s.heads} (slope {number(slope)}), as in the chart above."
 )
 ui.matrix_grid(

@@ -48,22 +48,21 @@ if s.part == "scaling":
         ui.badge(not failing, f"claims {', '.join(f'#{c.number}' for c in longer)} reproduced", f"{failing} FAIL")
         ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
         slow, turning = view.slowed_never_turn, view.changed - view.slowed_never_turn
-        left_alone = view.never_turn - slow
-        ui.takeaway(
-            f"{view.never_turn} of {pairs} pairs never complete a turn inside the {preset.original:,}-token training "
-            "window; "
-            + (f"{preset.label} slows {view.changed}: those {slow}"
-               + (f" and {turning} that do turn in it." if turning else ".")
-               + (f" It leaves {left_alone} of them as they are." if left_alone else "")
-               if view.changed else "this setup slows none of them.")
-        )  # fmt: skip
+        relation = f"{view.never_turn} of {pairs} pairs never complete a turn inside the {preset.original:,}-token "
+        relation += "training window."
+        if view.changed:
+            relation += f" {preset.label} slows {view.changed}: those {slow}"
+            relation += f" and {turning} that do turn in it." if turning else "."
+        if view.changed and view.never_turn > slow:
+            relation += f" {view.never_turn - slow} of those that never turn are left as they are."
+        ui.takeaway(relation)
     if not view.scales:
         ui.takeaway(
-            f"{preset.label} ships no scaling: its window stays {preset.original:,} → {preset.extended:,} tokens, no "
-            "pair is slowed and the attention factor is 1, so there is no slowdown to draw: the wavelengths below "
-            f"are its {pairs} rotated pairs as trained."
+            f"{preset.label} ships no scaling: its window stays {preset.original:,} tokens ({preset.original:,} → "
+            f"{preset.extended:,}), no pair is slowed and the attention factor is 1, so there is no slowdown to "
+            f"draw: the wavelengths below are its {pairs} rotated pairs as trained."
         )
-        ui.figure(figures.rope_wavelengths(view), height=ui.fit(None, 260))
+        ui.figure(figures.rope_wavelengths(view), height=ui.fit(None, 220))
     else:
         factor, ratio = longviews.scaling_factor(preset), preset.extended / preset.original
         kept, divided = longviews.llama3_bounds(preset)
@@ -91,33 +90,25 @@ if s.part == "scaling":
 elif s.part == "scores":
     view = longviews.scaled(scaling.PRESETS[s.preset])
     label = view.preset.label
-    factor_words = (
-        "the attention factor a is the number the scaled model multiplies cos and sin by, so each rotated query "
-        "and key grows by a and each score by a²"
-    )
-    if not view.scales:
-        ui.takeaway(
-            f"{label} ships no scaling (no pair slowed; {factor_words}, and here a = 1): the one curve is its "
-            f"score as trained, out to its {view.preset.original:,}-token window."
-        )
-    elif view.attention == 1:
-        ui.takeaway(
-            f"In plain words, {factor_words}. {label} has a = 1, so its curve differs from the unscaled one only "
-            "through the slowed pairs."
-        )
-    else:
+    factor_words = "the attention factor a multiplies cos and sin, so rotated queries and keys grow by a, scores by a²"
+    if view.attention != 1:
         ui.headline(f"attention factor a of {label}", f"a = {number(view.attention)}, a² = {number(view.attention**2)}")
-        ui.takeaway(f"In plain words, {factor_words}: it sharpens attention that a longer text spreads thinner.")
-    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 250))
     if view.scales:
-        means = longviews.mean_past_window(view, s.seed)
-        (plain, plain_mean), (scaled_name, scaled_mean) = means.items()
+        (plain, plain_mean), (scaled_name, scaled_mean) = longviews.mean_past_window(view, s.seed).items()
+        higher = "it does not stay higher"
+        if scaled_mean > plain_mean:
+            higher = "slowed pairs have turned less, so it stays higher"
         ui.takeaway(
-            f"Past the training window (the mark) the {scaled_name} score averages {number(scaled_mean, 3)}, the "
-            f"{plain} one {number(plain_mean, 3)}: "
-            + ("slowed pairs have turned less at a given distance, so the scaled score stays higher far out."
-               if scaled_mean > plain_mean else "here the slowed pairs do not keep the scaled score higher.")
+            f"In plain words, {factor_words}" + (f" ({label} has a = 1). " if view.attention == 1 else ". ")
+            + f"Past the training window (the mark) the {scaled_name} score averages {number(scaled_mean, 3)}, the "
+            f"{plain} one {number(plain_mean, 3)}: {higher}."
         )  # fmt: skip
+    else:
+        ui.takeaway(
+            f"{label} ships no scaling: no pair is slowed and the attention factor is 1 (in plain words, "
+            f"{factor_words}). The one curve is its score as trained, out to its {view.preset.original:,}-token window."
+        )
+    ui.figure(figures.rope_scores(view, s.seed), height=ui.fit(None, 270 if view.attention == 1 else 230))
     ui.intro(
         "Logits of rotated dimensions scale by a²: the reference code multiplies both cos and sin by the attention "
         "factor, so query and key each carry it and their dot product carries its square. Dimensions past the "
@@ -137,8 +128,8 @@ else:
         ui.badge(claim.passed, f"claim #{claim.number} reproduced: {claim.statement}", f"claim #{claim.number} FAIL")
     ui.takeaway(
         f"Two different quantities: the bound's average holds no content (Sⱼ adds the first j pairs' unit rotations "
-        f"e^(imθ), so it starts at (d/2 + 1)/2 = {number(decay.bound_at_zero)}); the measured score is random q with "
-        f"itself, starting at its mean |q|² = {number(decay.measured_at_zero)}. Compare how each falls with "
+        f"e^(imθ), so it starts at (d/2 + 1)/2 = {number(decay.bound_at_zero)}); the measured score is that of random "
+        f"q with itself, starting at its mean |q|² = {number(decay.measured_at_zero)}. Compare how each falls with "
         "distance, not their values."
     )
     for column, fig, label, value in zip(

@@ -83,13 +83,14 @@ else:
         ui.headline(f"max error, {streamed.bug_name}", number(bug_error))
         ui.badge(streamed.exact, "re-indexed cache = recompute over the kept tokens", "cache drifts")
     with right:
+        before = streamed.before_eviction
         ui.takeaway(
-            "The reference is StreamingLLM's (Xiao et al. 2023): attention over the kept tokens at positions "
-            "0..n−1, re-assigned within the cache. The re-indexed cache matches it by construction; "
-            + ("text positions differ from it by definition, not by a slip. "
+            "The reference is StreamingLLM's (Xiao et al. 2023): attention over the kept tokens at positions 0..n−1, "
+            "re-assigned within the cache. The re-indexed cache matches it by construction; "
+            + ("text positions differ from it by definition. "
                if s.sink_bug == "original" else "keys rotated once keep a stale index after an eviction: a bug. ")
-            + (f"Nothing is evicted before token {first}: until then a token's place in the cache is its place in "
-               "the text, every way gives the same positions, and the error is 0."
-               if first is not None else f"Nothing is evicted in these {s.sink_T} tokens, so every way agrees.")
+            + (f"Before token {first} nothing is evicted, so cache places are text places and the error is "
+               f"rounding (at most {number(before)})." if before is not None
+               else f"Nothing is evicted in these {s.sink_T} tokens, so every way agrees.")
         )  # fmt: skip
         ui.figure(figures.sink_errors(streamed.ways), in_columns=2, height=ui.fit(260, 220))

@@ -1049,3 +1049,61 @@ def test_llm_page_longer_headline_says_which_number_is_which():
     at = page("llm", part="longer")
     ok(at)
     assert "unscaled → yarn" in markdown(at)
+
+
+@pytest.mark.parametrize(
+    ("name", "query", "said"),
+    [
+        ("longer", {}, ["pairs never complete a turn inside the 8,192-token training window. Llama 3.1 8B (llama3) "
+                        "slows 35: those 29 and 6 that do turn in it.", "level off at 8, not at 131,072 / 8,192 = 16"]),
+        ("longer", {"preset": "neox-partial"}, ["ships no scaling", "no slowdown to draw"]),
+        ("longer", {"part": "scores"}, ["the attention factor a multiplies cos and sin", "has a = 1"]),
+        ("longer", {"part": "scores", "preset": "qwen2.5-yarn"}, ["the attention factor a multiplies cos and sin",
+                                                                   "Past the training window"]),
+        ("longer", {"part": "scores", "preset": "neox-partial"}, ["ships no scaling"]),
+        ("longer", {"part": "decay"}, ["Two different quantities", "= 32.5", "= 127.43"]),
+        ("offsets", {"part": "sinks"}, ["The reference is StreamingLLM's", "Before token 8 nothing is evicted"]),
+        ("biases", {}, ["random stand-ins", "0 means each bias is the same", "on one colour scale",
+                        "head 5 of 8 (slope 0.03125)"]),
+    ],
+)  # fmt: skip
+def test_presenter_mode_keeps_each_charts_takeaway(name, query, said):
+    at = page(name, presenter="true", **query)
+    ok(at)
+    text = markdown(at)
+    for words in said:
+        assert words in text, words
+    plain = page(name, **query)
+    assert all(words in markdown(plain) for words in said)  # the same line in both modes
+    assert len(plain.markdown) > len(at.markdown)  # while the intro prose is dropped
+
+
+def test_the_longer_page_draws_no_slowdown_for_a_preset_that_changes_nothing():
+    at = page("longer", preset="neox-partial", presenter="true")
+    ok(at)
+    (chart,) = at.get("vega_lite_chart")  # the wavelengths alone, with one legend entry
+    assert '"domain": ["unscaled"]' in json.dumps(json.loads(chart.proto.spec))
+    scores = page("longer", part="scores", preset="neox-partial")
+    assert not headline_values(scores)  # no "a = 1, a² = 1" headline when nothing scales
+
+
+def test_the_biases_page_says_where_t5s_last_bucket_starts_and_shares_one_colour_scale():
+    import io
+
+    import pyarrow as pa
+
+    at = page("biases")
+    ok(at)
+    start = posviz.maths.biases.t5_last_bucket_start()
+    assert f"T5's last bucket starts at |j − i| = {start}" in markdown(at)
+    (block,) = [m.value for m in at.markdown if "data:image/png;base64," in m.value]
+    bars = re.findall(r"<span>([^<]*)</span><span>0</span><span>([^<]*)</span>", block)
+    assert len(bars) == 5 and len(set(bars)) == 1  # every matrix's colour bar has the same ends
+    small = page("biases", T="8")  # a chart a matrix: one colour domain for all five
+    ends = set()
+    for chart in small.get("vega_lite_chart")[1:]:
+        for dataset in chart.proto.datasets:
+            frame = pa.ipc.open_stream(io.BytesIO(dataset.data.data)).read_all().to_pandas()
+            if {"lo", "hi"} <= set(frame.columns):
+                ends.add((float(frame["lo"].iloc[0]), float(frame["hi"].iloc[0])))
+    assert len(ends) == 1 and len(small.get("vega_lite_chart")) == 6

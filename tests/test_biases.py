@@ -108,3 +108,31 @@ def test_keeping_original_positions_is_exact_until_the_first_eviction_then_drift
         assert errors[full:].min() > 1e-4, mode
     # with no sinks and the window moving with the query, original offsets are the cache's offsets
     assert sinks.demo_streaming(sinks=0, window=4, positions="original").errors.max() < 1e-12
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize(("num_buckets", "max_distance"), [(32, 128), (64, 256), (8, 20), (320, 800)])
+def test_t5_last_bucket_start_is_the_first_distance_in_the_last_bucket(bidirectional, num_buckets, max_distance):
+    start = biases.t5_last_bucket_start(bidirectional=bidirectional, num_buckets=num_buckets, max_distance=max_distance)
+    last = t5_bucket_loop(-max_distance, bidirectional, num_buckets, max_distance)
+    assert t5_bucket_loop(-start, bidirectional, num_buckets, max_distance) == last
+    assert t5_bucket_loop(-(start - 1), bidirectional, num_buckets, max_distance) < last
+    if bidirectional:  # keys after the query start their last bucket at the same distance
+        assert t5_bucket_loop(start, True, num_buckets, max_distance) == t5_bucket_loop(
+            max_distance, True, num_buckets, max_distance
+        )
+        assert t5_bucket_loop(start - 1, True, num_buckets, max_distance) < t5_bucket_loop(
+            max_distance, True, num_buckets, max_distance
+        )
+
+
+def test_t5s_default_last_bucket_opens_near_91_not_at_128():
+    # 8 exact buckets a side, 8 log-spaced up to 128: the last opens where 8 * 16 ** (7 / 8) rounds up
+    assert biases.t5_last_bucket_start() == math.ceil(8 * 16 ** (7 / 8)) == 91
+    assert biases.t5_last_bucket_start(bidirectional=False) == math.ceil(16 * 8 ** (15 / 16))
+
+
+def test_the_first_eviction_is_where_the_cache_stops_holding_every_token():
+    r = sinks.demo_streaming(T=20, sinks=3, window=5)
+    assert r.first_eviction == 8 and (r.cache_sizes[:8] == np.arange(1, 9)).all() and r.cache_sizes[8] == 8
+    assert sinks.demo_streaming(T=8, sinks=3, window=5).first_eviction is None

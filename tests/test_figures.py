@@ -116,3 +116,66 @@ def test_log_envelope_keeps_each_curves_extremes_and_says_what_it_expected():
         frames.log_envelope(np.array([0, 1, 2]), [np.zeros(3)], bins=2)
     with pytest.raises(ValueError, match="one value per x"):
         frames.log_envelope(x, [np.zeros(3)], bins=2)
+
+
+def _colour_scales(spec: object) -> list[tuple[list[str], list[str]]]:
+    """Every (domain, range) pair of a categorical colour scale in a compiled spec."""
+    found = []
+    if isinstance(spec, dict):
+        colour = spec.get("encoding", {}).get("color", {}) if isinstance(spec.get("encoding"), dict) else {}
+        scale = colour.get("scale", {}) if isinstance(colour, dict) else {}
+        if isinstance(scale.get("domain"), list) and isinstance(scale.get("range"), list):
+            found.append((scale["domain"], scale["range"]))
+        for key, value in spec.items():
+            if key != "datasets":
+                found += _colour_scales(value)
+    elif isinstance(spec, list):
+        for value in spec:
+            found += _colour_scales(value)
+    return found
+
+
+def longer_page_figures(preset: scaling.Preset) -> list[figures.Figure]:
+    """The charts the Longer contexts page draws for a preset (the slowdown only when the preset scales)."""
+    view = longviews.scaled(preset)
+    made = [figures.rope_wavelengths(view), figures.rope_scores(view, 0)]
+    return [figures.rope_divisors(preset), *made] if view.scales else made
+
+
+def test_each_method_keeps_one_colour_in_every_longer_chart_across_presets():
+    seen: dict[str, set[str]] = {}
+    for preset in scaling.PRESETS.values():
+        for fig in longer_page_figures(preset):
+            spec = charts.chart_spec(fig.builder, *fig.frames, **fig.shape)
+            scales = _colour_scales(spec)
+            assert scales, fig.name
+            drawn = set(fig.frames[0][fig.shape["color"]])
+            for domain, colours in scales:
+                assert set(domain) == drawn, (fig.name, preset.label)  # no legend entry without a line, and back
+                for name, colour in zip(domain, colours, strict=True):
+                    seen.setdefault(name.split(" ")[0], set()).add(colour)
+    assert {m: len(c) for m, c in seen.items()} == {m: 1 for m in seen}  # one colour a method, everywhere
+    assert seen["unscaled"] == {"#8c8c8c"} and set(scaling.METHODS) <= set(seen)
+    colours = [next(iter(c)) for c in seen.values()]
+    assert len(set(colours)) == len(colours)  # and no colour for two methods
+
+
+def test_an_unscaled_preset_draws_one_score_curve_and_the_slowdown_ticks_the_factor():
+    neox = longviews.scaled(scaling.PRESETS["neox-partial"])
+    assert not neox.scales and set(figures.rope_scores(neox, 0).frames[0]["curve"]) == {"unscaled"}
+    llama = scaling.PRESETS["llama3.1-8b"]
+    assert longviews.scaled(llama).scales
+    divisors = figures.rope_divisors(llama)
+    assert 8.0 in divisors.shape["y_ticks"]  # the plateau's level has a tick
+    slowest = divisors.frames[0].groupby("method")["divisor"].last()
+    assert slowest["llama3"] == pytest.approx(8.0) and slowest["yarn"] == pytest.approx(8.0)  # the factor, not 16
+    assert llama.extended / llama.original == 16
+
+
+def test_sink_errors_keep_a_colour_per_way_and_say_when_the_bars_are_at_zero():
+    for bug in ("original", "rotated_at_insert"):
+        ways = {w: sinks.demo_streaming(T=12, positions=w) for w in ("cache", bug)}
+        fig = figures.sink_errors(ways)
+        ((domain, colours),) = _colour_scales(charts.chart_spec(fig.builder, *fig.frames, **fig.shape))
+        assert domain[0] == "error, re-indexed cache (rounding only: at 0)" and colours[0] == "#0072B2"
+        assert set(domain) == set(fig.frames[0]["way"])

@@ -587,6 +587,7 @@ def grouped_bars_keyed(bars: Data, *, colours: tuple[tuple[str, str], ...], **sh
     so a group keeps its colour whichever others it is drawn with."""
     chart = grouped_bars(bars, **shape)
     chart.encoding.color.scale = alt.Scale(domain=[g for g, _ in colours], range=[c for _, c in colours])
+    chart.encoding.color.legend = alt.Legend(orient="bottom", direction="horizontal", labelLimit=400)
     chart.encoding.xOffset = alt.XOffset(f"{shape['group']}:N", sort=[g for g, _ in colours])
     return chart
 

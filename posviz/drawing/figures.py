@@ -148,7 +148,7 @@ def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, dist
 
 def rope_divisors(preset: scaling.Preset) -> Figure:
     """How much each scaling method divides each pair's frequency, on a log axis (frame: P rows per method), with the
-    factor every method is given as a labelled level and a tick.
+    factor every method is given as a tick (linear's line lies on it).
 
     >>> rope_divisors(scaling.PRESETS["linear-4k-8k"]).shape["y"]
     'divisor'
@@ -157,13 +157,12 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
     frame = longviews.divisor_frame(preset)
     factor = longviews.scaling_factor(preset)
     shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)",
-                 colours=longviews.method_colours(scaling.METHODS), overlay="reference",
+                 colours=longviews.method_colours(scaling.METHODS), whole_x=True,
                  y_ticks=longviews.factor_ticks(float(frame["divisor"].max()), factor))  # fmt: skip
-    level = charts.level_frame(factor, f"factor {number(factor)}")
     return Figure(
         "rope-divisors",
         charts.lines_keyed,
-        (frame, level),
+        (frame,),
         dict(title=title, y_title="frequency divided by", log_y=True, height=240, **shape),
     )  # lines only: 5 x 64 point marks with tooltips cost the page ~0.05 s of first paint (browser_bench)
 
@@ -173,7 +172,7 @@ def rope_wavelengths(view: longviews.Scaled) -> Figure:
     frame, levels = longviews.wavelength_frame(view), longviews.window_levels(view.preset)
     colours = longviews.method_colours(list(dict.fromkeys(frame["rope"])))
     shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn",
-                 colours=colours, overlay="reference")  # fmt: skip
+                 colours=colours, overlay="reference", whole_x=True)  # fmt: skip
     return Figure("wavelengths", charts.lines_keyed, (frame, levels),
                   dict(title="wavelength of each pair", log_y=True, **shape))  # fmt: skip
 
@@ -192,17 +191,14 @@ def rope_scores(view: longviews.Scaled, seed: int) -> Figure:
 
 def decay_curves(decay: longviews.Decay) -> tuple[Figure, Figure]:
     """RoFormer's bound on the rotary score (its average over pairs) and the measured mean score, by distance."""
-    common = dict(x="distance", y="value", color="curve", x_title="relative distance m")
-    bound = _lines(
-        "decay-bound", decay.bound, title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common
-    )
-    measured = _lines(
-        "decay-measured",
-        decay.measured,
-        title="measured: 256 random q with themselves",
-        y_title="mean q · R(m) q",
-        **common,
-    )
+    names = list(dict.fromkeys(decay.bound["curve"]))
+    colours = tuple(zip(names, longviews.DECAY_COLOURS[: len(names)], strict=True))  # two bases, two colours
+    common = dict(x="distance", y="value", color="curve", x_title="relative distance m", colours=colours)
+    bound = Figure("decay-bound", charts.lines_keyed, (decay.bound,),
+                   dict(title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common))  # fmt: skip
+    title = "measured: 256 random q with themselves"
+    measured = Figure("decay-measured", charts.lines_keyed, (decay.measured,),
+                      dict(title=title, y_title="mean q · R(m) q", **common))  # fmt: skip
     return bound, measured
 
 

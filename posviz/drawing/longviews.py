@@ -47,8 +47,10 @@ METHOD_COLOURS = {
     "dynamic": "#009E73",
     "yarn": "#CC79A7",
     "llama3": "#0072B2",
-    "longrope": "#000000",
+    "longrope": "#56B4E9",
 }
+# The decay part's two bases: hues no method uses, so a colour there does not read as a scaling method.
+DECAY_COLOURS = ("#000000", "#D55E00")
 # The biases' colours: ALiBi and T5 causal far apart in hue (not two blues) on a projector.
 BIAS_COLOURS = {
     "t5": "#CC79A7",
@@ -361,6 +363,13 @@ class SinkComparison:
     def errors(self) -> tuple[float, float]:
         """The largest error of each run over every step: the re-indexed cache's, the bug's."""
         return float(self.cache.errors.max()), float(self.buggy.errors.max())
+
+    @property
+    def before_eviction(self) -> float | None:
+        """The other way's largest error before the first eviction (None if nothing is evicted): rounding only, since
+        until then a token's place in the cache is its place in the text."""
+        first = self.cache.first_eviction
+        return None if first is None else float(self.buggy.errors[:first].max(initial=0.0))
 
     @property
     def exact(self) -> bool:
