@@ -186,12 +186,20 @@ def wavelength_frame(view: Scaled) -> pd.DataFrame:
 def window_levels(preset: scaling.Preset) -> pd.DataFrame:
     """The original and the extended window as labelled levels (y, label), for `charts.hline`.
 
+    Windows less than 4x apart sit too close on a log axis for two labels: the upper line then names both.
+
     >>> window_levels(scaling.PRESETS["llama3.1-8b"])["y"].tolist()
     [8192.0, 131072.0]
+    >>> window_levels(scaling.PRESETS["linear-4k-8k"])["label"].tolist()
+    ['', 'extended 8,192 (upper), original 4,096']
     """
-    levels = [charts.level_frame(preset.original, f"original {preset.original:,}")]
-    if preset.extended != preset.original:
-        levels.append(charts.level_frame(preset.extended, f"extended {preset.extended:,}"))
+    original = f"original {preset.original:,}"
+    if preset.extended == preset.original:
+        return charts.level_frame(preset.original, original)
+    extended = f"extended {preset.extended:,}"
+    if preset.extended < 4 * preset.original:
+        original, extended = "", f"{extended} (upper), {original}"
+    levels = [charts.level_frame(preset.original, original), charts.level_frame(preset.extended, extended)]
     return pd.concat(levels, ignore_index=True)
 
 
