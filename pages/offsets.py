@@ -85,8 +85,9 @@ else:
     with right:
         before = streamed.before_eviction
         ui.takeaway(
-            "The reference is StreamingLLM's (Xiao et al. 2023): attention over the kept tokens at positions 0..n−1, "
-            "re-assigned within the cache. The re-indexed cache matches it by construction; "
+            "The cache keeps the first tokens (the sinks) and a recent window. The reference is StreamingLLM's (Xiao "
+            "et al. 2023): attention over the kept tokens at positions 0..n−1, re-assigned within the cache. "
+            "The re-indexed cache matches it by construction; "
             + ("text positions differ from it by definition. "
                if s.sink_bug == "original" else "keys rotated once keep a stale index after an eviction: a bug. ")
             + (f"Before token {first} nothing is evicted, so cache places are text places and the error is "
