@@ -51,7 +51,7 @@ if s.part == "scaling":
         relation = f"{view.never_turn} of {pairs} pairs never complete a turn inside the {preset.original:,}-token "
         relation += "training window."
         if view.changed:
-            relation += f" {preset.label} slows {view.changed}: those {slow}"
+            relation += f" {preset.label} slows {view.changed}: those {slow},"
             relation += f" and {turning} that do turn in it." if turning else "."
         if view.changed and view.never_turn > slow:
             relation += f" {view.never_turn - slow} of those that never turn are left as they are."

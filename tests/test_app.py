@@ -1055,7 +1055,8 @@ def test_llm_page_longer_headline_says_which_number_is_which():
     ("name", "query", "said"),
     [
         ("longer", {}, ["pairs never complete a turn inside the 8,192-token training window. Llama 3.1 8B (llama3) "
-                        "slows 35: those 29 and 6 that do turn in it.", "level off at 8, not at 131,072 / 8,192 = 16"]),
+                        "slows 35: those 29, and 6 that do turn in it.",
+                        "level off at 8, not at 131,072 / 8,192 = 16"]),
         ("longer", {"preset": "neox-partial"}, ["ships no scaling", "no slowdown to draw"]),
         ("longer", {"part": "scores"}, ["the attention factor a multiplies cos and sin", "has a = 1"]),
         ("longer", {"part": "scores", "preset": "qwen2.5-yarn"}, ["the attention factor a multiplies cos and sin",

@@ -186,19 +186,20 @@ def wavelength_frame(view: Scaled) -> pd.DataFrame:
 def window_levels(preset: scaling.Preset) -> pd.DataFrame:
     """The original and the extended window as labelled levels (y, label), for `charts.hline`.
 
-    Windows less than 4x apart sit too close on a log axis for two labels: the upper line then names both.
+    Windows less than 4x apart sit too close on a log axis for two labels: the upper line then names both, short
+    (a label starts mid-plot, so half a narrow chart is all it has).
 
     >>> window_levels(scaling.PRESETS["llama3.1-8b"])["y"].tolist()
     [8192.0, 131072.0]
     >>> window_levels(scaling.PRESETS["linear-4k-8k"])["label"].tolist()
-    ['', 'extended 8,192 (upper), original 4,096']
+    ['', 'window 4,096 → 8,192']
     """
     original = f"original {preset.original:,}"
     if preset.extended == preset.original:
         return charts.level_frame(preset.original, original)
     extended = f"extended {preset.extended:,}"
     if preset.extended < 4 * preset.original:
-        original, extended = "", f"{extended} (upper), {original}"
+        original, extended = "", f"window {preset.original:,} → {preset.extended:,}"
     levels = [charts.level_frame(preset.original, original), charts.level_frame(preset.extended, extended)]
     return pd.concat(levels, ignore_index=True)
 
