@@ -148,7 +148,7 @@ def parse(text: str) -> Parsed:
         seen.add(e.key)
         entries.append(e)
     if not entries:
-        return Parsed(WHOLE, (*_summary(problems), "no valid step left: the whole lecture"), True)
+        return Parsed(WHOLE, _summary(problems) or ("expected at least one step key",), True)
     return Parsed(Deck(tuple(entries)), _summary(problems), False)
 
 
