@@ -219,3 +219,22 @@ def test_the_offline_file_shows_every_step_and_its_keys_work_with_the_network_bl
         assert shown().get_attribute("id") == f"step-{len(deck) - 1}"
         assert page.locator("#count").text_content() == f"{len(deck) - 1} / {len(deck)}"
     assert [u for u in asked if not u.startswith(("file:", "data:"))] == []
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(BROWSER_MISSING, reason="needs Debian's chromium and playwright")
+def test_a_deck_link_in_the_browser_counts_within_the_deck_and_its_keys_follow_it():
+    from tests.harness import browser, serve, settle
+
+    with serve() as (base, _), browser() as b:
+        page = b.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"{base}/lecture?presenter=true&steps=norms,ramp:scale=0.3,shuffle")
+        settle(page)
+        assert page.get_by_text("step 1 / 3 ·").count() == 1
+        page.keyboard.press("End")
+        settle(page)
+        assert "step=3" in page.url and page.get_by_text("step 3 / 3 ·").count() == 1
+        page.keyboard.press("PageUp")
+        settle(page)
+        assert page.get_by_text(lecture.slide(2, scale=0.3).shown, exact=True).count() == 1  # ramp at its preset
+        assert page.locator("[data-testid='stException']").count() == 0
