@@ -3,10 +3,12 @@
 import streamlit as st
 
 import ui
+import ui.decks
 from posviz import lecture
 
 ui.page_setup()
-STEPS = lecture.STEPS
+DECK = ui.decks.deck_from_url()  # ?steps=shuffle,ramp:scale=0.3,norms: `step` counts within the deck
+STEPS = DECK.steps
 N = len(STEPS)
 STEP = ui.Param("step", 1, "int", 1, N, label="jump to step", widget="selectbox", options=tuple(range(1, N + 1)),
                 names={k: f"{k} / {N} · {STEPS[k - 1].title}" for k in range(1, N + 1)})  # fmt: skip
@@ -14,7 +16,7 @@ CONTROLS = {
     step.key: [
         ui.Param(
             step.url_key(c),
-            c.default,
+            DECK.values(step.key)[c.name],  # the deck's preset, else the step's default
             "choice",
             options=c.options,
             label=c.label,
@@ -64,8 +66,9 @@ with st.container(key="lecture-arrows"):  # the arrow keys, on buttons kept out 
 step = STEPS[s.step - 1]
 controls = CONTROLS[step.key]
 ui.sync_url(P)
-values = {c.name: c.default if s[p.key] is None else s[p.key] for c, p in zip(step.controls, controls, strict=True)}
-slide = ui.guarded(lambda: draw(s.step - 1, **values), lambda: draw(s.step - 1), f"Step {s.step}")
+values = {c.name: p.default if s[p.key] is None else s[p.key] for c, p in zip(step.controls, controls, strict=True)}
+index = DECK.indices[s.step - 1]  # the step's place in the whole lecture
+slide = ui.guarded(lambda: draw(index, **values), lambda: draw(index), f"Step {s.step}")
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
@@ -80,3 +83,5 @@ for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=
     with column:
         ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True,
                   in_columns=len(slide.figures))  # fmt: skip
+if not ui.presenter():
+    ui.decks.tools(DECK)

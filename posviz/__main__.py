@@ -1,9 +1,13 @@
-"""Command line: `posviz verify` (or `python -m posviz verify`) reproduces every claim; exit 1 if one fails."""
+"""Command line: `posviz verify` (or `python -m posviz verify`) reproduces every claim; exit 1 if one fails.
+`posviz lecture export [--steps DECK] [--notes] -o FILE` writes a deck of the lecture as one offline HTML file.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
+from pathlib import Path
 
 from posviz.experiments.claims import claim_rows, recorded_at_extraction
 
@@ -53,10 +57,40 @@ def verify() -> int:
     return 1 if claims_failed else 0
 
 
+def export_lecture(steps: str | None, with_notes: bool, out: Path) -> int:
+    """Write the deck (`steps`, the lecture's steps= value; None: the whole lecture) as an offline HTML file."""
+    from posviz.lecture import decks, export
+
+    if not export.available():
+        print(f"posviz lecture export draws its charts with vl-convert, which is not installed: {export.INSTALL}")
+        return 1
+    try:
+        deck = decks.WHOLE if steps is None else decks.read(steps)
+    except ValueError as error:
+        print(f"posviz lecture export: {error}", file=sys.stderr)
+        return 2
+    start = time.perf_counter()
+    html = export.page(deck, with_notes=with_notes)
+    out.write_text(html, encoding="utf-8")
+    seconds = time.perf_counter() - start
+    size = out.stat().st_size
+    print(f"wrote {out}: {len(deck)} steps, {size / 1e6:.2f} MB ({size:,} bytes) in {seconds:.1f} s")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="posviz", description=__doc__)
-    parser.add_argument("command", choices=["verify"], help="verify: reproduce every claim")
-    parser.parse_args(argv)
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("verify", help="reproduce every claim")
+    lecture = commands.add_parser("lecture", help="the lecture's steps")
+    lecture_commands = lecture.add_subparsers(dest="lecture_command", required=True)
+    exporting = lecture_commands.add_parser("export", help="write a deck as one HTML file that works offline")
+    exporting.add_argument("--steps", help="a deck as in the lecture link: shuffle,ramp:scale=0.3,norms (default: all)")
+    exporting.add_argument("--notes", action="store_true", help="add the speaker notes (N shows them)")
+    exporting.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    args = parser.parse_args(argv)
+    if args.command == "lecture":
+        return export_lecture(args.steps, args.notes, args.output)
     return verify()
 
 

@@ -40,7 +40,7 @@ HOSTILE = [
 
 def page_keys(name: str) -> list[str]:
     """The URL keys a page reads: the first argument of every ui.Param(...) in its source, the keys of ui's shared
-    declarations it calls (ui.SHARED: each registers its keys), and the lecture's steps'."""
+    declarations it calls (ui.SHARED: each registers its keys), and the lecture's steps' and deck's."""
     tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text())
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     keys = [
@@ -53,6 +53,7 @@ def page_keys(name: str) -> list[str]:
         from posviz.lecture import STEPS
 
         keys += [step.url_key(c) for step in STEPS for c in step.controls]
+        keys.append("steps")  # a deck (ui.decks reads it; posviz.lecture.decks parses it)
     return keys
 
 
