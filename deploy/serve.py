@@ -39,9 +39,13 @@ def arguments() -> argparse.Namespace:
     return parser.parse_args()
 
 
+def interrupted(*_: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     args = arguments()
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt))
+    signal.signal(signal.SIGTERM, interrupted)  # a service manager's stop ends it as Ctrl-C does
     cluster = Cluster(replicas=args.replicas, port=args.port, host=args.host, rooms_db=args.rooms_db, state=args.state)
     print(f"starting {args.replicas} replicas and HAProxy (logs in {cluster.state}) ...", flush=True)
     with cluster:

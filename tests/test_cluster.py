@@ -52,6 +52,21 @@ def chromium():
         yield b
 
 
+def test_the_compose_proxy_config_is_the_tested_one_with_docker_dns():
+    import subprocess
+    from pathlib import Path
+
+    from deploy.cluster import haproxy_config
+
+    compose = (Path(__file__).parents[1] / "deploy" / "haproxy.cfg").read_text().splitlines()
+    tested = haproxy_config([("r1", "r1:8501"), ("r2", "r2:8501")], "*:8501").splitlines()[1:]
+    assert [line for line in tested if line.strip() and line not in compose] == [
+        "    default-server inter 1s fall 2 rise 2"  # the compose file's also names Docker's resolver
+    ]
+    check = subprocess.run([haproxy_path(), "-c", "-f", "deploy/haproxy.cfg"], cwd=Path(__file__).parents[1])
+    assert check.returncode == 0
+
+
 def open_page(chromium, cluster, path: str, pin: str | None = None):
     """A new browser context (pinned to a replica if asked) with one settled page; records the replica headers."""
     from tests.harness import settle
