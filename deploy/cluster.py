@@ -61,6 +61,7 @@ defaults
     timeout client 60s
     timeout server 120s
     timeout http-request 10s
+    timeout check 5s               # a replica busy with scripts answers its health check late, not never
     timeout tunnel 2h              # an open WebSocket (a student's session) may stay quiet for a whole class
 
 frontend posviz
@@ -72,7 +73,7 @@ backend replicas
     cookie {COOKIE} insert indirect nocache httponly
     option httpchk GET /_stcore/health
     http-check expect string ok
-    default-server inter 1s fall 2 rise 2
+    default-server inter 2s fall 3 rise 2
     http-response set-header {HEADER} %s
 {lines}
 """

@@ -61,7 +61,7 @@ def test_the_compose_proxy_config_is_the_tested_one_with_docker_dns():
     compose = (Path(__file__).parents[1] / "deploy" / "haproxy.cfg").read_text().splitlines()
     tested = haproxy_config([("r1", "r1:8501"), ("r2", "r2:8501")], "*:8501").splitlines()[1:]
     assert [line for line in tested if line.strip() and line not in compose] == [
-        "    default-server inter 1s fall 2 rise 2"  # the compose file's also names Docker's resolver
+        "    default-server inter 2s fall 3 rise 2"  # the compose file's also names Docker's resolver
     ]
     check = subprocess.run([haproxy_path(), "-c", "-f", "deploy/haproxy.cfg"], cwd=Path(__file__).parents[1])
     assert check.returncode == 0
