@@ -45,3 +45,29 @@ def show_chart(
                 key=f"svg-{name}",
                 on_click="ignore",
             )
+
+
+def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wait: float = 0.3) -> None:
+    """Draw a slow part twice: `draw(False)`, its quick version, in the page's run, so the page is complete sooner;
+    then `draw(True)`, the whole version, in a fragment run that starts `wait` seconds after the page has finished.
+    Once drawn whole for these `inputs` (what the whole version is computed from), later runs draw it whole at once.
+
+    The fragment run ends with a rerun of the page, which stops the fragment's timer (a full run clears it).
+    """
+    whole, quick = f"_whole-{key}", f"_quick-{key}"
+    if st.session_state.get(whole) == inputs:
+        draw(True)
+        return
+    st.session_state.pop(quick, None)
+
+    @st.fragment(run_every=wait)
+    def part() -> None:
+        if st.session_state.get(quick) != inputs:  # the page's run: the quick version
+            draw(False)
+            st.session_state[quick] = inputs
+            return
+        draw(True)  # the fragment's run after the page has painted
+        st.session_state[whole] = inputs
+        st.rerun()
+
+    part()
