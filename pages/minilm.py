@@ -125,8 +125,18 @@ else:
             height=ui.fit(None, 190),
         )
 
+    ui.takeaway(
+        "Take from it: without position rows the two sentences' maps hold the same weights, moved with the words "
+        "(a token attends alike wherever it stands); with the rows they differ."
+    )
     scales, distances = curve(text1, text2, token)
     fig = figures.distance_curve(scales, distances, s.scale, real, log=True)
     ui.figure(fig, prefix="minilm-", points=False, height=320, x_title="scale of the position rows (log)",
               title=f"'{token}': distance between its two layer-0 outputs against the scale")  # fmt: skip
+    ui.takeaway(
+        f"Take from it: the distance between '{token}''s two outputs comes from the position rows alone: at scale 0 "
+        "it is rounding only; the marked point is the scale set above (a log axis has no place for 0)."
+        if verdicts.machine_zero(distances[0])
+        else f"Take from it: '{token}''s two outputs differ even without position rows here; the rows add to that."
+    )
     st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")

@@ -25,6 +25,7 @@ def charts_drawn(at) -> int:
     [
         ("sentences", {}, 2),  # the curve, the layer chart
         ("minilm", {}, 4),  # the table picture, its two curves, the two cosine pictures (one line for both)
+        ("minilm", {"part": "sentences"}, 2),  # the weight maps (one line for the four), the distance curve
         ("llm", {"part": "heads"}, 1),
         ("llm", {"part": "distance"}, 1),
         ("llm", {"part": "sink"}, 1),  # one line for the two maps on one scale
