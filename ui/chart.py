@@ -52,21 +52,25 @@ def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wai
     then `draw(True)`, the whole version, in a fragment run that starts `wait` seconds after the page has finished.
     Once drawn whole for these `inputs` (what the whole version is computed from), later runs draw it whole at once.
 
-    The fragment run ends with a rerun of the page, which stops the fragment's timer (a full run clears it).
+    The fragment run ends with a rerun of the page, which stops the fragment's timer (a full run clears it). Each
+    version sits in a keyed container, so a browser can tell them apart: `.st-key-quick-KEY`, `.st-key-whole-KEY`.
     """
     whole, quick = f"_whole-{key}", f"_quick-{key}"
     if st.session_state.get(whole) == inputs:
-        draw(True)
+        with st.container(key=f"whole-{key}"):  # the page says which version it shows (.st-key-whole-KEY)
+            draw(True)
         return
     st.session_state.pop(quick, None)
 
     @st.fragment(run_every=wait)
     def part() -> None:
         if st.session_state.get(quick) != inputs:  # the page's run: the quick version
-            draw(False)
+            with st.container(key=f"quick-{key}"):
+                draw(False)
             st.session_state[quick] = inputs
             return
-        draw(True)  # the fragment's run after the page has painted
+        with st.container(key=f"whole-{key}"):  # the fragment's run after the page has painted
+            draw(True)
         st.session_state[whole] = inputs
         st.rerun()
 
