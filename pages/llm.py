@@ -54,7 +54,7 @@ for line in reading.notes:
 live_layers, model_layers = llmviews.shipped_layers()
 st.caption(
     f"{llmviews.MODEL}, layers 0-{live_layers - 1} of {model_layers}, run live in numpy · {llmviews.PRECISION} "
-    f"(4- and 8-bit numbers, a scale per block of 32) · from {llmviews.SOURCE}"
+    f"(Q4/Q8: 4 or 8 bits a weight) · from {'its published GGUF file' if ui.presenter() else llmviews.SOURCE}"
 )
 st.text(llmviews.fed_line(reading.tokens, limit=150 if ui.presenter() else None))
 

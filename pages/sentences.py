@@ -38,9 +38,7 @@ a, b, c = st.columns(3)
 with a:
     ui.headline(f"cosine, {scale_text}", number(result.cosine), "cosine of the two sentence embeddings")
     ui.badge(not verdicts.same_direction(result.cosine), "below 1: the orders differ", "1: no difference")
-    st.caption(
-        f"int8 model (weights stored in 8 bits): within ±{encoder.COSINE_TOLERANCE:g} of the published float32 one"
-    )
+    st.caption(f"8-bit (int8) weights: within ±{encoder.COSINE_TOLERANCE:g} of float32 (tested)")
 with b:
     ui.headline("cosine, no position", number(result.cosine_plain), "the position rows removed (scale 0)")
     st.caption(f"1 - cosine = {number(1 - result.cosine_plain)} (float64 rounding)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pandas as pd
@@ -64,10 +65,14 @@ def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wai
 
     @st.fragment(run_every=wait)
     def part() -> None:
-        if st.session_state.get(quick) != inputs:  # the page's run: the quick version
+        drawn = st.session_state.get(quick)
+        # the page's run, or a fragment run queued while the page ran (the timer starts when the fragment is
+        # declared): the quick version, so that the page finishes and shows before the whole one is computed
+        if drawn is None or drawn[0] != inputs or time.monotonic() - drawn[1] < wait:
             with st.container(key=f"quick-{key}"):
                 draw(False)
-            st.session_state[quick] = inputs
+            if drawn is None or drawn[0] != inputs:
+                st.session_state[quick] = (inputs, time.monotonic())
             return
         with st.container(key=f"whole-{key}"):  # the fragment's run after the page has painted
             draw(True)
