@@ -27,11 +27,11 @@ pages = [
     st.Page("pages/causal.py", title="Causal mask", icon=":material/change_history:", url_path="causal"),
     st.Page("pages/layouts.py", title="Layouts", icon=":material/swap_horiz:", url_path="layouts"),
     st.Page("pages/bugs.py", title="Spot the bug", icon=":material/bug_report:", url_path="bugs"),
-    st.Page("pages/minilm.py", title="A real transformer", icon=":material/model_training:", url_path="minilm"),
-    st.Page("pages/sentences.py", title="Real model: word order", icon=":material/sort:", url_path="sentences"),
+    st.Page("pages/minilm.py", title="MiniLM: a trained encoder", icon=":material/model_training:", url_path="minilm"),
+    st.Page("pages/sentences.py", title="MiniLM: word order", icon=":material/sort:", url_path="sentences"),
     st.Page("pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
     st.Page("pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
-    st.Page("pages/llm.py", title="A real RoPE model", icon=":material/neurology:", url_path="llm"),
+    st.Page("pages/llm.py", title="SmolLM2: a RoPE decoder", icon=":material/neurology:", url_path="llm"),
 ]
 page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]}, expanded=True)
 st.sidebar.toggle(

@@ -5,7 +5,9 @@ One run, headless Chromium, a warm browser context for the pages and one for the
 image (Streamlit's and those written in HTML) has loaded:
 (a) navigation to rendered and bytes received (WebSocket frames plus media) for every page in
 tests.harness.PAGES at its defaults and at the bounds of its ui.Param declarations (MAXIMA below), and the
-real-model pages at those bounds cold: a sentence pair the server has not seen for every view (COLD);
+real-model pages at those bounds cold: a sentence pair the server has not seen for every view (COLD; the
+word-order page's first view draws its curve at 6 of 21 scales and the rest in a fragment run after it, so one
+more row times it until the curve is whole);
 (b) the baseline, a plain long-form Altair rect heatmap of a 1024x256 sinusoid table
 (benchmarks/baseline_app.py), opened between the pages all through the run (each page and the baseline are
 viewed once before the run, unmeasured, so that no server's first run of a page is counted); (c) slider change to
@@ -101,6 +103,9 @@ def cold_pair(k: int) -> dict[str, str]:
 # The real-model pages at their largest settings with a fresh pair for every measured view (k counts the views).
 COLD = [
     ("sentences", "maxima, cold", lambda k: {**MAXIMA["sentences"], **cold_pair(k)}),
+    # the same page until its curve is whole: the page's run draws 6 of its 21 scales, a fragment run after it the
+    # other 15; the row above ends at the page's run, complete but for those 15 points
+    ("sentences", "maxima, cold, whole curve", lambda k: {**MAXIMA["sentences"], **cold_pair(k)}),
     ("minilm", "maxima, cold", lambda k: {**MAXIMA["minilm"], **cold_pair(k)}),
     # the RoPE model caches its run per text: a new 64-word text each view (cut at 64 tokens), its heaviest part too
     ("llm", "maxima, cold", lambda k: {**MAXIMA["llm"], "text": cold_pair(k)["s1"]}),
@@ -110,6 +115,8 @@ COLD = [
         lambda k: {**MAXIMA["llm"], "part": "ablations", "k": 100_000, "text": cold_pair(k)["s1"]},
     ),
 ]
+# rows that are rendered only once this element is there too (ui.quick_then_whole's container of the whole version)
+WAIT_FOR = {"maxima, cold, whole curve": ".st-key-whole-sentence-curve"}
 BASELINE_EVERY = 6
 NOTES: set[str] = set()  # the notes (ui.note) views showed: a largest setting a page refused would show here
 TARGETS = {"defaults": (500_000, 0.25), "maxima": (1_500_000, 0.30)}  # bytes, ratio to the baseline's time
@@ -167,10 +174,11 @@ class Meter:
             self.bytes += int(event["encodedDataLength"])
 
 
-def view(context, url: str) -> tuple[float, int]:
+def view(context, url: str, wait_for: str = "") -> tuple[float, int]:
     """Seconds from navigation to rendered, and bytes received, for a new page (a new app session).
 
-    Rendered: a script run has finished, nothing is stale, every chart has drawn and every image loaded.
+    Rendered: a script run has finished, nothing is stale, every chart has drawn and every image loaded (and, with
+    `wait_for`, that CSS selector matches an element).
     The browser context is shared, so its HTTP cache is warm, as for a visitor opening a second link.
     """
     page = context.new_page()
@@ -178,6 +186,8 @@ def view(context, url: str) -> tuple[float, int]:
     meter = Meter(page)
     start = time.perf_counter()
     page.goto(url)
+    if wait_for:
+        page.wait_for_selector(wait_for, state="attached", timeout=300_000)
     page.wait_for_function(RENDERED, arg=0, timeout=300_000, polling=50)
     elapsed = time.perf_counter() - start
     page.wait_for_timeout(300)
@@ -257,7 +267,7 @@ def main() -> None:
             if i % BASELINE_EVERY == 0:
                 baseline_runs.append(view(plain_ctx, f"{plain}/?T=1024&d=256"))
             views = [settings(next(fresh)) if callable(settings) else settings for _ in range(args.repeats)]
-            runs = [view(ctx, f"{base}/{name}{query(one)}") for one in views]
+            runs = [view(ctx, f"{base}/{name}{query(one)}", WAIT_FOR.get(which, "")) for one in views]
             rows.append((name, which, runs, len(baseline_runs) - 1))
         baseline_runs.append(view(plain_ctx, f"{plain}/?T=1024&d=256"))
         ctx.close()

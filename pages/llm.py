@@ -1,4 +1,4 @@
-"""A real RoPE model: SmolLM2-135M-Instruct
+"""SmolLM2: a RoPE decoder (SmolLM2-135M-Instruct)
 
 Every language model a student meets today encodes position with RoPE. This page runs the first 5 of the 30 layers
 of a real one, SmolLM2-135M-Instruct, on the text you type: its own tokens, its own query and key vectors, rotated
@@ -51,7 +51,11 @@ reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(llmviews.DEF
                      "reading the default sentence")  # fmt: skip
 for line in reading.notes:
     ui.note(f"The text: {line}.")
-st.caption(f"{llmviews.MODEL}, layers 0-4 of 30, run live in numpy · {llmviews.PRECISION} · from {llmviews.SOURCE}")
+live_layers, model_layers = llmviews.shipped_layers()
+st.caption(
+    f"{llmviews.MODEL}, layers 0-{live_layers - 1} of {model_layers}, run live in numpy · {llmviews.PRECISION} "
+    f"(Q4/Q8: 4 or 8 bits a weight) · from {'its published GGUF file' if ui.presenter() else llmviews.SOURCE}"
+)
 st.text(llmviews.fed_line(reading.tokens, limit=150 if ui.presenter() else None))
 
 if s.part == "heads":
@@ -67,6 +71,10 @@ if s.part == "heads":
     columns = 9 if ui.presenter() else 3
     ui.figure(llm_figures.head_panels(reading, s.layer, across=ui.container_width(), columns=columns,
                                       legend=ui.legend_side()))  # fmt: skip
+    ui.takeaway(
+        "Take from it: a panel per head, query t down, key across, only keys up to t (causal); a bright line just "
+        "below the diagonal is a head reading the token before, wherever it is: position, not the word."
+    )
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
     if not ui.presenter():
         ui.html_table(llmviews.head_table(reading, s.layer))
@@ -76,6 +84,10 @@ elif s.part == "distance":
     ui.headline(f"head {llmviews.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
                 number(reading.previous[s.layer, strongest]))  # fmt: skip
     ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
+    ui.takeaway(
+        "Take from it: a head that peaks at distance 1 reads the previous token wherever it is; a head with no peak "
+        "does not pick its keys by distance."
+    )
     st.caption(f"Rule: {llmviews.ROLE_RULE}.")
     ui.html_table(llmviews.head_table(reading, s.layer))
     st.caption(f"{llmviews.FAST_NOTE}.")
@@ -97,6 +109,10 @@ elif s.part == "sink":
         ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 200)), in_columns=2)
     with right:
         ui.figure(llm_figures.sink_model(whole, height=ui.fit(420, 205)), in_columns=2)
+    ui.takeaway(
+        "Take from it: a cell per head, its mean weight on token 0 (1 = all of it), both maps on one 0-1 scale: "
+        f"live, layers 0-{live_layers - 1} on this text; right, all {model_layers} layers on the extraction's texts."
+    )
     st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
 elif s.part == "pairs":
     whole = llmviews.whole_model(s.im_start)
@@ -115,6 +131,15 @@ elif s.part == "pairs":
         )
     with right:
         ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 190)), in_columns=2)
+    top = llmviews.strongest_pair(reading, s.layer)
+    slow, heads = llmviews.slow_top_pairs(whole.q_energy)
+    ui.takeaway(
+        f"Take from it: in layer {s.layer} pair {top.i} holds {number(top.share)} of the energy (an even spread: "
+        f"{number(1 / 32)}). It turns once every {top.wavelength:,.0f} tokens: {number(top.context_turns)} of a turn "
+        f"over the {top.context:,}-token context it was trained on, {number(top.text_degrees)}° over this text. "
+        "Nearly unrotated, its part of q · k hardly changes with distance: it matches content, not position. "
+        f"Whole model: {slow} of {heads} query heads hold the most energy in a pair that turns less than once there."
+    )
     st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
@@ -131,6 +156,10 @@ elif s.part == "ablations":
         ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
         ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
     ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 120)))
+    ui.takeaway(
+        "Take from it: a line near the floor (float32 rounding, about 1e-6) means the ablation changed nothing; "
+        "a line far above it means it did."
+    )
     st.caption(llmviews.ABLATION_NOTE)
 else:
     pair = llmviews.real_pair(reading, s.layer, s.head)
@@ -141,6 +170,10 @@ else:
                 f"{preset.params.rope_type}",
                 f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip
     ui.figure(fig)
+    ui.takeaway(
+        f"Take from it: the unscaled line is what this model computes; the {preset.params.rope_type} line is what "
+        "the formula would make of the same vectors, not what a model retrained with it would do."
+    )
     st.caption(
         f"What the {s.preset} formula does to this model's vectors without retraining: SmolLM2 was trained on "
         f"{llmviews.ORIGINAL:,} tokens and never with rope_scaling. {preset.source}. The query and key are rotated "

@@ -1,4 +1,4 @@
-"""A real transformer: all-MiniLM-L6-v2
+"""MiniLM: a trained encoder (all-MiniLM-L6-v2)
 
 The toy pages use random weights. This one uses a trained sentence encoder (6 layers, width 384, 12 heads),
 which adds a learned position row to every token before its first attention layer. Training gave position 0 a
@@ -48,14 +48,40 @@ if s.part == "table":
         ]
     )  # fmt: skip
     left, right = st.columns(2)
+    long_rows = pos.long_rows(1.3)
+    norms_line = (
+        f"rows {', '.join(str(t) for t in long_rows)} are also over 1.3 × the median "
+        f"({', '.join(number(pos.norms[t]) for t in long_rows)})"
+        if long_rows else "no other row is over 1.3 × the median"
+    )  # fmt: skip
     with left:
         ui.figure(figures.learned_table_picture(pos), image_height=ui.fit(None, 290), in_columns=2)
+        ui.takeaway(
+            f"Take from it: a row per position, a column per dimension; row 0 (the top line) is the longest, "
+            f"{number(pos.norms[0] / pos.median_norm)} × the median norm. Colours stop at the 99th percentile of "
+            "|value|: the largest 1% of values share the end colours."
+        )
     with right:
-        for fig in figures.learned_table_curves(pos):
-            ui.figure(fig, height=ui.fit(280, 170), in_columns=2)
+        norms, profile = figures.learned_table_curves(pos)
+        ui.figure(norms, height=ui.fit(280, 170), in_columns=2)
+        ui.takeaway(
+            f"Take from it: besides row 0, {norms_line}. Median norm of rows 1-126: "
+            f"{number(pos.median_norm_of(1, 127))}, of rows 128-509: {number(pos.median_norm_of(128, 510))}: "
+            "a step after row 127. The table shows it; it does not say why."
+        )
+        ui.figure(profile, height=ui.fit(280, 170), in_columns=2)
+        ui.takeaway(
+            f"Take from it: neighbouring rows point alike ({number(pos.apart(1))}), rows 128 apart hardly "
+            f"({number(pos.apart(128))}); over the first 128 k the learned curve goes up again {pos.rises(128)} times."
+        )
     for column, fig in zip(st.columns(2), figures.position_cosine_pictures(pos), strict=True):
         with column:
             ui.figure(fig, in_columns=2)
+    ui.takeaway(
+        "Take from it: row t against column u, both 0-511; the diagonal is 1 (a row with itself), and the brightness "
+        f"beside it is how alike nearby positions are. At 128 apart: learned {number(pos.apart(128))}, "
+        f"sinusoidal {number(pos.apart(128, sinusoid=True))}."
+    )
 else:
     text1, text2 = ui.capped_sentences(s, P)
     result = pair(text1, text2, s.scale)
@@ -99,8 +125,18 @@ else:
             height=ui.fit(None, 190),
         )
 
+    ui.takeaway(
+        "Take from it: without position rows the two sentences' maps hold the same weights, moved with the words "
+        "(a token attends alike wherever it stands); with the rows they differ."
+    )
     scales, distances = curve(text1, text2, token)
     fig = figures.distance_curve(scales, distances, s.scale, real, log=True)
     ui.figure(fig, prefix="minilm-", points=False, height=320, x_title="scale of the position rows (log)",
               title=f"'{token}': distance between its two layer-0 outputs against the scale")  # fmt: skip
+    ui.takeaway(
+        f"Take from it: the distance between '{token}''s two outputs comes from the position rows alone: at scale 0 "
+        "it is rounding only; the marked point is the scale set above (a log axis has no place for 0)."
+        if verdicts.machine_zero(distances[0])
+        else f"Take from it: '{token}''s two outputs differ even without position rows here; the rows add to that."
+    )
     st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")

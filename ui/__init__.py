@@ -9,7 +9,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     screen        presenter mode and the page's opening
     text          notes, badges, headlines, claims, HTML tables, sentence limits
     widths        pixels across the main column and its columns
-    chart         a compiled chart with its downloads
+    chart         a compiled chart with its downloads; a slow part drawn quick first, whole after
     heatmaps      a matrix within its pixels: labelled cells, a mark a cell, or a picture
     panels        matrices side by side
     pictures      matrices as PNG pictures with their colour bars
@@ -18,7 +18,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
 The core (posviz/) never imports this package; pages import it and posviz.
 """
 
-from ui.chart import show_chart
+from ui.chart import quick_then_whole, show_chart
 from ui.declarations import (
     MAX_TEXT,
     MAX_WORDS,
@@ -97,6 +97,7 @@ __all__ = [
     "part",
     "part_param",
     "presenter",
+    "quick_then_whole",
     "reading",
     "readings",
     "reduced_heatmap",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pandas as pd
@@ -45,3 +46,37 @@ def show_chart(
                 key=f"svg-{name}",
                 on_click="ignore",
             )
+
+
+def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wait: float = 0.3) -> None:
+    """Draw a slow part twice: `draw(False)`, its quick version, in the page's run, so the page is complete sooner;
+    then `draw(True)`, the whole version, in a fragment run that starts `wait` seconds after the page has finished.
+    Once drawn whole for these `inputs` (what the whole version is computed from), later runs draw it whole at once.
+
+    The fragment run ends with a rerun of the page, which stops the fragment's timer (a full run clears it). Each
+    version sits in a keyed container, so a browser can tell them apart: `.st-key-quick-KEY`, `.st-key-whole-KEY`.
+    """
+    whole, quick = f"_whole-{key}", f"_quick-{key}"
+    if st.session_state.get(whole) == inputs:
+        with st.container(key=f"whole-{key}"):  # the page says which version it shows (.st-key-whole-KEY)
+            draw(True)
+        return
+    st.session_state.pop(quick, None)
+
+    @st.fragment(run_every=wait)
+    def part() -> None:
+        drawn = st.session_state.get(quick)
+        # the page's run, or a fragment run queued while the page ran (the timer starts when the fragment is
+        # declared): the quick version, so that the page finishes and shows before the whole one is computed
+        if drawn is None or drawn[0] != inputs or time.monotonic() - drawn[1] < wait:
+            with st.container(key=f"quick-{key}"):
+                draw(False)
+            if drawn is None or drawn[0] != inputs:
+                st.session_state[quick] = (inputs, time.monotonic())
+            return
+        with st.container(key=f"whole-{key}"):  # the fragment's run after the page has painted
+            draw(True)
+        st.session_state[whole] = inputs
+        st.rerun()
+
+    part()

@@ -1,4 +1,4 @@
-"""The "A real RoPE model" page's figures and its lecture steps': SmolLM2's attention, sink, pair energy, ablations.
+"""The "SmolLM2: a RoPE decoder" page's figures and its lecture steps': attention, sink, pair energy, ablations.
 
 Each function returns a `Figure` (a `posviz.drawing.charts` builder, its frames, its shape) from `llmviews`'
 numbers; the app draws it with `ui.figure`. No streamlit here.

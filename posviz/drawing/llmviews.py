@@ -1,4 +1,4 @@
-"""What the "A real RoPE model" page and its lecture steps show: SmolLM2's numbers, live and from extraction.
+"""What the "SmolLM2: a RoPE decoder" page and its lecture steps show: SmolLM2's numbers, live and from extraction.
 
 `posviz.models.smollm2` reads the model and runs its shipped layers; this module runs it for one typed text and lays
 the results out as the page's numbers and long-form frames for the `posviz.drawing.charts` builders. No streamlit.
@@ -195,6 +195,54 @@ def energy_shares(q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, list[str]]:
     energy = np.concatenate([smollm2.pair_energy(q), smollm2.pair_energy(k)]).astype(np.float64)
     names = [f"q head {h}" for h in range(q.shape[0])] + [f"k head {g}" for g in range(k.shape[0])]
     return energy / energy.sum(axis=-1, keepdims=True), names
+
+
+@dataclass(frozen=True)
+class StrongPair:
+    """The rotated pair holding the most q/k energy in a layer, and how far it turns."""
+
+    i: int  # pair index (dimensions 2i, 2i+1), 0 = fastest
+    share: float  # its mean share of energy over the layer's q and k heads
+    wavelength: float  # tokens per turn, 2π / θ_i with θ_i = base^(−2i/d_k)
+    context: int  # the model's trained context, tokens
+    context_turns: float  # turns over it
+    text_degrees: float  # degrees it turns over this text's tokens
+
+
+def strongest_pair(reading: Reading, layer: int) -> StrongPair:
+    """The pair with the largest mean energy share (energy_shares over the q and k heads) in `layer`, with its speed.
+
+    >>> 0 <= strongest_pair(read("dog bites man"), 1).i < 32
+    True
+    """
+    shares, _ = energy_shares(reading.trace.q[layer], reading.trace.k[layer])
+    mean = shares.mean(axis=0)  # (P,)
+    i = int(mean.argmax())
+    config = smollm2.load().config
+    frequency = float(smollm2.rope_angles(2, theta=config.theta, d_k=config.d_k)[1, i])  # radians per token
+    wavelength = 2 * np.pi / frequency
+    T = reading.tokens.ids.size
+    turns = config.context / wavelength
+    return StrongPair(i, float(mean[i]), wavelength, config.context, turns, float(np.degrees(frequency * T)))
+
+
+def slow_top_pairs(energy: np.ndarray) -> tuple[int, int]:
+    """How many heads hold their largest pair energy in a pair that turns less than once over the model's trained
+    context, and how many heads there are, from (..., P) pair energies.
+
+    >>> slow_top_pairs(np.eye(32)[[0, 31]])
+    (1, 2)
+    """
+    config = smollm2.load().config
+    frequencies = smollm2.rope_angles(2, theta=config.theta, d_k=config.d_k)[1]  # (P,) radians per token
+    top = np.asarray(energy).argmax(axis=-1)
+    return int(np.sum(frequencies[top] * config.context < 2 * np.pi)), int(top.size)
+
+
+def shipped_layers() -> tuple[int, int]:
+    """(layers shipped and run live, layers of the whole model), as the model's file states them."""
+    model = smollm2.load()
+    return len(model.layers), model.config.model_layers
 
 
 # ----- the whole model, from extraction ---------------------------------------------------------------------------

@@ -43,13 +43,20 @@ def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title
     )
 
 
-def scale_frame(scales, cosines) -> pd.DataFrame:
-    """The cosine against the position scale: columns scale, cosine.
+def scale_frame(scales, cosines, more_scales=(), more_cosines=()) -> pd.DataFrame:
+    """The cosine against the position scale, with a second set of points (the rest of a curve drawn coarse first)
+    merged in: columns scale, cosine, sorted by scale.
 
-    >>> scale_frame([0.0, 1.0], [1.0, 0.9]).shape
-    (2, 2)
+    >>> scale_frame([0.0, 1.0], [1.0, 0.9], [0.5], [0.97]).shape
+    (3, 2)
     """
-    return pd.DataFrame({"scale": [float(s) for s in scales], "cosine": [float(c) for c in cosines]})
+    frame = pd.DataFrame(
+        {
+            "scale": [float(s) for s in (*scales, *more_scales)],
+            "cosine": [float(c) for c in (*cosines, *more_cosines)],
+        }
+    )
+    return frame.sort_values("scale", ignore_index=True)
 
 
 def here_frame(scale: float, cosine: float) -> pd.DataFrame:

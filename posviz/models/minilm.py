@@ -287,9 +287,24 @@ class PositionTable:
         """The lowest cosine between two rows: how far apart two positions' rows can point."""
         return float(self.cosine.min())
 
-    def apart(self, k: int) -> float:
-        """Median cosine between rows k positions apart (1 <= k < 512)."""
-        return float(self.by_distance[_checks.integer("k", k, minimum=1) - 1])
+    def apart(self, k: int, sinusoid: bool = False) -> float:
+        """Median cosine between rows k positions apart (1 <= k < 512), of the sinusoidal table with `sinusoid`."""
+        by_distance = self.sinusoid_by_distance if sinusoid else self.by_distance
+        return float(by_distance[_checks.integer("k", k, minimum=1) - 1])
+
+    def long_rows(self, factor: float = 1.3) -> list[int]:
+        """The positions after 0 whose row norm passes `factor` x the median norm (rows that stand out)."""
+        return [int(t) for t in np.flatnonzero(self.norms > factor * self.median_norm) if t > 0]
+
+    def median_norm_of(self, start: int, stop: int) -> float:
+        """Median norm of rows start..stop - 1."""
+        if not 0 <= start < stop <= len(self.norms):
+            raise ValueError(f"expected 0 <= start < stop <= {len(self.norms)}, got {start} and {stop}")
+        return float(np.median(self.norms[start:stop]))
+
+    def rises(self, up_to: int) -> int:
+        """How many times the median cosine of rows k apart goes up from one k to the next, for k = 1..up_to."""
+        return int(np.sum(np.diff(self.by_distance[: _checks.integer("up_to", up_to, minimum=1)]) > 0))
 
 
 def position_table() -> PositionTable:
