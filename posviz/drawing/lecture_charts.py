@@ -78,3 +78,17 @@ def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int 
         .encode(x="mid:Q", y=alt.YValue(0), text="label:N")
     )
     return alt.layer(band, line, edge, words, title=title_params(title), height=height)
+
+
+def across_bars(data: Data, *, category: str, value: str, text: str, title: Text, x_title: str,
+                height: int = 160) -> alt.LayerChart:  # fmt: skip
+    """One horizontal bar of `value` per `category` (which may hold "\\n" for a second line), its `text` at the
+    bar's end; bars keep the data's order, the value axis runs from 0 to 1.2 (a cosine's scale, room for the text)."""
+    lines = "split(datum.label, '\\n')"  # a label's "\\n" starts its second line
+    y = alt.Y(f"{category}:N", sort=None, title=None,
+              axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False))  # fmt: skip
+    x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domainMin=0, domainMax=1.2))
+    base = alt.Chart(data).encode(x=x, y=y)
+    bar = base.mark_bar(color=SERIES_COLORS[0]).encode(tooltip=[alt.Tooltip(f"{value}:Q", format=".6g")])
+    values = base.mark_text(align="left", dx=6, fontWeight="bold", color=TEXT_COLOUR).encode(text=f"{text}:N")
+    return alt.layer(bar, values, title=title_params(title), height=height)

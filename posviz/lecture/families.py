@@ -113,7 +113,7 @@ def rows() -> tuple[Row, ...]:
             f"a row for any t from the formula\n(t = {PAST}: ‖pe‖² = {number(norm)} at d = 8)",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal")),
         Row("learned table", "1: absolute", "added to the input",
-            f"no row past {last - 1}\n(MiniLM: {last} rows; {refuses})", learned_change()),
+            f"no row past {last - 1}\n(MiniLM's {last}: {refuses})", learned_change()),
         Row("rotary (RoPE)", "2: relative", "rotates q and k",
             "any angle computes;\nfar offsets: angles never trained", relative.shift_change(q, k, T, SHIFT,
                                                                                          scheme="rotary")),

@@ -451,7 +451,7 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
 
 
 def real_sentences(scale: float = 1.0) -> Slide:
-    from posviz.drawing import sentence_charts
+    from posviz.drawing import lecture_charts, sentence_charts
     from posviz.models import encoder, minilm
 
     pair = encoder.compare_texts(*SENTENCES, scale)
@@ -464,7 +464,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
                for _, text in REFERENCES]  # fmt: skip
     references = pd.DataFrame({"compared with": [f"{name}\n'{text}'" for name, text in REFERENCES],
                                "cosine": cosines, "shown": [number(c) for c in cosines]})  # fmt: skip
-    height = FIGURE_HEIGHT - 30
+    height = FIGURE_HEIGHT - 100
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
         "paraphrase differs.",
@@ -472,17 +472,16 @@ def real_sentences(scale: float = 1.0) -> Slide:
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         f"below 1: word order matters; position rows removed: {number(pair.cosine_plain)}",
-        (Figure("real-references", charts.bars, (references,),
-                dict(x="compared with", y="cosine", title=f"cosine with '{SENTENCES[0]}', {said}", x_title="",
-                     y_title="cosine", text="shown", height=height)),
+        (Figure("real-references", lecture_charts.across_bars, (references,),
+                dict(category="compared with", value="cosine", text="shown", title=f"cosine with '{SENTENCES[0]}'",
+                     x_title=f"cosine, {said}", height=height + 50)),
          Figure("real-layers", sentence_charts.layer_distances, (layers,),
                 dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine",
                      height=height))),
         f"the shipped model (int8 weights): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
-        caption=f"Layer 0 is the embedding layer: each token is its word row plus its position row, not yet mixed, so "
-        f"the mean over tokens adds the same rows in either order (1 − cosine {number(pair.layer_distance[0])}, "
-        "from the per-token normalisation); attention then mixes the tokens by position.",
+        caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
+        f"in either order (1 − cosine {number(pair.layer_distance[0])}).",
     )  # fmt: skip
 
 
@@ -515,7 +514,7 @@ def decoder() -> Slide:
     bars = pd.DataFrame({"run": list(runs), "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
                          "shown": [f"cos {number(c)}" for c in runs.values()]})  # fmt: skip
     shape = dict(x="run", y="1 − cosine", title="1 − cosine of the two sentences (log axis)", x_title="",
-                 y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT)  # fmt: skip
+                 y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT - 30)  # fmt: skip
     layers = len(smollm2.load().layers)
     return Slide(
         "Exercise 2 on a real decoder: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
@@ -588,7 +587,7 @@ def recap() -> Slide:
         relative_change,
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
         "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
-        (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT + 60)),),
+        (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         "every cell computed now from the formulas and the shipped MiniLM table",
         caption=families.links(),
     )
