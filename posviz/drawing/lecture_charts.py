@@ -5,7 +5,7 @@ may hold "\\n" for a second line (Vega's text mark breaks lines there).
 
     >>> frame = cells_frame(["a", "b"], {"x": ["1", "2"], "y": ["3", "4"]})
     >>> frame.shape, type(text_table(frame, title="t")).__name__
-    ((4, 5), 'LayerChart')
+    ((4, 7), 'LayerChart')
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ LINE_BREAK = "\n"
 
 
 def cells_frame(rows: Sequence[str], columns: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """Long form of a text table: one row a cell, columns row, column, text, row_index, col_index.
+    """Long form of a text table: one row a cell, columns row, column, text, row_index, col_index, and the text's
+    first and second line (first, second; second "" for a one-line cell).
 
     `columns` maps each column's heading to its cells, one per row, in the order they are drawn.
     """
@@ -29,13 +30,15 @@ def cells_frame(rows: Sequence[str], columns: Mapping[str, Sequence[str]]) -> pd
     bad = {name: len(cells) for name, cells in columns.items() if len(cells) != len(rows)}
     if bad:
         raise ValueError(f"every column needs {len(rows)} cells (one per row), got {bad}")
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         [
             {"row": row, "column": name, "text": str(cells[i]), "row_index": i, "col_index": j}
             for j, (name, cells) in enumerate(columns.items())
             for i, row in enumerate(rows)
         ]
     )
+    lines = [(*text.split(LINE_BREAK, 1), "")[:2] for text in frame.text]  # a cell's two lines, one above the other
+    return frame.assign(first=[a for a, _ in lines], second=[b for _, b in lines])
 
 
 def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = "") -> alt.LayerChart:
@@ -48,8 +51,11 @@ def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = 
               axis=alt.Axis(labelLimit=260, labelFontWeight="bold", ticks=False, domain=False, grid=False))  # fmt: skip
     base = alt.Chart(cells).encode(x=x, y=y)
     band = base.mark_rect(fill="#f0f2f6", stroke="white", strokeWidth=3)
-    text = base.mark_text(lineBreak=LINE_BREAK, color=TEXT_COLOUR).encode(text="text:N")
-    return alt.layer(band, text, title=title_params(title), height=height)
+    one, two = base.transform_filter("datum.second == ''"), base.transform_filter("datum.second != ''")
+    centred = one.mark_text(color=TEXT_COLOUR).encode(text="first:N")
+    upper = two.mark_text(color=TEXT_COLOUR, dy=-10).encode(text="first:N")
+    lower = two.mark_text(color=TEXT_COLOUR, dy=10).encode(text="second:N")
+    return alt.layer(band, centred, upper, lower, title=title_params(title), height=height)
 
 
 def gap_frame(start: int, end: int, label: str) -> pd.DataFrame:

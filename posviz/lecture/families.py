@@ -104,7 +104,7 @@ def rows() -> tuple[Row, ...]:
     q, k = _content()
     norm = float((sinusoidal(1, 8, start=PAST) ** 2).sum())
     last = table_rows()
-    refuses = "the lookup refuses" if refusal(last + 1) else "the lookup still runs"
+    refuses = "lookup refused" if refusal(last + 1) else "lookup ran"
     bucket = biases.t5_bucket(np.arange(0, 4 * PAST))
     first_last = int(np.argmax(bucket == bucket.max()))  # the first offset that falls in T5's last bucket
     alibi = float(biases.bias("alibi", np.array([PAST]))[0])
@@ -113,7 +113,7 @@ def rows() -> tuple[Row, ...]:
             f"a row for any t from the formula\n(t = {PAST}: ‖pe‖² = {number(norm)} at d = 8)",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal")),
         Row("learned table", "1: absolute", "added to the input",
-            f"no row past {last - 1}\n(MiniLM's {last}: {refuses})", learned_change()),
+            f"no row past {last - 1}\n({last} rows: {refuses})", learned_change()),
         Row("rotary (RoPE)", "2: relative", "rotates q and k",
             "any angle computes;\nfar offsets: angles never trained", relative.shift_change(q, k, T, SHIFT,
                                                                                          scheme="rotary")),
