@@ -72,7 +72,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(lecture.steps.decoder_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(lecture.steps.decoder_cosine("none", causal=False)[0])  # neither: a set
-    assert bars.loc["MiniLM:\nthe model", "shown"] == f"cos {number(at('sentences').value)}"
+    assert bars.loc["MiniLM: the model", "shown"] == f"cos {number(at('sentences').value)}"
     assert "<|im_start|> left out" in slide.caption and "5 shipped layers" in slide.caption
 
 

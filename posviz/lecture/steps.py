@@ -508,9 +508,9 @@ def decoder() -> Slide:
 
     mini = encoder.compare_texts(*SENTENCES)
     model, sink = decoder_cosine()
-    runs = {"MiniLM:\nthe model": mini.cosine, "MiniLM: position\nrows removed": mini.cosine_plain,
-            "SmolLM2:\nthe model": model, "SmolLM2:\nRoPE off": decoder_cosine("none")[0],
-            "SmolLM2: RoPE off,\nno mask": decoder_cosine("none", causal=False)[0]}  # fmt: skip
+    runs = {"MiniLM: the model": mini.cosine, "MiniLM: position rows removed": mini.cosine_plain,
+            "SmolLM2: the model": model, "SmolLM2: RoPE off": decoder_cosine("none")[0],
+            "SmolLM2: RoPE off, no mask": decoder_cosine("none", causal=False)[0]}  # fmt: skip
     bars = pd.DataFrame({"run": list(runs), "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
                          "shown": [f"cos {number(c)}" for c in runs.values()]})  # fmt: skip
     shape = dict(x="run", y="1 − cosine", title="1 − cosine of the two sentences (log axis)", x_title="",
