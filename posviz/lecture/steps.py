@@ -13,7 +13,7 @@ test can read the same slide.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -304,11 +304,8 @@ def magnitude(scale: float = 0.001) -> Slide:
     r = lessons.sentence_experiment()
     distance = r.word_distance("man", scale)
     scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
-    curve = frames.distance_curve(scales, distances, log=True)
-    point = charts.point_frame(scale, frames.on_log_axis(distance), f"{number(scale)} → {number(distance)}")
-    shape = dict(x="scale", y="distance", title="'man': distance between its two outputs",
-                 x_title="position scale (log)", y_title="max abs difference (log)", log_x=True, log_y=True,
-                 points=True, height=FIGURE_HEIGHT + 20)  # fmt: skip
+    curve = figures.distance_curve(scales, distances, scale, distance, log=True)  # the magnitude page's, log-log
+    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT + 20})
     close = verdicts.numerically_equal(*r.word_outputs("man", scale))
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks in proportion: it "
@@ -317,7 +314,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         distance,
         not close,
         "close, but np.allclose says different" if distance < 1 else "clearly different",
-        (Figure("magnitude-curve", charts.lines_marked, (curve, point), shape),),
+        (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "np.allclose says equal: at this scale position is invisible",
         tone="state",
