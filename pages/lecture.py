@@ -83,5 +83,7 @@ for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=
     with column:
         ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True,
                   in_columns=len(slide.figures))  # fmt: skip
+if slide.caption:  # what the figures need read with them, or a recap's links: in both modes
+    ui.takeaway(slide.caption)
 if not ui.presenter():
     ui.decks.tools(DECK)

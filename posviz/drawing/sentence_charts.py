@@ -38,7 +38,10 @@ def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title
     return base.mark_line(point=alt.OverlayMarkDef(size=70, filled=True), strokeWidth=3).encode(
         x=alt.X("layer:O", title="after layer (0 = the embedding layer)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("distance:Q", title=y_title),
-        color=alt.Color("run:N", title=None, scale=alt.Scale(range=list(SERIES)), legend=alt.Legend(orient="top")),
+        # sort=None: the frame's order, so the run with position keeps SERIES[0] whatever its label says
+        color=alt.Color(
+            "run:N", title=None, sort=None, scale=alt.Scale(range=list(SERIES)), legend=alt.Legend(orient="top")
+        ),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("layer:O"), alt.Tooltip("distance:Q", format=".3g")],
     )
 

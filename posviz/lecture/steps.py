@@ -13,7 +13,7 @@ test can read the same slide.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ from posviz.drawing import charts, figures, frames
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
+from posviz.lecture import families
 from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
@@ -57,6 +58,7 @@ class Slide:
     otherwise: str = "not the outcome this step is about at these settings"  # the badge's words when not ok
     tone: str = "shown"  # "shown": the outcome the step shows (green); "state": a fact of the setting (blue);
     # "problem": a mistake to recognise (orange)
+    caption: str = ""  # one markdown line under the figures, in both modes: what the chart needs read with it, or links
 
     @property
     def shown(self) -> str:
@@ -178,7 +180,8 @@ def twins(second: int = 4) -> Slide:
 def ramp(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="ramp", scale=scale)
     return Slide(
-        "Add a position signal E that differs per position (a ramp) and the shuffle test fails.",
+        "Add a ramp E, a different row per position, to the tokens and the shuffle test fails: family 1, absolute "
+        "rows added to the input.",
         "max |attn(P X + E) − P attn(X + E)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -248,7 +251,7 @@ def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
     tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
     return Slide(
-        "A causal mask alone carries position: token t averages over t + 1 tokens, so shuffling now changes outputs.",
+        "The third family is implicit: a causal mask alone carries order, since token t averages over t + 1 tokens.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -301,19 +304,17 @@ def magnitude(scale: float = 0.001) -> Slide:
     r = lessons.sentence_experiment()
     distance = r.word_distance("man", scale)
     scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
-    curve = frames.distance_curve(scales, distances, log=True)
-    point = charts.point_frame(scale, frames.on_log_axis(distance), f"{number(scale)} → {number(distance)}")
-    shape = dict(x="scale", y="distance", title="'man': distance between its two outputs",
-                 x_title="position scale (log)", y_title="max abs difference (log)", log_x=True, log_y=True,
-                 points=True, height=FIGURE_HEIGHT + 20)  # fmt: skip
+    curve = figures.distance_curve(scales, distances, scale, distance, log=True)  # the magnitude page's, log-log
+    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT + 20})
     close = verdicts.numerically_equal(*r.word_outputs("man", scale))
     return Slide(
-        "Shrink the position rows and the two outputs of 'man' converge: a tiny signal is nearly invisible.",
+        "Shrink the position rows and the distance between the two outputs of 'man' shrinks in proportion: it "
+        "vanishes only at scale 0.",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
         "close, but np.allclose says different" if distance < 1 else "clearly different",
-        (Figure("magnitude-curve", charts.lines_marked, (curve, point), shape),),
+        (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "np.allclose says equal: at this scale position is invisible",
         tone="state",
@@ -323,11 +324,14 @@ def magnitude(scale: float = 0.001) -> Slide:
 # ----- lesson 003: sinusoids --------------------------------------------------------------------------------------
 
 
-def table(d: int = 64) -> Slide:
+WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so ‖pe‖² = 4 on every step of the stretch
+
+
+def table(d: int = WIDTH) -> Slide:
     pe = sinusoidal(64, d)
     waves = properties.wavelengths(d)
     return Slide(
-        "Sinusoids give each position a code: pair i turns around a circle, each pair at its own speed.",
+        "Sinusoids are added absolute rows from a formula: pair i of each row turns around a circle at its own speed.",
         f"wavelength of the slowest pair ({d // 2 - 1}), in positions per turn",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
@@ -338,7 +342,7 @@ def table(d: int = 64) -> Slide:
     )  # fmt: skip
 
 
-def norms(d: int = 8) -> Slide:
+def norms(d: int = WIDTH) -> Slide:
     pe = sinusoidal(64, d)
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
@@ -358,16 +362,17 @@ def norms(d: int = 8) -> Slide:
 
 
 def shift(k: int = 3) -> Slide:
-    pe = sinusoidal(64, 16)
+    pe = sinusoidal(64, WIDTH)
     residual = properties.offset_residual(pe, k)
-    m = offset_matrix(k, 16)
+    m = offset_matrix(k, WIDTH)
     return Slide(
         f"Moving k = {k} positions is one fixed matrix Mₖ for every row: a rotation of each pair.",
         f"max |pe[t+{k}] − Mₖ pe[t]|  (k = {k})",
         residual,
         verdicts.negligible(residual),
         "one matrix shifts every row",
-        (_heat("shift-matrix", m, f"Mₖ, k = {k}: 2 × 2 rotations on the diagonal", rows="", cols="", domain=(-1.0, 1.0),
+        (_heat("shift-matrix", m, f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal", rows="", cols="",
+               domain=(-1.0, 1.0),
                annotate=False),
          _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
                rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])))),
@@ -381,7 +386,8 @@ def rotary(shift: int = 100) -> Slide:
     moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
     added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
     return Slide(
-        "Rotary embeddings rotate queries and keys instead: a score depends only on how far apart they are.",
+        "The second family is relative: rotary turns q and k (ALiBi, T5 add a bias to the scores), so a score sees "
+        "only j − i.",
         f"change in rotary scores when every position moves by {shift}",
         moved,
         verdicts.negligible(moved),
@@ -399,7 +405,8 @@ def real_model() -> Slide:
     table_image = figures.learned_table_picture(pos, value_title="value (clipped at p99)")
     image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
-        "A real trained model (all-MiniLM-L6-v2) learned its own position code: neighbouring rows point alike.",
+        f"A real encoder (all-MiniLM-L6-v2) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
+        "to the input; neighbours point alike.",
         "median cosine of neighbouring position rows",
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
@@ -409,26 +416,116 @@ def real_model() -> Slide:
     )
 
 
-def real_sentences(scale: float = 1.0) -> Slide:
-    from posviz.drawing import sentence_charts
-    from posviz.models import encoder
+def last_row(T: int = 640) -> Slide:
+    from posviz.drawing import lecture_charts
+    from posviz.models import minilm
 
-    pair = encoder.compare_texts("dog bites man", "man bites dog", scale)
-    layers = sentence_charts.layer_distance_frame(
-        pair.layer_distance, pair.layer_distance_plain, labels=(f"position rows × {number(scale)}", "no position rows")
-    )
-    shape = dict(
-        title="1 − cosine of the two sentences after each layer", y_title="1 − cosine", height=FIGURE_HEIGHT - 30
-    )
+    pos = minilm.position_table()
+    rows = pos.table.shape[0]
+    refusal = families.refusal(T)  # the real embedding layer asked for T positions
+    missing = max(0, T - rows)
+    curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
+    gap = lecture_charts.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
+    shape = dict(title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖",
+                 height=FIGURE_HEIGHT)  # fmt: skip
     return Slide(
-        "The whole trained encoder tells 'dog bites man' from 'man bites dog' only through its position rows.",
-        f"cosine of the two sentence embeddings, position rows × {number(scale)}",
+        f"A learned table ends at its last row: MiniLM has no row for position {rows} or past it, so a longer input "
+        "cannot be encoded.",
+        f"positions of a {T}-token input with no row in MiniLM's table",
+        float(missing),
+        refusal is not None,
+        f"the model's embedding layer refuses: {refusal}",
+        (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
+        f"the shipped model's table: {rows} rows, positions 0 to {rows - 1}",
+        f"all {T} positions have a row: a {T}-token input fits",
+        tone="problem",
+    )
+
+
+SENTENCES = ("dog bites man", "man bites dog")
+REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites dog"),
+              ("a paraphrase", "a man was bitten by a dog"), ("unrelated", "the stock market fell today"))  # fmt: skip
+
+
+def real_sentences(scale: float = 1.0) -> Slide:
+    from posviz.drawing import lecture_charts, sentence_charts
+    from posviz.models import encoder, minilm
+
+    pair = encoder.compare_texts(*SENTENCES, scale)
+    said = "the model" if scale == 1.0 else f"position × {number(scale)}"  # the sentences page's words
+    layers = sentence_charts.layer_distance_frame(pair.layer_distance, pair.layer_distance_plain,
+                                                  labels=(said, "position rows removed"))  # fmt: skip
+    model = encoder.default_encoder()
+    first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
+    cosines = [encoder.cosine(first, encoder.embed_sentence(model, minilm.tokenize(text).ids, scale))
+               for _, text in REFERENCES]  # fmt: skip
+    references = pd.DataFrame({"compared with": [f"{name}\n'{text}'" for name, text in REFERENCES],
+                               "cosine": cosines, "shown": [number(c) for c in cosines]})  # fmt: skip
+    height = FIGURE_HEIGHT - 100
+    return Slide(
+        "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
+        "paraphrase differs.",
+        f"cosine of the two sentence embeddings, {said}",
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         f"below 1: word order matters; position rows removed: {number(pair.cosine_plain)}",
-        (Figure("real-layers", sentence_charts.layer_distances, (layers,), shape),),
+        (Figure("real-references", lecture_charts.across_bars, (references,),
+                dict(category="compared with", value="cosine", text="shown", title=f"cosine with '{SENTENCES[0]}'",
+                     x_title=f"cosine, {said}", height=height + 50)),
+         Figure("real-layers", sentence_charts.layer_distances, (layers,),
+                dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine",
+                     height=height))),
         f"the shipped model (int8 weights): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
+        caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
+        f"in either order (1 − cosine {number(pair.layer_distance[0])}).",
+    )  # fmt: skip
+
+
+DECODER_TEXTS = (" dog bites man", " man bites dog")  # a leading space: both orders feed the tokens ␣dog ␣bites ␣man
+
+
+def decoder_cosine(rotation: str = "rope", causal: bool = True) -> tuple[float, float]:
+    """SmolLM2's cosine of the two sentences: the mean of the word tokens' states after the last shipped layer,
+    <|im_start|> left out; and how many times longer <|im_start|>'s state is than the words' (the sink)."""
+    from posviz.models import encoder, smollm2
+
+    states = []
+    for text in DECODER_TEXTS:
+        tokens = smollm2.tokenize(text)
+        states.append(smollm2.run(tokens.ids, rotation=rotation, causal=causal).hidden[-1].astype(np.float64))
+    means = [h[1:].mean(axis=0) for h in states]  # (d,) each: the words, <|im_start|> (token 0) left out
+    norms = np.linalg.norm(states[0], axis=1)
+    return encoder.cosine(*means), float(norms[0] / norms[1:].mean())
+
+
+def decoder() -> Slide:
+    from posviz.drawing import llmviews
+    from posviz.models import encoder, smollm2
+
+    mini = encoder.compare_texts(*SENTENCES)
+    model, sink = decoder_cosine()
+    runs = {"MiniLM: the model": mini.cosine, "MiniLM: position rows removed": mini.cosine_plain,
+            "SmolLM2: the model": model, "SmolLM2: RoPE off": decoder_cosine("none")[0],
+            "SmolLM2: RoPE off, no mask": decoder_cosine("none", causal=False)[0]}  # fmt: skip
+    bars = pd.DataFrame({"run": list(runs), "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
+                         "shown": [f"cos {number(c)}" for c in runs.values()]})  # fmt: skip
+    shape = dict(x="run", y="1 − cosine", title="1 − cosine of the two sentences (log axis)", x_title="",
+                 y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT - 30)  # fmt: skip
+    layers = len(smollm2.load().layers)
+    return Slide(
+        "Exercise 2 on a real decoder: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
+        "sentences' cosine below 1 too.",
+        "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
+        model,
+        not verdicts.same_direction(model),
+        f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
+        (Figure("decoder-cosines", charts.bars, (bars,), shape),),
+        f"the shipped layers run live ({llmviews.PRECISION}); the lesson's GPT-2 is not shipped",
+        "1 up to rounding: the decoder does not see the order here",
+        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
+        f"layers (of 30), <|im_start|> left out (its state, the attention sink's, is {number(sink, digits=2)}× "
+        "longer); each text starts with a space, so both orders feed the same three tokens.",
     )
 
 
@@ -444,8 +541,8 @@ def llm_head() -> Slide:
                                 what="key s →, query t ↓"))  # fmt: skip
     value = float(reading.previous[layer, head])
     return Slide(
-        f"A modern LLM ({llmviews.MODEL}) adds no position vector: RoPE alone lets head {layer}.{head} read the token "
-        "just before.",
+        f"A modern LLM ({llmviews.MODEL}) is family 2: it adds no position vector, and RoPE alone lets head "
+        f"{layer}.{head} read the token just before.",
         f"head {layer}.{head}: mean weight on the previous token (t−1)",
         value,
         reading.roles[layer, head] == "previous-token",
@@ -473,6 +570,26 @@ def llm_sink() -> Slide:
     )  # fmt: skip
 
 
+def recap() -> Slide:
+    from posviz.drawing import lecture_charts
+
+    every = families.rows()
+    table = lecture_charts.cells_frame([r.scheme for r in every], families.table_columns(every))
+    relative_change = max(r.change for r in every if not r.family.startswith("1"))
+    absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
+    return Slide(
+        "Three families: absolute rows added to the input, relative (rotary, a bias on the scores), implicit (the "
+        "causal mask).",
+        f"relative and implicit: largest score change when every position moves by {families.SHIFT}",
+        relative_change,
+        verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
+        "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
+        (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
+        "every cell computed now from the formulas and the shipped MiniLM table",
+        caption=families.links(),
+    )
+
+
 STEPS: tuple[Step, ...] = (
     Step("shuffle", "Shuffle test, no position", shuffle,
          (Control("seed", "seed (X and the weights)", 42, options=(42, 0, 1, 7, 2026)),)),
@@ -490,18 +607,22 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", 64, options=(16, 32, 64, 128), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=(8, 16, 32, 64), aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", 8, options=(4, 8, 16, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("causal", "The causal mask carries position", causal),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
     Step("real", "A real model's learned table", real_model),
+    Step("lastrow", "A learned table's last row", last_row,
+         (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
+    Step("decoder", "Exercise 2: a real decoder's cosine", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
+    Step("recap", "Recap: three families of position", recap),
 )  # fmt: skip
 
 

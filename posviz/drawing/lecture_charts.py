@@ -1,0 +1,100 @@
+"""Altair builders for the lecture's later steps: a table of text cells, and a learned table that runs out.
+
+As the other builders: data first (long-form frames), shape after; no maths, no streamlit. A table cell's text
+may hold "\\n" for a second line (Vega's text mark breaks lines there).
+
+    >>> frame = cells_frame(["a", "b"], {"x": ["1", "2"], "y": ["3", "4"]})
+    >>> frame.shape, type(text_table(frame, title="t")).__name__
+    ((4, 7), 'LayerChart')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import altair as alt
+import pandas as pd
+
+from posviz.drawing.charts import ACCENT, SERIES_COLORS, TEXT_COLOUR, Data, Text, title_params
+
+LINE_BREAK = "\n"
+
+
+def cells_frame(rows: Sequence[str], columns: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """Long form of a text table: one row a cell, columns row, column, text, row_index, col_index, and the text's
+    first and second line (first, second; second "" for a one-line cell).
+
+    `columns` maps each column's heading to its cells, one per row, in the order they are drawn.
+    """
+    rows = list(rows)
+    bad = {name: len(cells) for name, cells in columns.items() if len(cells) != len(rows)}
+    if bad:
+        raise ValueError(f"every column needs {len(rows)} cells (one per row), got {bad}")
+    frame = pd.DataFrame(
+        [
+            {"row": row, "column": name, "text": str(cells[i]), "row_index": i, "col_index": j}
+            for j, (name, cells) in enumerate(columns.items())
+            for i, row in enumerate(rows)
+        ]
+    )
+    lines = [(*text.split(LINE_BREAK, 1), "")[:2] for text in frame.text]  # a cell's two lines, one above the other
+    return frame.assign(first=[a for a, _ in lines], second=[b for _, b in lines])
+
+
+def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = "") -> alt.LayerChart:
+    """The cells of `cells_frame` written in a grid: headings on top, row names on the left, light rules between
+    rows; rows and columns keep the frame's order."""
+    x = alt.X("column:N", sort=None, title=None,
+              axis=alt.Axis(orient="top", labelAngle=0, labelLimit=400, labelFontWeight="bold", ticks=False,
+                            domain=False))  # fmt: skip
+    y = alt.Y("row:N", sort=None, title=row_title or None,
+              axis=alt.Axis(labelLimit=260, labelFontWeight="bold", ticks=False, domain=False, grid=False))  # fmt: skip
+    base = alt.Chart(cells).encode(x=x, y=y)
+    band = base.mark_rect(fill="#f0f2f6", stroke="white", strokeWidth=3)
+    one, two = base.transform_filter("datum.second == ''"), base.transform_filter("datum.second != ''")
+    centred = one.mark_text(color=TEXT_COLOUR).encode(text="first:N")
+    upper = two.mark_text(color=TEXT_COLOUR, dy=-10).encode(text="first:N")
+    lower = two.mark_text(color=TEXT_COLOUR, dy=10).encode(text="second:N")
+    return alt.layer(band, centred, upper, lower, title=title_params(title), height=height)
+
+
+def gap_frame(start: int, end: int, label: str) -> pd.DataFrame:
+    """The positions start..end-1 a table has no row for, with the words written over them (start, end, mid, label).
+
+    >>> gap_frame(512, 640, "no row").shape
+    (1, 4)
+    """
+    if end < start:
+        raise ValueError(f"expected end >= start, got start {start} and end {end}")
+    return pd.DataFrame({"start": [start], "end": [end], "mid": [(start + end) / 2], "label": [label]})
+
+
+def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int = 240) -> alt.LayerChart:
+    """A learned table's row norms (`curve`: position, norm) and, past its last row, the positions with no row
+    (`gap`: a shaded band from start to end, labelled): the line stops where the table does."""
+    x = alt.X("position:Q", title="position t", scale=alt.Scale(nice=False))
+    line = (
+        alt.Chart(curve).mark_line(color=SERIES_COLORS[0], strokeWidth=2).encode(x=x, y=alt.Y("norm:Q", title=y_title))
+    )
+    band = alt.Chart(gap).mark_rect(color=ACCENT, opacity=0.15).encode(x="start:Q", x2="end:Q")
+    edge = alt.Chart(gap).mark_rule(color=ACCENT, size=2).encode(x="start:Q")
+    words = (
+        alt.Chart(gap)
+        .mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6)
+        .encode(x="mid:Q", y=alt.YValue(0), text="label:N")
+    )
+    return alt.layer(band, line, edge, words, title=title_params(title), height=height)
+
+
+def across_bars(data: Data, *, category: str, value: str, text: str, title: Text, x_title: str,
+                height: int = 160) -> alt.LayerChart:  # fmt: skip
+    """One horizontal bar of `value` per `category` (which may hold "\\n" for a second line), its `text` at the
+    bar's end; bars keep the data's order, the value axis runs from 0 to 1.2 (a cosine's scale, room for the text)."""
+    lines = "split(datum.label, '\\n')"  # a label's "\\n" starts its second line
+    y = alt.Y(f"{category}:N", sort=None, title=None,
+              axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False))  # fmt: skip
+    x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domainMin=0, domainMax=1.2))
+    base = alt.Chart(data).encode(x=x, y=y)
+    bar = base.mark_bar(color=SERIES_COLORS[0]).encode(tooltip=[alt.Tooltip(f"{value}:Q", format=".6g")])
+    values = base.mark_text(align="left", dx=6, fontWeight="bold", color=TEXT_COLOUR).encode(text=f"{text}:N")
+    return alt.layer(bar, values, title=title_params(title), height=height)
