@@ -153,7 +153,9 @@ else:
         ]
     )  # fmt: skip
     shown = f"{pairs.position} × {number(pairs.scale)}"
-    st.caption(f"max abs differences against the reordered outputs; {shuffles.signal_words(pairs.position, pairs.scale)}")
+    st.caption(
+        f"max abs differences against the reordered outputs; {shuffles.signal_words(pairs.position, pairs.scale)}"
+    )
     ui.takeaway(
         "Only the first bar is at rounding level: moving each (token, position) pair keeps what every token is "
         "combined with, so the outputs only follow the move."

@@ -58,7 +58,13 @@ for stage in ("complete",) if "real" in served else ("first", "complete"):
                 "source": st.column_config.TextColumn("source", width="medium"),
                 "expected from": st.column_config.TextColumn("expected from", width="small"),
                 "statement": st.column_config.TextColumn("claim", width="large"),
-                "check": st.column_config.TextColumn("check", help="a claim can check several numbers: one row each"),
+                "check": st.column_config.TextColumn(
+                    "check", width="medium", help="a claim can check several numbers: one row each"
+                ),
+                # the numbers keep their width at 1280 px: the claim's text is what gives way
+                "expected": st.column_config.TextColumn("expected", width="small"),
+                "reproduced": st.column_config.TextColumn("reproduced", width="small"),
+                "pass": st.column_config.TextColumn("pass", width="small"),
                 "shown on": st.column_config.LinkColumn(
                     "page", display_text=r"\./([^?]*)", help="the page (and its part) that shows this claim live"
                 ),
@@ -70,8 +76,13 @@ st.caption(
     "Recorded at extraction, not reproduced here (SmolLM2-135M-Instruct, all 30 layers, float64; posviz ships five "
     f"layers, so these are read from its provenance and are not claims): {recorded}."
 )
-st.caption(
-    "Tolerance ± is an absolute difference; ≤ bounds a machine-zero value, ≥ a difference that must be large. "
-    "Beyond the lessons, the pages in the second group cover learned and rotary positions, start offsets, the "
-    "causal mask, layouts, common bugs, and a real trained transformer."
+st.caption("Tolerance ± is an absolute difference; ≤ bounds a machine-zero value, ≥ a difference that must be large.")
+# Every page of the router (router.py), in its order; tests/test_app.py checks that none is missing.
+st.markdown(
+    "**The lessons:** [Lecture](./lecture) · [Order blindness](./order) · [Sinusoids](./sinusoids) · "
+    "[Before and after position](./attention) · [Position magnitude](./magnitude).  \n"
+    "**Beyond the lessons:** [Learned and rotary](./rotary) · [Start offsets](./offsets) · [Causal mask](./causal) · "
+    "[Layouts](./layouts) · [Spot the bug](./bugs) · [A real transformer](./minilm) · "
+    "[Real model: word order](./sentences) · [Longer contexts](./longer) · [Relative biases](./biases) · "
+    "[A real RoPE model](./llm)."
 )

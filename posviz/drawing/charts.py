@@ -698,7 +698,8 @@ def _carrying_live(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
         return chart
     title, height, width = chart.title, chart.height, chart.width
     chart.title = chart.height = chart.width = alt.Undefined
-    return alt.layer(chart, ghost, title=title, height=height, width=width)  # the tests validate every builder against the schema
+    # the tests validate every builder against the schema
+    return alt.layer(chart, ghost, title=title, height=height, width=width)
 
 
 def compile(builder: Callable[..., alt.TopLevelMixin], count: int, *, presenter: bool = False, **shape) -> dict:

@@ -60,7 +60,8 @@ def frequencies(d: int, base: float) -> Figure:
     """
     frame = frames.frequency_comparison(d, base)
     shape = dict(x="pair", y="frequency", color="formula", x_title="pair i", y_title="radians per position (log)")
-    return _lines("frequencies", frame, title="frequency of each pair", log_y=True, **shape)
+    # the formulas' names under the plot: at the right Vega cut "tensor2tensor: base^(-i/(d/2-1))" at 160 px
+    return _lines("frequencies", frame, title="frequency of each pair", log_y=True, legend="bottom", **shape)
 
 
 def wavelengths(d: int, base: float) -> Figure:

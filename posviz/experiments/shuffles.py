@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from posviz.maths import verdicts
-
 from posviz.experiments.lessons import (
     OrderResult,
     PairMoveResult,
@@ -23,6 +21,7 @@ from posviz.experiments.lessons import (
     twin_experiment,
     twin_rows,
 )
+from posviz.maths import verdicts
 
 EXERCISE_OFFSET = ("constant", 0.6)  # lesson 000, exercise 2: the same vector added at every position
 SHOWN_PERM = 32  # the entries of P a caption writes out
@@ -104,11 +103,16 @@ class ShuffleTest:
     def takeaway(self, signal: str) -> str:
         """What the four panels show at these settings, in a line (`signal`: the signal's name, "ramp × 0.6")."""
         if self.forget_reorder:
-            return "The reference was never reordered, so both differences come from the test's bug, not from position."
+            return "The reference was never reordered, so both differences come from the test's bug, not position."
         if not self.bare.order_blind:
-            return "With the causal mask even E = 0 leaves a difference: the mask alone tells the first token from the last."
+            return (
+                "With the causal mask even E = 0 leaves a difference: the mask alone tells the first token from the "
+                "last."
+            )
         if self.signal.order_blind:
-            return f"Both differences are blank: {signal} does not tell the positions apart, so attention stays order-blind."
+            return (
+                f"Both differences are blank: {signal} does not tell positions apart, so attention stays order-blind."
+            )
         return (
             f"The first difference is blank and the last is not: with {signal} the two middle panels differ, because "
             "E stays in place while the tokens move."
