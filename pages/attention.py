@@ -126,6 +126,6 @@ if common:
                    f"different words (sentence 1 has {extra[0]} beyond sentence 2, which has {extra[1]}): "
                    "the word attends over other values, a difference of content, not of position.")  # fmt: skip
     else:
-        content = " Without position its output is the same in both (the same words, reordered)."
+        content = " Without position its output is the same in both up to rounding (the same words, reordered)."
     ui.takeaway(f"Compared: {which}.{content} np.allclose says True when every entry agrees within 1e-8 + 1e-5 × "
                 "its size, numerically equal.")  # fmt: skip

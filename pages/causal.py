@@ -49,8 +49,8 @@ with left:
     ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
                      height=ui.fit(300, 220), numbered=False, in_columns=2)  # fmt: skip
     ui.takeaway(
-        "Above the diagonal every weight is 0: row t sees only keys 0..t, so a shuffle changes what each token sees "
-        "(P, a permutation, reorders the tokens) and the shuffle test fails."
+        "Above the diagonal every weight is 0: row t sees only keys 0..t, so a shuffle (P, a permutation of the "
+        "tokens) changes what each token sees and the shuffle test fails."
     )
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
@@ -66,7 +66,7 @@ with right:
     )
     ui.takeaway(
         "Order, not distance: with equal scores row t spreads 1/(t+1) evenly over keys 0..t. That tells the first "
-        "token from the last, but the mask adds nothing for how far back a key is: one step back weighs as much as t."
+        "token from the last, but a key 1 step back weighs as much as a key t steps back: distance adds nothing."
     )
     ui.badge(
         verdicts.negligible(gap),

@@ -16,6 +16,8 @@ from posviz.drawing.display import number
 from posviz.experiments.claims import real_model_claims, recorded_at_extraction
 
 ui.page_setup(__doc__)
+ORDER = ("claim", "statement", "check", "expected", "reproduced", "pass", "shown on", "source", "expected from",
+         "tolerance", "why this tolerance")  # fmt: skip
 # The real models' claims load and run their models (seconds on a cold server). Until this server has them cached, the
 # table is drawn first without them and then whole in its place; once cached, it is drawn once. The intro never changes.
 fast = st.cache_data(posviz.claims, max_entries=2)(real_model=False)
@@ -53,6 +55,8 @@ for stage in ("complete",) if "real" in served else ("first", "complete"):
             hide_index=True,
             width="stretch",
             height=ui.fit(35 * (len(rows) + 1) + 3, 420),
+            # the numbers right after what they check: at 1280 px beside the sidebar they stay on screen
+            column_order=[c for c in ORDER if c in rows.columns],
             column_config={
                 "claim": st.column_config.NumberColumn("#", width="small"),
                 "source": st.column_config.TextColumn("source", width="medium"),

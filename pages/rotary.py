@@ -79,10 +79,10 @@ if s.part == "rotary":
             f"spread {number(spread)}",
         )
         title = "rotary score q·k, query at i, key at j"
-        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 190), in_columns=2, square=True,
-                        **figures.SCORE_AXES)  # fmt: skip
         ui.takeaway("Each diagonal (one offset i − j) holds one value: the score depends only on how far apart the "
                     "two positions are.")  # fmt: skip
+        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 190), in_columns=2, square=True,
+                        **figures.SCORE_AXES)  # fmt: skip
 elif s.part == "learned":
     last, end = s.max_length - 1, s.start + s.T - 1
     try:
@@ -93,7 +93,8 @@ elif s.part == "learned":
             "A model meets this as an index error in its embedding lookup; it has to be cut, or the table extended "
             "and trained again."
         )
-        first = min(s.start, max(0, s.max_length - s.T))  # the rows that exist: from the first asked for, or the last T
+        # the rows that exist: from the first position asked for, or the table's last T when none of them has one
+        first = s.start if s.start < s.max_length else max(0, s.max_length - s.T)
         rows = posviz.learned(s.max_length - first, s.d, max_length=s.max_length, start=first, seed=s.seed)
         title = f"the table's rows {first}..{last}: positions {max(s.start, s.max_length)}..{end} have none"
         ui.takeaway(f"The chart stops at row {last}, the table's last: a learned table has no vector for a position "
@@ -107,9 +108,13 @@ elif s.part == "learned":
                     **figures.POSITION_AXES)  # fmt: skip
 else:
     slopes = relative.alibi_slopes(s.heads)
-    ui.control(P["head"], hi=s.heads)
+    pick, listed = st.columns([1, 3], vertical_alignment="bottom")
+    with pick:
+        ui.control(P["head"], hi=s.heads)
     bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
-    st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
+    with listed:
+        st.caption(f"slopes 2^(-8h/n) of heads h = 1..{s.heads}: " + ", ".join(number(v) for v in slopes[:12])
+                   + (" …" if s.heads > 12 else ""))  # fmt: skip
     title = f"ALiBi bias of head {s.head} of {s.heads}, slope {number(slopes[s.head - 1])} (symmetric form)"
     ui.takeaway(f"The penalty is −slope × |i − j|: {number(slopes[s.head - 1])} per step apart for this head, the same "
                 "at every position, so like rotary it depends only on the offset.")  # fmt: skip

@@ -66,7 +66,12 @@ with m3:
 
 @st.fragment
 def table_view() -> None:
-    view = ui.control(P["view"]) or "auto"
+    picker, words = st.columns([2, 3], vertical_alignment="bottom")
+    with picker:
+        view = ui.control(P["view"]) or "auto"
+    with words:  # beside the picker: the line stays on the first screen in presenter mode
+        ui.takeaway("Each pair of columns is one sine and its cosine: the first pair changes fastest (a turn every "
+                    "2π ≈ 6.3 positions), each later pair slower, so every row holds its own pattern.")  # fmt: skip
     if view == "auto":
         view = "image" if summary.chart.aggregated else "chart"
         if not ui.presenter():
@@ -87,8 +92,6 @@ def table_view() -> None:
                         hover=True, **AXES)  # fmt: skip
     else:
         ui.show_image(summary.image, title=title, domain=(-1.0, 1.0), value_title="pe", what="dimension →, position ↓")
-    ui.takeaway("Each pair of columns is one sine and its cosine: the first pair changes fastest (one turn every 2π ≈ "
-                "6.3 positions), each later pair slower, so every row holds its own pattern.")  # fmt: skip
     ui.sync_url(P)
 
 
@@ -122,7 +125,7 @@ def check_view() -> None:
             f"varies along diagonals ({number(spread)})",
         )
         ui.takeaway(f"Each diagonal (one offset t − u) holds one value, largest on the main one (a row with itself: "
-                    f"d/2 = {s.d // 2}): how alike two rows are depends only on how far apart they are.")  # fmt: skip
+                    f"d/2 = {s.d // 2}): two rows' similarity depends only on how far apart they are.")  # fmt: skip
         shape = dict(row_title="position t", col_title="position u", value_title="dot product",
                      height=ui.fit(360, 300), square=True)  # fmt: skip
         title = f"similarity pe·peᵀ, first {sim.shape[0]} positions"
