@@ -81,16 +81,14 @@ if part == "shuffle":
     )  # fmt: skip
     ui.takeaway(f"{test.takeaway(signal)} {shuffles.signal_words(position, pscale)}")
     bare, marked = test.bare, test.signal
-    short = ui.presenter()  # four titles in one row at 22 px: the signal is named once, in the line below
-    with_e = "E: " if short else f"{signal}: "
+    # four titles in a row: a signal's name did not fit beside the sidebar, so E is named in the line above
     ui.matrix_panels(
         [
-            ui.Panel("E = 0: difference" if short else "no position (E = 0): difference", bare.difference,
-                     "order-no-position-difference", zero_note(bare.difference)),
-            ui.Panel(with_e + ("attend, then shuffle" if not s.forget else "attend (not reordered)"), marked.reference,
+            ui.Panel("E = 0: difference", bare.difference, "order-no-position-difference", zero_note(bare.difference)),
+            ui.Panel("E: " + ("attend, then shuffle" if not s.forget else "attend (not reordered)"), marked.reference,
                      "order-attend-then-shuffle"),
-            ui.Panel(with_e + "shuffle, then attend", marked.out_perm, "order-shuffle-then-attend"),
-            ui.Panel(with_e + "difference", marked.difference, "order-difference", zero_note(marked.difference)),
+            ui.Panel("E: shuffle, then attend", marked.out_perm, "order-shuffle-then-attend"),
+            ui.Panel("E: difference", marked.difference, "order-difference", zero_note(marked.difference)),
         ],
         name="order-shuffle-test",
         row_title="position",

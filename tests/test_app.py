@@ -835,7 +835,7 @@ def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks(
 @pytest.mark.parametrize(
     ("name", "titles"),
     [
-        ("order", ["no position: difference", "attend, then shuffle", "shuffle, then attend", "ramp: difference"]),
+        ("order", ["E = 0: difference", "E: attend, then shuffle", "E: shuffle, then attend", "E: difference"]),
         ("attention", ["sentence 1, no position", "sentence 2, no position", "sentence 1, with random × 0.5",
                        "sentence 2, with random × 0.5"]),
         ("magnitude", ["sentence 1: output rows", "sentence 2: output rows in sentence 1's word order"]),
@@ -921,8 +921,8 @@ def test_a_matrix_drawn_as_a_picture_keeps_its_title():
     at = page("order", T="256", d="256", perm_mode="shuffle")
     ok(at)
     titles = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("**")]
-    assert titles == ["**no position: difference**", "**all zeros up to rounding**", "**attend, then shuffle**",
-                      "**shuffle, then attend**", "**ramp: difference**"]  # fmt: skip
+    assert titles == ["**E = 0: difference**", "**all zeros up to rounding**", "**E: attend, then shuffle**",
+                      "**E: shuffle, then attend**", "**E: difference**"]  # fmt: skip
 
 
 def test_shared_control_declarations_equal_the_ones_they_replace():
