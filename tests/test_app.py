@@ -131,7 +131,7 @@ def test_order_page_switches_reproduce_the_exercises(key, value, expected):
         ("shuffle", {"perm_mode": "shuffle"}, ["seed", "T", "d", "wscale", "perm_mode", "shuffle_seed", "position",
                                                "pscale", "causal", "forget", "offset"]),
         ("twins", {}, ["seed", "T", "d", "wscale", "position", "pscale", "causal", "offset"]),
-        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "offset"]),
+        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "pair_position", "pair_scale", "offset"]),
     ],
 )  # fmt: skip
 def test_order_page_draws_each_parts_own_controls_in_the_sidebar(part, query, keys):
@@ -1089,7 +1089,7 @@ def test_the_overview_closing_text_links_every_page_of_the_router():
 TAKEAWAYS = [
     ("order", {}, "the two middle panels differ, because E stays in place"),
     ("order", {}, "every feature of row t is 0.6 × (t + 1)"),
-    ("order", {}, "P = 3 0 5 1 4 2 (a permutation"),
+    ("order", {}, "P (a permutation: row i of the shuffled input is row P[i]) = 3 0 5 1 4 2"),
     ("order", {"part": "twins"}, "Without position the two copies' rows are equal; with ramp × 0.6 they differ."),
     ("order", {"part": "pairs"}, "Only the first bar is at rounding level"),
     ("attention", {}, "Without position, matrix 2 is matrix 1 with its rows and columns in sentence 2's order"),

@@ -98,7 +98,7 @@ class ShuffleTest:
         switches = ("  ·  causal" if self.causal else "") + (
             "  ·  reference NOT reordered" if self.forget_reorder else ""
         )
-        return f"P = {shown} (a permutation: row i of the shuffled input is row P[i]){switches}"
+        return f"P (a permutation: row i of the shuffled input is row P[i]) = {shown}{switches}"
 
     def takeaway(self, signal: str) -> str:
         """What the four panels show at these settings, in a line (`signal`: the signal's name, "ramp × 0.6")."""
