@@ -545,7 +545,7 @@ def test_causal_page_reproduces_claim_11():
     assert headline_values(at)[:2] == ["4.4e-16", "1.6508"]
     assert "the mask alone makes it order-aware" in markdown(at)
     caveat = "\n".join(c.value for c in at.caption)
-    assert "order, not distance" in caveat and "(./rotary)" in caveat and "(./biases)" in caveat
+    assert "Order, not distance" in markdown(at) and "(./rotary)" in caveat and "(./biases)" in caveat
 
 
 def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():
