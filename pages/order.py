@@ -94,7 +94,7 @@ if part == "shuffle":
         row_title="position",
         col_title="feature",
         domain=charts.signed_domain(*test.outputs),
-        height=ui.fit(340, 200),
+        height=ui.fit(340, 185),
     )  # fmt: skip
     st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
 elif part == "twins":

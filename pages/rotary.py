@@ -79,9 +79,8 @@ if s.part == "rotary":
             f"spread {number(spread)}",
         )
         title = "rotary score q·k, query at i, key at j"
-        ui.takeaway("Each diagonal (one offset i − j) holds one value: the score depends only on how far apart the "
-                    "two positions are.")  # fmt: skip
-        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 190), in_columns=2, square=True,
+        ui.takeaway("Each diagonal (one offset i − j) holds one value: only the offset counts.")
+        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 180), in_columns=2, square=True,
                         **figures.SCORE_AXES)  # fmt: skip
 elif s.part == "learned":
     last, end = s.max_length - 1, s.start + s.T - 1

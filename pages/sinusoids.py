@@ -59,9 +59,7 @@ with m3:
     ui.badge(
         verdicts.negligible(summary.offset_residual), f"one matrix shifts every row by {k}", "no single linear map"
     )
-    st.caption(
-        f"M_{k}: one fixed matrix (a rotation of each sin/cos pair) that turns every row into the row {k} later."
-    )
+    st.caption(f"M_{k}: one fixed matrix (a rotation per pair) that moves each row {k} rows on.")
 
 
 @st.fragment
@@ -78,7 +76,7 @@ def table_view() -> None:
             st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.T - 1}"
     if view == "chart":
-        ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 190), **AXES)
+        ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 180), **AXES)
     elif view == "zoom: exact values":
         s.zr, s.zc = min(s.zr, s.T - 1), min(s.zc, s.d - 1)
         a, b = st.columns(2)
