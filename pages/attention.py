@@ -4,9 +4,7 @@ Two sentences with the same words in a different order, through one attention he
 position, sentence 2's attention matrix is sentence 1's with its rows and columns reordered, and each word gets the same
 output in both sentences. Adding position rows makes the matrices and the words' outputs differ.
 
-In words: E holds one position vector per row and s scales it; P is the permutation that turns sentence 1's word order
-into sentence 2's; machine zero means equal up to rounding; `np.allclose` asks whether two arrays are numerically equal
-(within 1e-8 + 1e-5 of each other).
+In words: E holds one position vector per row and s scales it; machine zero means equal up to rounding.
 """
 
 import streamlit as st
@@ -55,6 +53,10 @@ with left:
 with right:
     st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
     st.caption(f"position: {s.position} × {number(s.pscale)}  ·  seed {s.seed}  ·  d = {s.d}")
+    st.caption(
+        "P is the permutation (a reordering) that puts sentence 1's words in sentence 2's order. Words are split at "
+        "spaces and lower-cased; punctuation stays part of its word, so 'dog,' and 'dog' are two different words."
+    )
 
 signal = f"{s.position} × {number(s.pscale)}"
 short = ui.presenter()  # four titles in one row: "1 · no position"
@@ -75,6 +77,14 @@ ui.matrix_panels(panels, name="attention-weights", row_title="query", col_title=
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", columns=4 if short else 2, shared=False,
                  height=200 if short and longest <= 8 else ui.weights_height(longest),
                  legend_each=not short)  # fmt: skip
+if gap_plain is None:
+    ui.takeaway("The sentences do not hold the same words, so even without position the matrices are not one "
+                "reordered into the other: what differs here is content as well as order.")  # fmt: skip
+elif verdicts.machine_zero(gap_pos):
+    ui.takeaway(f"With {signal} the matrices are still one reordered into the other: this signal adds no order here.")
+else:
+    ui.takeaway("Without position, matrix 2 is matrix 1 with its rows and columns in sentence 2's order (the same "
+                f"weights, moved); with {signal} the weights themselves change.")  # fmt: skip
 st.caption("All four matrices share one colour scale (viridis): weights from 0 (dark purple) to 1 (yellow); each row "
            "sums to 1.")  # fmt: skip
 
@@ -103,3 +113,19 @@ if common:
             f"{result.means_allclose(with_position=False)} → {result.means_allclose(with_position=True)}",
             "np.allclose of the two sentences' mean output vectors (lesson 002)",
         )
+    i, j = result.word_rows(word)
+    n1, n2 = result.words1.count(word), result.words2.count(word)
+    which = f"'{word}' at position {i} of sentence 1 and position {j} of sentence 2"
+    if n1 > 1 or n2 > 1:
+        which += f": the first of its {n1} in sentence 1 and of its {n2} in sentence 2"
+    only1, only2 = result.unmatched_words()
+    plain_diff = result.word_diff(word, with_position=False)
+    if only1 or only2:
+        extra = ", ".join(f"'{w}'" for w in only1) or "nothing", ", ".join(f"'{w}'" for w in only2) or "nothing"
+        content = (f" Without position the difference is {number(plain_diff)}, not 0, because the sentences hold "
+                   f"different words (sentence 1 has {extra[0]} beyond sentence 2, which has {extra[1]}): "
+                   "the word attends over other values, a difference of content, not of position.")  # fmt: skip
+    else:
+        content = " Without position its output is the same in both up to rounding (the same words, reordered)."
+    ui.takeaway(f"Compared: {which}.{content} np.allclose says True when every entry agrees within 1e-8 + 1e-5 × "
+                "its size, numerically equal.")  # fmt: skip

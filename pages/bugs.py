@@ -56,6 +56,11 @@ if mistake.start_bug:
         ]
     )  # fmt: skip
     title = f"error per token with {name}"
+    drifts = not verdicts.negligible(runs.broken.max_error)
+    ui.takeaway(
+        f"Each bar is one generated token's distance from a full recompute: with {name} it "
+        + ("leaves rounding level once generation passes the prompt." if drifts else "stays at rounding level.")
+    )
     ui.figure(figures.generation_errors("bug-errors", runs.broken.errors, runs.broken.prefill, title))
 else:
     spot = spot_table(s.T, s.d, mistake.table_bug)
@@ -68,8 +73,8 @@ else:
             for check in spot.checks
         ]
     )  # fmt: skip
-    ui.intro("M₁ is the one matrix that moves every row of a correct table to the next position.")
-    ui.intro("Each number is how far the buggy table is from the check.")
+    ui.takeaway("Each number is how far the buggy table is from the check; M₁ is the one matrix that moves every "
+                "row of a correct table to the next position.")  # fmt: skip
     ui.matrix_row(
         [
             ui.Panel("correct", spot.correct, "correct-table", domain=(-1.0, 1.0), value_title="pe"),
@@ -79,7 +84,10 @@ else:
         ],
         row_title="position",
         col_title="dimension",
-        height=ui.fit(320, 250),
+        height=ui.fit(320, 200),
     )  # fmt: skip
+    ui.takeaway("The difference panel is blank: this table equals the correct one." if zero_note(spot.difference)
+                else "The right panel shows where the bug changes the table: the columns it touches are the ones to "
+                "suspect.")  # fmt: skip
     if spot.narrower:
         st.caption(f"The buggy table has {spot.broken.shape[1]} columns; the difference covers those.")

@@ -4,7 +4,7 @@ A decoder hides the keys after each query. No position vector is added here, yet
 from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two copies of one token get different
 outputs.
 
-In words: P shuffles the tokens; order-blind means the two sides agree up to rounding (machine zero).
+In words: order-blind means the two sides agree up to rounding (machine zero).
 """
 
 import streamlit as st
@@ -47,7 +47,11 @@ left, right = st.columns(2)
 tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
 with left:
     ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 250), numbered=False, in_columns=2)  # fmt: skip
+                     height=ui.fit(300, 220), numbered=False, in_columns=2)  # fmt: skip
+    ui.takeaway(
+        "Above the diagonal every weight is 0: row t sees only keys 0..t, so a shuffle (P, a permutation of the "
+        "tokens) changes what each token sees and the shuffle test fails."
+    )
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
     gap = uniform.gap
@@ -56,9 +60,13 @@ with right:
         tokens,
         title="equal scores (w_q = 0): row t is 1/(t+1)",
         name="uniform-causal",
-        height=ui.fit(300, 250),
+        height=ui.fit(300, 220),
         numbered=False,
         in_columns=2,
+    )
+    ui.takeaway(
+        "Order, not distance: with equal scores row t spreads 1/(t+1) evenly over keys 0..t. That tells the first "
+        "token from the last, but a key 1 step back weighs as much as a key t steps back: distance adds nothing."
     )
     ui.badge(
         verdicts.negligible(gap),
@@ -66,7 +74,6 @@ with right:
         f"differs by {number(gap)}",
     )
 st.caption(
-    "A mask gives order, not distance: it tells the first token from the last, but not how far apart two "
-    "tokens are, so decoders still add a position signal: see [Sinusoids](./sinusoids), "
-    "[Learned and rotary](./rotary) and [Relative biases](./biases)."
+    "How far apart two tokens are never enters the scores, so decoders still add a position signal: see "
+    "[Sinusoids](./sinusoids), [Learned and rotary](./rotary) and [Relative biases](./biases)."
 )

@@ -39,6 +39,8 @@ with c:
     if not ui.presenter():  # the shared screen keeps its line for the charts
         st.caption(f"slowest frequency: {number(r.slowest_paper)} (paper) vs {number(r.slowest_t2t)} (tensor2tensor)")
 
+ui.takeaway("Same values, other columns: the right table is the left one with its sines moved to the first half and "
+            "its cosines to the second (this table uses the paper's frequencies in both layouts).")  # fmt: skip
 left, right = st.columns(2)
 for column, table, title, name in (
     (left, r.interleaved, "the paper: interleaved sin, cos", "interleaved"),
@@ -47,4 +49,8 @@ for column, table, title, name in (
     with column:
         ui.matrix_chart(table, title=title, name=name, height=ui.fit(300, 250), in_columns=2, **figures.table_axes())
 
+ui.takeaway(
+    f"The one real difference: tensor2tensor spaces its frequencies by i/(d/2 − 1), not 2i/d, so its slowest "
+    f"pair turns at {number(r.slowest_t2t)} radians per position, the paper's at {number(r.slowest_paper)}."
+)
 ui.figure(figures.frequencies(s.d, s.base))

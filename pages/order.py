@@ -8,13 +8,14 @@ position vectors stay in their places while the tokens move) and the agreement b
 import streamlit as st
 
 import ui
-from posviz.drawing import charts
+from posviz.drawing import charts, figures
 from posviz.drawing.display import number, zero_note
 from posviz.experiments import lessons, shuffles
 from posviz.maths import parsing, verdicts
 
 ui.page_setup(__doc__)  # the experiment of lesson 000
 # Three parts: a first visit draws the shuffle test's four panels, not the other experiments' charts too.
+PAIR_SIGNALS = ("sinusoidal", "ramp", "learned", "random")  # additive signals, as the lecture's pair step offers
 PARTS = {"shuffle": "the shuffle test", "twins": "identical tokens", "pairs": "move each token with its position"}
 P = ui.params(
     ui.part_param(PARTS),
@@ -28,6 +29,9 @@ P = ui.params(
     ui.Param("position", "ramp", "choice", options=lessons.POSITION_KINDS,
              label="position signal E (compared with none)"),
     ui.Param("pscale", 0.6, "float", 0.0, 3.0, step=0.05, label="position scale"),
+    # the pair move runs lesson 003's signal, as the lecture's step does: sinusoids at scale 1
+    ui.Param("pair_position", "sinusoidal", "choice", options=PAIR_SIGNALS, label="position signal E (lesson 003)"),
+    ui.Param("pair_scale", 1.0, "float", 0.05, 3.0, step=0.05, label="position scale"),
     ui.Param("causal", False, "bool", label="causal mask"),
     ui.Param("forget", False, "bool", label="1: forget to reorder the reference"),
     ui.Param("offset", False, "bool", label="2: constant offset 0.6 instead"),
@@ -46,16 +50,17 @@ permutation = ("perm_mode", "perm" if s.perm_mode == "typed" else "shuffle_seed"
 sidebar = {
     "shuffle": ("seed", "T", "d", "wscale", *permutation, "position", "pscale", "causal"),
     "twins": ("seed", "T", "d", "wscale", "position", "pscale", "causal"),
-    "pairs": ("seed", "T", "d", "wscale", *permutation, "position", "pscale"),
+    "pairs": ("seed", "T", "d", "wscale", *permutation, "pair_position", "pair_scale"),
 }
 exercises = {"shuffle": ("forget", "offset"), "twins": ("offset",), "pairs": ("offset",)}
 with st.sidebar:
-    ui.controls((P[k] for k in sidebar[part]), disabled={"position"} if s.offset else ())  # exercise 2 replaces it
+    ui.controls((P[k] for k in sidebar[part]), disabled={"position", "pair_position"} if s.offset else ())  # ex. 2
     st.caption("Lesson 000 exercises")
     ui.controls(P[k] for k in exercises[part])
 ui.sync_url(P)
 
-position, pscale = shuffles.chosen_signal(s.position, s.pscale, offset=s.offset)
+chosen = (s.pair_position, s.pair_scale) if part == "pairs" else (s.position, s.pscale)
+position, pscale = shuffles.chosen_signal(*chosen, offset=s.offset)
 signal = f"{position} × {number(pscale)}"
 perm = lessons.shuffled(s.T, s.shuffle_seed)
 if s.perm_mode == "typed":  # a typed P that does not parse: a note, and the shuffle
@@ -74,25 +79,22 @@ if part == "shuffle":
         ],
         [1, 3],
     )  # fmt: skip
-    ui.intro(
-        "In words: P shuffles the rows (the tokens); E holds one position vector per row and does not move with "
-        "them; machine zero means equal up to rounding, about 1e-16 here."
-    )
+    ui.takeaway(f"{test.takeaway(signal)} {shuffles.signal_words(position, pscale)}")
     bare, marked = test.bare, test.signal
+    # four titles in a row: a signal's name did not fit beside the sidebar, so E is named in the line above
     ui.matrix_panels(
         [
-            ui.Panel("no position: difference", bare.difference, "order-no-position-difference",
-                     zero_note(bare.difference)),
-            ui.Panel("attend, then shuffle" if not s.forget else "attend (not reordered)", marked.reference,
+            ui.Panel("E = 0: difference", bare.difference, "order-no-position-difference", zero_note(bare.difference)),
+            ui.Panel("E: " + ("attend, then shuffle" if not s.forget else "attend (not reordered)"), marked.reference,
                      "order-attend-then-shuffle"),
-            ui.Panel("shuffle, then attend", marked.out_perm, "order-shuffle-then-attend"),
-            ui.Panel(f"{position}: difference", marked.difference, "order-difference", zero_note(marked.difference)),
+            ui.Panel("E: shuffle, then attend", marked.out_perm, "order-shuffle-then-attend"),
+            ui.Panel("E: difference", marked.difference, "order-difference", zero_note(marked.difference)),
         ],
         name="order-shuffle-test",
         row_title="position",
         col_title="feature",
         domain=charts.signed_domain(*test.outputs),
-        height=ui.fit(340, 230),
+        height=ui.fit(340, 185),
     )  # fmt: skip
     st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
 elif part == "twins":
@@ -115,6 +117,7 @@ elif part == "twins":
                 ui.Reading(f"row difference, {signal}", twins.marked.row_diff),
             ]
         )
+    ui.takeaway(twins.takeaway(signal) + " " + shuffles.signal_words(position, pscale))
     ui.matrix_chart(
         twins.rows,
         title="output rows of the two copies",
@@ -128,7 +131,8 @@ elif part == "twins":
             f"copy at {twins.second}, {position}",
         ],
         name="identical-tokens",
-        height=260,
+        height=ui.fit(260, 230),
+        row_label_limit=300,  # "copy at 255, sinusoidal" whole at 16 px
     )
 else:
     ui.intro(
@@ -140,11 +144,21 @@ else:
     moves = pairs.moves
     ui.readings(
         [
-            ui.Reading("token and position moved together", moves.together,
+            ui.Reading(f"{figures.PAIR_MOVES[0]} moved together", moves.together,
                        ui.Badge(verdicts.machine_zero(moves.together), "outputs only reordered", "outputs changed")),
-            ui.Reading("tokens moved, positions stay", moves.tokens_only),
-            ui.Reading("same tokens, positions moved", moves.positions_only),
+            ui.Reading(f"{figures.PAIR_MOVES[1]} (positions stay)", moves.tokens_only),
+            ui.Reading(f"{figures.PAIR_MOVES[2]} (same token order)", moves.positions_only),
         ]
     )  # fmt: skip
     shown = f"{pairs.position} × {number(pairs.scale)}"
-    st.caption(f"max abs differences against the reordered outputs; position signal: {shown}")
+    st.caption(
+        f"max abs differences against the reordered outputs; {shuffles.signal_words(pairs.position, pairs.scale)}"
+    )
+    ui.takeaway(
+        "Only the first bar is at rounding level: moving each (token, position) pair keeps what every token is "
+        "combined with, so the outputs only follow the move."
+        if verdicts.machine_zero(moves.together)
+        else "Even the pairs moved together change the outputs here: look at the settings."
+    )
+    ui.figure(figures.pair_moves(moves.together, moves.tokens_only, moves.positions_only, shown,
+                                 height=ui.fit(240, 200)))  # fmt: skip

@@ -16,6 +16,8 @@ from posviz.drawing.display import number
 from posviz.experiments.claims import real_model_claims, recorded_at_extraction
 
 ui.page_setup(__doc__)
+ORDER = ("claim", "statement", "check", "expected", "reproduced", "pass", "shown on", "source", "expected from",
+         "tolerance", "why this tolerance")  # fmt: skip
 # The real models' claims load and run their models (seconds on a cold server). Until this server has them cached, the
 # table is drawn first without them and then whole in its place; once cached, it is drawn once. The intro never changes.
 fast = st.cache_data(posviz.claims, max_entries=2)(real_model=False)
@@ -32,7 +34,8 @@ with right:
         "(the source column names each) and are reproduced from the formulas and the shipped weights. Run "
         "`posviz verify` to print the same table in a terminal."
     )
-table = st.empty()
+# One element a placeholder: a container swapped for one with fewer children left the first table on screen as well
+running, table = st.empty(), st.empty()
 for stage in ("complete",) if "real" in served else ("first", "complete"):
     registry = fast if stage == "first" else sorted([*fast, *real()], key=lambda c: c.number)
     passed = sum(c.passed for c in registry)
@@ -45,33 +48,47 @@ for stage in ("complete",) if "real" in served else ("first", "complete"):
     rows = rows.drop(columns="lesson")
     if ui.presenter():  # the shared screen keeps the claim, what each row checks, the numbers and the page links
         rows = rows.drop(columns=["source", "expected from", "tolerance", "why this tolerance"], errors="ignore")
-    with table.container():
-        if stage == "first":
-            st.caption("The real models' claims (16-21) are running on this server: their rows follow in a moment.")
-        st.dataframe(
-            rows,
-            hide_index=True,
-            width="stretch",
-            height=ui.fit(35 * (len(rows) + 1) + 3, 420),
-            column_config={
-                "claim": st.column_config.NumberColumn("#", width="small"),
-                "source": st.column_config.TextColumn("source", width="medium"),
-                "expected from": st.column_config.TextColumn("expected from", width="small"),
-                "statement": st.column_config.TextColumn("claim", width="large"),
-                "check": st.column_config.TextColumn("check", help="a claim can check several numbers: one row each"),
-                "shown on": st.column_config.LinkColumn(
-                    "page", display_text=r"\./([^?]*)", help="the page (and its part) that shows this claim live"
-                ),
-            },
-        )
+    if stage == "first":
+        running.caption("The real models' claims (16-21) are running on this server: their rows follow in a moment.")
+    else:
+        running.empty()
+    table.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        height=ui.fit(35 * (len(rows) + 1) + 3, 420),
+        # the numbers right after what they check: at 1280 px beside the sidebar they stay on screen
+        column_order=[c for c in ORDER if c in rows.columns],
+        column_config={
+            "claim": st.column_config.NumberColumn("#", width="small"),
+            "source": st.column_config.TextColumn("source", width="medium"),
+            "expected from": st.column_config.TextColumn("expected from", width="small"),
+            "statement": st.column_config.TextColumn("claim", width="large"),
+            "check": st.column_config.TextColumn(
+                "check", width="medium", help="a claim can check several numbers: one row each"
+            ),
+            # the numbers keep their width at 1280 px: the claim's text is what gives way
+            "expected": st.column_config.TextColumn("expected", width="small"),
+            "reproduced": st.column_config.TextColumn("reproduced", width="small"),
+            "pass": st.column_config.TextColumn("pass", width="small"),
+            "shown on": st.column_config.LinkColumn(
+                "page", display_text=r"\./([^?]*)", help="the page (and its part) that shows this claim live"
+            ),
+        },
+    )
 served.add("real")
 recorded = "; ".join(f"{r.label}: {r.value} ({r.over})" for r in recorded_at_extraction())
 st.caption(
     "Recorded at extraction, not reproduced here (SmolLM2-135M-Instruct, all 30 layers, float64; posviz ships five "
     f"layers, so these are read from its provenance and are not claims): {recorded}."
 )
-st.caption(
-    "Tolerance ± is an absolute difference; ≤ bounds a machine-zero value, ≥ a difference that must be large. "
-    "Beyond the lessons, the pages in the second group cover learned and rotary positions, start offsets, the "
-    "causal mask, layouts, common bugs, and a real trained transformer."
+st.caption("Tolerance ± is an absolute difference; ≤ bounds a machine-zero value, ≥ a difference that must be large.")
+# Every page of the router (router.py), in its order; tests/test_app.py checks that none is missing.
+st.markdown(
+    "**The lessons:** [Lecture](./lecture) · [Order blindness](./order) · [Sinusoids](./sinusoids) · "
+    "[Before and after position](./attention) · [Position magnitude](./magnitude).  \n"
+    "**Beyond the lessons:** [Learned and rotary](./rotary) · [Start offsets](./offsets) · [Causal mask](./causal) · "
+    "[Layouts](./layouts) · [Spot the bug](./bugs) · [A real transformer](./minilm) · "
+    "[Real model: word order](./sentences) · [Longer contexts](./longer) · [Relative biases](./biases) · "
+    "[A real RoPE model](./llm)."
 )

@@ -26,7 +26,8 @@ P = ui.params(
     ui.part_param(PARTS),
     ui.Param("max_length", 32, "int", 4, 512, label="learned table rows"),
     ui.Param("T", 24, "int", 1, 1024, label="positions asked for"),
-    ui.Param("start", 0, "int", 0, 1024, label="first position asked for", widget="number"),
+    # by default the positions asked for (16..39) run past the table's last row (31): the failure the part is for
+    ui.Param("start", 16, "int", 0, 1024, label="first position asked for", widget="number"),
     ui.width_param(16, 2, 64, label="head width d (even)"),
     ui.Param("base", 10_000.0, "choice", options=BASES, label="RoPE base", widget="select_slider",
              names={b: f"{b:,.0f}" for b in BASES}),
@@ -63,8 +64,14 @@ if s.part == "rotary":
         circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
         # 270 px + axis + legend fit half of the 820 px beside the open sidebar
         ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
-                      size=ui.fit(270, 220))  # fmt: skip
+                      size=ui.fit(270, 190))  # fmt: skip
+        ui.takeaway("The pair keeps its length and turns by the same angle at every step: rotary moves direction, "
+                    "never size.")  # fmt: skip
         ui.control(P["pair"], hi=s.d // 2 - 1)
+        st.caption(
+            "Rotary embeddings come from RoFormer (Su et al. 2021). Its section 3.4.3, cited on Longer contexts, shows "
+            "that the largest score a query and key can reach shrinks as they move apart: RoPE's long-term decay."
+        )
     with right:
         ui.badge(
             verdicts.depends_only_on_offset(rot),
@@ -72,27 +79,43 @@ if s.part == "rotary":
             f"spread {number(spread)}",
         )
         title = "rotary score q·k, query at i, key at j"
-        ui.matrix_chart(
-            rot, title=title, name="rope-scores", height=ui.fit(300, 215), in_columns=2, **figures.SCORE_AXES
-        )
+        ui.takeaway("Each diagonal (one offset i − j) holds one value: only the offset counts.")
+        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 180), in_columns=2, square=True,
+                        **figures.SCORE_AXES)  # fmt: skip
 elif s.part == "learned":
+    last, end = s.max_length - 1, s.start + s.T - 1
     try:
         rows = posviz.learned(s.T, s.d, max_length=s.max_length, start=s.start, seed=s.seed)
     except ValueError as error:
         st.error(
-            f"Position {s.start + s.T - 1} asked of a table trained for {s.max_length} positions: {error}. "
+            f"Position {end} asked of a table trained for {s.max_length} positions: {error}. "
             "A model meets this as an index error in its embedding lookup; it has to be cut, or the table extended "
             "and trained again."
         )
+        # the rows that exist: from the first position asked for, or the table's last T when none of them has one
+        first = s.start if s.start < s.max_length else max(0, s.max_length - s.T)
+        rows = posviz.learned(s.max_length - first, s.d, max_length=s.max_length, start=first, seed=s.seed)
+        title = f"the table's rows {first}..{last}: positions {max(s.start, s.max_length)}..{end} have none"
+        ui.takeaway(f"The chart stops at row {last}, the table's last: a learned table has no vector for a position "
+                    "it was not trained on, unlike sinusoids or rotary, which are formulas.")  # fmt: skip
     else:
-        ui.badge(True, f"positions {s.start}..{s.start + s.T - 1} are inside the table's {s.max_length} rows", "")
-        title = "the learned rows asked for (seeded stand-in, N(0, 1))"
-        ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=s.start, height=240, **figures.POSITION_AXES)
+        ui.badge(True, f"positions {s.start}..{end} are inside the table's {s.max_length} rows", "")
+        title, first = "the learned rows asked for (seeded stand-in, N(0, 1))", s.start
+        ui.takeaway(f"Every position asked for has a row; ask for one past row {last} (a later first position or a "
+                    "larger T) and the lookup fails.")  # fmt: skip
+    ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=first, height=ui.fit(240, 220),
+                    **figures.POSITION_AXES)  # fmt: skip
 else:
     slopes = relative.alibi_slopes(s.heads)
-    ui.control(P["head"], hi=s.heads)
+    pick, listed = st.columns([1, 3], vertical_alignment="bottom")
+    with pick:
+        ui.control(P["head"], hi=s.heads)
     bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
-    st.caption("slopes 2^(-8h/n): " + ", ".join(number(v) for v in slopes[:12]) + (" …" if s.heads > 12 else ""))
-    title = f"ALiBi bias of head {s.head}, slope {number(slopes[s.head - 1])} (symmetric form)"
-    ui.matrix_chart(bias, title=title, name="alibi-bias", height=ui.fit(300, 250), **figures.SCORE_AXES)
+    with listed:
+        st.caption(f"slopes 2^(-8h/n) of heads h = 1..{s.heads}: " + ", ".join(number(v) for v in slopes[:12])
+                   + (" …" if s.heads > 12 else ""))  # fmt: skip
+    title = f"ALiBi bias of head {s.head} of {s.heads}, slope {number(slopes[s.head - 1])} (symmetric form)"
+    ui.takeaway(f"The penalty is −slope × |i − j|: {number(slopes[s.head - 1])} per step apart for this head, the same "
+                "at every position, so like rotary it depends only on the offset.")  # fmt: skip
+    ui.matrix_chart(bias, title=title, name="alibi-bias", height=ui.fit(300, 250), square=True, **figures.SCORE_AXES)
 ui.sync_url(P)

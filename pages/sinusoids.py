@@ -59,19 +59,24 @@ with m3:
     ui.badge(
         verdicts.negligible(summary.offset_residual), f"one matrix shifts every row by {k}", "no single linear map"
     )
-ui.intro(f"In words: M_{k} is the one matrix that moves every row to the row {k} positions later.")
+    st.caption(f"M_{k}: one fixed matrix (a rotation per pair) that moves each row {k} rows on.")
 
 
 @st.fragment
 def table_view() -> None:
-    view = ui.control(P["view"]) or "auto"
+    picker, words = st.columns([2, 3], vertical_alignment="bottom")
+    with picker:
+        view = ui.control(P["view"]) or "auto"
+    with words:  # beside the picker: the line stays on the first screen in presenter mode
+        ui.takeaway("Each pair of columns is one sine and its cosine: the first pair changes fastest (a turn every "
+                    "2π ≈ 6.3 positions), each later pair slower, so every row holds its own pattern.")  # fmt: skip
     if view == "auto":
         view = "image" if summary.chart.aggregated else "chart"
         if not ui.presenter():
             st.caption(f"auto: {view} (a chart when every value fits in {TABLE_CELLS:,} cells, else the image)")
     title = f"sinusoidal table, positions {s.start}..{s.start + s.T - 1}"
     if view == "chart":
-        ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 230), **AXES)
+        ui.reduced_heatmap(summary.chart, name="sinusoid-table", title=title, height=ui.fit(360, 180), **AXES)
     elif view == "zoom: exact values":
         s.zr, s.zc = min(s.zr, s.T - 1), min(s.zc, s.d - 1)
         a, b = st.columns(2)
@@ -105,6 +110,7 @@ def check_view() -> None:
     head = table(min(s.T, max(CURVE_WINDOW, SIM_WINDOW)), s.d, start=s.start, base=s.base)
     if check == "row norms":
         stride = grids.stride(s.T, 2048)
+        ui.takeaway(f"Every row's squared norm sits on d/2 = {s.d // 2}: each sin/cos pair adds sin² + cos² = 1.")
         ui.figure(figures.row_norms(summary.squared_norms, s.d, start=s.start, stride=stride))
         if stride > 1:
             st.caption(f"Every {stride}th position drawn; the badge above checks all {s.T}.")
@@ -116,10 +122,15 @@ def check_view() -> None:
             f"depends only on t − u (spread along diagonals {number(spread)})",
             f"varies along diagonals ({number(spread)})",
         )
-        shape = dict(row_title="position t", col_title="position u", value_title="dot product", height=360)
+        ui.takeaway(f"Each diagonal (one offset t − u) holds one value, largest on the main one (a row with itself: "
+                    f"d/2 = {s.d // 2}): two rows' similarity depends only on how far apart they are.")  # fmt: skip
+        shape = dict(row_title="position t", col_title="position u", value_title="dot product",
+                     height=ui.fit(360, 300), square=True)  # fmt: skip
         title = f"similarity pe·peᵀ, first {sim.shape[0]} positions"
         ui.matrix_chart(sim, title=title, name="similarity", row_offset=s.start, col_offset=s.start, **shape)
     elif check == "wavelengths":
+        ui.takeaway("From 2π ≈ 6.3 positions a turn for pair 0 to almost 2π × base for the last: each pair is a fixed "
+                    "factor slower than the one before, a straight line on the log axis.")  # fmt: skip
         ui.figure(figures.wavelengths(s.d, s.base))
     else:
         ui.control(P["dims"])
@@ -129,6 +140,8 @@ def check_view() -> None:
             "Dimensions to draw",
             "drawing dimensions 0 and 1",
         )
+        ui.takeaway("Dimension 2i is a sine and 2i + 1 its cosine: a pair's two curves share one rate, and a "
+                    "higher pair turns more slowly.")  # fmt: skip
         ui.figure(figures.dimension_curves(head, dims, start=s.start, shown=min(s.T, CURVE_WINDOW)))
     ui.sync_url(P)
 

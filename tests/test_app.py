@@ -131,7 +131,7 @@ def test_order_page_switches_reproduce_the_exercises(key, value, expected):
         ("shuffle", {"perm_mode": "shuffle"}, ["seed", "T", "d", "wscale", "perm_mode", "shuffle_seed", "position",
                                                "pscale", "causal", "forget", "offset"]),
         ("twins", {}, ["seed", "T", "d", "wscale", "position", "pscale", "causal", "offset"]),
-        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "position", "pscale", "offset"]),
+        ("pairs", {}, ["seed", "T", "d", "wscale", "perm_mode", "perm", "pair_position", "pair_scale", "offset"]),
     ],
 )  # fmt: skip
 def test_order_page_draws_each_parts_own_controls_in_the_sidebar(part, query, keys):
@@ -545,7 +545,7 @@ def test_causal_page_reproduces_claim_11():
     assert headline_values(at)[:2] == ["4.4e-16", "1.6508"]
     assert "the mask alone makes it order-aware" in markdown(at)
     caveat = "\n".join(c.value for c in at.caption)
-    assert "order, not distance" in caveat and "(./rotary)" in caveat and "(./biases)" in caveat
+    assert "Order, not distance" in markdown(at) and "(./rotary)" in caveat and "(./biases)" in caveat
 
 
 def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():
@@ -835,7 +835,7 @@ def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks(
 @pytest.mark.parametrize(
     ("name", "titles"),
     [
-        ("order", ["no position: difference", "attend, then shuffle", "shuffle, then attend", "ramp: difference"]),
+        ("order", ["E = 0: difference", "E: attend, then shuffle", "E: shuffle, then attend", "E: difference"]),
         ("attention", ["sentence 1, no position", "sentence 2, no position", "sentence 1, with random × 0.5",
                        "sentence 2, with random × 0.5"]),
         ("magnitude", ["sentence 1: output rows", "sentence 2: output rows in sentence 1's word order"]),
@@ -921,8 +921,8 @@ def test_a_matrix_drawn_as_a_picture_keeps_its_title():
     at = page("order", T="256", d="256", perm_mode="shuffle")
     ok(at)
     titles = [m.value.replace("\\", "") for m in at.markdown if m.value.startswith("**")]
-    assert titles == ["**no position: difference**", "**all zeros up to rounding**", "**attend, then shuffle**",
-                      "**shuffle, then attend**", "**ramp: difference**"]  # fmt: skip
+    assert titles == ["**E = 0: difference**", "**all zeros up to rounding**", "**E: attend, then shuffle**",
+                      "**E: shuffle, then attend**", "**E: difference**"]  # fmt: skip
 
 
 def test_shared_control_declarations_equal_the_ones_they_replace():
@@ -1108,3 +1108,109 @@ def test_the_biases_page_says_where_t5s_last_bucket_starts_and_shares_one_colour
             if {"lo", "hi"} <= set(frame.columns):
                 ends.add((float(frame["lo"].iloc[0]), float(frame["hi"].iloc[0])))
     assert len(ends) == 1 and len(small.get("vega_lite_chart")) == 6
+
+
+def chart_specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart") + at.get("arrow_vega_lite_chart")]
+
+
+@pytest.mark.parametrize("presenter", ["false", "true"])
+@pytest.mark.parametrize(("name", "query"), [("sinusoids", {"check": "similarity"}), ("rotary", {}),
+                                             ("rotary", {"part": "alibi"})])  # fmt: skip
+def test_similarity_and_score_matrices_are_drawn_square(name, query, presenter):
+    """pe · peᵀ, the rotary scores and the ALiBi bias: a diagonal runs at 45° only on a square plot."""
+    at = page(name, **query, presenter=presenter)
+    ok(at)
+    if name == "sinusoids":  # 64 x 64 values: a picture, sized by its CSS height and its colour bar's width
+        (sizes,) = [m.value for m in at.markdown if "posviz-picture" in m.value]
+        height, width = re.search(r"height:(\d+)px", sizes)[1], re.search(r"width:(\d+)px", sizes)[1]
+        assert height == width and int(height) >= 300
+        return
+    heatmaps = [s for s in chart_specs(at) if '"rect"' in json.dumps(s)]
+    assert heatmaps, (name, query)
+    assert all(s["width"] == s["height"] for s in heatmaps), [(s["width"], s["height"]) for s in heatmaps]
+
+
+def test_the_overview_closing_text_links_every_page_of_the_router():
+    router = (ROOT / "router.py").read_text(encoding="utf-8")
+    listed = re.findall(r'st\.Page\("pages/\w+\.py", title="([^"]+)"[^)]*url_path="(\w+)"', router)
+    listed = [(title, path) for title, path in listed if path != "home"]  # "/" is a hidden copy of the overview
+    assert len(listed) == len(PAGES)
+    at = page("overview", presenter="true")
+    ok(at)
+    text = markdown(at)
+    for title, path in listed:
+        if path != "overview":
+            assert f"[{title}](./{path})" in text, title
+
+
+# One line per chart saying what to take from it, on screen in presenter mode too (where ui.intro prose is dropped).
+TAKEAWAYS = [
+    ("order", {}, "the two middle panels differ, because E stays in place"),
+    ("order", {}, "every feature of row t is 0.6 × (t + 1)"),
+    ("order", {}, "P (a permutation: row i of the shuffled input is row P[i]) = 3 0 5 1 4 2"),
+    ("order", {"part": "twins"}, "Without position the two copies' rows are equal; with ramp × 0.6 they differ."),
+    ("order", {"part": "pairs"}, "Only the first bar is at rounding level"),
+    ("attention", {}, "Without position, matrix 2 is matrix 1 with its rows and columns in sentence 2's order"),
+    ("attention", {}, "np.allclose says True when every entry agrees within 1e-8 + 1e-5"),
+    ("attention", {}, "punctuation stays part of its word"),
+    ("causal", {}, "Order, not distance: with equal scores row t spreads 1/(t+1) evenly over keys 0..t"),
+    ("causal", {}, "Above the diagonal every weight is 0"),
+    ("rotary", {}, "Each diagonal (one offset i − j) holds one value: only the offset counts."),
+    ("rotary", {}, "Its section 3.4.3"),
+    ("rotary", {}, "The pair keeps its length"),
+    ("rotary", {"part": "learned"}, "The chart stops at row 31, the table's last"),
+    ("rotary", {"part": "alibi"}, "The penalty is −slope × |i − j|: 0.5 per step apart"),
+    ("sinusoids", {}, "Each pair of columns is one sine and its cosine"),
+    ("sinusoids", {}, "M_3: one fixed matrix (a rotation per pair) that moves each row 3 rows on."),
+    ("sinusoids", {"check": "similarity"}, "Each diagonal (one offset t − u) holds one value"),
+    ("sinusoids", {"check": "wavelengths"}, "a straight line on the log axis"),
+    ("sinusoids", {"check": "dimensions over position"}, "Dimension 2i is a sine and 2i + 1 its cosine"),
+    ("layouts", {}, "Same values, other columns"),
+    ("layouts", {}, "The one real difference: tensor2tensor spaces its frequencies"),
+    ("bugs", {}, "M₁ is the one matrix"),
+    ("bugs", {}, "The right panel shows where the bug changes the table"),
+    ("bugs", {"bug": "none"}, "The difference panel is blank"),
+    ("bugs", {"bug": "start reset to 0"}, "leaves rounding level once generation passes the prompt"),
+]
+
+
+@pytest.mark.parametrize(("name", "query", "line"), TAKEAWAYS)
+def test_each_chart_keeps_its_takeaway_in_presenter_mode(name, query, line):
+    at = page(name, **query, presenter="true")
+    ok(at)
+    assert line in markdown(at) + "\n".join(c.value for c in at.caption), (name, query, line)
+
+
+def test_the_learned_part_at_its_defaults_asks_past_the_tables_last_row_and_draws_the_rows_it_has():
+    at = page("rotary", part="learned")
+    ok(at)
+    assert "Position 39 asked of a table trained for 32 positions" in at.error[0].value
+    assert "The chart stops at row 31, the table's last" in markdown(at)  # rows 16..31: the ones that exist
+    assert len(chart_specs(at)) + len(at.get("image")) == 1
+    inside = page("rotary", part="learned", start="0")
+    assert not inside.error and "inside the table's 32 rows" in markdown(inside)
+
+
+def test_the_order_pages_pair_part_draws_lesson_003s_signal_as_the_lecture_does():
+    lecture_step = next(s for s in posviz.lecture.STEPS if s.key == "pairs")
+    (figure,) = lecture_step.slide().figures
+    import pyarrow as pa
+
+    at = page("order", part="pairs", presenter="true")
+    ok(at)
+    (chart,) = at.get("vega_lite_chart") + at.get("arrow_vega_lite_chart")
+    data = {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pydict() for d in chart.proto.datasets}
+    assert data["posviz_live"]["title"] == [figure.shape["title"]]  # "E = sinusoidal × 1: ..."
+    for column in ("what moves", "shown"):  # the same labels and the same numbers as the lecture's step
+        assert data["posviz_0"][column] == figure.frames[0][column].tolist()
+
+
+def test_the_attention_page_says_which_copy_of_a_repeated_word_it_compares_and_why_content_differs():
+    at = page("attention", s1="the dog saw the cat on the mat", s2="the cat saw the dog on the mat", word="the")
+    ok(at)
+    assert "'the' at position 0 of sentence 1 and position 0 of sentence 2: the first of its 3" in markdown(at)
+    other = page("attention", s1="the dog bit the man", s2="a man bit the dog", word="man")
+    ok(other)
+    text = markdown(other)
+    assert "sentence 1 has 'the' beyond sentence 2, which has 'a'" in text and "not of position" in text

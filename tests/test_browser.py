@@ -246,10 +246,9 @@ TOGETHER = {"attention": 4, "order": 4, "causal": 2, "bugs": 3, "layouts": 2, "r
 
 
 # Each page at its first part, and every other part of the pages in parts.
-# (order's pair-move part draws numbers only, no chart.)
-PARTS = ["order?part=twins", "offsets?part=sinks", "rotary?part=learned", "rotary?part=alibi", "longer?part=scores",
-         "longer?part=decay", "minilm?part=sentences", "llm?part=distance", "llm?part=sink", "llm?part=pairs",
-         "llm?part=ablations", "llm?part=longer"]  # fmt: skip
+PARTS = ["order?part=twins", "order?part=pairs", "offsets?part=sinks", "rotary?part=learned", "rotary?part=alibi",
+         "longer?part=scores", "longer?part=decay", "minilm?part=sentences", "llm?part=distance", "llm?part=sink",
+         "llm?part=pairs", "llm?part=ablations", "llm?part=longer"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"] + PARTS)

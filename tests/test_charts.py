@@ -60,6 +60,9 @@ def every_chart():
         "trajectory": (charts.trajectory, [path], dict(title="pair")),
         "step_errors": (charts.step_errors, [steps, frames.rounding_band()], dict(title="steps")),
         "token_heatmap note": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False, note="all zeros")),
+        "grid_heatmap square": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
+                                dict(title="pe", row_title="t", col_title="u", square=True, legend="right")),
+        "token_heatmap square": (charts.token_heatmap, [eye_cells()], dict(title="w", square=True, height=200)),
         "grid_heatmap note": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
                               dict(title="pe", row_title="t", col_title="dim", note="")),
         "picture_heatmap": (charts.picture_heatmap,
@@ -89,6 +92,7 @@ def figure_charts():
     view = longviews.scaled(preset)
     made = [
         figures.frequencies(8, 10_000.0),
+        figures.pair_moves(0.0, 1.5, 2.0, "ramp × 0.6"),
         figures.wavelengths(8, 10_000.0),
         figures.row_norms(np.full(5, 4.0), 8, start=2, stride=1),
         figures.dimension_curves(posviz.sinusoidal(10, 8), [0, 3], start=0, shown=6),
@@ -235,6 +239,31 @@ def test_the_rotation_plot_is_square_with_the_same_domain_on_both_axes():
         ("neg_r", "neg_r"),
     }
     assert spec["datasets"]["posviz_0"][0]["r"] == 2.0 and spec["datasets"]["posviz_0"][0]["neg_r"] == -2.0
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+@pytest.mark.parametrize("builder", [charts.grid_heatmap, charts.token_heatmap, charts.picture_heatmap])
+def test_a_square_heatmap_is_as_wide_as_it_is_tall_and_a_plain_one_fills_its_column(builder, presenter):
+    """A similarity matrix's diagonal runs at 45° only on a square plot: width = height in the spec."""
+    reduced = grids.reduced(np.eye(24), 1, 1)
+    data = {
+        charts.grid_heatmap: [charts.reduced_frame(reduced)],
+        charts.token_heatmap: [eye_cells()],
+        charts.picture_heatmap: [charts.picture_frame(b"png"), charts.extent_frame(reduced, (-1.0, 1.0))],
+    }[builder]
+    shape = dict(title="pe · peᵀ", row_title="t", col_title="u", height=230, legend="right", note="")
+    square = charts.chart_spec(builder, *data, presenter=presenter, square=True, **shape)
+    assert square["width"] == square["height"] == 230
+    plain = charts.chart_spec(builder, *data, presenter=presenter, **shape)
+    assert plain["width"] == "container" and plain["height"] == 230
+
+
+def test_the_pair_move_chart_names_its_signal_and_keeps_lesson_003s_order():
+    fig = figures.pair_moves(0.0, 3.5, 5.4, "sinusoidal × 1")
+    assert fig.frames[0]["what moves"].tolist() == list(figures.PAIR_MOVES)
+    assert fig.frames[0]["max difference"].iloc[0] > 0  # an exact 0 sits on the log axis's floor
+    assert fig.frames[0]["shown"].tolist() == ["0", "3.5", "5.4"]
+    assert "sinusoidal × 1" in fig.shape["title"]
 
 
 def test_grid_heatmap_centres_integer_ticks_on_cells():

@@ -95,3 +95,21 @@ def test_a_large_headline_number_groups_its_thousands():
     table = lecture.slide([s.key for s in STEPS].index("table"))
     assert table.shown == "6,283.2" and "slowest pair (3)" in table.label
     assert lecture.slide(ORDER.index("table"), d=64).shown == "47,117"
+
+
+@pytest.mark.parametrize(("key", "figure"), [("shift", "shift-similarity"), ("rotary", "rotary-scores")])
+def test_the_lectures_similarity_grids_are_drawn_square(key, figure):
+    """pe · peᵀ and the rotary scores: a diagonal runs at 45° only when the plot is as wide as it is tall."""
+    step = next(s for s in lecture.STEPS if s.key == key)
+    fig = next(f for f in step.slide().figures if f.name == figure)
+    spec = charts.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
+    assert spec["width"] == spec["height"] == lecture.FIGURE_HEIGHT
+
+
+def test_the_lectures_pair_move_uses_the_order_pages_labels_and_names_its_signal():
+    from posviz.drawing import figures
+
+    step = next(s for s in lecture.STEPS if s.key == "pairs")
+    (fig,) = step.slide().figures
+    assert fig.frames[0]["what moves"].tolist() == list(figures.PAIR_MOVES)
+    assert fig.shape["title"] == figures.pair_moves_title(f"{step.defaults()['position']} × 1")

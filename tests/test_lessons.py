@@ -147,7 +147,7 @@ def test_the_shuffle_test_runs_the_same_tokens_without_and_with_the_signal():
     assert test.bare.max_diff <= 1e-15 and test.signal.max_diff == pytest.approx(3.499757764020842, abs=1e-9)
     assert test.bare_verdict == (True, "order-blind: machine zero", "")
     assert test.signal_verdict == (True, "order-aware: the position signal tells places apart", "")
-    assert test.setting == "P = 3 0 5 1 4 2"
+    assert test.setting == "P (a permutation: row i of the shuffled input is row P[i]) = 3 0 5 1 4 2"
 
 
 def test_only_the_tests_own_bug_makes_the_shuffle_verdict_a_problem():

@@ -48,6 +48,8 @@ def matrix_chart(
     legend: bool = True,
     hover: bool = False,
     in_columns: int = 1,
+    square: bool = False,
+    row_label_limit: int | None = None,
 ) -> None:
     """Show a matrix within the pixels it gets: labelled cells when small (each printing its value, and then no
     colour legend, when at most 100 cells), every value as a mark while each cell is a few pixels
@@ -57,6 +59,8 @@ def matrix_chart(
     `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
     `hover`: keep a mark a cell, each with its value on hover, for a view that exists to show exact values.
     `in_columns`: how many equal columns share the main column where it is drawn (`widths.container_width`).
+    `square`: drawn `height` x `height` (a similarity matrix: its diagonal runs at 45°), as a chart or a picture.
+    `row_label_limit`: pixels a row label of labelled cells may take (default 120; longer ones end in "…").
     """
     m = np.asarray(m, dtype=np.float64)
     domain = charts.signed_domain(m) if domain is None else domain
@@ -65,6 +69,8 @@ def matrix_chart(
                   value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
     if note is not None:
         common["note"] = note
+    if square:
+        common["square"] = True
     if charts.labels_cells(m.shape):
         frame = charts.matrix_frame(
             m,
@@ -74,9 +80,11 @@ def matrix_chart(
         annotate = charts.prints_values(m.shape, annotate_cols)
         if annotate:  # each cell prints its value: a colour legend would repeat it
             common["legend"] = "none"
-        show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **common)
+        limit = {} if row_label_limit is None else {"row_label_limit": row_label_limit}
+        show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **limit, **common)
         return
-    if not pictured(m.shape, container_width(in_columns), height):
+    across = min(container_width(in_columns), height + AXIS_WIDTH) if square else container_width(in_columns)
+    if not pictured(m.shape, across, height):
         reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, hover=hover,
                         in_columns=in_columns, **common)  # fmt: skip
         return
@@ -84,7 +92,7 @@ def matrix_chart(
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
     show_image(picture, title=title, scheme=scheme, domain=domain, value_title=value_title,
                what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}", height=height, fill=True,
-               in_columns=in_columns)  # fmt: skip
+               in_columns=in_columns, square=square)  # fmt: skip
     if note:
         st.markdown(f"**{escape(note.replace(chr(10), ' '))}**")  # a picture has no layer to write it on
     if not presenter():
@@ -114,8 +122,9 @@ def reduced_heatmap(
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
     scheme = str(shape.get("scheme", charts.SIGNED_SCHEME))
-    # about the pixels it is shown with
-    box = (shape.get("height", 320), max(1.0, container_width(in_columns) - AXIS_WIDTH))
+    # about the pixels it is shown with (a square plot is as wide as it is tall)
+    tall = shape.get("height", 320)
+    box = (tall, tall) if shape.get("square") else (tall, max(1.0, container_width(in_columns) - AXIS_WIDTH))
     picture = charts.picture_frame(cached_png(reduced.values, scheme, domain, box=box))
     if subtitle is not None and not reduced.aggregated and not presenter():
         shape["subtitle"] = f"{subtitle}; each value in the CSV"  # the Download menu (not in presenter mode)

@@ -28,17 +28,24 @@ def show_image(
     height: int | None = None,
     fill: bool = False,
     in_columns: int = 1,
+    square: bool = False,
 ) -> None:
     """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
 
     With `height` (pixels) the picture is drawn at most that tall, keeping its aspect ratio; with `fill` too it
     fills the container's width and `height` as a heatmap chart would (each axis stretched on its own). A picture
     with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them; the
-    container is one of `in_columns` equal columns sharing the main column (`widths.container_width`).
+    container is one of `in_columns` equal columns sharing the main column (`widths.container_width`). With `square`
+    the picture is as wide as it is tall (`height`, or the container's width if narrower): a similarity matrix's
+    diagonal then runs at 45° whatever its shape.
     """
     rows, cols = reduced.values.shape
     across = container_width(in_columns)
-    if fill and height is not None:
+    if square:
+        side = across if height is None else min(across, height)
+        shown_rows = shown_cols = side
+        fill, height = True, round(side)  # stretched into the square box, each axis on its own
+    elif fill and height is not None:
         shown_rows, shown_cols = height, across
     else:
         shown_cols = across if height is None else min(across, height * cols / rows)

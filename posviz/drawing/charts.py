@@ -143,6 +143,7 @@ def grid_heatmap(
     height: int = 320,
     legend: str = "bottom",
     note: Text | None = None,
+    square: bool = False,
 ) -> alt.Chart | alt.LayerChart:
     """Heatmap of a (possibly block-averaged) matrix on quantitative axes; rows run down from the top.
 
@@ -153,6 +154,7 @@ def grid_heatmap(
     on the same axes and legend, and `cells` is `extent_frame` (the cells' outer edges): one mark, not one a cell
     (rects are encoded on every resize), at the cost of hover; the exact values go with the CSV.
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
+    `square`: the plot is `height` wide too (a similarity matrix: its diagonal runs at 45°).
     """
     color = value_color(scheme, domain, value_title, legend=legend)
     if picture is None:
@@ -185,7 +187,12 @@ def grid_heatmap(
         marks = [image, axes]
     if note is not None:
         marks.append(_centre_note(cells, note))
-    return alt.layer(*marks, title=title_params(title, subtitle), height=height)
+    return alt.layer(*marks, title=title_params(title, subtitle), height=height, **_square(square, height))
+
+
+def _square(square: bool, height: int) -> dict[str, int]:
+    """A plot's width when it is drawn square (`width` = `height`), else nothing (it fills its column)."""
+    return {"width": height} if square else {}
 
 
 def picture_heatmap(picture: Data, extent: Data, **shape: object) -> alt.LayerChart:
@@ -232,16 +239,21 @@ def token_heatmap(
     height: int = 260,
     legend: str = "bottom",
     note: Text | None = None,
+    square: bool = False,
+    row_label_limit: int = 120,
 ) -> alt.LayerChart:
     """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
 
     `cells` is `matrix_frame`'s long form; rows and columns keep the matrix's order (row_index, col_index).
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
+    `square`: the plot is `height` wide too (a similarity matrix: its diagonal runs at 45°).
+    `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
     """
     layers = _cell_layers(alt.Chart(cells), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
-                          value_title=value_title, annotate=annotate, angled=angled, legend=legend)  # fmt: skip
+                          value_title=value_title, annotate=annotate, angled=angled, legend=legend,
+                          row_label_limit=row_label_limit)  # fmt: skip
     extra = [] if note is None else [_centre_note(cells, note)]
-    return alt.layer(*layers, *extra, title=title_params(title), height=height)
+    return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
 
 
 def _cell_layers(
@@ -256,6 +268,7 @@ def _cell_layers(
     angled: bool,
     legend: str,
     panels: bool = False,
+    row_label_limit: int = 120,
 ) -> list[alt.Chart]:
     """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `annotate`, its
     values written in the cells, white on dark cells. `panels`: cells of `heatmap_panels` (the panel in the
@@ -264,7 +277,7 @@ def _cell_layers(
     base = base.encode(
         x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"), axis=x_axis),
         y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
-                axis=alt.Axis(labelLimit=120)),
+                axis=alt.Axis(labelLimit=row_label_limit)),
         tooltip=[alt.Tooltip("panel:N", title="panel")] * panels + [
             alt.Tooltip("row:N", title=row_title),
             alt.Tooltip("col:N", title=col_title),
@@ -719,9 +732,10 @@ def _carrying_live(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     if isinstance(chart, alt.FacetChart):  # a facet cannot be layered: the mark goes into each panel's layers
         chart.spec.layer = [*chart.spec.layer, ghost]
         return chart
-    title, height = chart.title, chart.height
-    chart.title = chart.height = alt.Undefined
-    return alt.layer(chart, ghost, title=title, height=height)  # the tests validate every builder against the schema
+    title, height, width = chart.title, chart.height, chart.width
+    chart.title = chart.height = chart.width = alt.Undefined
+    # the tests validate every builder against the schema
+    return alt.layer(chart, ghost, title=title, height=height, width=width)
 
 
 def compile(builder: Callable[..., alt.TopLevelMixin], count: int, *, presenter: bool = False, **shape) -> dict:

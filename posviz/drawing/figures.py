@@ -60,7 +60,8 @@ def frequencies(d: int, base: float) -> Figure:
     """
     frame = frames.frequency_comparison(d, base)
     shape = dict(x="pair", y="frequency", color="formula", x_title="pair i", y_title="radians per position (log)")
-    return _lines("frequencies", frame, title="frequency of each pair", log_y=True, **shape)
+    # the formulas' names under the plot: at the right Vega cut "tensor2tensor: base^(-i/(d/2-1))" at 160 px
+    return _lines("frequencies", frame, title="frequency of each pair", log_y=True, legend="bottom", **shape)
 
 
 def wavelengths(d: int, base: float) -> Figure:
@@ -95,6 +96,35 @@ def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, show
     frame = charts.columns_frame(table, dims, first=start, rows=shown)
     shape = dict(x="position", y="value", color="dimension", x_title="position", y_title="pe")
     return _lines("dimension-curves", frame, title=f"chosen dimensions over the first {shown} positions", **shape)
+
+
+PAIR_MOVES = ("token + position", "tokens only", "positions only")  # lesson 003's three moves, lecture and page
+
+
+def pair_moves(together: float, tokens_only: float, positions_only: float, signal: str, *, height: int = 240) -> Figure:
+    """Lesson 003's three moves as bars on a log axis, each labelled with its value (frame: 3 rows).
+
+    `signal` names the position signal E they ran with ("sinusoidal × 1"); an exact 0 sits at the axis floor.
+
+    >>> pair_moves(0.0, 1.5, 2.0, "ramp × 0.6").frames[0]["what moves"].tolist()
+    ['token + position', 'tokens only', 'positions only']
+    """
+    values = (together, tokens_only, positions_only)
+    moves = pd.DataFrame(
+        {
+            "what moves": list(PAIR_MOVES),
+            "max difference": [frames.on_log_axis(v) for v in values],
+            "shown": [number(v) for v in values],
+        }
+    )
+    shape = dict(x="what moves", y="max difference", title=pair_moves_title(signal), x_title="",
+                 y_title="max abs difference", log_y=True, text="shown", height=height)  # fmt: skip
+    return Figure("pairs", charts.bars, (moves,), shape)
+
+
+def pair_moves_title(signal: str) -> str:
+    """The pair-move chart's title, naming its position signal: the lecture's step and the order page share it."""
+    return f"E = {signal}: outputs against the reordered reference (log axis)"
 
 
 def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -> Figure:

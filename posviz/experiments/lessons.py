@@ -8,6 +8,7 @@ The claims registry is posviz.experiments.claims; reading typed input is posviz.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -244,6 +245,16 @@ class SentenceResult:
         i, j = self.word_rows(word)
         a, b = self.outputs(with_position=with_position)
         return float(np.abs(a[i] - b[j]).max())
+
+    def unmatched_words(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The words (with repeats) sentence 1 has beyond sentence 2's, and sentence 2's beyond sentence 1's: both
+        empty exactly when sentence 2 reorders sentence 1.
+
+        >>> sentence_experiment("the dog bit the man", "a man bit the dog").unmatched_words()
+        (('the',), ('a',))
+        """
+        one, two = Counter(self.words1), Counter(self.words2)
+        return tuple((one - two).elements()), tuple((two - one).elements())
 
     def common_words(self) -> list[str]:
         """Words of sentence 1 that also appear in sentence 2, in sentence-1 order."""

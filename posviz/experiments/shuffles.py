@@ -21,9 +21,31 @@ from posviz.experiments.lessons import (
     twin_experiment,
     twin_rows,
 )
+from posviz.maths import verdicts
 
 EXERCISE_OFFSET = ("constant", 0.6)  # lesson 000, exercise 2: the same vector added at every position
 SHOWN_PERM = 32  # the entries of P a caption writes out
+# What each position signal E adds, in plain words ({scale}: its scale)
+SIGNAL_WORDS = {
+    "none": "nothing is added (E = 0)",
+    "constant": "the same {scale} in every feature of every row, so every position looks alike",
+    "ramp": "every feature of row t is {scale} × (t + 1), a value that climbs with the position",
+    "random": "each row a fixed draw of N(0, 1) numbers times {scale}",
+    "sinusoidal": "each row the paper's sines and cosines of its position times {scale}",
+    "learned": "each row a seeded stand-in for a trained table's row times {scale}",
+    "rotary": "nothing is added; queries and keys are rotated by their position",
+}
+
+
+def signal_words(position: str, scale: float) -> str:
+    """What the signal E adds, in a sentence: "E = ramp × 0.6: every feature of row t is 0.6 × (t + 1), ...".
+
+    >>> signal_words("constant", 0.6)
+    'E = constant × 0.6: the same 0.6 in every feature of every row, so every position looks alike.'
+    """
+    if position not in SIGNAL_WORDS:
+        raise ValueError(f"position must be one of {', '.join(SIGNAL_WORDS)}, got {position!r}")
+    return f"E = {position} × {scale:g}: " + SIGNAL_WORDS[position].format(scale=f"{scale:g}") + "."
 
 
 def chosen_signal(position: str, scale: float, *, offset: bool = False) -> tuple[str, float]:
@@ -76,7 +98,25 @@ class ShuffleTest:
         switches = ("  ·  causal" if self.causal else "") + (
             "  ·  reference NOT reordered" if self.forget_reorder else ""
         )
-        return f"P = {shown}{switches}"
+        return f"P (a permutation: row i of the shuffled input is row P[i]) = {shown}{switches}"
+
+    def takeaway(self, signal: str) -> str:
+        """What the four panels show at these settings, in a line (`signal`: the signal's name, "ramp × 0.6")."""
+        if self.forget_reorder:
+            return "The reference was never reordered, so both differences come from the test's bug, not position."
+        if not self.bare.order_blind:
+            return (
+                "With the causal mask even E = 0 leaves a difference: the mask alone tells the first token from the "
+                "last."
+            )
+        if self.signal.order_blind:
+            return (
+                f"Both differences are blank: {signal} does not tell positions apart, so attention stays order-blind."
+            )
+        return (
+            f"The first difference is blank and the last is not: with {signal} the two middle panels differ, because "
+            "E stays in place while the tokens move."
+        )
 
 
 def shuffle_test(
@@ -122,6 +162,12 @@ class TwinTest:
     def rows(self) -> np.ndarray:
         """The copies' output rows: first, second without position, then with. Returns: (4, d)"""
         return twin_rows(self.plain, self.marked)
+
+    def takeaway(self, signal: str) -> str:
+        """What the four rows show, in a line (`signal`: the signal's name, "ramp × 0.6")."""
+        plain = "equal" if verdicts.exactly_zero(self.plain.row_diff) else "different (the mask tells them apart)"
+        marked = "are equal too" if verdicts.negligible(self.marked.row_diff) else "differ"
+        return f"Without position the two copies' rows are {plain}; with {signal} they {marked}."
 
 
 def twin_test(

@@ -113,7 +113,10 @@ def _heat(
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
 
-def _grid(name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain: tuple[float, float]) -> Figure:
+def _grid(
+    name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain: tuple[float, float], square: bool = False
+) -> Figure:
+    """A matrix figure on quantitative axes; `square` draws it as wide as tall (a similarity's diagonal at 45°)."""
     reduced = grids.block_mean(m, 16_384)
     shape = dict(
         title=title,
@@ -123,6 +126,7 @@ def _grid(name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain:
         domain=domain,
         height=FIGURE_HEIGHT,
         legend="right",
+        **({"square": True} if square else {}),
     )
     return Figure(name, charts.grid_heatmap, (charts.reduced_frame(reduced),), shape, cells=reduced)
 
@@ -196,12 +200,12 @@ def pairs(position: str = "sinusoidal") -> Slide:
     r = lessons.pair_move_experiment(position=position)
     moves = pd.DataFrame(
         {
-            "what moves": ["token + position", "tokens only", "positions only"],
+            "what moves": list(figures.PAIR_MOVES),  # the order page's pair part: the same labels
             "max difference": [frames.on_log_axis(r.together), r.tokens_only, r.positions_only],
             "shown": [number(v) for v in (r.together, r.tokens_only, r.positions_only)],
         }
     )
-    shape = dict(x="what moves", y="max difference", title="outputs against the reordered reference (log axis)",
+    shape = dict(x="what moves", y="max difference", title=figures.pair_moves_title(f"{position} × 1"),
                  x_title="", y_title="max abs difference", log_y=True, text="shown", height=FIGURE_HEIGHT)  # fmt: skip
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
@@ -375,7 +379,8 @@ def shift(k: int = 3) -> Slide:
                domain=(-1.0, 1.0),
                annotate=False),
          _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
-               rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])))),
+               rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])),
+               square=True)),
         "≈ 0: the offset property of the sinusoid formula",
     )  # fmt: skip
 
@@ -393,7 +398,7 @@ def rotary(shift: int = 100) -> Slide:
         verdicts.negligible(moved),
         f"unchanged (added sinusoids change by {number(added)})",
         (_grid("rotary-scores", scores, "rotary score q·k, query i, key j", rows="query position i",
-               cols="key position j", domain=charts.signed_domain(scores)),),
+               cols="key position j", domain=charts.signed_domain(scores), square=True),),
         "RoFormer (Su et al.), computed from the formula",
     )  # fmt: skip
 
