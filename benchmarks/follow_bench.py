@@ -53,7 +53,7 @@ class Follower:
     """One protocol-level follower: a page view of the follow link, then the poll fragment's auto-reruns."""
 
     def __init__(self, port: int, code: str, seen: list) -> None:
-        self.port, self.code, self.seen, self.step = port, code, seen, None
+        self.port, self.code, self.seen, self.step, self.page = port, code, seen, None, ""
 
     async def run(self, stop: threading.Event) -> None:
         url = f"ws://127.0.0.1:{self.port}/_stcore/stream"
@@ -69,14 +69,17 @@ class Follower:
         msg = BackMsg()
         msg.rerun_script.query_string = f"room={self.code}"
         msg.rerun_script.page_name = "lecture"
-        if fragment:
+        if fragment:  # as the browser does: the page's hash too, or a rerun the fragment asks for runs the home page
             msg.rerun_script.fragment_id, msg.rerun_script.is_auto_rerun = fragment, True
+            msg.rerun_script.page_script_hash = self.page
         await ws.send(msg.SerializeToString())
         while True:
             forward = ForwardMsg()
             forward.ParseFromString(await asyncio.wait_for(ws.recv(), 60))
             kind = forward.WhichOneof("type")
-            if kind == "auto_rerun":
+            if kind == "new_session" and forward.new_session.page_script_hash:
+                self.page = forward.new_session.page_script_hash
+            elif kind == "auto_rerun":
                 fragment, interval = forward.auto_rerun.fragment_id, forward.auto_rerun.interval
             elif kind == "delta" and forward.delta.new_element.WhichOneof("type") == "markdown":
                 step = shown(forward.delta.new_element.markdown.body)

@@ -28,12 +28,12 @@ _DECK = "_room_deck"  # the steps= string this session last set from a room (one
 TROUBLE = (sqlite3.Error, OSError)
 
 
-# A follower's phone: the step list alone (no button row) so the number and the first figure are on the first screen,
-# and the room's line clear of the header's sidebar button.
+# A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and the claim in smaller
+# type, so the number and the first figure are on the first screen; the room's line clear of the sidebar button.
 _PHONE = """<style>@media (max-width: 640px) {
-.st-key-lecture-nav [data-testid='stElementContainer']:has([data-testid='stButton']) {display: none}
-.st-key-lecture-nav [data-testid='stElementContainer']:has([data-testid='stSelectbox']) {width: 100% !important}
-.st-key-room-slot {padding-left: 2rem}}</style>"""
+.st-key-lecture-nav {display: none}
+.st-key-room-slot {padding-left: 2rem}
+[data-testid='stMarkdownContainer'] div[style*='font-size:1.5rem'] {font-size: 1.15rem !important}}</style>"""
 
 
 def store() -> Rooms:
@@ -155,7 +155,7 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
             s[_PENDING] = room
             st.rerun()
     else:
-        st.caption(f"Following the lecturer · room {show_code(code)} · touch a control to explore on your own.")
+        st.caption(f"Following the lecturer · room {show_code(code)}", help="Touch a control to explore on your own.")
 
 
 def _apply(room: Room, params: Mapping[str, Param]) -> None:
