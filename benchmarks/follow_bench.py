@@ -77,8 +77,8 @@ class Follower:
             forward = ForwardMsg()
             forward.ParseFromString(await asyncio.wait_for(ws.recv(), 60))
             kind = forward.WhichOneof("type")
-            if kind == "new_session" and forward.new_session.page_script_hash:
-                self.page = forward.new_session.page_script_hash
+            if kind == "navigation" and forward.navigation.page_script_hash:  # the page st.navigation ran
+                self.page = forward.navigation.page_script_hash
             elif kind == "auto_rerun":
                 fragment, interval = forward.auto_rerun.fragment_id, forward.auto_rerun.interval
             elif kind == "delta" and forward.delta.new_element.WhichOneof("type") == "markdown":
