@@ -31,6 +31,7 @@ P = ui.params(STEP, *(p for params in CONTROLS.values() for p in params))
 draw = st.cache_data(lecture.slide, max_entries=128)  # the real-model steps run a 6-layer encoder
 ui.url_state(P, page="lecture")
 s = st.session_state
+room = ui.join_room(P)  # ?room=CODE follows a lecturer (?secret= moves the room; &speaker=1 is the speaker view)
 
 
 def go(to: int) -> None:
@@ -68,6 +69,8 @@ controls = CONTROLS[step.key]
 ui.sync_url(P)
 values = {c.name: p.default if s[p.key] is None else s[p.key] for c, p in zip(step.controls, controls, strict=True)}
 index = DECK.indices[s.step - 1]  # the step's place in the whole lecture
+if ui.room(room, STEPS, s.step, controls):  # the speaker view: the step's notes in place of the slide
+    st.stop()
 slide = ui.guarded(lambda: draw(index, **values), lambda: draw(index), f"Step {s.step}")
 
 ui.claim(slide.claim)

@@ -14,6 +14,8 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     panels        matrices side by side
     pictures      matrices as PNG pictures with their colour bars
     figures       a core Figure drawn by its kind
+    rooms         the lecture's room: joining from the link, the lecturer's moves, every member's poll
+    lectern       the lecturer's side of a room: sharing it, its sidebar panel, the speaker view
 
 The core (posviz/) never imports this package; pages import it and posviz.
 """
@@ -34,8 +36,10 @@ from ui.declarations import (
 )
 from ui.figures import figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
+from ui.lectern import room
 from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
+from ui.rooms import join as join_room
 from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
 from ui.startup import end_legacy_pages_mode, freeze_startup_heap, legacy_pages_flag
 from ui.text import (
@@ -84,6 +88,7 @@ __all__ = [
     "html_table",
     "html_text",
     "intro",
+    "join_room",
     "lecture_style",
     "legacy_pages_flag",
     "legend_side",
@@ -101,6 +106,7 @@ __all__ = [
     "reading",
     "readings",
     "reduced_heatmap",
+    "room",
     "seed_param",
     "sentence_params",
     "show_chart",

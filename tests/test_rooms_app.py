@@ -1,0 +1,97 @@
+"""The room on the lecture page, run with AppTest: hostile room links fall back to the plain lecture with a note,
+a wrong secret follows without moving the room, and speaker notes appear in the speaker view only."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from posviz.lecture import STEPS, notes
+from posviz.lecture.rooms import Rooms, show_code
+from tests.test_hostile import HOSTILE, assert_safe
+
+LECTURE = str(Path(__file__).resolve().parents[1] / "pages" / "lecture.py")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("POSVIZ_ROOMS_DB", str(tmp_path / "rooms.sqlite3"))
+    return Rooms()
+
+
+def run(query: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(LECTURE, default_timeout=60)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def warnings(at: AppTest) -> str:
+    return " ".join(w.value for w in at.warning).replace("\\", "")  # note() escapes Markdown
+
+
+@pytest.mark.parametrize("value", [*HOSTILE[:14], "ABCDE-FGHJK", "0123456789"], ids=range(16))
+def test_a_hostile_or_unknown_room_code_gets_a_note_and_the_plain_lecture(store, value):
+    at = run({"room": value, "secret": value, "speaker": value})
+    assert_safe(at)
+    assert "showing the plain lecture" in warnings(at) or value == "", warnings(at)
+    assert any(f"step 1 / {len(STEPS)} ·" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("secret", ["wrong", "A" * 32, "<script>alert(1)</script>", "x" * 5000])
+def test_a_wrong_secret_follows_the_room_and_cannot_move_it(store, secret):
+    room, _ = store.open(3, {})
+    at = run({"room": show_code(room.code), "secret": secret, "speaker": "1"})
+    assert_safe(at)
+    assert "you follow the room, not move it" in warnings(at)
+    assert any(f"step 3 / {len(STEPS)} ·" in c.value for c in at.caption)  # the room's step, not the link's
+    at.session_state["step"] = 5  # what the follower's own keys would do
+    at.run()
+    assert store.get(room.code).step == 3 and store.get(room.code).version == 1
+
+
+def test_an_ended_room_says_so_and_shows_the_plain_lecture(store):
+    room, secret = store.open(2, {})
+    store.end(room.code, secret)
+    at = run({"room": room.code})
+    assert_safe(at)
+    assert "it has ended (ended by the lecturer)" in warnings(at)
+
+
+def test_speaker_notes_appear_in_the_speaker_view_and_never_on_the_projected_window(store, monkeypatch):
+    key = STEPS[1].key
+    note = notes.Note("SAYTHIS", "ASKTHIS", "ANSWERTHIS", "MISCONCEPTIONTHIS")
+    monkeypatch.setitem(notes.NOTES, key, note)
+    room, secret = store.open(2, {})
+    lecturer = {"room": show_code(room.code), "secret": secret}
+    texts = {}
+    for name, query in (("projected", {**lecturer, "presenter": "true"}), ("speaker", {**lecturer, "speaker": "1"})):
+        at = run(query)
+        assert_safe(at)
+        texts[name] = " ".join(m.value for m in at.markdown) + " ".join(e.value for e in at.info)
+    for text in ("SAYTHIS", "ASKTHIS", "ANSWERTHIS", "MISCONCEPTIONTHIS"):
+        assert text in texts["speaker"] and text not in texts["projected"]
+    assert f"step 3 · {STEPS[2].title}" in texts["speaker"]
+    assert "No notes for this step" not in texts["projected"]
+
+
+def test_the_speaker_view_says_when_a_step_has_no_notes(store, monkeypatch):
+    monkeypatch.delitem(notes.NOTES, STEPS[0].key, raising=False)
+    room, secret = store.open(1, {})
+    at = run({"room": room.code, "secret": secret, "speaker": "1"})
+    assert_safe(at)
+    assert any("No notes for this step" in e.value for e in at.info)
+
+
+def test_the_lecturers_move_is_written_to_the_room_and_a_follower_arrives_on_it(store):
+    room, secret = store.open(1, {})
+    at = run({"room": room.code, "secret": secret})
+    at.session_state["step"] = 3
+    at.session_state["ramp_scale"] = 1.2
+    at.run()
+    seen = store.get(room.code)
+    assert (seen.step, seen.controls) == (3, {"ramp_scale": "1.2"}) and seen.version == 2
+    follower = run({"room": room.code})
+    assert_safe(follower)
+    assert any(f"step 3 / {len(STEPS)} ·" in c.value for c in follower.caption)
+    assert follower.session_state["ramp_scale"] == 1.2

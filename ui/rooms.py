@@ -1,0 +1,211 @@
+"""The room on the lecture page: joining from the link, the lecturer's moves written, every member's poll.
+
+Streamlit has no push between sessions, so each member of a room (follower, projected window, speaker view) reads
+the room every `POLL` seconds in a fragment; a read is one SQLite SELECT, and the page reruns only when the room's
+version moved. A follower who touches a control or a step is exploring: the poll then only says where the lecturer
+is, until "Rejoin the lecturer". The store is posviz.lecture.rooms (no Streamlit there).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import streamlit as st
+
+from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, parse_secret, show_code
+from ui.declarations import Param
+from ui.text import note
+
+POLL = 1.0  # seconds between a member's reads of the room: a move shows within POLL + one page run
+_SEEN = "_room_seen"  # (code, version) this session last applied or wrote
+_STATE = "_room_state"  # (step, controls) this session last applied or wrote
+_PENDING = "_room_pending"  # a Room the poll saw move, applied at the top of the next run
+_APPLIED = "_room_applied"  # this run took the room's state: keep() records the session's state as following
+_DECK = "_room_deck"  # the steps= string this session last set from a room (one rerun per deck)
+TROUBLE = (sqlite3.Error, OSError)
+
+
+# A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and the claim in smaller
+# type, so the number and the first figure are on the first screen; the room's line clear of the sidebar button.
+_PHONE = """<style>@media (max-width: 640px) {
+.st-key-lecture-nav {display: none}
+.st-key-room-slot {padding-left: 2rem}
+[data-testid='stMarkdownContainer'] div[style*='font-size:1.5rem'] {font-size: 1.15rem !important}}</style>"""
+
+
+def store() -> Rooms:
+    """This process's handle on the rooms' file ($POSVIZ_ROOMS_DB, read at each call: tests change it)."""
+    return _store(str(db_path()))
+
+
+@st.cache_resource(max_entries=4)
+def _store(path: str) -> Rooms:
+    return Rooms(path)
+
+
+@dataclass(frozen=True)
+class Member:
+    code: str
+    secret: str | None  # the lecturer's windows hold it; a follower's is None
+    speaker: bool
+    slot: object  # the container at the top of the page where the poll writes
+
+    @property
+    def lecturer(self) -> bool:
+        return self.secret is not None
+
+
+def join(params: Mapping[str, Param]) -> Member | None:
+    """The room this link belongs to (room=, secret=, speaker=), with its state applied to the session's controls.
+
+    Call after `url_state` and before the controls are drawn. A bad or unknown code, or a secret that is not the
+    lecturer's, gets a note: the plain lecture, or following without moving the room.
+    """
+    q, s = st.query_params, st.session_state
+    raw = q.get("room")
+    if raw is None:
+        if "secret" in q or "speaker" in q:
+            note("A speaker view or a lecturer's secret needs its room: open one with 'Share with the room'.")
+        return None
+    try:
+        code = parse_code(raw)
+        room = store().get(code)
+    except ValueError as error:
+        note(f"room={_short(raw)!r}: {error}; showing the plain lecture.")
+        return None
+    except TROUBLE as error:
+        note(f"Rooms are unavailable on this server ({type(error).__name__}); showing the plain lecture.")
+        return None
+    if room is None or room.ended:
+        why = "there is no such room" if room is None else f"it has ended ({room.ended})"
+        note(f"Room {show_code(code)}: {why}; showing the plain lecture.")
+        return None
+    secret = _secret(code, q.get("secret"))
+    speaker = q.get("speaker", "").lower() in ("1", "true")
+    if speaker and secret is None:
+        note("The speaker view opens from the lecturer's link (with its secret); here you follow the room.")
+    pending = s.pop(_PENDING, None)
+    if s.get(_SEEN, (None,))[0] != code:  # arriving in this room: take its state
+        pending = room
+        if secret is not None:
+            _guard(lambda: store().touch(code, secret))
+    if pending is not None:
+        _apply(pending, params)
+    speaker = speaker and secret is not None
+    slot = None if secret is not None and not speaker else st.container(key="room-slot")  # none on the projector
+    return Member(code, secret, speaker, slot)
+
+
+def keep(member: Member | None, step: int, controls: Iterable[Param]) -> None:
+    """After the controls: a lecturer's move is written to the room; a follower's own move makes them explore.
+    Then the poll, drawn in the member's slot (the lecturer's in the sidebar, off the projected screen)."""
+    if member is None:
+        return
+    s = st.session_state
+    state = (step, {p.key: p.format(s[p.key]) for p in controls if s.get(p.key) is not None})
+    if s.pop(_APPLIED, False):
+        s[_STATE] = state
+    if member.lecturer and state != s.get(_STATE):
+        room = _guard(
+            lambda: store().move(member.code, member.secret, step, state[1], st.query_params.get("steps", ""))
+        )
+        if room is not None:
+            s[_SEEN], s[_STATE] = (room.code, room.version), state
+    exploring = not member.lecturer and state != s.get(_STATE)
+    if member.lecturer and not member.speaker:
+        with st.sidebar:
+            _poll(member.code, True, False, False)
+    else:
+        if not member.lecturer:
+            st.html(_PHONE)
+        with member.slot:
+            _poll(member.code, member.lecturer, exploring, member.speaker)
+
+
+@st.fragment(run_every=POLL)
+def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
+    """One read of the room: rerun the page when it moved (unless exploring); say where the lecturer is."""
+    s = st.session_state
+    try:
+        room = store().get(code)
+    except TROUBLE as error:
+        st.caption(f"The room cannot be read just now ({type(error).__name__}); trying again.")
+        return
+    if room is None or room.ended:
+        why = "it is gone" if room is None else room.ended
+        st.caption(f"Room {show_code(code)} has ended ({why}); this window no longer moves with it.")
+        return
+    moved = room.version != s.get(_SEEN, (None, None))[1]
+    if moved and not exploring:
+        s[_PENDING] = room
+        st.rerun()
+    if clock:
+        minutes, seconds = divmod(int(time.time() - room.created), 60)
+        st.markdown(f"**{minutes // 60}:{minutes % 60:02d}:{seconds:02d}** since the lecture started · "
+                    f"room {show_code(code)}")  # fmt: skip
+    elif lecturer:
+        st.caption(f"Room {show_code(code)} is open; it ends when you end it or after 2 h without a move.")
+    elif exploring:
+        left, right = st.columns([3, 1], vertical_alignment="center")
+        left.markdown(f"You are exploring on your own; the lecturer is on **step {room.step}**.")
+        if right.button("Rejoin the lecturer", key="room-rejoin", icon=":material/group:", type="primary"):
+            s[_PENDING] = room
+            st.rerun()
+    else:
+        st.caption(f"Following the lecturer · room {show_code(code)}", help="Touch a control to explore on your own.")
+
+
+def _apply(room: Room, params: Mapping[str, Param]) -> None:
+    """Set the session's step and controls to the room's (values the page cannot take are skipped)."""
+    q, s = st.query_params, st.session_state
+    if room.steps != q.get("steps", "") and s.get(_DECK) != room.steps:  # the lecturer's deck: rerun with it
+        s[_DECK], s[_PENDING] = room.steps, room
+        if room.steps:
+            q["steps"] = room.steps
+        else:
+            del q["steps"]
+        st.rerun()
+    if "step" in params and room.step in params["step"].options:
+        s["step"] = room.step
+    for key, raw in room.controls.items():
+        if key in params:
+            try:
+                s[key] = params[key].parse(raw)
+            except ValueError:
+                pass
+    s[_SEEN], s[_STATE] = (room.code, room.version), (room.step, dict(room.controls))
+    s[_APPLIED] = True  # keep() takes the state after this as the room's (controls the room left out at defaults)
+
+
+def _secret(code: str, raw: str | None) -> str | None:
+    """The lecturer's secret from the link, or None (with a note when the link carried a wrong one)."""
+    if raw is None:
+        return None
+    try:
+        secret = parse_secret(raw)
+        if store().is_lecturer(code, secret):
+            return secret
+    except ValueError:
+        pass
+    except TROUBLE:
+        return None
+    note(f"This link's secret is not the lecturer's for room {show_code(code)}: you follow the room, not move it.")
+    return None
+
+
+def _guard(action):
+    """Run a store write; an ended room or a lost file becomes a note, not a traceback."""
+    try:
+        return action()
+    except (LookupError, PermissionError) as error:
+        note(f"{error}; this window no longer moves the room.")
+    except TROUBLE as error:
+        note(f"The room could not be written ({type(error).__name__}).")
+    return None
+
+
+def _short(raw: str, limit: int = 40) -> str:
+    return raw if len(raw) <= limit else raw[:limit] + "…"
