@@ -88,7 +88,7 @@ st.markdown(
     "**The lessons:** [Lecture](./lecture) · [Order blindness](./order) · [Sinusoids](./sinusoids) · "
     "[Before and after position](./attention) · [Position magnitude](./magnitude).  \n"
     "**Beyond the lessons:** [Learned and rotary](./rotary) · [Start offsets](./offsets) · [Causal mask](./causal) · "
-    "[Layouts](./layouts) · [Spot the bug](./bugs) · [A real transformer](./minilm) · "
-    "[Real model: word order](./sentences) · [Longer contexts](./longer) · [Relative biases](./biases) · "
-    "[A real RoPE model](./llm)."
+    "[Layouts](./layouts) · [Spot the bug](./bugs) · [MiniLM: a trained encoder](./minilm) · "
+    "[MiniLM: word order](./sentences) · [Longer contexts](./longer) · [Relative biases](./biases) · "
+    "[SmolLM2: a RoPE decoder](./llm)."
 )

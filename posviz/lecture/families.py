@@ -30,8 +30,8 @@ PAGES = (  # the pages that show the schemes: (title, router url path)
     ("Relative biases", "biases"),
     ("Causal mask", "causal"),
     ("Longer contexts", "longer"),
-    ("A real transformer", "minilm"),
-    ("A real RoPE model", "llm"),
+    ("MiniLM: a trained encoder", "minilm"),
+    ("SmolLM2: a RoPE decoder", "llm"),
 )
 
 
