@@ -1,5 +1,5 @@
-"""A bare two-page Streamlit app with st.navigation and nothing else: tests/test_access.py runs axe-core on it to show
-which violations are Streamlit's own navigation markup."""
+"""A bare two-page Streamlit app with st.navigation in sections (as router.py) and nothing else: tests/test_access.py
+runs axe-core on it to show which violations are Streamlit's own navigation markup."""
 
 import streamlit as st
 
@@ -12,4 +12,5 @@ def second() -> None:
     st.title("Second")
 
 
-st.navigation([st.Page(first, title="First"), st.Page(second, title="Second")]).run()
+# sections, as router.py has them
+st.navigation({"One": [st.Page(first, title="First")], "Two": [st.Page(second, title="Second")]}).run()

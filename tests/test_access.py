@@ -29,7 +29,6 @@ SERIOUS = ("serious", "critical")
 NAV = "[data-testid='stSidebarNavItems']"
 NAV_RULES = ("list", "listitem")
 CHART = "[data-testid='stVegaLiteChart']"
-browser_only = [pytest.mark.browser, pytest.mark.skipif(bool(MISSING), reason="; ".join(MISSING))]
 
 
 def axe_version() -> str:
@@ -86,8 +85,8 @@ def serious(page) -> list[tuple[str, str, str]]:
     return found
 
 
+@pytest.mark.browser
 @pytest.mark.parametrize("mode", ["plain", "presenter"])
-@pytest.mark.usefixtures()
 def test_every_page_and_lecture_step_has_no_serious_axe_violation(app, mode):
     if MISSING:
         pytest.skip("; ".join(MISSING))
@@ -105,16 +104,18 @@ def test_every_page_and_lecture_step_has_no_serious_axe_violation(app, mode):
         context.close()
 
 
-def test_a_bare_streamlit_navigation_has_the_list_violations_we_exclude():
+@pytest.mark.browser
+def test_a_bare_streamlit_navigation_has_the_list_violations_we_exclude(app):
     """The exclusion is Streamlit's markup, not posviz's: a two-page st.navigation app with nothing else in it shows
     `list` and `listitem` on its sidebar navigation, and nothing else serious."""
     if MISSING:
         pytest.skip("; ".join(MISSING))
     from axe_playwright_python.sync_playwright import Axe
 
-    from tests.harness import browser, serve
+    from tests.harness import serve
 
-    with serve("tests/bare_navigation.py") as (base, _), browser() as b:
+    _, b = app  # the module's browser; a second, bare server
+    with serve("tests/bare_navigation.py") as (base, _):
         context, page = opened(b, base, "/")
         try:
             violations = Axe().run(page).response["violations"]
@@ -125,6 +126,7 @@ def test_a_bare_streamlit_navigation_has_the_list_violations_we_exclude():
             context.close()
 
 
+@pytest.mark.browser
 def test_no_page_or_lecture_step_scrolls_sideways_on_a_phone(app):
     """At 390x844 the document and the main column are no wider than the screen (2 px for rounding)."""
     if MISSING:
@@ -147,6 +149,7 @@ def test_no_page_or_lecture_step_scrolls_sideways_on_a_phone(app):
         context.close()
 
 
+@pytest.mark.browser
 def test_the_sinusoids_page_works_by_keyboard_alone(app):
     """Tab reaches a slider with a visible focus ring; an arrow key moves it, the page reruns and the link keeps it."""
     if MISSING:
