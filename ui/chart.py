@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from posviz.drawing import charts
+from posviz.drawing.display import number
 from ui.screen import presenter
 
 
@@ -27,7 +28,7 @@ def show_chart(
     spec = charts.chart_spec(builder, *frames, presenter=presenter(), **shape)
     # a square plot and a row of panels keep their size; "stretch" would squash a square's height
     fixed = isinstance(spec.get("width"), int) or "facet" in spec
-    st.vega_lite_chart(spec, width="content" if fixed else "stretch")
+    st.vega_lite_chart(spec, width="content" if fixed else "stretch", alt=chart_alt(shape.get("title"), table, name))
     if downloads and not presenter():
         with st.popover("Download", icon=":material/download:"):
             st.download_button(
@@ -80,3 +81,22 @@ def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wai
         st.rerun()
 
     part()
+
+
+# the column a chart's colour or height shows, in the order a table is searched for it
+VALUE_COLUMNS = ("value", "weight", "cosine", "score", "y")
+
+
+def chart_alt(title: object, table: pd.DataFrame, name: str) -> str:
+    """A chart's text alternative: its title (else its name), its rows and columns, and the range of the value it
+    draws (`VALUE_COLUMNS`, else the last numeric column), e.g. "Weights: 36 rows of query, key, weight; weight
+    from 0.012 to 0.52"."""
+    head = " ".join(str(title).split()) if title else name
+    numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c]) and table[c].dtype != bool]
+    named = [c for c in VALUE_COLUMNS if c in numeric]
+    text = f"{head}: chart of {len(table)} rows of {', '.join(map(str, table.columns[:6]))}"
+    column = (named or numeric[-1:] or [None])[0]
+    values = table[column].dropna() if column is not None else pd.Series(dtype=float)
+    if values.empty:
+        return text
+    return f"{text}; {column} from {number(values.min())} to {number(values.max())}"

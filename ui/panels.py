@@ -13,7 +13,7 @@ from posviz.drawing import charts
 from posviz.maths import grids
 from ui.chart import show_chart
 from ui.heatmaps import matrix_chart, matrix_csv, pictured, weights_chart
-from ui.pictures import bar_labels, cached_colour_bar, cached_png, data_uri, picture_caption
+from ui.pictures import bar_labels, cached_colour_bar, cached_png, data_uri, picture_alt, picture_caption
 from ui.screen import legend_side, presenter
 from ui.text import html_text
 from ui.widths import COLUMN_GAP, column_width, container_width
@@ -157,10 +157,11 @@ def matrix_grid(
         caption = html_text(picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
         title = _one_line(p.title)
         picture = data_uri(cached_png(reduced.values, charts.SIGNED_SCHEME, domain, box=(height, across)))
+        alt = html_text(picture_alt(p.title, m, f"{col_title} →, {row_title} ↓"))
         note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
             f"<div><div style='font-weight:600;margin-bottom:0.25rem'>{title}</div>"
-            f"<img src='{picture}' alt='{title}: {caption}' style='display:block;width:100%;"
+            f"<img src='{picture}' alt='{alt}' style='display:block;width:100%;"
             f"height:{height}px;object-fit:fill;image-rendering:pixelated'>{note}"
             f"<div style='font-size:{caption_size};opacity:0.75;text-align:center'>{caption}</div>"
             f"<img src='{data_uri(cached_colour_bar(domain, charts.SIGNED_SCHEME))}' alt='' style='display:block;"

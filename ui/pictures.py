@@ -65,9 +65,11 @@ def show_image(
             output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
             width=width,
             caption=picture_caption(reduced, what),
+            alt=picture_alt(title, reduced.values, what),
         )
-    st.image(cached_colour_bar(tuple(domain), scheme), output_format="PNG", width=width)
-    span = "" if width == "stretch" else f"width:{width}px;"  # the ticks sit under the colour bar, not the column
+    bar = cached_colour_bar(tuple(domain), scheme)
+    st.image(bar, output_format="PNG", width=width, alt=bar_alt(domain, value_title))
+    span = "" if width == "stretch" else f"width:{width}px;max-width:100%;"  # under the bar
     st.markdown(exact + bar_labels(domain, value_title, span, pull_up="margin-top:-0.8rem;"), unsafe_allow_html=True)
 
 
@@ -78,6 +80,18 @@ def picture_caption(reduced: grids.Reduced, what: str) -> str:
     rows, cols = reduced.values.shape
     means = f"each a mean of {reduced.row_factor} x {reduced.col_factor}" if reduced.aggregated else reduced.note
     return f"{what}; {rows} x {cols} pixels, {means}"
+
+
+def picture_alt(title: str, values: np.ndarray, what: str) -> str:
+    """A picture's text alternative: its title, what its axes are, its size and the range of its values."""
+    finite = values[np.isfinite(values)]
+    span = f"; values from {number(finite.min())} to {number(finite.max())}" if finite.size else ""
+    return f"{' '.join(title.split())}: picture of {values.shape[0]} x {values.shape[1]} values, {what}{span}"
+
+
+def bar_alt(domain: tuple[float, float], value_title: str) -> str:
+    """A colour bar's text alternative: what its colour is and its ends."""
+    return f"colour bar: {value_title} from {number(domain[0], digits=2)} to {number(domain[1], digits=2)}"
 
 
 def bar_labels(domain: tuple[float, float], value_title: str, style: str = "", pull_up: str = "") -> str:

@@ -7,6 +7,24 @@ import streamlit as st
 
 from ui.startup import end_legacy_pages_mode
 
+# Every page, both modes (tests/test_access.py checks them with axe-core and at 390 px):
+# - captions in a grey of 6.1:1 on white; Streamlit fades them to 60% opacity (3.9:1, and links inside to 2.8:1);
+# - a focus ring on whatever the keyboard reaches;
+# - on a phone, a chart sized in pixels for 1280 px (a row of panels, a facet) is scaled down to the column rather
+#   than pushing it sideways, and a formula scrolls inside its own box.
+ACCESS_CSS = (
+    "<style>[data-testid='stCaptionContainer'], [data-testid='stImageCaption'] {opacity: 1; color: #5b5e66}"
+    " :focus-visible {outline: 2px solid #0b57d0 !important; outline-offset: 2px}"
+    " @media (max-width: 640px) {"
+    " [data-testid='stVegaLiteChart'], [data-testid='stVegaLiteChart'] .vega-embed {max-width: 100%}"
+    " [data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg.marks"
+    " {max-width: 100% !important; height: auto !important}"
+    " [data-testid='stImageContainer'], [data-testid='stImageContainer'] img {max-width: 100% !important}"
+    " .katex-display {overflow-x: auto; overflow-y: hidden}}"
+    # wider screens: KaTeX's box can round 2 px past its column, a scrolling region no keyboard can reach
+    " @media (min-width: 641px) {.katex-display {overflow: visible !important}}</style>"
+)
+
 
 def presenter() -> bool:
     """True when presenter mode is on (router toggle, or ?presenter=true when a page runs alone)."""
@@ -48,6 +66,7 @@ def page_setup(doc: str | None = None, formula: str | None = None) -> None:
     (LaTeX, also hidden in presenter mode) stands after the first paragraph.
     """
     end_legacy_pages_mode()
+    st.html(ACCESS_CSS)
     if presenter():
         st.html(
             "<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}"

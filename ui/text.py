@@ -129,8 +129,10 @@ def html_table(frame: pd.DataFrame, *, height: int | None = None) -> None:
         for row in frame.itertuples(index=False)
     )
     box = f"max-height:{height}px;overflow-y:auto;" if height else ""
+    # a box that scrolls takes the keyboard's focus (arrow keys scroll it) and says what it holds
+    focus = f" tabindex='0' role='region' aria-label='{html_text('table: ' + ', '.join(map(str, frame.columns)))}'"
     st.markdown(
-        f"<div style='{box}font-variant-numeric:tabular-nums'>"
+        f"<div{focus if height else ''} style='{box}font-variant-numeric:tabular-nums'>"
         f"<table style='border-collapse:collapse;width:100%;margin:0'><thead><tr>{head}</tr></thead>"
         f"<tbody>{body}</tbody></table></div>",
         unsafe_allow_html=True,

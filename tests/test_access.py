@@ -1,0 +1,199 @@
+"""Accessibility in a real browser: axe-core on every page and lecture step (plain and presenter mode, 1280x720),
+no sideways scrolling on a phone (390x844), one page walked by keyboard alone; and the text alternatives the ui
+helpers write for charts and pictures.
+
+axe-core comes bundled in `axe-playwright-python` (its axe.min.js; version in AXE_VERSION). One server and one
+browser for the module; every view once per mode, no control sweeps.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import posviz.lecture
+from tests.test_browser import MISSING
+
+LECTURE_STEPS = len(posviz.lecture.STEPS)
+VIEWS = [f"/{name}" for name in __import__("tests.harness", fromlist=["PAGES"]).PAGES] + [
+    f"/lecture?step={step}"
+    for step in range(2, LECTURE_STEPS + 1)  # step 1 is /lecture itself
+]
+SERIOUS = ("serious", "critical")
+# Streamlit's own sidebar navigation is a <ul> whose items sit in <div>s (axe: `list`, `listitem`); a bare
+# st.navigation app shows the same (test_a_bare_streamlit_navigation_has_the_list_violations_we_exclude).
+# Exactly these two rules, on exactly the elements inside this list, are left out.
+NAV = "[data-testid='stSidebarNavItems']"
+NAV_RULES = ("list", "listitem")
+CHART = "[data-testid='stVegaLiteChart']"
+
+
+def axe_version() -> str:
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    return re.search(r"axe v([\d.]+)", AXE_SCRIPT[:200]).group(1)
+
+
+@pytest.fixture(scope="module")
+def app():
+    from tests.harness import browser, serve
+
+    with serve() as (base, _), browser() as b:
+        yield base, b
+
+
+def opened(b, base: str, path: str, size: tuple[int, int] = (1280, 720)):
+    from tests.harness import settle
+
+    context = b.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    page.goto(base + path)
+    settle(page)
+    return context, page
+
+
+def visit(page, url: str) -> None:
+    from tests.harness import settle
+
+    page.goto(url)
+    settle(page)
+    charts = page.locator(CHART)
+    for i in range(charts.count()):  # axe reads what is drawn: wait for every chart's canvas
+        charts.nth(i).locator("canvas, svg").first.wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0, url
+
+
+def in_navigation(page, node: dict) -> bool:
+    return page.evaluate(f't => !!document.querySelector(t)?.closest("{NAV}")', node["target"][0])
+
+
+def serious(page) -> list[tuple[str, str, str]]:
+    """Serious and critical axe violations on the page: (rule, impact, the element's HTML), Streamlit's navigation
+    markup (NAV_RULES inside NAV) left out."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = []
+    for v in Axe().run(page).response["violations"]:
+        if v["impact"] not in SERIOUS:
+            continue
+        for node in v["nodes"]:
+            if not (v["id"] in NAV_RULES and in_navigation(page, node)):
+                found.append((v["id"], v["impact"], node["html"][:120]))
+    return found
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("mode", ["plain", "presenter"])
+def test_every_page_and_lecture_step_has_no_serious_axe_violation(app, mode):
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    context, page = opened(b, base, "/overview")
+    try:
+        found = {}
+        for view in VIEWS:
+            query = ("&" if "?" in view else "?") + "presenter=true" if mode == "presenter" else ""
+            visit(page, base + view + query)
+            if bad := serious(page):
+                found[view + query] = bad
+        assert found == {}, f"axe-core {axe_version()}: {found}"
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_a_bare_streamlit_navigation_has_the_list_violations_we_exclude(app):
+    """The exclusion is Streamlit's markup, not posviz's: a two-page st.navigation app with nothing else in it shows
+    `list` and `listitem` on its sidebar navigation, and nothing else serious."""
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    from axe_playwright_python.sync_playwright import Axe
+
+    from tests.harness import serve
+
+    _, b = app  # the module's browser; a second, bare server
+    with serve("tests/bare_navigation.py") as (base, _):
+        context, page = opened(b, base, "/")
+        try:
+            violations = Axe().run(page).response["violations"]
+            rules = {v["id"] for v in violations if v["impact"] in SERIOUS}
+            assert rules == set(NAV_RULES), rules
+            assert all(in_navigation(page, n) for v in violations if v["id"] in NAV_RULES for n in v["nodes"])
+        finally:
+            context.close()
+
+
+@pytest.mark.browser
+def test_no_page_or_lecture_step_scrolls_sideways_on_a_phone(app):
+    """At 390x844 the document and the main column are no wider than the screen (2 px for rounding)."""
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    context, page = opened(b, base, "/overview", (390, 844))
+    try:
+        wide = {}
+        for view in VIEWS:
+            visit(page, base + view)
+            widths = page.evaluate(
+                "() => [document.documentElement.scrollWidth,"
+                " document.querySelector(\"[data-testid='stMainBlockContainer']\").scrollWidth,"
+                " document.querySelector(\"[data-testid='stMain']\").scrollWidth]"
+            )
+            if max(widths) > 392:
+                wide[view] = widths
+        assert wide == {}, f"wider than 390 px (document, main block, main): {wide}"
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_the_sinusoids_page_works_by_keyboard_alone(app):
+    """Tab reaches a slider with a visible focus ring; an arrow key moves it, the page reruns and the link keeps it."""
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    from tests.harness import settle
+
+    base, b = app
+    context, page = opened(b, base, "/sinusoids")
+    try:
+        for _ in range(60):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.getAttribute('role')") == "slider":
+                break
+        else:
+            pytest.fail("Tab never reached a slider")
+        ring = page.evaluate("() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle,"
+                             " parseFloat(s.outlineWidth)]; }")  # fmt: skip
+        assert ring[0] != "none" and ring[1] >= 2, ring
+        before = page.evaluate("() => document.activeElement.getAttribute('aria-valuenow')")
+        url = page.url
+        page.keyboard.press("ArrowRight")
+        settle(page)
+        after = page.locator("[role='slider']").evaluate_all("els => els.map(e => e.getAttribute('aria-valuenow'))")
+        assert page.url != url, "the moved value is not in the link"
+        assert before not in after or len(after) > 1, (before, after)
+        assert page.locator("[data-testid='stException']").count() == 0
+    finally:
+        context.close()
+
+
+def test_a_chart_says_what_it_shows_and_its_value_range():
+    from ui.chart import chart_alt
+
+    table = pd.DataFrame({"query": ["a", "a", "b"], "key": ["a", "b", "b"], "weight": [0.25, 0.75, 1.0]})
+    text = chart_alt("Attention\nweights", table, "w")
+    assert text == "Attention weights: chart of 3 rows of query, key, weight; weight from 0.25 to 1"
+    assert chart_alt(None, table.assign(weight=np.nan), "w") == "w: chart of 3 rows of query, key, weight"
+
+
+def test_a_picture_says_its_size_and_value_range():
+    from ui.pictures import bar_alt, picture_alt
+
+    values = np.array([[0.0, -2.5, np.nan], [1.0, 3.0, 0.5]])
+    assert picture_alt("Scores", values, "key →, query ↓") == (
+        "Scores: picture of 2 x 3 values, key →, query ↓; values from -2.5 to 3"
+    )
+    assert bar_alt((-1.0, 1.0), "score") == "colour bar: score from -1 to 1"
