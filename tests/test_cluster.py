@@ -123,6 +123,38 @@ def test_a_pinned_browser_reaches_the_replica_it_names_over_its_websocket(chromi
     assert [upgrade("r2") for _ in range(3)] == ["r2"] * 3
 
 
+def test_a_room_opened_on_one_replica_is_followed_from_the_other(chromium, cluster):
+    """The lecturer on r1, a student on r2: the room lives in the rooms file both replicas read, so the student's
+    window moves when the lecturer's key moves the room, and cannot move it."""
+    from posviz.lecture import STEPS
+    from posviz.lecture.rooms import Rooms, show_code
+
+    store = Rooms(cluster.rooms_db)
+    room, secret = store.open(1, {})
+    code = show_code(room.code)
+    lecturer = open_page(chromium, cluster, f"/lecture?room={code}&secret={secret}&presenter=true", pin="r1")
+    student = open_page(chromium, cluster, f"/lecture?room={code}", pin="r2")
+    assert cluster.replica_of(lecturer.context) == "r1" and cluster.replica_of(student.context) == "r2"
+
+    def on_step(page, step: int) -> None:
+        page.wait_for_function("t => document.body.innerText.includes(t)", arg=f"step {step} / {len(STEPS)} ·",
+                               timeout=15_000)  # fmt: skip
+
+    on_step(student, 1)
+    lecturer.keyboard.press("PageDown")
+    on_step(lecturer, 2)
+    on_step(student, 2)  # moved by a write on r1, read on r2
+    assert store.get(room.code).step == 2
+    student.keyboard.press("PageDown")  # the student explores: the room stays where the lecturer left it
+    on_step(student, 3)
+    student.wait_for_timeout(2_500)  # more than a poll
+    assert store.get(room.code).step == 2
+    no_exception(lecturer)
+    no_exception(student)
+    lecturer.context.close()
+    student.context.close()
+
+
 def test_a_killed_replica_s_browser_keeps_its_page_and_runs_on_a_live_one(chromium, cluster):
     from tests.harness import settle
 
