@@ -875,7 +875,8 @@ def test_every_lecture_step_runs_with_its_number_and_place(step):
     assert headline_values(at) == [slide.shown]
     assert f"step {step} / {len(LECTURE)}" in "\n".join(c.value for c in at.caption)
     charts_and_images = len(at.get("vega_lite_chart")) + len(at.get("image")) // 2  # an image and its colour bar
-    assert charts_and_images >= len(slide.figures)
+    tables = sum("posviz-text-grid" in m.value for m in at.markdown)  # a table of words (the recap) is HTML
+    assert charts_and_images + tables >= len(slide.figures)
 
 
 @pytest.mark.parametrize(
@@ -1214,3 +1215,16 @@ def test_the_attention_page_says_which_copy_of_a_repeated_word_it_compares_and_w
     ok(other)
     text = markdown(other)
     assert "sentence 1 has 'the' beyond sentence 2, which has 'a'" in text and "not of position" in text
+
+
+def test_the_recaps_table_is_an_html_table_with_every_cell_of_the_slide():
+    """Words in a grid are a real table (read cell by cell by a screen reader, wrapping on a phone), not text marks."""
+    step = [s.key for s in LECTURE].index("recap") + 1
+    at = page("lecture", step=str(step))
+    ok(at)
+    (table,) = [m.value for m in at.markdown if "posviz-text-grid" in m.value]
+    (cells,) = posviz.lecture.slide(step - 1).figures[0].frames
+    for text in cells["text"]:
+        for line in text.split("\n"):
+            assert ui.text.html_text(line) in table, line  # escaped as the page writes it
+    assert table.count("<tr>") == cells["row"].nunique() + 1

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from posviz.drawing import lecture_charts
 from posviz.drawing.figures import Figure
 from ui.chart import show_chart
 from ui.heatmaps import reduced_heatmap
 from ui.pictures import show_image
+from ui.text import text_grid
 
 
 def figure(
@@ -28,6 +30,8 @@ def figure(
         merged = {k: v for k, v in {**fig.shape, **shape}.items() if k != "subtitle"}
         legend = merged.pop("legend", None)
         reduced_heatmap(fig.cells, name=prefix + fig.name, legend=legend, in_columns=in_columns, **merged)
+    elif fig.builder is lecture_charts.text_table:  # words in a grid: a real table (read cell by cell; wraps)
+        text_grid(*fig.frames, **fig.shape)
     else:
         show_chart(
             fig.builder,

@@ -175,3 +175,35 @@ def capped_sentences(state: Mapping[str, object], params: Mapping[str, Param]) -
     """Sentences 1 and 2 (controls `s1`, `s2`) each passed through `capped_sentence`."""
     first, second = (capped_sentence(state[k], f"Sentence {k[1]}", params[k].default) for k in ("s1", "s2"))
     return first, second
+
+
+def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_: object) -> None:
+    """A table of words (`lecture_charts.cells_frame`: row, column, text) as an HTML table: a screen reader reads it
+    cell by cell, and its cells wrap on a phone instead of overlapping as a chart's text marks do. A cell's line
+    break stays a line break; rows and columns keep the frame's order."""
+    rows = list(dict.fromkeys(cells["row"]))
+    columns = list(dict.fromkeys(cells["column"]))
+    text = {(r, c): t for r, c, t in zip(cells["row"], cells["column"], cells["text"], strict=True)}
+    size = "1.05rem" if presenter() else "0.95rem"
+    cell = "padding:0.3rem 0.5rem;background:#f0f2f6;text-align:center;vertical-align:middle;line-height:1.3"
+    head = f"<td>{html_text(row_title)}</td>" + "".join(
+        f"<th scope='col' style='padding:0.3rem 0.5rem;text-align:center'>{html_text(str(c))}</th>" for c in columns
+    )
+    body = "".join(
+        f"<tr><th scope='row' style='padding:0.3rem 0.5rem;text-align:right'>{html_text(str(r))}</th>"
+        + "".join(
+            f"<td style='{cell}'>{'<br>'.join(html_text(line) for line in str(text.get((r, c), '')).split(chr(10)))}"
+            "</td>"
+            for c in columns
+        )
+        + "</tr>"
+        for r in rows
+    )
+    caption = f"<caption style='caption-side:top;font-weight:600'>{html_text(title)}</caption>" if title else ""
+    st.markdown(
+        f"<table class='posviz-text-grid' style='width:100%;border-collapse:separate;border-spacing:3px;"
+        f"font-size:{size};margin:0'>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        "<style>@media (max-width: 640px) {.posviz-text-grid {font-size: 0.72rem !important}"
+        " .posviz-text-grid td, .posviz-text-grid th {padding: 0.2rem !important}}</style>",
+        unsafe_allow_html=True,
+    )
