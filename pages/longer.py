@@ -67,9 +67,9 @@ if s.part == "scaling":
         factor, ratio = longviews.scaling_factor(preset), preset.extended / preset.original
         kept, divided = longviews.llama3_bounds(preset)
         ui.takeaway(
-            (f"The slowest pairs level off at {number(factor)}, not at {preset.extended:,} / {preset.original:,} = "
-             f"{number(ratio)}: every method is given the config's factor {number(factor)} (only dynamic NTK also "
-             "reads the length). "
+            (f"Linear, YaRN and Llama 3 level off at {number(factor)}, not at {preset.extended:,} / "
+             f"{preset.original:,} = {number(ratio)} (the config's factor); dynamic NTK raises the base, so its "
+             "divisor keeps growing. "
              if ratio != factor else
              f"The slowest pairs level off at the factor {number(factor)} = {preset.extended:,} / "
              f"{preset.original:,}. ")

@@ -255,7 +255,7 @@ def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
     tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
     return Slide(
-        "The third family is implicit: a causal mask alone carries order, since token t averages over t + 1 tokens.",
+        "Family 3, implicit: a causal mask alone carries order, since token t averages over t + 1 tokens.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -391,7 +391,7 @@ def rotary(shift: int = 100) -> Slide:
     moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
     added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
     return Slide(
-        "The second family is relative: rotary turns q and k (ALiBi, T5 add a bias to the scores), so a score sees "
+        "Family 2, relative: rotary turns q and k (ALiBi and T5 add a bias to the scores instead), so a score sees "
         "only j − i.",
         f"change in rotary scores when every position moves by {shift}",
         moved,
@@ -439,7 +439,7 @@ def last_row(T: int = 640) -> Slide:
         f"positions of a {T}-token input with no row in MiniLM's table",
         float(missing),
         refusal is not None,
-        f"the model's embedding layer refuses: {refusal}",
+        f"MiniLM refuses a {T}-token input: its table has {rows} rows (its embedding layer raises, live)",
         (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
         f"the shipped model's table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
@@ -469,7 +469,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     height = FIGURE_HEIGHT - 100
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
-        "paraphrase differs.",
+        "paraphrase does.",
         f"cosine of the two sentence embeddings, {said}",
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
@@ -519,7 +519,7 @@ def decoder() -> Slide:
                  y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT - 30)  # fmt: skip
     layers = len(smollm2.load().layers)
     return Slide(
-        "Exercise 2 on a real decoder: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
+        "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
         "sentences' cosine below 1 too.",
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
@@ -624,7 +624,7 @@ STEPS: tuple[Step, ...] = (
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
-    Step("decoder", "Exercise 2: a real decoder's cosine", decoder),
+    Step("decoder", "Lesson 002's exercise 2: a real decoder", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
     Step("recap", "Recap: three families of position", recap),
