@@ -78,7 +78,7 @@ else:
     ui.matrix_row(
         [
             ui.Panel("correct", spot.correct, "correct-table", domain=(-1.0, 1.0), value_title="pe"),
-            ui.Panel(f"with {name}", spot.broken, "buggy-table", domain=(-1.0, 1.0), value_title="pe"),
+            ui.Panel(f"buggy: {name}", spot.broken, "buggy-table", domain=(-1.0, 1.0), value_title="pe"),
             ui.Panel("correct − buggy", spot.difference, "bug-difference", note=zero_note(spot.difference),
                      value_title="difference"),
         ],

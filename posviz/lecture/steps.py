@@ -473,7 +473,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         f"cosine of the two sentence embeddings, {said}",
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
-        f"below 1: word order matters; position rows removed: {number(pair.cosine_plain)}",
+        f"below 1: word order matters; without position rows: cosine {number(pair.cosine_plain)}",
         (Figure("real-references", lecture_charts.across_bars, (references,),
                 dict(category="compared with", value="cosine", text="shown", title=f"cosine with '{SENTENCES[0]}'",
                      x_title=f"cosine, {said}", height=height + 50)),
