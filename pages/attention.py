@@ -115,13 +115,14 @@ if common:
         )
     i, j = result.word_rows(word)
     n1, n2 = result.words1.count(word), result.words2.count(word)
-    which = f"'{word}' at position {i} of sentence 1 and position {j} of sentence 2"
+    which = f"'{ui.escape(word)}' at position {i} of sentence 1 and position {j} of sentence 2"  # typed text: escaped
     if n1 > 1 or n2 > 1:
         which += f": the first of its {n1} in sentence 1 and of its {n2} in sentence 2"
     only1, only2 = result.unmatched_words()
     plain_diff = result.word_diff(word, with_position=False)
     if only1 or only2:
-        extra = ", ".join(f"'{w}'" for w in only1) or "nothing", ", ".join(f"'{w}'" for w in only2) or "nothing"
+        extra = (", ".join(f"'{ui.escape(w)}'" for w in only1) or "nothing",
+                 ", ".join(f"'{ui.escape(w)}'" for w in only2) or "nothing")  # fmt: skip
         content = (f" Without position the difference is {number(plain_diff)}, not 0, because the sentences hold "
                    f"different words (sentence 1 has {extra[0]} beyond sentence 2, which has {extra[1]}): "
                    "the word attends over other values, a difference of content, not of position.")  # fmt: skip

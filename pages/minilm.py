@@ -133,10 +133,11 @@ else:
     fig = figures.distance_curve(scales, distances, s.scale, real, log=True)
     ui.figure(fig, prefix="minilm-", points=False, height=320, x_title="scale of the position rows (log)",
               title=f"'{token}': distance between its two layer-0 outputs against the scale")  # fmt: skip
+    said = ui.escape(token)  # a token of typed text: shown literally
     ui.takeaway(
-        f"Take from it: the distance between '{token}''s two outputs comes from the position rows alone: at scale 0 "
+        f"Take from it: the distance between '{said}''s two outputs comes from the position rows alone: at scale 0 "
         "it is rounding only; the marked point is the scale set above (a log axis has no place for 0)."
         if verdicts.machine_zero(distances[0])
-        else f"Take from it: '{token}''s two outputs differ even without position rows here; the rows add to that."
+        else f"Take from it: '{said}''s two outputs differ even without position rows here; the rows add to that."
     )
     st.caption(f"At scale 0 the distance is {number(distances[0])}; the log axes start at 1e-4.")
