@@ -829,7 +829,7 @@ def test_order_page_at_its_largest_size_draws_pictures_not_forty_thousand_marks(
     pictures = at.get("image")
     assert len(pictures) == 8  # four panels as pictures, each with its colour bar
     captions = " ".join(str(i.proto) for i in pictures)
-    assert captions.count("feature →, position ↓") == 4  # 256 rows each, averaged to the pixels of a quarter page
+    assert captions.count("feature →, position ↓") == 8  # caption and alt text of each: 256 rows, a quarter page
 
 
 @pytest.mark.parametrize(
