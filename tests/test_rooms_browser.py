@@ -101,7 +101,7 @@ def test_a_phone_follower_moves_with_the_lecturer_explores_and_rejoins_without_s
 
 
 @pytest.mark.xfail(
-    reason="known since the notes merged (2026-12-01): the next-step line was not found in the clean-clone run; open in issue 28's follow-up",
+    reason="since the notes merged (2026-12-01) the next-step line was not found in a clean-clone run: open",
     strict=False,
 )
 def test_the_speaker_view_follows_the_projected_window_and_drives_it(app):
