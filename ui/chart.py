@@ -10,6 +10,7 @@ import streamlit as st
 
 from posviz.drawing import charts
 from posviz.drawing.display import number
+from ui.declarations import RESEND_CONTROLS
 from ui.screen import presenter
 
 
@@ -78,6 +79,7 @@ def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wai
         with st.container(key=f"whole-{key}"):  # the fragment's run after the page has painted
             draw(True)
         st.session_state[whole] = inputs
+        st.session_state[RESEND_CONTROLS] = True  # see RESEND_CONTROLS: the page's controls are sent again
         st.rerun()
 
     part()

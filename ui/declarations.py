@@ -12,6 +12,12 @@ MAX_WORDS = 64
 KINDS = ("int", "float", "choice", "bool", "text")
 
 
+# Set before a rerun that the browser may answer with its controls at their widgets' defaults: Streamlit 1.67's
+# frontend can drop its widget values when a fragment run ends in `st.rerun()` (ui.quick_then_whole), and then shows
+# each control at its widget's own default (a select slider at its first option, a text box empty) while the
+# session keeps the real value. The next run of `url_state` sends every control's value to the browser again.
+RESEND_CONTROLS = "_posviz_resend_controls"
+
 @dataclass(frozen=True)
 class Param:
     """A view-defining control, declared once: its URL key, type, bounds and step, and how its widget looks.

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ui.declarations import Param
+from ui.declarations import RESEND_CONTROLS, Param
 from ui.text import note
 from ui.widgets import controls, part
 
@@ -33,9 +33,12 @@ def url_state(params: Iterable[Param], *, page: str) -> SessionStateProxy:
     params = _each(params)
     arrived = st.session_state.get(_PAGE_KEY) != page
     st.session_state[_PAGE_KEY] = page
+    resend = st.session_state.pop(RESEND_CONTROLS, False)
     problems = []
     for p in params:
         if p.key in st.session_state and not arrived:
+            if resend:  # assigned through the state API, the value goes to the browser with the widget
+                st.session_state[p.key] = st.session_state[p.key]
             continue
         value = p.default
         key = next((k for k in (p.key, *p.aliases) if k in st.query_params), p.key)
