@@ -18,6 +18,7 @@ KINDS = ("int", "float", "choice", "bool", "text")
 # session keeps the real value. The next run of `url_state` sends every control's value to the browser again.
 RESEND_CONTROLS = "_posviz_resend_controls"
 
+
 @dataclass(frozen=True)
 class Param:
     """A view-defining control, declared once: its URL key, type, bounds and step, and how its widget looks.
