@@ -35,7 +35,7 @@ twin = twins(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale, first=0, second=s
 a, b, c = st.columns(3)
 with a:
     ui.headline("no mask: max |attn(PX) − P attn(X)|", number(plain.max_diff))
-    ui.badge(plain.order_blind, "order-blind (machine zero)", "order-aware")
+    ui.badge(plain.order_blind, "order-blind (0 up to rounding)", "order-aware")
 with b:
     ui.headline("causal mask: max |attn(PX) − P attn(X)|", number(masked.max_diff))
     ui.badge(not masked.order_blind, "the mask alone makes it order-aware", "order-blind")
@@ -47,10 +47,10 @@ left, right = st.columns(2)
 tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
 with left:
     ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 220), numbered=False, in_columns=2)  # fmt: skip
+                     height=ui.fit(300, 220), numbered=False, in_columns=2, causal=True)  # fmt: skip
     ui.takeaway(
-        "Above the diagonal every weight is 0: row t sees only keys 0..t, so a shuffle (P, a permutation of the "
-        "tokens) changes what each token sees and the shuffle test fails."
+        "Grey, above the diagonal: keys the mask hides (weight 0). Row t sees only keys 0..t, so a shuffle "
+        "(P, a permutation of the tokens) changes what each token sees and the shuffle test fails."
     )
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
@@ -63,6 +63,7 @@ with right:
         height=ui.fit(300, 220),
         numbered=False,
         in_columns=2,
+        causal=True,
     )
     ui.takeaway(
         "Order, not distance: with equal scores row t spreads 1/(t+1) evenly over keys 0..t. That tells the first "

@@ -101,7 +101,7 @@ def test_order_page_shows_the_contrast_at_defaults_no_position_against_the_ramp(
     at = page("order")
     assert headline_values(at)[:2] == ["4.4e-16", "3.4998"]  # lesson 000: none, then the ramp
     text = markdown(at)
-    assert "order-blind: machine zero" in text and "order-aware" in text
+    assert "order-blind: 0 up to rounding" in text and "order-aware" in text
     assert ":orange-badge" not in text  # both are the outcomes the lesson sets out to show
 
 
@@ -1156,7 +1156,7 @@ TAKEAWAYS = [
     ("attention", {}, "np.allclose says True when every entry agrees within 1e-8 + 1e-5"),
     ("attention", {}, "punctuation stays part of its word"),
     ("causal", {}, "Order, not distance: with equal scores row t spreads 1/(t+1) evenly over keys 0..t"),
-    ("causal", {}, "Above the diagonal every weight is 0"),
+    ("causal", {}, "Grey, above the diagonal: keys the mask hides"),
     ("rotary", {}, "Each diagonal (one offset i − j) holds one value: only the offset counts."),
     ("rotary", {}, "Its section 3.4.3"),
     ("rotary", {}, "The pair keeps its length"),

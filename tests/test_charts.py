@@ -193,6 +193,19 @@ def test_token_heatmap_keeps_matrix_order_and_fixed_weight_colours():
     assert text["mark"]["type"] == "text"
 
 
+def test_masked_cells_are_grey_and_print_no_value_so_a_hidden_key_does_not_look_like_a_small_weight():
+    """Rendered by Vega: a causal 2x2 with the hidden key at 0 draws it MASKED_GREY with no "0.00" in it, while the
+    visible 0 weight below the diagonal keeps its viridis colour and prints its value."""
+    w = np.array([[1.0, 0.0], [0.0, 1.0]])  # row 1's weight on key 0 is a real 0; row 0's on key 1 is masked
+    cells = charts.masked_frame(charts.matrix_frame(w, ["a", "b"], ["a", "b"]))
+    assert cells["masked"].tolist() == [False, True, False, False]
+    svg = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="w", masked=True, legend="none"))
+    plain = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="w", legend="none"))
+    grey = f'fill="{charts.MASKED_GREY}"'
+    assert svg.count(grey) == 1 and grey not in plain
+    assert svg.count(">0.00<") == 1 and plain.count(">0.00<") == 2  # the masked cell writes no value
+
+
 def test_live_domain_and_title_render_from_data():
     """Rendered by Vega through vl-convert: the domain expression reads the live dataset (viridis middle at 1/2)."""
     cells = charts.matrix_frame(np.array([[1.0]]), ["a"], ["b"])

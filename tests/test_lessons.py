@@ -145,7 +145,7 @@ def test_the_shuffle_test_runs_the_same_tokens_without_and_with_the_signal():
                                  scale=0.6)  # fmt: skip
     np.testing.assert_allclose(test.bare.x, test.signal.x)
     assert test.bare.max_diff <= 1e-15 and test.signal.max_diff == pytest.approx(3.499757764020842, abs=1e-9)
-    assert test.bare_verdict == (True, "order-blind: machine zero", "")
+    assert test.bare_verdict == (True, "order-blind: 0 up to rounding", "")
     assert test.signal_verdict == (True, "order-aware: the position signal tells places apart", "")
     assert test.setting == "P (a permutation: row i of the shuffled input is row P[i]) = 3 0 5 1 4 2"
 
@@ -158,7 +158,7 @@ def test_only_the_tests_own_bug_makes_the_shuffle_verdict_a_problem():
     assert forgot.bare_verdict[0] is False and "bug in the test" in forgot.bare_verdict[2]
     assert forgot.setting.endswith("·  causal  ·  reference NOT reordered")
     long = shuffles.shuffle_test(seed=0, T=40, d=8, weight_scale=0.5, perm=tuple(range(40)), position="none", scale=0)
-    assert long.setting.endswith(" 31 …") and long.bare_verdict == (True, "order-blind: machine zero", "")
+    assert long.setting.endswith(" 31 …") and long.bare_verdict == (True, "order-blind: 0 up to rounding", "")
 
 
 def test_exercise_2_puts_its_constant_offset_in_the_chosen_signals_place():
@@ -170,10 +170,12 @@ def test_exercise_2_puts_its_constant_offset_in_the_chosen_signals_place():
 
 def test_twin_copies_past_the_last_token_move_to_it():
     from posviz.experiments import shuffles
+    from posviz.maths import verdicts
 
     twins = shuffles.twin_test(seed=42, T=5, d=8, weight_scale=0.5, first=2, second=250, position="ramp", scale=0.6)
     assert (twins.first, twins.second) == (2, 4)
-    assert twins.plain.row_diff == 0.0 and twins.marked.row_diff > 0.1
+    # rounding, not always an exact 0: a threaded BLAS may block the two copies' rows differently
+    assert verdicts.machine_zero(twins.plain.row_diff) and twins.marked.row_diff > 0.1
     np.testing.assert_allclose(twins.rows, lessons.twin_rows(twins.plain, twins.marked))
 
 

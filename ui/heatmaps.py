@@ -50,6 +50,7 @@ def matrix_chart(
     in_columns: int = 1,
     square: bool = False,
     row_label_limit: int | None = None,
+    causal: bool = False,
 ) -> None:
     """Show a matrix within the pixels it gets: labelled cells when small (each printing its value, and then no
     colour legend, when at most 100 cells), every value as a mark while each cell is a few pixels
@@ -61,6 +62,7 @@ def matrix_chart(
     `in_columns`: how many equal columns share the main column where it is drawn (`widths.container_width`).
     `square`: drawn `height` x `height` (a similarity matrix: its diagonal runs at 45°), as a chart or a picture.
     `row_label_limit`: pixels a row label of labelled cells may take (default 120; longer ones end in "…").
+    `causal`: the keys after each query are masked; labelled cells draw them grey, without a value.
     """
     m = np.asarray(m, dtype=np.float64)
     domain = charts.signed_domain(m) if domain is None else domain
@@ -81,6 +83,8 @@ def matrix_chart(
         if annotate:  # each cell prints its value: a colour legend would repeat it
             common["legend"] = "none"
         limit = {} if row_label_limit is None else {"row_label_limit": row_label_limit}
+        if causal:
+            frame, limit = charts.masked_frame(frame), {**limit, "masked": True}
         show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **limit, **common)
         return
     across = min(container_width(in_columns), height + AXIS_WIDTH) if square else container_width(in_columns)
@@ -154,17 +158,18 @@ def weights_chart(
     legend: bool = True,
     numbered: bool = True,
     in_columns: int = 1,
+    causal: bool = False,
 ) -> None:
     """Attention weights labelled by token ("0 dog", "1 bites", ...) on the fixed [0, 1] weight scale.
 
     `legend=False` leaves the colour legend to a neighbouring panel on the same scale (narrow rows of panels);
-    `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...); `in_columns`: as
-    `matrix_chart`'s."""
+    `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...); `in_columns` and
+    `causal`: as `matrix_chart`'s."""
     labels = charts.labelled(tokens) if numbered else list(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
                  scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
                  name=name, height=height or weights_height(len(labels)), annotate_cols=annotate_cols,
-                 legend=legend, in_columns=in_columns)  # fmt: skip
+                 legend=legend, in_columns=in_columns, causal=causal)  # fmt: skip
 
 
 def weights_height(tokens: int) -> int:

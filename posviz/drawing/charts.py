@@ -241,6 +241,7 @@ def token_heatmap(
     note: Text | None = None,
     square: bool = False,
     row_label_limit: int = 120,
+    masked: bool = False,
 ) -> alt.LayerChart:
     """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
 
@@ -248,10 +249,12 @@ def token_heatmap(
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
     `square`: the plot is `height` wide too (a similarity matrix: its diagonal runs at 45°).
     `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
+    `masked`: `cells` has a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are drawn
+    in MASKED_GREY with no value, so a hidden key does not look like a small weight.
     """
     layers = _cell_layers(alt.Chart(cells), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                           value_title=value_title, annotate=annotate, angled=angled, legend=legend,
-                          row_label_limit=row_label_limit)  # fmt: skip
+                          row_label_limit=row_label_limit, masked=masked)  # fmt: skip
     extra = [] if note is None else [_centre_note(cells, note)]
     return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
 
@@ -269,6 +272,7 @@ def _cell_layers(
     legend: str,
     panels: bool = False,
     row_label_limit: int = 120,
+    masked: bool = False,
 ) -> list[alt.Chart]:
     """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `annotate`, its
     values written in the cells, white on dark cells. `panels`: cells of `heatmap_panels` (the panel in the
@@ -282,9 +286,13 @@ def _cell_layers(
             alt.Tooltip("row:N", title=row_title),
             alt.Tooltip("col:N", title=col_title),
             alt.Tooltip("value:Q", title=value_title, format=".6g"),
-        ],
+        ] + [alt.Tooltip("masked:N", title="masked")] * masked,
     )  # fmt: skip
-    layers = [base.mark_rect().encode(color=value_color(scheme, domain, value_title, legend=legend))]
+    colour = value_color(scheme, domain, value_title, legend=legend)
+    layers = [base.mark_rect().encode(color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if masked
+                                      else colour)]  # fmt: skip
+    if masked:
+        base = base.transform_filter("!datum.masked")  # a hidden key prints no value
     if annotate:
         lo, hi = (_expr(b) for b in domain)
         light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
@@ -881,6 +889,14 @@ def level_frame(y: float, label: str) -> pd.DataFrame:
 def labelled(labels: Sequence[str]) -> list[str]:
     """Unique axis labels "0 dog", "1 bites", ... so repeated words keep their own row."""
     return [f"{i} {w}" for i, w in enumerate(labels)]
+
+
+MASKED_GREY = "#d4d4d4"  # a key the causal mask hides: neither a weight colour nor the page's background
+
+
+def masked_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`matrix_frame`'s cells with a `masked` column: the keys a causal mask hides (key after query)."""
+    return frame.assign(masked=frame["col_index"] > frame["row_index"])
 
 
 def matrix_frame(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **columns: str) -> pd.DataFrame:

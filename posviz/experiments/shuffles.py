@@ -88,7 +88,7 @@ class ShuffleTest:
         own bug makes (the reference not reordered, exercise 1)."""
         if self.forget_reorder and not run.order_blind:
             return False, "", "differs only because the reference was not reordered: a bug in the test"
-        return True, "order-blind: machine zero" if run.order_blind else f"order-aware: {why}", ""
+        return True, "order-blind: 0 up to rounding" if run.order_blind else f"order-aware: {why}", ""
 
     @property
     def setting(self) -> str:

@@ -96,20 +96,23 @@ def _heat(
     row_labels: list[str] | None = None,
     col_labels: list[str] | None = None,
     annotate: bool = True,
+    causal: bool = False,
 ) -> Figure:
-    """A labelled matrix figure on a diverging (signed) or [0, 1] weight scale."""
+    """A labelled matrix figure on a diverging (signed) or [0, 1] weight scale; `causal`: masked keys drawn grey."""
     r, k = m.shape
     frame = charts.matrix_frame(
         m,
         row_labels if row_labels is not None else [str(i) for i in range(r)],
         col_labels if col_labels is not None else [str(j) for j in range(k)],
     )
+    if causal:
+        frame = charts.masked_frame(frame)
     scheme = charts.SIGNED_SCHEME if signed else charts.WEIGHT_SCHEME
     domain = domain or (charts.signed_domain(m) if signed else (0.0, 1.0))
     annotate = annotate and charts.prints_values(m.shape, VALUE_COLUMNS)
     shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
                  value_title="value" if signed else "weight", annotate=annotate, angled=k > 8,
-                 height=FIGURE_HEIGHT, legend="right")  # fmt: skip
+                 height=FIGURE_HEIGHT, legend="right", **({"masked": True} if causal else {}))  # fmt: skip
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
 
@@ -160,7 +163,7 @@ def shuffle(seed: int = 42) -> Slide:
         "max |attn(P X) − P attn(X)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "machine zero: attention is order-blind",
+        "0 up to rounding: attention is order-blind",
         _shuffle_panels("shuffle", r, "attend, then shuffle"),
         "the lesson 'Why attention needs position' prints 4.44e-16",
     )
@@ -213,7 +216,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
         "pairs moved together: max |attn(P (X + E)) − P attn(X + E)|",
         r.together,
         verdicts.machine_zero(r.together),
-        f"machine zero; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
+        f"0 up to rounding; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
         (Figure("pairs", charts.bars, (moves,), shape),),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
     )
@@ -241,7 +244,7 @@ def offset(scale: float = 0.6) -> Slide:
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "machine zero: still order-blind",
+        "0 up to rounding: still order-blind",
         (
             _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="position", cols="feature",
                   domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
@@ -260,8 +263,8 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_heat("causal-weights", r.weights, "causal attention weights", rows="query", cols="key", signed=False,
-               row_labels=tokens, col_labels=tokens),),
+        (_heat("causal-weights", r.weights, "causal attention weights (grey: masked)", rows="query", cols="key",
+               signed=False, row_labels=tokens, col_labels=tokens, causal=True),),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )  # fmt: skip
 
