@@ -484,19 +484,21 @@ def lines(
 HALO = dict(color="white", stroke="white", strokeWidth=5, strokeJoin="round", opacity=0.9)
 
 
-def _haloed(base: alt.Chart, **mark: object) -> list[alt.Chart]:
+def _haloed(base: alt.Chart, colour: str = ACCENT, **mark: object) -> list[alt.Chart]:
     """A text mark over a white copy of itself drawn with a thick outline: readable over lines and gridlines.
 
     Vega text has no halo property; the copy underneath is one.
     """
-    return [base.mark_text(**mark, **HALO), base.mark_text(**mark, color=ACCENT)]
+    return [base.mark_text(**mark, **HALO), base.mark_text(**mark, color=colour)]
 
 
-def hline(reference: Data) -> alt.LayerChart:
-    """A dashed horizontal reference line at each row's `y`, with its `label` on a white halo above the line."""
+def hline(reference: Data, colour: str = ACCENT) -> alt.LayerChart:
+    """A dashed horizontal reference line at each row's `y`, with its `label` on a white halo above the line.
+
+    `colour`: ACCENT, unless a series of the chart is near it in hue (then black, say)."""
     base = alt.Chart(reference).encode(y="y:Q")
-    rule = base.mark_rule(strokeDash=[6, 4], color=ACCENT, size=2)
-    labels = _haloed(base.encode(text="label:N"), align="left", dx=4, dy=-10)
+    rule = base.mark_rule(strokeDash=[6, 4], color=colour, size=2)
+    labels = _haloed(base.encode(text="label:N"), colour, align="left", dx=4, dy=-10)
     return alt.layer(rule, *labels)
 
 
@@ -528,12 +530,14 @@ def lines_keyed(
     colours: tuple[tuple[str, str], ...],
     overlay: str = "none",
     y_ticks: tuple[float, ...] | None = None,
+    reference_colour: str = ACCENT,
     **shape: object,
 ) -> alt.Chart | alt.LayerChart:
     """`lines` with each series in its own colour, whatever else is drawn (`colours`: (series, colour) pairs, the
     legend's entries in that order), plus an `hline` reference ("reference") or a `marker` ("marker") of `more[0]`.
 
     `y_ticks`: the y axis's tick values (a level the reader must find, such as a factor, gets a label).
+    `reference_colour`: the "reference" lines' colour (`hline`).
     """
     if overlay not in ("none", "reference", "marker"):
         raise ValueError(f"overlay must be 'none', 'reference' or 'marker', got {overlay!r}")
@@ -544,7 +548,7 @@ def lines_keyed(
         if y_ticks is not None:
             layer.encoding.y.axis = alt.Axis(values=list(y_ticks), format="~g")
     if overlay == "reference":
-        return chart + hline(more[0])
+        return chart + hline(more[0], reference_colour)
     return chart + marker(more[0]) if overlay == "marker" else chart
 
 

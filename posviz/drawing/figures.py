@@ -201,8 +201,9 @@ def rope_wavelengths(view: longviews.Scaled) -> Figure:
     """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
     frame, levels = longviews.wavelength_frame(view), longviews.window_levels(view.preset)
     colours = longviews.method_colours(list(dict.fromkeys(frame["rope"])))
+    # the windows in black: vermillion (charts.ACCENT) sits too near linear's orange on a projector
     shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn",
-                 colours=colours, overlay="reference", whole_x=True)  # fmt: skip
+                 colours=colours, overlay="reference", whole_x=True, reference_colour="#000000")  # fmt: skip
     return Figure("wavelengths", charts.lines_keyed, (frame, levels),
                   dict(title="wavelength of each pair", log_y=True, **shape))  # fmt: skip
 

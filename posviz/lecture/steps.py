@@ -248,7 +248,8 @@ def offset(scale: float = 0.6) -> Slide:
         (
             _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="position", cols="feature",
                   domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
-            _outputs("offset-difference", r.difference, "shuffled − reordered (all ≈ 0)", domain),
+            _outputs("offset-difference", r.difference,
+                     f"shuffled − reordered, on the outputs' ±{number(domain[1], 2)} scale: all ≈ 0", domain),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
     )  # fmt: skip
@@ -565,6 +566,8 @@ def llm_sink() -> Slide:
     from posviz.drawing import llm_figures, llmviews
 
     reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    whole = llmviews.whole_model()
+    there = float(np.mean(whole.sink[llmviews.SINK_LAYER]))
     return Slide(
         "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
         f"layer {llmviews.SINK_LAYER}: mean weight on token 0 (live)",
@@ -572,9 +575,12 @@ def llm_sink() -> Slide:
         reading.has_sink,
         "token 0 draws more than twice the share uniform attention gives it",
         (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
-         llm_figures.sink_model(llmviews.whole_model(), height=FIGURE_HEIGHT - 30)),
+         llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)),
         "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
         "no more than twice the share uniform attention gives it",
+        caption=f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys "
+        f"per query, a smaller share each. Layer {llmviews.SINK_LAYER}: {number(there, 2)} there, "
+        f"{number(reading.sink_mean, 2)} here.",
     )  # fmt: skip
 
 
