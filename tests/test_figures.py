@@ -51,6 +51,9 @@ def test_word_outputs_label_each_sentence_with_the_word():
     fig = figures.word_outputs(np.zeros(3), np.ones(3), "dog")
     assert set(fig.frames[0]["vector"]) == {"dog in sentence 1", "dog in sentence 2"}
     assert fig.shape["title"] == "'dog' in each sentence"
+    # not orange: the page marks its scale in vermillion (ACCENT), and the two must not read as one colour
+    assert [c for _, c in fig.shape["colours"]] == [charts.SERIES_COLORS[0], charts.SERIES_COLORS[3]]
+    assert charts.ACCENT not in dict(fig.shape["colours"]).values()
 
 
 def test_distance_curve_marks_the_scale_but_not_scale_0_on_a_log_axis():

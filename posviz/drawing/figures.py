@@ -153,9 +153,13 @@ def word_outputs(a: np.ndarray, b: np.ndarray, word: str) -> Figure:
     >>> word_outputs(np.zeros(3), np.ones(3), "man").frames[0].shape
     (6, 3)
     """
-    bars = charts.vectors_frame([a, b], [f"{word} in sentence 1", f"{word} in sentence 2"])
-    shape = dict(x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output")
-    return Figure("word-outputs", charts.grouped_bars, (bars,), shape)
+    names = [f"{word} in sentence 1", f"{word} in sentence 2"]
+    bars = charts.vectors_frame([a, b], names)
+    # blue and reddish purple: orange would sit beside the marked scale's vermillion (charts.ACCENT) on the same page
+    colours = tuple(zip(names, (charts.SERIES_COLORS[0], charts.SERIES_COLORS[3]), strict=True))
+    shape = dict(x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output",
+                 colours=colours)  # fmt: skip
+    return Figure("word-outputs", charts.grouped_bars_keyed, (bars,), shape)
 
 
 def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, distance: float, *, log: bool) -> Figure:
