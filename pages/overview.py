@@ -16,8 +16,8 @@ from posviz.drawing.display import number
 from posviz.experiments.claims import real_model_claims, recorded_at_extraction
 
 ui.page_setup(__doc__)
-ORDER = ("claim", "statement", "check", "expected", "reproduced", "pass", "shown on", "source", "expected from",
-         "tolerance", "why this tolerance")  # fmt: skip
+ORDER = ("claim", "statement", "check", "expected", "reproduced", "tolerance", "pass", "shown on", "source",
+         "expected from", "why this tolerance")  # fmt: skip
 # The real models' claims load and run their models (seconds on a cold server). Until this server has them cached, the
 # table is drawn first without them and then whole in its place; once cached, it is drawn once. The intro never changes.
 fast = st.cache_data(posviz.claims, max_entries=2)(real_model=False)
@@ -46,8 +46,9 @@ for stage in ("complete",) if "real" in served else ("first", "complete"):
     rows["pass"] = rows["pass"].map({True: "pass", False: "FAIL"})  # plain words: not every projector font has ✅
     rows["shown on"] = "./" + rows.pop("page")
     rows = rows.drop(columns="lesson")
-    if ui.presenter():  # the shared screen keeps the claim, what each row checks, the numbers and the page links
-        rows = rows.drop(columns=["source", "expected from", "tolerance", "why this tolerance"], errors="ignore")
+    if ui.presenter():  # the shared screen keeps the claim, what each row checks, the numbers, the tolerance that
+        # makes "5.6e-17 for 1.1e-16" a pass (both rounding), and the page links
+        rows = rows.drop(columns=["source", "expected from", "why this tolerance"], errors="ignore")
     if stage == "first":
         running.caption("The real models' claims (16-21) are running on this server: their rows follow in a moment.")
     else:
@@ -70,6 +71,7 @@ for stage in ("complete",) if "real" in served else ("first", "complete"):
             # the numbers keep their width at 1280 px: the claim's text is what gives way
             "expected": st.column_config.TextColumn("expected", width="small"),
             "reproduced": st.column_config.TextColumn("reproduced", width="small"),
+            "tolerance": st.column_config.TextColumn("tolerance", width="small"),
             "pass": st.column_config.TextColumn("pass", width="small"),
             "shown on": st.column_config.LinkColumn(
                 "page", display_text=r"\./([^?]*)", help="the page (and its part) that shows this claim live"

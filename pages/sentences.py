@@ -36,6 +36,13 @@ result = pair(text1, text2, s.scale)
 ui.token_notes(((result.first, "Sentence 1"), (result.second, "Sentence 2")), minilm.MAX_TOKENS)
 
 scale_text = "the model" if s.scale == 1.0 else f"position × {number(s.scale)}"
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    return ui.escape(f"“{text if len(text) <= limit else text[:limit] + '…'}”")
+
+
+st.markdown(f"**{quoted(text1)}** against **{quoted(text2)}**")  # what is compared, in both modes
 a, b, c = st.columns(3)
 with a:
     ui.headline(f"cosine, {scale_text}", number(result.cosine), "cosine of the two sentence embeddings")

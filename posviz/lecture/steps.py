@@ -159,13 +159,15 @@ def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> 
 def shuffle(seed: int = 42) -> Slide:
     r = lessons.order_experiment(seed=seed)
     return Slide(
-        "Shuffle the tokens and attention's output rows shuffle the same way: nothing else changes.",
+        "Shuffle the tokens and attention's outputs shuffle the same way: nothing else changes.",
         "max |attn(P X) − P attn(X)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
         "0 up to rounding: attention is order-blind",
         _shuffle_panels("shuffle", r, "attend, then shuffle"),
         "the lesson 'Why attention needs position' prints 4.44e-16",
+        caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
+        "two panels match: shuffling before or after attention gives the same rows.",
     )
 
 
@@ -259,7 +261,7 @@ def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
     tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
     return Slide(
-        "Family 3, implicit: a causal mask alone carries order, since token t averages over t + 1 tokens.",
+        "Family 3, implicit: a causal mask alone carries order: row t mixes only tokens 0..t.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -316,8 +318,8 @@ def magnitude(scale: float = 0.001) -> Slide:
     curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT + 20})
     close = verdicts.numerically_equal(*r.word_outputs("man", scale))
     return Slide(
-        "Shrink the position rows and the distance between the two outputs of 'man' shrinks in proportion: it "
-        "vanishes only at scale 0.",
+        "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
+        "proportion near 0): it vanishes only at scale 0.",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
