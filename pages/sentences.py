@@ -23,9 +23,7 @@ P = ui.params(
 )  # fmt: skip
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=32, show_spinner="running the model at more scales")
-# The first view draws the curve at the scales its numbers were run at (0 and the slider's); once the page has
-# painted, the whole curve: every 4th scale (0, 0.2, ..., 1) and the other 15, cached apart.
-QUICK = 4
+QUICK = 4  # the first view draws every 4th scale (0, 0.2, ..., 1), the other 15 follow once the page has painted
 
 s = ui.sidebar(P, page="sentences", keys=("s1", "s2"))
 
@@ -96,19 +94,14 @@ st.caption(
 
 
 def draw_curve(whole: bool) -> None:
-    if whole:
-        scales, cosines = curve(text1, text2, len(SCALES), QUICK)
-        rest = curve(text1, text2, len(SCALES), QUICK, rest=True)
-    else:  # the scales the numbers above were run at (0 and the slider's): no further pass of the model
-        scales, cosines = zip(*sorted({0.0: result.cosine_plain, s.scale: result.cosine}.items()), strict=True)
-        rest = ((), ())
+    scales, cosines = curve(text1, text2, len(SCALES), QUICK)
+    rest = curve(text1, text2, len(SCALES), QUICK, rest=True) if whole else ((), ())
     ui.show_chart(
         sc.cosine_against_scale,
         sc.scale_frame(scales, cosines, *rest),
         sc.here_frame(s.scale, result.cosine),
         name="minilm-sentence-cosine",
-        title="sentence cosine against the scale"
-        + ("" if whole else f" ({len(scales)} of {len(SCALES)} scales; the rest follow)"),
+        title="sentence cosine against the scale" + ("" if whole else f" ({len(scales)} scales; the rest follow)"),
         height=200 if ui.presenter() else 280,
     )
     ui.takeaway(
