@@ -102,7 +102,7 @@ def draw_curve(whole: bool) -> None:
         sc.here_frame(s.scale, result.cosine),
         name="minilm-sentence-cosine",
         title="sentence cosine against the scale" + ("" if whole else f" ({len(scales)} scales; the rest follow)"),
-        height=200 if ui.presenter() else 280,
+        height=150 if ui.presenter() else 280,  # presenter: under the sentences line, the numbers and the slider
     )
     ui.takeaway(
         "Take from it: at 0 (rows removed) the cosine is 1, the two orders look the same; all of the drop below 1 "
