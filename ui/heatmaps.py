@@ -83,9 +83,9 @@ def matrix_chart(
         if annotate:  # each cell prints its value: a colour legend would repeat it
             common["legend"] = "none"
         limit = {} if row_label_limit is None else {"row_label_limit": row_label_limit}
-        if causal:
-            frame, limit = charts.masked_frame(frame), {**limit, "masked": True}
-        show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, **limit, **common)
+        frame = charts.masked_frame(frame) if causal else frame
+        show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, masked=causal, **limit,
+                   **common)  # fmt: skip
         return
     across = min(container_width(in_columns), height + AXIS_WIDTH) if square else container_width(in_columns)
     if not pictured(m.shape, across, height):

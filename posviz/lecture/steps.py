@@ -112,7 +112,7 @@ def _heat(
     annotate = annotate and charts.prints_values(m.shape, VALUE_COLUMNS)
     shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
                  value_title="value" if signed else "weight", annotate=annotate, angled=k > 8,
-                 height=FIGURE_HEIGHT, legend="right", **({"masked": True} if causal else {}))  # fmt: skip
+                 height=FIGURE_HEIGHT, legend="right", masked=causal)  # fmt: skip
     return Figure(name, charts.token_heatmap, (frame,), shape)
 
 
