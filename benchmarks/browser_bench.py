@@ -6,7 +6,7 @@ image (Streamlit's and those written in HTML) has loaded:
 (a) navigation to rendered and bytes received (WebSocket frames plus media) for every page in
 tests.harness.PAGES at its defaults and at the bounds of its ui.Param declarations (MAXIMA below), and the
 real-model pages at those bounds cold: a sentence pair the server has not seen for every view (COLD; the
-word-order page's first view draws its curve at 6 of 21 scales and the rest in a fragment run after it, so one
+word-order page's first view draws its curve at 3 of 21 scales and the rest in a fragment run after it, so one
 more row times it until the curve is whole);
 (b) the baseline, a plain long-form Altair rect heatmap of a 1024x256 sinusoid table
 (benchmarks/baseline_app.py), opened between the pages all through the run (each page and the baseline are
@@ -103,8 +103,8 @@ def cold_pair(k: int) -> dict[str, str]:
 # The real-model pages at their largest settings with a fresh pair for every measured view (k counts the views).
 COLD = [
     ("sentences", "maxima, cold", lambda k: {**MAXIMA["sentences"], **cold_pair(k)}),
-    # the same page until its curve is whole: the page's run draws 6 of its 21 scales, a fragment run after it the
-    # other 15; the row above ends at the page's run, complete but for those 15 points
+    # the same page until its curve is whole: the page's run draws 3 of its 21 scales, a fragment run after it the
+    # other 18; the row above ends at the page's run, complete but for those 18 points
     ("sentences", "maxima, cold, whole curve", lambda k: {**MAXIMA["sentences"], **cold_pair(k)}),
     ("minilm", "maxima, cold", lambda k: {**MAXIMA["minilm"], **cold_pair(k)}),
     # the RoPE model caches its run per text: a new 64-word text each view (cut at 64 tokens), its heaviest part too

@@ -1,8 +1,10 @@
 """The whole real model: forward-pass time in process, and the server's memory with the model loaded.
 
-(a) In process, medians of --repeats: two 64-token sentences through all 6 layers, one pass each
-    (the baseline) and both in one pass (rows share every matrix product); what the page computes
-    (both sentences with and without position rows) and its cosine-against-scale curve (21 scales).
+(a) In process, medians of --repeats, one BLAS thread as the server runs: two 64-token sentences through all 6
+    layers, one pass each (the baseline) and both in one pass (rows share every matrix product); what the page
+    computes (both sentences with and without position rows), its first view's curve (0, 0.5 and 1, two of them
+    taken from the numbers), the other 18 scales, and the first curve of 6 scales it drew before; each with a pass
+    in one thread and in two halves at once (encoder.PASS_THREADS 1 and 2).
 (b) A `streamlit run` server driven by headless Chromium, one session: the server's RSS after the
     magnitude page (no model loaded: the baseline; the overview loads it, for claim 12) and after the
     real-model page at its defaults and with two 64-token sentences; bytes each view receives.
@@ -20,6 +22,9 @@ import sys
 import time
 from pathlib import Path
 from urllib.parse import quote
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # as streamlit_app.py, before numpy
+    os.environ.setdefault(_name, "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -58,18 +63,28 @@ def in_process(repeats: int) -> None:
         ("two 64-token sentences, one pass each (baseline)", lambda: [encoder.states(model, i) for i in (a, b)]),
         ("two 64-token sentences, one pass for both", lambda: encoder.states_many(model, [a, b])),
         ("the page's numbers: both, with and without position", lambda: encoder.compare(model, LONG1, LONG2)),
-        ("the page's curve: 21 scales x 2 sentences (one float32 pass)", lambda: encoder.curve_texts(LONG1, LONG2)),
+        (
+            "the page's first curve: 3 scales, 0 and 1 from the numbers",
+            lambda: encoder.curve_texts(LONG1, LONG2, 21, every=10, known=((0.0, 1.0), (1.0, 0.9))),
+        ),
+        ("the rest of the curve: 18 scales (float32)", lambda: encoder.curve_texts(LONG1, LONG2, 21, 10, rest=True)),
+        ("before 2026-12-02, the first curve: 6 scales", lambda: encoder.curve_texts(LONG1, LONG2, 21, every=4)),
         ("the defaults (5 tokens each): numbers", lambda: encoder.compare(model, "dog bites man", "man bites dog")),
         ("the defaults: curve", lambda: encoder.curve_texts("dog bites man", "man bites dog")),
     ]
-    results = [(label, timed(call, repeats)) for label, call in rows]
-    base = results[0][1]
-    print(f"(a) in process, median of {repeats} runs; numpy {np.__version__}")
+    results = {}
+    for label, call in rows:  # each row in both settings, one after the other: a drift of the machine's load hits both
+        for threads in (1, 2):
+            encoder.PASS_THREADS = threads
+            results.setdefault(label, {})[threads] = timed(call, repeats)
+    encoder.PASS_THREADS = 2
+    base = results[rows[0][0]][1]
+    print(f"(a) in process, median of {repeats} runs; numpy {np.__version__}; one BLAS thread")
     print()
-    print("| computation | seconds | ratio to baseline |")
-    print("|---|---|---|")
-    for label, seconds in results:
-        print(f"| {label} | {seconds:.3f} | {seconds / base:.2f} |")
+    print("| computation | one thread (s) | two halves at once (s) | two / one | one thread / baseline |")
+    print("|---|---|---|---|---|")
+    for label, (one, two) in ((k, (v[1], v[2])) for k, v in results.items()):
+        print(f"| {label} | {one:.3f} | {two:.3f} | {two / one:.2f} | {one / base:.2f} |")
     print()
 
 

@@ -1,8 +1,8 @@
 """The causal mask carries position
 
 A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells the first token
-from the last: token t averages over t + 1 tokens. So the shuffle test fails, and two copies of one token get different
-outputs.
+from the last: token t mixes only tokens 0..t (with equal scores, their plain average). So the shuffle test fails, and
+two copies of one token get different outputs.
 
 In words: order-blind means the two sides agree up to rounding (machine zero).
 """

@@ -182,3 +182,36 @@ def test_hostile_and_long_text_is_tokenized_not_run(model):
     pair = encoder.compare(model, "<script>alert(1)</script> 🧭", " ".join(["word"] * 100))
     assert pair.first.unknown == ("🧭",) and pair.second.truncated
     assert len(pair.second.ids) == minilm.MAX_TOKENS and -1 <= pair.cosine <= 1
+
+
+def test_a_pass_in_two_halves_at_once_equals_one_in_one_thread(model, monkeypatch):
+    ids = [minilm.tokenize(t).ids for t in ("dog bites man", "man bites dog", "a", "the quick brown fox jumps")]
+    scales = [1.0, 1.0, 0.0, 0.5]
+    monkeypatch.setattr(encoder, "PASS_THREADS", 1)
+    alone = [np.asarray(h) for h in encoder._runs(model, ids, scales)]
+    monkeypatch.setattr(encoder, "PASS_THREADS", 2)
+    halves = [np.asarray(h) for h in encoder._runs(model, ids, scales)]
+    assert len(alone) == len(halves) == len(model.layers) + 1
+    for one, two in zip(alone, halves, strict=True):
+        np.testing.assert_allclose(two, one, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "lengths, expected",
+    [
+        ((64,) * 4, [(0, 2), (2, 4)]),
+        ((7,), [(0, 1)]),
+        ((30, 1, 1, 1), [(0, 1), (1, 4)]),
+        ((1, 1, 30), [(0, 2), (2, 3)]),
+    ],
+)
+def test_a_pass_is_cut_between_sentences_into_halves_of_about_equal_rows(lengths, expected):
+    assert encoder._halves(lengths) == expected
+
+
+def test_one_plus_erf_is_erfc_of_minus_z_across_blocks_and_at_the_extremes():
+    z = np.concatenate([np.linspace(-12, 12, encoder.ERF_BLOCK + 1001), [-np.inf, -1e300, -27.5, 30.0, 1e300, np.inf]])
+    expected = np.array([math.erfc(-v) for v in z])
+    got = encoder.one_plus_erf(z.reshape(1, -1))[0]  # a 2-D input, cut into blocks of ERF_BLOCK elements
+    np.testing.assert_allclose(got, expected, rtol=2e-14, atol=1e-300)
+    assert np.isnan(encoder.one_plus_erf(np.array([np.nan])))[0]

@@ -97,6 +97,25 @@ def test_the_curve_in_two_calls_is_the_whole_curve_and_they_share_no_scale():
     np.testing.assert_allclose(np.concatenate([quick_cos, rest_cos])[order], cosines, atol=1e-6)
 
 
+def test_known_points_are_taken_as_given_and_the_rest_is_run():
+    text = "dog bites man", "man bites dog"
+    scales, cosines = encoder.curve_texts(*text, 21, every=10)
+    given, taken = encoder.curve_texts(*text, 21, every=10, known=((0.0, -5.0), (1.0, 7.0), (0.35, 9.0)))
+    np.testing.assert_array_equal(given, scales)
+    assert taken[0] == -5.0 and taken[-1] == 7.0  # 0.35 is not one of the chosen scales: not used
+    assert taken[1] == pytest.approx(cosines[1], abs=1e-6)  # 0.5: run (float32, in a pass of another size)
+
+
+def test_a_curve_started_ahead_is_one_future_and_equals_the_curve_run_at_once():
+    text = "dog bites man", "man bites dog"
+    later = encoder.curve_later(*text, 21, 10, True)
+    assert encoder.curve_later(*text, 21, 10, True) is later
+    scales, cosines = later.result(timeout=60)
+    now_scales, now_cosines = encoder.curve_texts(*text, 21, every=10, rest=True)
+    np.testing.assert_array_equal(scales, now_scales)
+    np.testing.assert_array_equal(cosines, now_cosines)
+
+
 def curve(at) -> tuple[int, str]:
     """The curve chart's points (its first dataset; the second is the marked scale) and its title (a live value)."""
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
@@ -108,7 +127,7 @@ def curve(at) -> tuple[int, str]:
 def test_the_word_order_curve_is_quick_first_and_whole_once_drawn_whole():
     at = page("sentences")
     points, title = curve(at)
-    assert points == 6 and "the rest follow" in title
+    assert points == 3 and "the rest follow" in title
     at.session_state["_whole-sentence-curve"] = ("dog bites man", "man bites dog")  # as the fragment's run leaves it
     at.run()
     points, title = curve(at)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -546,11 +546,18 @@ def compare_texts(sentence1: str, sentence2: str, scale: float = 1.0) -> Sentenc
 
 
 def curve_texts(
-    sentence1: str, sentence2: str, points: int = 21, every: int = 1, rest: bool = False
+    sentence1: str,
+    sentence2: str,
+    points: int = 21,
+    every: int = 1,
+    rest: bool = False,
+    known: tuple[tuple[float, float], ...] = (),
 ) -> tuple[np.ndarray, np.ndarray]:
     """(scales, cosines) on the shipped model at every `every`-th of `points` evenly spaced scales from 0 to 1 (with
     `rest`, at the others instead), in one float32 pass (within about 2e-7 of float64: the curve is drawn, not printed).
-    A page can draw a coarse curve first and the rest after: the two calls share no scale.
+    A page can draw a coarse curve first and the rest after: the two calls share no scale. `known` holds (scale,
+    cosine) pairs the caller has already computed (its printed numbers, in float64): a chosen scale found there is taken
+    from it instead of run again.
 
     >>> curve_texts("dog bites man", "man bites dog", 21, every=4)[0].shape
     (6,)
@@ -560,6 +567,22 @@ def curve_texts(
     scales = np.linspace(0.0, 1.0, _checks.integer("points", points, minimum=2))
     chosen = np.arange(points) % _checks.integer("every", every, minimum=1) == 0
     scales = scales[~chosen] if rest else scales[chosen]
-    if scales.size == 0:
-        return scales, np.zeros(0)
-    return scales, scale_curve(default_encoder(), sentence1, sentence2, scales)
+    given = {round(float(scale), 12): float(value) for scale, value in known}
+    have = np.array([round(float(scale), 12) in given for scale in scales], dtype=bool)
+    cosines = np.array([given.get(round(float(scale), 12), np.nan) for scale in scales])
+    if not have.all():
+        cosines[~have] = scale_curve(default_encoder(), sentence1, sentence2, scales[~have])
+    return scales, cosines
+
+
+# The curves started ahead (curve_later): two at a time, in threads of their own, so that they never wait for a pass
+# they are themselves part of.
+_AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="posviz-curve")
+
+
+@lru_cache(maxsize=32)
+def curve_later(sentence1: str, sentence2: str, points: int = 21, every: int = 1, rest: bool = False) -> Future:
+    """curve_texts(...) started in the background at the first call, the same Future returned to every later call with
+    the same arguments: a page starts the slow rest of a curve as soon as it has drawn its first view and takes the
+    result (`.result()`) in a later run. The last 32 are kept, as computed or still running."""
+    return _AHEAD.submit(curve_texts, sentence1, sentence2, points, every, rest)
