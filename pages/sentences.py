@@ -23,8 +23,9 @@ P = ui.params(
 )  # fmt: skip
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=32, show_spinner="running the model at more scales")
-# The first view draws every 10th scale (0, 0.5, 1; 0 and the set scale taken from the numbers above) and starts the
-# other 18 in the background; a fragment run draws them once the page has painted (encoder.curve_later).
+# The first view draws every 10th scale (0, 0.5, 1; 0, and 1 when it is the set scale, taken from the numbers above:
+# at most two cache entries a pair) and starts the other 18 in the background; a fragment run draws them once the page
+# has painted (encoder.curve_later).
 QUICK = 10
 
 s = ui.sidebar(P, page="sentences", keys=("s1", "s2"))
@@ -96,10 +97,13 @@ st.caption(
 
 
 def draw_curve(whole: bool) -> None:
-    known = ((0.0, result.cosine_plain), (s.scale, result.cosine))
+    known = ((0.0, result.cosine_plain),) + (((1.0, result.cosine),) if s.scale == 1.0 else ())
     scales, cosines = curve(text1, text2, len(SCALES), QUICK, known=known)
     later = encoder.curve_later(text1, text2, len(SCALES), QUICK, rest=True)  # started at the first call
-    rest = later.result() if whole else ((), ())
+    rest = ((), ())
+    if whole:
+        with st.spinner("running the model at more scales", show_time=True):
+            rest = later.result()  # at once unless it was pushed out of encoder.AHEAD_KEPT
     ui.show_chart(
         sc.cosine_against_scale,
         sc.scale_frame(scales, cosines, *rest),

@@ -210,7 +210,8 @@ def test_a_pass_is_cut_between_sentences_into_halves_of_about_equal_rows(lengths
 
 
 def test_one_plus_erf_is_erfc_of_minus_z_across_blocks_and_at_the_extremes():
-    z = np.concatenate([np.linspace(-12, 12, encoder.ERF_BLOCK + 1001), [-np.inf, -1e300, -27.5, 30.0, 1e300, np.inf]])
+    edges = [-np.inf, -1e300, -27.5, -27.0, -8.0, -1.0, 1.0, 8.0, 27.0, 30.0, 1e300, np.inf]  # where branches meet
+    z = np.concatenate([np.linspace(-12, 12, encoder.ERF_BLOCK + 1001), edges])
     expected = np.array([math.erfc(-v) for v in z])
     got = encoder.one_plus_erf(z.reshape(1, -1))[0]  # a 2-D input, cut into blocks of ERF_BLOCK elements
     np.testing.assert_allclose(got, expected, rtol=2e-14, atol=1e-300)

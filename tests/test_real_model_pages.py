@@ -116,18 +116,33 @@ def test_a_curve_started_ahead_is_one_future_and_equals_the_curve_run_at_once():
     np.testing.assert_array_equal(cosines, now_cosines)
 
 
-def curve(at) -> tuple[int, str]:
-    """The curve chart's points (its first dataset; the second is the marked scale) and its title (a live value)."""
+def curve_data(at) -> dict:
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
-    data = {d.name: convert_arrow_bytes_to_pandas_df(d.data.data) for d in at.get("vega_lite_chart")[0].proto.datasets}
+    return {d.name: convert_arrow_bytes_to_pandas_df(d.data.data) for d in at.get("vega_lite_chart")[0].proto.datasets}
+
+
+def curve(at) -> tuple[int, str]:
+    """The curve chart's points (its first dataset; the second is the marked scale) and its title (a live value)."""
+    data = curve_data(at)
     return len(data["posviz_0"]), str(data["posviz_live"]["title"][0])
+
+
+def test_a_failed_curve_started_ahead_is_started_again():
+    failed = encoder.curve_later("dog bites man", "man bites dog", 1)  # 1 point: curve_texts refuses it
+    with pytest.raises(ValueError, match="points"):
+        failed.result(timeout=60)
+    assert encoder.curve_later("dog bites man", "man bites dog", 1) is not failed
+    assert encoder.curve_later("dog", "man", 21, 10, True) is encoder.curve_later("dog", "man", 21, every=10, rest=1)
 
 
 def test_the_word_order_curve_is_quick_first_and_whole_once_drawn_whole():
     at = page("sentences")
     points, title = curve(at)
     assert points == 3 and "the rest follow" in title
+    pair = encoder.compare_texts("dog bites man", "man bites dog")
+    quick = curve_data(at)["posviz_0"].set_index("scale")["cosine"]
+    assert quick[0.0] == pair.cosine_plain and quick[1.0] == pair.cosine  # taken from the numbers, not run again
     at.session_state["_whole-sentence-curve"] = ("dog bites man", "man bites dog")  # as the fragment's run leaves it
     at.run()
     points, title = curve(at)

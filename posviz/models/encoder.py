@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,8 +40,9 @@ ROWS_PER_PASS = 4096
 EMBEDDING_TOLERANCE = 4e-3
 # A pass with two sentences or more runs in two halves at once, the caller's thread and one of this pool's: numpy's
 # products and elementwise loops let go of the GIL, so the halves use both cores (each product on one BLAS thread, as
-# the server sets it: no thread spins waiting for work). More workers than halves, so that passes of other sessions
-# do not queue behind each other. PASS_THREADS = 1 runs every pass in the caller's thread.
+# the server sets it: no thread spins waiting for work). Four workers serve up to four sessions' passes at once; more
+# wait in the pool's queue (the two cores are shared either way). PASS_THREADS = 1 runs every pass in the caller's
+# thread.
 PASS_THREADS = 2
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="posviz-encoder")
 LAYER_KEYS = (
@@ -221,7 +224,7 @@ ERF_BLOCK = 32_768
 
 
 def one_plus_erf(z: np.ndarray) -> np.ndarray:
-    """1 + erf(z), elementwise, without the cancellation of 1 + erf for negative z (it is erfc(-z) there).
+    """1 + erf(z) in float64, elementwise, without the cancellation of 1 + erf for negative z (erfc(-z) there).
 
     >>> one_plus_erf(np.zeros((2, 3))).shape
     (2, 3)
@@ -252,7 +255,7 @@ def _one_plus_erf_block(z: np.ndarray, out: np.ndarray) -> None:
     np.negative(w, out=w)
     np.exp(w, out=w)
     tail *= w  # erfc(|z|)
-    tail[a > 27] = 0.0  # exp(-z^2) is below float64's smallest number there
+    tail[a > 27] = 0.0  # erfc(27) ~ 5e-319, a subnormal: 0 (and not R/S's inf / inf = NaN at huge |z|)
     np.subtract(2.0, tail, out=out)
     np.copyto(out, tail, where=z < 0)
     np.copyto(out, near, where=a < 1)
@@ -576,13 +579,25 @@ def curve_texts(
 
 
 # The curves started ahead (curve_later): two at a time, in threads of their own, so that they never wait for a pass
-# they are themselves part of.
+# they are themselves part of; the last AHEAD_KEPT kept, as computed or still running.
 _AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="posviz-curve")
+_AHEAD_FUTURES: OrderedDict[tuple, Future] = OrderedDict()
+_AHEAD_LOCK = threading.Lock()
+AHEAD_KEPT = 32
 
 
-@lru_cache(maxsize=32)
 def curve_later(sentence1: str, sentence2: str, points: int = 21, every: int = 1, rest: bool = False) -> Future:
     """curve_texts(...) started in the background at the first call, the same Future returned to every later call with
     the same arguments: a page starts the slow rest of a curve as soon as it has drawn its first view and takes the
-    result (`.result()`) in a later run. The last 32 are kept, as computed or still running."""
-    return _AHEAD.submit(curve_texts, sentence1, sentence2, points, every, rest)
+    result (`.result()`) in a later run. A curve that failed is started again at the next call; one pushed out of the
+    last AHEAD_KEPT before it has started is cancelled."""
+    key = (str(sentence1), str(sentence2), int(points), int(every), bool(rest))
+    with _AHEAD_LOCK:
+        future = _AHEAD_FUTURES.get(key)
+        if future is None or future.cancelled() or (future.done() and future.exception() is not None):
+            future = _AHEAD.submit(curve_texts, *key)
+            _AHEAD_FUTURES[key] = future
+        _AHEAD_FUTURES.move_to_end(key)
+        while len(_AHEAD_FUTURES) > AHEAD_KEPT:
+            _AHEAD_FUTURES.popitem(last=False)[1].cancel()  # a no-op once it runs
+    return future
