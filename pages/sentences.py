@@ -102,8 +102,10 @@ def draw_curve(whole: bool) -> None:
     later = encoder.curve_later(text1, text2, len(SCALES), QUICK, rest=True)  # started at the first call
     rest = ((), ())
     if whole:
-        with st.spinner("running the model at more scales", show_time=True):
-            rest = later.result()  # at once unless it was pushed out of encoder.AHEAD_KEPT
+        if not later.done():  # pushed out of encoder.AHEAD_KEPT, or a busy server
+            with st.spinner("running the model at more scales", show_time=True):
+                later.result()
+        rest = later.result()
     ui.show_chart(
         sc.cosine_against_scale,
         sc.scale_frame(scales, cosines, *rest),
