@@ -47,11 +47,16 @@ st.markdown(f"**{quoted(text1)}** against **{quoted(text2)}**")  # what is compa
 a, b, c = st.columns(3)
 with a:
     ui.headline(f"cosine, {scale_text}", number(result.cosine), "cosine of the two sentence embeddings")
-    ui.badge(not verdicts.same_direction(result.cosine), "below 1: the orders differ", "1: no difference")
+    same_words = verdicts.same_direction(result.cosine_plain)  # without position rows the model sees only the words
+    differ = "below 1: the orders differ" if same_words else "below 1: the words differ too"
+    ui.badge(not verdicts.same_direction(result.cosine), differ, "1: no difference")
     st.caption(f"8-bit (int8) weights: within ±{encoder.COSINE_TOLERANCE:g} of float32 (tested)")
 with b:
     ui.headline("cosine, no position", number(result.cosine_plain), "the position rows removed (scale 0)")
-    st.caption(f"1 - cosine = {number(1 - result.cosine_plain)} (float64 rounding)")
+    st.caption(
+        f"1 - cosine = {number(1 - result.cosine_plain)} "
+        + ("(float64 rounding)" if same_words else "(not rounding: the word pieces differ)")
+    )
 with c:
     ui.headline("cosine, word average", number(result.cosine_average), "mean of the input word embeddings")
     st.caption("a bag of words: 1 for any reordering")
@@ -117,7 +122,7 @@ def draw_curve(whole: bool) -> None:
     ui.takeaway(
         "Take from it: at 0 (rows removed) the cosine is 1, the two orders look the same; all of the drop below 1 "
         "comes from the position rows. The dot is the scale set above."
-        if verdicts.same_direction(result.cosine_plain)
+        if same_words
         else "Take from it: these sentences differ in their words, so even at 0 (rows removed) the cosine is below 1; "
         "the position rows move it from there. The dot is the scale set above."
     )

@@ -147,3 +147,19 @@ def test_the_word_order_curve_is_quick_first_and_whole_once_drawn_whole():
     at.run()
     points, title = curve(at)
     assert points == 21 and title == "sentence cosine against the scale"
+
+
+@pytest.mark.parametrize(
+    ("s1", "s2", "badge", "caption"),
+    [
+        ("dog bites man", "man bites dog", "the orders differ", "(float64 rounding)"),
+        ("dog bites man", "cat bites dog", "the words differ too", "(not rounding: the word pieces differ)"),
+    ],
+)
+def test_the_word_order_page_calls_1_minus_cosine_rounding_only_when_the_words_are_the_same(s1, s2, badge, caption):
+    at = page("sentences", s1=s1, s2=s2)
+    assert not at.exception
+    shown = "\n".join([*(c.value for c in at.caption), *(m.value for m in at.markdown)])  # badges are markdown
+    assert caption in shown and badge in shown
+    wrong = "(float64 rounding)" if "not rounding" in caption else "(not rounding"
+    assert wrong not in shown
