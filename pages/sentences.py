@@ -129,5 +129,4 @@ def draw_curve(whole: bool) -> None:
 
 
 with curve_box:
-    # 1 s: the browser paints the first view before the fragment's run; the rest of the curve runs meanwhile
-    ui.quick_then_whole("sentence-curve", (text1, text2), draw_curve, wait=1.0)
+    ui.quick_then_whole("sentence-curve", (text1, text2), draw_curve)  # the rest of the curve runs during the wait

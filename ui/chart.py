@@ -50,10 +50,12 @@ def show_chart(
             )
 
 
-def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wait: float = 0.3) -> None:
+def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wait: float = 1.0) -> None:
     """Draw a slow part twice: `draw(False)`, its quick version, in the page's run, so the page is complete sooner;
-    then `draw(True)`, the whole version, in a fragment run that starts `wait` seconds after the page has finished.
-    Once drawn whole for these `inputs` (what the whole version is computed from), later runs draw it whole at once.
+    then `draw(True)`, the whole version, in a fragment run that starts `wait` seconds after the page has finished
+    (1 s by default: time for the browser to paint the first view, which a fragment run begun sooner delays; the whole
+    version can be computing meanwhile). Once drawn whole for these `inputs` (what the whole version is computed
+    from), later runs draw it whole at once.
 
     The fragment run ends with a rerun of the page, which stops the fragment's timer (a full run clears it). Each
     version sits in a keyed container, so a browser can tell them apart: `.st-key-quick-KEY`, `.st-key-whole-KEY`.

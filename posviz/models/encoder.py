@@ -200,16 +200,9 @@ _S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0, 1.204895398080966
       9.60896809063285878198e0, 3.36907645100081516050e0)  # fmt: skip
 
 
-def _poly(coefficients: tuple[float, ...], x: np.ndarray) -> np.ndarray:
-    """Horner's rule, highest power first."""
-    out = np.full_like(x, coefficients[0])
-    for c in coefficients[1:]:
-        out = out * x + c
-    return out
-
-
-def _horner(coefficients: tuple[float, ...], x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Horner's rule into `out` (same shape as x), highest power first."""
+def _horner(coefficients: tuple[float, ...], x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Horner's rule into `out` (same shape as x; a new array without it), highest power first."""
+    out = np.empty_like(x) if out is None else out
     out.fill(coefficients[0])
     for c in coefficients[1:]:
         out *= x
@@ -242,16 +235,16 @@ def _one_plus_erf_block(z: np.ndarray, out: np.ndarray) -> None:
     """one_plus_erf of a 1-D block into `out`: both branches computed on the whole block, then the right one kept."""
     a = np.abs(z)
     w = np.square(z)
-    num, den = _horner(_T, w, np.empty_like(z)), _horner(_U, w, np.empty_like(z))
+    num, den = _horner(_T, w), _horner(_U, w)
     near = num
     near /= den
     near *= z
     near += 1.0  # |z| < 1: 1 + z T(z^2) / U(z^2)
-    tail = _horner(_P, a, np.empty_like(z))
+    tail = _horner(_P, a)
     tail /= _horner(_Q, a, den)
     far = a >= 8
     if far.any():
-        tail[far] = _poly(_R, a[far]) / _poly(_S, a[far])
+        tail[far] = _horner(_R, a[far]) / _horner(_S, a[far])
     np.negative(w, out=w)
     np.exp(w, out=w)
     tail *= w  # erfc(|z|)
@@ -571,10 +564,11 @@ def curve_texts(
     chosen = np.arange(points) % _checks.integer("every", every, minimum=1) == 0
     scales = scales[~chosen] if rest else scales[chosen]
     given = {round(float(scale), 12): float(value) for scale, value in known}
-    have = np.array([round(float(scale), 12) in given for scale in scales], dtype=bool)
-    cosines = np.array([given.get(round(float(scale), 12), np.nan) for scale in scales])
-    if not have.all():
-        cosines[~have] = scale_curve(default_encoder(), sentence1, sentence2, scales[~have])
+    keys = [round(float(scale), 12) for scale in scales]
+    cosines = np.array([given.get(k, np.nan) for k in keys])
+    missing = np.array([k not in given for k in keys], dtype=bool)
+    if missing.any():
+        cosines[missing] = scale_curve(default_encoder(), sentence1, sentence2, scales[missing])
     return scales, cosines
 
 
