@@ -57,7 +57,7 @@ def test_the_pairs_takeaway_names_the_strongest_pair_and_its_wavelength_from_rop
     reading = llmviews.read(llmviews.DEFAULT_TEXT)
     top = llmviews.strongest_pair(reading, 1)
     config = smollm2.load().config
-    assert top.wavelength == pytest.approx(2 * np.pi * config.theta ** (2 * top.i / config.d_k))
+    assert top.wavelength == pytest.approx(2 * np.pi * config.base ** (2 * top.i / config.d_k))
     shares, _ = llmviews.energy_shares(reading.trace.q[1], reading.trace.k[1])
     assert top.share == pytest.approx(shares.mean(axis=0).max()) and top.share > 1 / 32
     line = "\n".join(takeaways(page("llm", part="pairs", layer="1")))
@@ -66,7 +66,7 @@ def test_the_pairs_takeaway_names_the_strongest_pair_and_its_wavelength_from_rop
 
 def test_slow_top_pairs_counts_heads_whose_strongest_pair_turns_less_than_once_in_the_context():
     config = smollm2.load().config
-    slow = [i for i in range(32) if 2 * np.pi * config.theta ** (2 * i / config.d_k) > config.context]
+    slow = [i for i in range(32) if 2 * np.pi * config.base ** (2 * i / config.d_k) > config.context]
     energy = np.eye(32)[[0, slow[0], 31, 1]]
     assert llmviews.slow_top_pairs(energy) == (2, 4)
 

@@ -265,7 +265,7 @@ def test_control_characters_and_cuts_are_reported():
     [
         ({"rotation": "alibi"}, "rotation must be 'rope' or 'none'"),
         ({"layers": 99}, "layers must be 1.."),
-        ({"offset": -1}, "offset must be >= 0"),
+        ({"start": -1}, "start must be >= 0"),
     ],
 )
 def test_bad_run_arguments_say_what_was_expected(ids, kwargs, message):
