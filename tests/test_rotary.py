@@ -38,8 +38,9 @@ def model():
 
 
 def hf_rows(layer: smollm2.Layer, cfg: smollm2.Config) -> smollm2.Layer:
-    return dataclasses.replace(layer, w_q=smollm2.gguf_to_hf_rows(layer.w_q, cfg.heads),
-                               w_k=smollm2.gguf_to_hf_rows(layer.w_k, cfg.kv_heads))  # fmt: skip
+    return dataclasses.replace(
+        layer, w_q=smollm2.gguf_to_hf_rows(layer.w_q, cfg.heads), w_k=smollm2.gguf_to_hf_rows(layer.w_k, cfg.kv_heads)
+    )
 
 
 @pytest.mark.parametrize("interleaved", [True, False])
@@ -50,8 +51,9 @@ def test_smollm2_rotates_q_and_k_exactly_as_the_maths_layers_rope(model, interle
     layer = model.layers[0] if interleaved else hf_rows(model.layers[0], cfg)
     x = model.embed(ids).astype(np.float64)
     h = blocks.rms_norm(x, layer.attn_norm, cfg.eps)
-    _, q, k, _ = smollm2.layer_forward(layer, x, rotary.angles(ids.size, cfg.d_k, 7, cfg.base), cfg,
-                                       interleaved=interleaved, causal=True)  # fmt: skip
+    _, q, k, _ = smollm2.layer_forward(
+        layer, x, rotary.angles(ids.size, cfg.d_k, 7, cfg.base), cfg, interleaved=interleaved, causal=True
+    )
     for rotated, w, heads in ((q, layer.w_q, cfg.heads), (k, layer.w_k, cfg.kv_heads)):
         expected = rotary.rope(blocks.split_heads(h @ w.T, heads), 7, cfg.base, interleaved=interleaved)
         np.testing.assert_array_equal(rotated, expected)
