@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
-from posviz.models import encoder, minilm  # noqa: E402
+from posviz.models import minilm  # noqa: E402
+from posviz.models.minilm import encoder  # noqa: E402
 
 LONG1 = " ".join(f"w{i}" for i in range(31))  # "w" and "##0".. pieces: 64 tokens with [CLS] and [SEP]
 LONG2 = " ".join(f"w{i}" for i in reversed(range(31)))

@@ -33,7 +33,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import numpy as np  # noqa: E402
 
 from posviz.experiments import claims  # noqa: E402
-from posviz.models import encoder, minilm, smollm2  # noqa: E402
+from posviz.models import minilm, smollm2  # noqa: E402
+from posviz.models.minilm import encoder  # noqa: E402
 
 LONG = "The quick brown fox jumps over the lazy dog. " * 8  # cut to 64 ids, <|im_start|> included
 MINILM_LONG = " ".join(f"w{i}" for i in range(31))  # 64 MiniLM tokens with [CLS] and [SEP]
@@ -74,7 +75,7 @@ def in_process(repeats: int) -> None:
             "SmolLM2, 5 layers, 64 ids: no rotation, no mask",
             lambda: smollm2.run(ids, rotation="none", causal=False, model=model),
         ),
-        ("SmolLM2, 5 layers, 64 ids: positions + 1000", lambda: smollm2.run(ids, offset=1000, model=model)),
+        ("SmolLM2, 5 layers, 64 ids: positions + 1000", lambda: smollm2.run(ids, start=1000, model=model)),
         (f"SmolLM2, 5 layers, the claims' {short.size} ids", lambda: smollm2.run(short, model=model)),
         ("SmolLM2's claims 17-21, model loaded", claims._smollm2),
     ]

@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import extract_minilm as ex  # noqa: E402
 
-from posviz.models import encoder, minilm  # noqa: E402
+from posviz.models import minilm  # noqa: E402
+from posviz.models.minilm import encoder  # noqa: E402
 
 MATRICES = ("w_q", "w_k", "w_v", "w_o", "w_1", "w_2")
 BEFORE = {"word": "int8/row", **dict.fromkeys(MATRICES, "int8/row")}  # the plan shipped until 2026-12-01

@@ -12,7 +12,8 @@ import ui
 from posviz.drawing import sentence_charts as sc
 from posviz.drawing.display import number
 from posviz.maths import verdicts
-from posviz.models import encoder, minilm
+from posviz.models import minilm
+from posviz.models.minilm import encoder
 
 ui.page_setup(__doc__)
 SCALES = [round(0.05 * i, 2) for i in range(21)]
@@ -25,7 +26,7 @@ pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="runnin
 curve = st.cache_data(encoder.curve_texts, max_entries=32, show_spinner="running the model at more scales")
 # The first view draws every 10th scale (0, 0.5, 1; 0, and 1 when it is the set scale, taken from the numbers above:
 # at most two cache entries a pair) and starts the other 18 in the background; a fragment run draws them once the page
-# has painted (encoder.curve_later).
+# has painted (ui.later).
 QUICK = 10
 
 s = ui.sidebar(P, page="sentences", keys=("s1", "s2"))
@@ -104,10 +105,10 @@ st.caption(
 def draw_curve(whole: bool) -> None:
     known = ((0.0, result.cosine_plain),) + (((1.0, result.cosine),) if s.scale == 1.0 else ())
     scales, cosines = curve(text1, text2, len(SCALES), QUICK, known=known)
-    later = encoder.curve_later(text1, text2, len(SCALES), QUICK, rest=True)  # started at the first call
+    later = ui.later(encoder.curve_texts, text1, text2, len(SCALES), QUICK, rest=True)  # started at the first call
     rest = ((), ())
     if whole:
-        if not later.done():  # pushed out of encoder.AHEAD_KEPT, or a busy server
+        if not later.done():  # a busy server, or pushed out of ui.background.KEPT (then run here)
             with st.spinner("running the model at more scales", show_time=True):
                 later.result()
         rest = later.result()

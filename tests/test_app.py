@@ -620,7 +620,7 @@ def test_minilm_page_shows_the_real_model_order_blind_without_position_rows():
 
 
 def test_sentences_page_shows_the_real_cosine_below_one_and_one_without_position():
-    from posviz.models import encoder
+    from posviz.models.minilm import encoder
 
     at = page("sentences")
     ok(at)

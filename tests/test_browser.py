@@ -292,7 +292,7 @@ def test_presenter_mode_holds_across_pages(page):
 
 def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
     from posviz.drawing.display import number
-    from posviz.models import encoder
+    from posviz.models.minilm import encoder
 
     thumb = page.locator("input[type='range'], [role='slider']").first
     boxes = page.locator("[data-testid='stSidebar'] textarea, [data-testid='stSidebar'] input[type='text']")

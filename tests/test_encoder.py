@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posviz.models import encoder, minilm
+from posviz.models import minilm
+from posviz.models.minilm import encoder
+from posviz.models.minilm.gelu import ERF_BLOCK, one_plus_erf
 from tests.references import int8_by_hand, stored_matrix
 
 
@@ -180,7 +182,7 @@ def test_bad_input_is_refused_with_what_was_expected(model, call, message):
 
 def test_hostile_and_long_text_is_tokenized_not_run(model):
     pair = encoder.compare(model, "<script>alert(1)</script> 🧭", " ".join(["word"] * 100))
-    assert pair.first.unknown == ("🧭",) and pair.second.truncated
+    assert pair.first.unknown == ("🧭",) and pair.second.cut
     assert len(pair.second.ids) == minilm.MAX_TOKENS and -1 <= pair.cosine <= 1
 
 
@@ -211,8 +213,8 @@ def test_a_pass_is_cut_between_sentences_into_halves_of_about_equal_rows(lengths
 
 def test_one_plus_erf_is_erfc_of_minus_z_across_blocks_and_at_the_extremes():
     edges = [-np.inf, -1e300, -27.5, -27.0, -8.0, -1.0, 1.0, 8.0, 27.0, 30.0, 1e300, np.inf]  # where branches meet
-    z = np.concatenate([np.linspace(-12, 12, encoder.ERF_BLOCK + 1001), edges])
+    z = np.concatenate([np.linspace(-12, 12, ERF_BLOCK + 1001), edges])
     expected = np.array([math.erfc(-v) for v in z])
-    got = encoder.one_plus_erf(z.reshape(1, -1))[0]  # a 2-D input, cut into blocks of ERF_BLOCK elements
+    got = one_plus_erf(z.reshape(1, -1))[0]  # a 2-D input, cut into blocks of ERF_BLOCK elements
     np.testing.assert_allclose(got, expected, rtol=2e-14, atol=1e-300)
-    assert np.isnan(encoder.one_plus_erf(np.array([np.nan])))[0]
+    assert np.isnan(one_plus_erf(np.array([np.nan])))[0]

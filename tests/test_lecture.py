@@ -55,7 +55,7 @@ def test_steps_retell_the_claims_registrys_numbers():
 
 
 def test_the_real_models_step_names_its_tested_bound_instead_of_a_second_number():
-    from posviz.models import encoder
+    from posviz.models.minilm import encoder
 
     source = lecture.slide([s.key for s in STEPS].index("sentences")).source
     assert f"within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)" in source

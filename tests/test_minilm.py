@@ -119,7 +119,7 @@ def test_tokenizer_reports_unknown_pieces_and_truncation():
     tokens = minilm.tokenize("Dog 🧭 bites")
     assert tokens.tokens == ("[CLS]", "dog", "[UNK]", "bites", "[SEP]") and tokens.unknown == ("🧭",)
     long = minilm.tokenize(" ".join(["word"] * 100))
-    assert long.truncated and len(long.ids) == minilm.MAX_TOKENS and long.tokens[-1] == "[SEP]"
+    assert long.cut and len(long.ids) == minilm.MAX_TOKENS and long.tokens[-1] == "[SEP]"
 
 
 def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
@@ -134,7 +134,7 @@ def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> None:
 
 
 def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
-    from posviz.models import encoder
+    from posviz.models.minilm import encoder
 
     rng = np.random.default_rng(0)
     vocab, width, ffn = 30522, 64, 128  # the real vocabulary (the real tokenizer runs the reference); 2 groups a row
@@ -200,7 +200,7 @@ def test_extractor_on_a_tiny_synthetic_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("how", ["int8/row", "int8/g32", "int8/g4", "int10/row", "int12/row"])
 def test_stored_matrices_are_within_half_a_step_of_every_entry(how):
-    from posviz.models import encoder
+    from posviz.models.minilm import encoder
 
     m = np.random.default_rng(1).standard_normal((6, 64)) * np.array([1.0, 30.0] * 32)  # a column outlier in each pair
     stored = extract_minilm.widened(extract_minilm.store("w", m, how))  # the loaders read int8, the benchmark widens

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from posviz.drawing import llmviews
-from posviz.models import encoder, minilm, smollm2
+from posviz.models import minilm, smollm2
+from posviz.models.minilm import encoder
 from tests.test_app import page
 
 TAKE = "Take from it:"
@@ -56,7 +57,7 @@ def test_the_pairs_takeaway_names_the_strongest_pair_and_its_wavelength_from_rop
     reading = llmviews.read(llmviews.DEFAULT_TEXT)
     top = llmviews.strongest_pair(reading, 1)
     config = smollm2.load().config
-    assert top.wavelength == pytest.approx(2 * np.pi * config.theta ** (2 * top.i / config.d_k))
+    assert top.wavelength == pytest.approx(2 * np.pi * config.base ** (2 * top.i / config.d_k))
     shares, _ = llmviews.energy_shares(reading.trace.q[1], reading.trace.k[1])
     assert top.share == pytest.approx(shares.mean(axis=0).max()) and top.share > 1 / 32
     line = "\n".join(takeaways(page("llm", part="pairs", layer="1")))
@@ -65,7 +66,7 @@ def test_the_pairs_takeaway_names_the_strongest_pair_and_its_wavelength_from_rop
 
 def test_slow_top_pairs_counts_heads_whose_strongest_pair_turns_less_than_once_in_the_context():
     config = smollm2.load().config
-    slow = [i for i in range(32) if 2 * np.pi * config.theta ** (2 * i / config.d_k) > config.context]
+    slow = [i for i in range(32) if 2 * np.pi * config.base ** (2 * i / config.d_k) > config.context]
     energy = np.eye(32)[[0, slow[0], 31, 1]]
     assert llmviews.slow_top_pairs(energy) == (2, 4)
 
@@ -106,16 +107,6 @@ def test_known_points_are_taken_as_given_and_the_rest_is_run():
     assert taken[1] == pytest.approx(cosines[1], abs=1e-6)  # 0.5: run (float32, in a pass of another size)
 
 
-def test_a_curve_started_ahead_is_one_future_and_equals_the_curve_run_at_once():
-    text = "dog bites man", "man bites dog"
-    later = encoder.curve_later(*text, 21, 10, True)
-    assert encoder.curve_later(*text, 21, 10, True) is later
-    scales, cosines = later.result(timeout=60)
-    now_scales, now_cosines = encoder.curve_texts(*text, 21, every=10, rest=True)
-    np.testing.assert_array_equal(scales, now_scales)
-    np.testing.assert_array_equal(cosines, now_cosines)
-
-
 def curve_data(at) -> dict:
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
@@ -126,14 +117,6 @@ def curve(at) -> tuple[int, str]:
     """The curve chart's points (its first dataset; the second is the marked scale) and its title (a live value)."""
     data = curve_data(at)
     return len(data["posviz_0"]), str(data["posviz_live"]["title"][0])
-
-
-def test_a_failed_curve_started_ahead_is_started_again():
-    failed = encoder.curve_later("dog bites man", "man bites dog", 1)  # 1 point: curve_texts refuses it
-    with pytest.raises(ValueError, match="points"):
-        failed.result(timeout=60)
-    assert encoder.curve_later("dog bites man", "man bites dog", 1) is not failed
-    assert encoder.curve_later("dog", "man", 21, 10, True) is encoder.curve_later("dog", "man", 21, every=10, rest=1)
 
 
 def test_the_word_order_curve_is_quick_first_and_whole_once_drawn_whole():

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posviz.maths import scaling
+from posviz.maths.rotary import frequencies
 from posviz.maths.scaling import PRESETS, RopeParameters, inv_freq
 from tests.references import roformer_bound_loop, rope_inv_freq_loops, rope_matrices
 
@@ -17,11 +18,11 @@ bases = st.floats(100.0, 1e7)
 
 def test_llama31_keeps_29_pairs_smooths_6_and_divides_29_by_8():
     preset = PRESETS["llama3.1-8b"]
-    kept, smoothed, divided = scaling.llama3_masks(scaling.default_inv_freq(128, 500_000.0), preset.params)
+    kept, smoothed, divided = scaling.llama3_masks(frequencies(128, 500_000.0), preset.params)
     assert (kept.sum(), smoothed.sum(), divided.sum()) == (29, 6, 29)
     assert kept[:29].all() and divided[35:].all()
     inv, attention = preset.inv_freq()
-    plain = scaling.default_inv_freq(128, 500_000.0)
+    plain = frequencies(128, 500_000.0)
     np.testing.assert_array_equal(inv[kept], plain[kept])
     np.testing.assert_allclose(inv[divided], plain[divided] / 8, rtol=1e-15)
     assert inv.sum() == pytest.approx(5.3860582, abs=5e-8)
@@ -38,13 +39,13 @@ def test_yarn_correction_range_and_attention_factor_match_the_reference_values()
 def test_dynamic_ntk_base_at_twice_the_window_is_30527_74():
     assert scaling.dynamic_base(10_000.0, 128, 2.0, 2048, 4096) == pytest.approx(30527.74, abs=5e-3)
     inv, _ = inv_freq(RopeParameters("dynamic", factor=2.0, max_position_embeddings=2048), 128, seq_len=4096)
-    np.testing.assert_allclose(inv, scaling.default_inv_freq(128, 30527.7367488067), rtol=1e-12)
+    np.testing.assert_allclose(inv, frequencies(128, 30527.7367488067), rtol=1e-12)
 
 
 def test_dynamic_ntk_is_the_default_inside_the_window():
     params = RopeParameters("dynamic", factor=2.0, max_position_embeddings=2048)
     for seq_len in (None, 1, 2048):
-        np.testing.assert_allclose(inv_freq(params, 128, seq_len=seq_len)[0], scaling.default_inv_freq(128, 1e4))
+        np.testing.assert_allclose(inv_freq(params, 128, seq_len=seq_len)[0], frequencies(128, 1e4))
 
 
 def test_roformer_decay_bound_averages_32_5_at_distance_0_for_d_128_and_falls():
@@ -103,7 +104,7 @@ def test_linear_and_yarn_with_factor_1_are_the_default(dim, base):
 def test_llama3_leaves_pairs_faster_than_original_over_high_freq_factor_untouched(dim, base, factor, high, original):
     params = RopeParameters("llama3", factor=factor, low_freq_factor=1.0, high_freq_factor=high,
                             original_max_position_embeddings=original)  # fmt: skip
-    plain = scaling.default_inv_freq(dim, base)
+    plain = frequencies(dim, base)
     scaled, _ = inv_freq(params, dim, base)
     short = 2 * math.pi / plain < original / high
     np.testing.assert_array_equal(scaled[short], plain[short])
@@ -116,7 +117,7 @@ def test_rotary_scores_equal_rotating_the_query_with_the_scaled_frequencies(dim,
     rng = np.random.default_rng(seed)
     q, k = rng.standard_normal((2, dim))
     distances = [0, 1, 5, 40]
-    plain = scaling.rotary_scores(q, k, distances, scaling.default_inv_freq(dim, base))
+    plain = scaling.rotary_scores(q, k, distances, frequencies(dim, base))
     linear = scaling.rotary_scores(q, k, distances, inv_freq(RopeParameters("linear", factor=factor), dim, base)[0])
     for m, p, s in zip(distances, plain, linear, strict=True):
         assert p == pytest.approx(rope_matrices(q[None], m, base)[0] @ k, abs=1e-9)  # RoFormer's R_m
@@ -193,7 +194,7 @@ def test_presets_name_their_source_and_compute():
         (lambda: inv_freq(RopeParameters(), 7), "must be even and >= 2, got 7"),
         (lambda: scaling.rotary_dim(96, 1.5), "partial_rotary_factor must be in \\(0, 1\\], got 1.5"),
         (lambda: scaling.rotary_dim(10, 0.3), "must be even and >= 2, got 3"),
-        (lambda: inv_freq(RopeParameters(), 128, -5.0), "rope_theta must be finite and > 0, got -5.0"),
+        (lambda: inv_freq(RopeParameters(), 128, -5.0), "base must be finite and > 0, got -5.0"),
         (lambda: scaling.dynamic_base(1e4, 2, 2.0, 2048, 4096), "at least 4"),
         (lambda: scaling.method_parameters("ntk", PRESETS["linear-4k-8k"]), "method must be one of"),
     ],

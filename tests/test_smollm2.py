@@ -12,7 +12,8 @@ import gguf
 import numpy as np
 import pytest
 
-from posviz.models import smollm2
+from posviz.maths import rotary
+from posviz.models import blocks, smollm2
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = smollm2.DATA
@@ -58,9 +59,9 @@ def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config
     w = {f.name: getattr(layer, f.name).astype(np.float64).tolist() for f in dataclasses.fields(layer)}
     T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.d_k
     h = [scalar_rms_norm(row, w["attn_norm"], cfg.eps) for row in x]
-    q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], offset + t, cfg.theta)
+    q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], offset + t, cfg.base)
           for t in range(T)] for j in range(H)]  # fmt: skip
-    k = [[scalar_rope([dot(w["w_k"][g * dk + c], h[t]) for c in range(dk)], offset + t, cfg.theta)
+    k = [[scalar_rope([dot(w["w_k"][g * dk + c], h[t]) for c in range(dk)], offset + t, cfg.base)
           for t in range(T)] for g in range(G)]  # fmt: skip
     v = [[[dot(w["w_v"][g * dk + c], h[t]) for c in range(dk)] for t in range(T)] for g in range(G)]
     weights = [[[0.0] * T for _ in range(T)] for _ in range(H)]
@@ -88,7 +89,7 @@ def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config
 
 def test_the_config_is_the_published_smollm2_135m(model):
     """The scalar reference reads theta, eps, d_k, H and G from model.config: they are pinned here to the model card."""
-    published = smollm2.Config(d=576, heads=9, kv_heads=3, d_k=64, theta=100_000.0, eps=1e-5, vocab=49_152,
+    published = smollm2.Config(d=576, heads=9, kv_heads=3, d_k=64, base=100_000.0, eps=1e-5, vocab=49_152,
                                model_layers=30, context=8192)  # fmt: skip
     assert model.config.eps == pytest.approx(published.eps, rel=1e-7)  # the GGUF stores it as float32
     assert dataclasses.replace(model.config, eps=published.eps) == published
@@ -99,7 +100,7 @@ def test_the_config_is_the_published_smollm2_135m(model):
 def test_one_layer_matches_a_scalar_loop_reference(model, ids, offset):
     eight = ids[:8]  # T = 8 and positions up to 4007: the slowest pair turns by 0.06 rad, well above the tolerances
     x = model.embed(eight)
-    trace = smollm2.run(eight, layers=1, offset=offset)
+    trace = smollm2.run(eight, layers=1, start=offset)
     out, q, k, weights = scalar_layer(model.layers[0], x.astype(np.float64).tolist(), model.config, offset)
     np.testing.assert_allclose(trace.weights[0], weights, atol=2e-6)
     np.testing.assert_allclose(trace.q[0], q, rtol=1e-4, atol=1e-4 * np.abs(q).max())
@@ -121,20 +122,20 @@ def test_token_rows_match_a_hand_decoded_q8_0_block(model):
 
 def test_gguf_interleaved_rows_and_hf_rotate_half_rows_give_the_same_scores(model, ids):
     layer, cfg = model.layers[0], model.config
-    h = smollm2.rms_norm(model.embed(ids), layer.attn_norm, cfg.eps).astype(np.float64)
-    angles = smollm2.rope_angles(ids.size, 0)
+    h = blocks.rms_norm(model.embed(ids), layer.attn_norm, cfg.eps).astype(np.float64)
+    angles = rotary.angles(ids.size, cfg.d_k, 0, cfg.base)
 
-    def scores(w_q, w_k, rotate):
-        q = rotate(smollm2.split_heads(h @ w_q.T, cfg.heads), angles)
-        k = rotate(smollm2.split_heads(h @ w_k.T, cfg.kv_heads), angles)
+    def scores(w_q, w_k, interleaved):
+        q = rotary.rotate(blocks.split_heads(h @ w_q.T, cfg.heads), angles, interleaved=interleaved)
+        k = rotary.rotate(blocks.split_heads(h @ w_k.T, cfg.kv_heads), angles, interleaved=interleaved)
         return q @ np.repeat(k, cfg.heads // cfg.kv_heads, axis=0).transpose(0, 2, 1)
 
     w_q, w_k = layer.w_q.astype(np.float64), layer.w_k.astype(np.float64)
-    gguf_form = scores(w_q, w_k, smollm2.rotate_pairs)
+    gguf_form = scores(w_q, w_k, True)
     hf_form = scores(smollm2.gguf_to_hf_rows(w_q, cfg.heads), smollm2.gguf_to_hf_rows(w_k, cfg.kv_heads),
-                     smollm2.rotate_halves)  # fmt: skip
+                     False)  # fmt: skip
     np.testing.assert_allclose(hf_form, gguf_form, rtol=1e-10, atol=1e-10 * np.abs(gguf_form).max())
-    wrong = scores(w_q, w_k, smollm2.rotate_halves)  # rotate-half applied to GGUF rows
+    wrong = scores(w_q, w_k, False)  # rotate-half applied to GGUF rows
     assert np.abs(wrong - gguf_form).max() > 0.1 * np.abs(gguf_form).max()
 
 
@@ -148,9 +149,9 @@ def test_hf_rows_with_rotate_half_give_the_same_layer_output(model, ids):
     layer, cfg = model.layers[1], model.config
     hf = dataclasses.replace(layer, w_q=smollm2.gguf_to_hf_rows(layer.w_q, cfg.heads),
                              w_k=smollm2.gguf_to_hf_rows(layer.w_k, cfg.kv_heads))  # fmt: skip
-    x, angles = model.embed(ids), smollm2.rope_angles(ids.size, 0)
+    x, angles = model.embed(ids), rotary.angles(ids.size, cfg.d_k, 0, cfg.base)
     a = smollm2.layer_forward(layer, x, angles, cfg)
-    b = smollm2.layer_forward(hf, x, angles, cfg, rotate=smollm2.rotate_halves)
+    b = smollm2.layer_forward(hf, x, angles, cfg, interleaved=False)
     np.testing.assert_allclose(b[3], a[3], atol=1e-5)
     np.testing.assert_allclose(b[0], a[0], rtol=1e-4, atol=1e-4 * np.abs(a[0]).max())
 
@@ -182,7 +183,7 @@ def test_with_rotation_or_the_causal_mask_order_still_matters(ids, rotation, cau
 
 @pytest.mark.parametrize("offset", [1, 7, 100, 1000])
 def test_shifting_every_position_leaves_the_attention_weights_unchanged(ids, offset):
-    base, shifted = smollm2.run(ids), smollm2.run(ids, offset=offset)
+    base, shifted = smollm2.run(ids), smollm2.run(ids, start=offset)
     np.testing.assert_array_equal(shifted.positions, base.positions + offset)
     np.testing.assert_allclose(shifted.weights, base.weights, atol=2e-5)
     scale = np.abs(base.hidden).max()
@@ -264,7 +265,7 @@ def test_control_characters_and_cuts_are_reported():
     [
         ({"rotation": "alibi"}, "rotation must be 'rope' or 'none'"),
         ({"layers": 99}, "layers must be 1.."),
-        ({"offset": -1}, "offset must be >= 0"),
+        ({"start": -1}, "start must be >= 0"),
     ],
 )
 def test_bad_run_arguments_say_what_was_expected(ids, kwargs, message):

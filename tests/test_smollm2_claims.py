@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from posviz.experiments import claims as registry
-from posviz.maths import verdicts
-from posviz.models import smollm2
+from posviz.maths import rotary, verdicts
+from posviz.models import blocks, smollm2
 
 
 @pytest.fixture(scope="module")
@@ -75,18 +75,19 @@ def test_without_the_mask_the_order_claim_would_fail(model, ids):
 
 def test_without_rotation_a_shift_moves_nothing_so_the_shift_claim_would_fail(model, ids):
     plain = smollm2.run(ids, layers=1, rotation="none", model=model)
-    shifted = smollm2.run(ids, layers=1, rotation="none", offset=registry.SMOLLM2_SHIFT, model=model)
+    shifted = smollm2.run(ids, layers=1, rotation="none", start=registry.SMOLLM2_SHIFT, model=model)
     assert smollm2.layer_gaps(shifted.q, plain.q).max() < bound("moved") / 1000  # "the rotated queries move" fails
 
 
 def test_a_shift_of_the_keys_alone_breaks_the_invariance(model, ids):
     cfg, layer = model.config, model.layers[0]
-    h = smollm2.rms_norm(model.embed(ids), layer.attn_norm, cfg.eps)
-    angles = smollm2.rope_angles(ids.size, 0)
-    q = smollm2.rotate_pairs(smollm2.split_heads(h @ layer.w_q.T, cfg.heads), angles)
-    k = smollm2.split_heads(h @ layer.w_k.T, cfg.kv_heads)
-    same = smollm2.attention_weights(q, smollm2.rotate_pairs(k, angles))
-    moved = smollm2.attention_weights(q, smollm2.rotate_pairs(k, smollm2.rope_angles(ids.size, registry.SMOLLM2_SHIFT)))
+    h = blocks.rms_norm(model.embed(ids), layer.attn_norm, cfg.eps)
+    angles = rotary.angles(ids.size, cfg.d_k, 0, cfg.base)
+    q = rotary.rotate(blocks.split_heads(h @ layer.w_q.T, cfg.heads), angles)
+    k = blocks.split_heads(h @ layer.w_k.T, cfg.kv_heads)
+    same = blocks.attention_weights(q, rotary.rotate(k, angles), causal=True)
+    shifted = rotary.angles(ids.size, cfg.d_k, registry.SMOLLM2_SHIFT, cfg.base)
+    moved = blocks.attention_weights(q, rotary.rotate(k, shifted), causal=True)
     assert np.abs(moved - same).max() > 1000 * bound("shift")
 
 

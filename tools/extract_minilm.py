@@ -190,7 +190,8 @@ def build_encoder(tensors: dict[str, np.ndarray], layers: int, out: Path, plan: 
 def float32_reference(tensors: dict[str, np.ndarray], config: dict, folder: Path) -> dict:
     """The unquantised model in float32 on REFERENCE_PAIRS: sentence embeddings and cosines."""
     sys.path.insert(0, str(ROOT))
-    from posviz.models import encoder, minilm
+    from posviz.models import minilm
+    from posviz.models.minilm import encoder
 
     f32 = {name: np.asarray(t, dtype=np.float32) for name, t in tensors.items()}
     layers = [encoder.Layer(layer_arrays(tensors, i)) for i in range(config["num_hidden_layers"])]

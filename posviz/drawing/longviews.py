@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import charts
-from posviz.maths import biases, scaling, sinks
+from posviz.maths import biases, rotary, scaling, sinks
 from posviz.maths.sinks import demo_streaming
 from posviz.maths.verdicts import machine_zero
 
@@ -118,7 +118,7 @@ def scaled(preset: scaling.Preset) -> Scaled:
     (64,)
     """
     inv, attention = preset.inv_freq(preset.extended)
-    plain = scaling.default_inv_freq(2 * inv.size, preset.rope_theta)
+    plain = rotary.frequencies(2 * inv.size, preset.rope_theta)
     return Scaled(preset, inv, plain, attention)
 
 

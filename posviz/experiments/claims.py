@@ -24,10 +24,10 @@ import numpy as np
 from posviz.experiments.lessons import order_experiment, sentence_experiment, twin_experiment
 from posviz.maths import verdicts
 from posviz.maths.encodings import sinusoidal
+from posviz.maths.rotary import frequencies
 from posviz.maths.scaling import (
     PRESETS,
     decay_bound,
-    default_inv_freq,
     dynamic_base,
     llama3_masks,
     yarn_correction_range,
@@ -220,7 +220,7 @@ def _lesson_003() -> list[Claim]:
 def _longer_contexts() -> list[Claim]:
     llama = PRESETS["llama3.1-8b"]
     inv, _ = llama.inv_freq()
-    kept, smoothed, divided = (int(m.sum()) for m in llama3_masks(default_inv_freq(128, 500_000.0), llama.params))
+    kept, smoothed, divided = (int(m.sum()) for m in llama3_masks(frequencies(128, 500_000.0), llama.params))
     low, high = yarn_correction_range(128, 10_000.0, 4096)
     _, yarn_attention = PRESETS["yarn-reference"].inv_freq()
     code = "transformers modeling_rope_utils.py"
@@ -268,7 +268,7 @@ def _longer_contexts() -> list[Claim]:
 
 
 def _real_model() -> list[Claim]:
-    from posviz.models import encoder  # the shipped model (26.7 MB, 33 MB in memory), read when the registry is built
+    from posviz.models.minilm import encoder  # the shipped model (26.7 MB, 33 MB in memory), read at the registry
 
     record = encoder.provenance()
     first, second = "dog bites man", "man bites dog"

@@ -460,7 +460,8 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
 
 def real_sentences(scale: float = 1.0) -> Slide:
     from posviz.drawing import lecture_charts, sentence_charts
-    from posviz.models import encoder, minilm
+    from posviz.models import minilm
+    from posviz.models.minilm import encoder
 
     pair = encoder.compare_texts(*SENTENCES, scale)
     said = "the model" if scale == 1.0 else f"position × {number(scale)}"  # the sentences page's words
@@ -499,7 +500,8 @@ DECODER_TEXTS = (" dog bites man", " man bites dog")  # a leading space: both or
 def decoder_cosine(rotation: str = "rope", causal: bool = True) -> tuple[float, float]:
     """SmolLM2's cosine of the two sentences: the mean of the word tokens' states after the last shipped layer,
     <|im_start|> left out; and how many times longer <|im_start|>'s state is than the words' (the sink)."""
-    from posviz.models import encoder, smollm2
+    from posviz.models import smollm2
+    from posviz.models.minilm import encoder
 
     states = []
     for text in DECODER_TEXTS:
@@ -512,7 +514,8 @@ def decoder_cosine(rotation: str = "rope", causal: bool = True) -> tuple[float, 
 
 def decoder() -> Slide:
     from posviz.drawing import llmviews
-    from posviz.models import encoder, smollm2
+    from posviz.models import smollm2
+    from posviz.models.minilm import encoder
 
     mini = encoder.compare_texts(*SENTENCES)
     model, sink = decoder_cosine()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from posviz.maths import _checks
-from posviz.maths.encodings import DEFAULT_BASE, rope
+from posviz.maths.rotary import DEFAULT_BASE, rope
 
 
 def softmax_rows(scores: np.ndarray) -> np.ndarray:

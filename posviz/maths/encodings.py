@@ -1,5 +1,7 @@
 """Where a position vector comes from: sinusoids, learned tables, rotary embeddings, stand-ins.
 
+RoPE's angles and rotation live in `posviz.maths.rotary` (frequencies, angles, rope are re-exported here).
+
 Dimension letters used in the shapes below:
     T  number of positions (sequence length)
     d  width of a position vector (the model width it is added to)
@@ -11,36 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from posviz.maths import _checks
+from posviz.maths.rotary import DEFAULT_BASE, angles, frequencies, rope  # noqa: F401 (re-exported)
 
-DEFAULT_BASE = 10000.0
 LEARNED_MAX_LENGTH = 512
-
-
-def frequencies(d: int, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Angular frequency of each sin/cos pair: omega_i = base ** (-2i / d).
-
-    Returns: (d/2,)
-
-    >>> frequencies(8).shape
-    (4,)
-    """
-    d = _checks.even_width("d", d)
-    base = _checks.positive_real("base", base)
-    return base ** (-np.arange(0, d, 2) / d)
-
-
-def angles(T: int, d: int, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Angle of every (position, pair): (start + t) * omega_i.
-
-    Returns: (T, d/2)
-
-    >>> angles(4, 8).shape
-    (4, 4)
-    """
-    T = _checks.integer("T", T)
-    start = _checks.integer("start", start)
-    positions = np.arange(start, start + T, dtype=np.float64)
-    return positions[:, None] * frequencies(d, base)[None, :]
 
 
 def sinusoidal(T: int, d: int, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
@@ -155,29 +130,3 @@ def gaussian(T: int, d: int, scale: float = 0.5, *, rng: np.random.RandomState) 
     d = _checks.integer("d", d, minimum=1)
     scale = _checks.finite_real("scale", scale)
     return rng.randn(T, d) * scale
-
-
-def rope(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
-    """Rotary position embedding (RoFormer, Su et al. 2021), interleaved-pair convention.
-
-    Pair (x[..., t, 2i], x[..., t, 2i + 1]) is rotated counter-clockwise by the angle
-    (start + t) * base ** (-2i / d), as in RoFormer and GPT-J (not GPT-NeoX/Llama's
-    rotate-half layout, which pairs dimension i with i + d/2):
-        out[2i]     = x[2i] cos - x[2i+1] sin
-        out[2i + 1] = x[2i] sin + x[2i+1] cos
-
-    x: (..., T, d) with d even.
-    Returns: (..., T, d)
-
-    >>> rope(np.ones((2, 5, 8))).shape
-    (2, 5, 8)
-    """
-    x = _checks.array("x", x, min_ndim=2)
-    _checks.even_width("the last axis of x", x.shape[-1], why="rotary embeddings rotate pairs of dimensions")
-    theta = angles(x.shape[-2], x.shape[-1], start, base)
-    cos, sin = np.cos(theta), np.sin(theta)
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = np.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
-    return out

@@ -12,7 +12,8 @@ import numpy as np
 
 from posviz.maths import _checks
 from posviz.maths.attention import self_attention, softmax
-from posviz.maths.encodings import DEFAULT_BASE, rope, sinusoidal
+from posviz.maths.encodings import sinusoidal
+from posviz.maths.rotary import DEFAULT_BASE, rope
 
 SCHEMES = ("rotary", "sinusoidal")
 BUGS = ("none", "reset", "off_by_one")

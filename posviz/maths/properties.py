@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from posviz.maths import _checks, grids
-from posviz.maths.encodings import DEFAULT_BASE, frequencies, sinusoidal
+from posviz.maths.encodings import sinusoidal
+from posviz.maths.rotary import DEFAULT_BASE, frequencies
 
 
 def wavelengths(d: int, base: float = DEFAULT_BASE) -> np.ndarray:

@@ -11,7 +11,8 @@ import math
 import numpy as np
 
 from posviz.maths import _checks
-from posviz.maths.encodings import DEFAULT_BASE, angles, rope, sinusoidal
+from posviz.maths.encodings import sinusoidal
+from posviz.maths.rotary import DEFAULT_BASE, rope
 
 
 def half_permutation(d: int) -> np.ndarray:
@@ -30,6 +31,7 @@ def half_permutation(d: int) -> np.ndarray:
 def rope_rotate_half(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) -> np.ndarray:
     """RoPE in the rotate-half layout of GPT-NeoX and Llama: dimension i pairs with i + d/2.
 
+    rotary.rope(x, start, base, interleaved=False):
     out[i] = x[i] cos - x[i + d/2] sin,  out[i + d/2] = x[i + d/2] cos + x[i] sin,
     with angle (start + t) * base ** (-2i / d) for i < d/2.
 
@@ -39,12 +41,7 @@ def rope_rotate_half(x: np.ndarray, start: int = 0, base: float = DEFAULT_BASE) 
     >>> rope_rotate_half(np.ones((5, 8))).shape
     (5, 8)
     """
-    x = _checks.array("x", x, min_ndim=2)
-    d = _checks.even_width("the last axis of x", x.shape[-1], why="RoPE rotates pairs of dimensions")
-    theta = angles(x.shape[-2], d, start, base)
-    cos, sin = np.cos(theta), np.sin(theta)
-    first, second = x[..., : d // 2], x[..., d // 2 :]
-    return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=-1)
+    return rope(x, start, base, interleaved=False)
 
 
 def alibi_slopes(heads: int) -> np.ndarray:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from posviz.maths import _checks
+from posviz.maths.rotary import frequencies, rotate
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
 YARN_BETA_FAST, YARN_BETA_SLOW = 32.0, 1.0
@@ -64,19 +65,6 @@ def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
     return dim
 
 
-def default_inv_freq(dim: int, rope_theta: float) -> np.ndarray:
-    """Unscaled RoPE inverse frequencies: theta_i = rope_theta ** (-2i / r), i = 0..r/2-1.
-
-    Returns: (P,)
-
-    >>> default_inv_freq(128, 1e4).shape
-    (64,)
-    """
-    dim = _checks.even_width("dim", dim, why="RoPE rotates pairs of dimensions")
-    base = _checks.positive_real("rope_theta", rope_theta)
-    return 1.0 / base ** (np.arange(0, dim, 2) / dim)
-
-
 def _need(params: RopeParameters, *names: str) -> None:
     missing = [n for n in names if getattr(params, n) is None]
     if missing:
@@ -90,8 +78,8 @@ def _factor(params: RopeParameters, *, minimum: float = 1.0) -> float:
     return factor
 
 
-def dynamic_base(rope_theta: float, dim: int, factor: float, max_position_embeddings: int, seq_len: int) -> float:
-    """Dynamic NTK base: theta * (factor * L / L_max - (factor - 1)) ** (r / (r - 2)), L = max(seq_len, L_max).
+def dynamic_base(base: float, dim: int, factor: float, max_position_embeddings: int, seq_len: int) -> float:
+    """Dynamic NTK base: base * (factor * L / L_max - (factor - 1)) ** (r / (r - 2)), L = max(seq_len, L_max).
 
     >>> round(dynamic_base(1e4, 128, 2.0, 2048, 4096), 2)
     30527.74
@@ -101,11 +89,11 @@ def dynamic_base(rope_theta: float, dim: int, factor: float, max_position_embedd
         raise ValueError(f"dynamic NTK needs a rotary width of at least 4 (it divides by r - 2), got {dim}")
     top = _checks.integer("max_position_embeddings", max_position_embeddings, minimum=1)
     length = max(_checks.integer("seq_len", seq_len, minimum=1), top)
-    return rope_theta * (factor * length / top - (factor - 1)) ** (dim / (dim - 2))
+    return base * (factor * length / top - (factor - 1)) ** (dim / (dim - 2))
 
 
 def yarn_correction_range(
-    dim: int, rope_theta: float, original_max_position_embeddings: int, beta_fast: float = 32.0,
+    dim: int, base: float, original_max_position_embeddings: int, beta_fast: float = 32.0,
     beta_slow: float = 1.0, *, truncate: bool = True,
 ) -> tuple[float, float]:  # fmt: skip
     """YaRN's pair range (low, high) between which frequencies blend from kept to interpolated.
@@ -117,9 +105,9 @@ def yarn_correction_range(
     (20, 46)
     """
     dim = _checks.even_width("dim", dim, why="RoPE rotates pairs of dimensions")
-    base = _checks.positive_real("rope_theta", rope_theta)
+    base = _checks.positive_real("base", base)
     if base == 1:
-        raise ValueError("rope_theta must differ from 1 (YaRN divides by its log), got 1.0")
+        raise ValueError("base must differ from 1 (YaRN divides by its log), got 1.0")
     length = _checks.integer("original_max_position_embeddings", original_max_position_embeddings, minimum=1)
     fast, slow = _checks.positive_real("beta_fast", beta_fast), _checks.positive_real("beta_slow", beta_slow)
 
@@ -141,7 +129,7 @@ def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
-def _yarn(inv: np.ndarray, dim: int, rope_theta: float, params: RopeParameters) -> tuple[np.ndarray, float]:
+def _yarn(inv: np.ndarray, dim: int, base: float, params: RopeParameters) -> tuple[np.ndarray, float]:
     _need(params, "factor", "original_max_position_embeddings")
     factor = _factor(params)
     attention = params.attention_factor
@@ -151,7 +139,7 @@ def _yarn(inv: np.ndarray, dim: int, rope_theta: float, params: RopeParameters) 
         else:
             attention = yarn_mscale(factor)
     low, high = yarn_correction_range(
-        dim, rope_theta, params.original_max_position_embeddings,
+        dim, base, params.original_max_position_embeddings,
         params.beta_fast or YARN_BETA_FAST, params.beta_slow or YARN_BETA_SLOW, truncate=params.truncate,
     )  # fmt: skip
     if low == high:
@@ -207,12 +195,12 @@ def _longrope(inv: np.ndarray, params: RopeParameters, seq_len: int | None) -> t
 
 
 def inv_freq(
-    params: RopeParameters, head_dim: int, rope_theta: float = 10_000.0, *, partial_rotary_factor: float = 1.0,
+    params: RopeParameters, head_dim: int, base: float = 10_000.0, *, partial_rotary_factor: float = 1.0,
     seq_len: int | None = None,
 ) -> tuple[np.ndarray, float]:  # fmt: skip
     """Inverse frequency of each rotated pair and the attention factor, as transformers computes them.
 
-    default: theta_i = rope_theta ** (-2i / r); linear: theta_i / factor; dynamic: default with
+    default: theta_i = base ** (-2i / r); linear: theta_i / factor; dynamic: default with
     `dynamic_base` at seq_len; yarn: theta_i blended with theta_i / factor over `yarn_correction_range`,
     attention factor `yarn_mscale`; longrope: theta_i / (long_factor if seq_len > original else
     short_factor), attention sqrt(1 + ln factor / ln original); llama3: see `llama3_masks`.
@@ -226,7 +214,7 @@ def inv_freq(
     if params.rope_type not in ROPE_TYPES:
         raise ValueError(f"rope_type must be one of {ROPE_TYPES}, got {params.rope_type!r}")
     dim = rotary_dim(head_dim, partial_rotary_factor)
-    base = _checks.positive_real("rope_theta", rope_theta)
+    base = _checks.positive_real("base", base)
     if seq_len is not None:
         seq_len = _checks.integer("seq_len", seq_len, minimum=1)
     kind = params.rope_type
@@ -234,7 +222,7 @@ def inv_freq(
         _need(params, "factor", "max_position_embeddings")
         length = params.max_position_embeddings if seq_len is None else seq_len
         base = dynamic_base(base, dim, _factor(params), params.max_position_embeddings, length)
-    inv = default_inv_freq(dim, base)
+    inv = frequencies(dim, base)
     if kind == "linear":
         _need(params, "factor")
         return inv / _factor(params), 1.0
@@ -267,9 +255,10 @@ def rotary_scores(
 ) -> np.ndarray:  # fmt: skip
     """Score of query content q at position m + n with key content k at position n, for each distance m.
 
-    score(m) = a^2 * sum_i Re[(q_2i + i q_2i+1) conj(k_2i + i k_2i+1) e^{i m theta_i}] + q_rest . k_rest,
-    interleaved pairs; dimensions past the rotated width r (partial rotary) are not rotated; a is the
-    attention factor applied to cos and sin (so the rotated part of the logit gets a^2).
+    score(m) = a^2 * rotate(q, m theta) . k + q_rest . k_rest: RoPE's scores depend only on m, so q is turned
+    by m theta_i (rotary.rotate, interleaved pairs) against k unturned; that is a^2 * sum_i Re[(q_2i + i q_2i+1)
+    conj(k_2i + i k_2i+1) e^{i m theta_i}] + q_rest . k_rest. Dimensions past the rotated width r (partial
+    rotary) are not rotated; a is the attention factor applied to cos and sin (the rotated part gets a^2).
 
     q, k: (d,). Returns: (N,)
 
@@ -281,12 +270,11 @@ def rotary_scores(
         raise ValueError(f"q and k must be vectors of one width >= 2 * {inv.size} pairs, got {q.shape}, {k.shape}")
     m = _checks.array("distances", np.asarray(distances, dtype=float))
     r = 2 * inv.size
-    h = (q[0:r:2] + 1j * q[1:r:2]) * np.conj(k[0:r:2] + 1j * k[1:r:2])  # (P,)
-    turned = np.real(np.exp(1j * m[:, None] * inv[None, :]) @ h)  # (N,)
-    return attention_factor**2 * turned + float(q[r:] @ k[r:])
+    turned = rotate(np.tile(q[:r], (m.size, 1)), m[:, None] * inv[None, :])  # (N, r): q at distance m
+    return attention_factor**2 * (turned @ k[:r]) + float(q[r:] @ k[r:])
 
 
-def decay_bound(distances: Sequence[int] | np.ndarray, dim: int, rope_theta: float = 10_000.0) -> np.ndarray:
+def decay_bound(distances: Sequence[int] | np.ndarray, dim: int, base: float = 10_000.0) -> np.ndarray:
     """RoFormer 3.4.3: the relative upper bound (1 / (d/2)) sum_{j=1}^{d/2} |S_j|, S_j = sum_{k<j} e^{i m theta_k}.
 
     |sum_i h_i e^{i m theta_i}| <= max_i |h_{i+1} - h_i| * sum_j |S_j|; at distance 0, S_j = j, so the
@@ -298,13 +286,13 @@ def decay_bound(distances: Sequence[int] | np.ndarray, dim: int, rope_theta: flo
     32.5
     """
     m = _checks.array("distances", np.asarray(distances, dtype=float))
-    theta = default_inv_freq(dim, rope_theta)
+    theta = frequencies(dim, base)
     partial = np.cumsum(np.exp(1j * m[:, None] * theta[None, :]), axis=1)  # (N, d/2): S_1..S_{d/2}
     return np.abs(partial).mean(axis=1)
 
 
 def self_scores(
-    distances: Sequence[int] | np.ndarray, dim: int, rope_theta: float = 10_000.0, *, samples: int = 256,
+    distances: Sequence[int] | np.ndarray, dim: int, base: float = 10_000.0, *, samples: int = 256,
     seed: int = 0,
 ) -> np.ndarray:  # fmt: skip
     """Measured mean rotary score of random content with itself m positions apart (q = k ~ N(0, I_d)).
@@ -318,7 +306,7 @@ def self_scores(
     """
     samples = _checks.integer("samples", samples, minimum=1)
     rng = np.random.default_rng(_checks.integer("seed", seed))
-    theta = default_inv_freq(dim, rope_theta)
+    theta = frequencies(dim, base)
     q = rng.standard_normal((samples, dim))
     power = (q[:, 0::2] ** 2 + q[:, 1::2] ** 2).mean(axis=0)  # (d/2,) mean |q~_i|^2 over the draws
     m = _checks.array("distances", np.asarray(distances, dtype=float))
@@ -332,7 +320,7 @@ class Preset:
     label: str
     source: str
     head_dim: int
-    rope_theta: float
+    rope_theta: float  # the config key as the model states it; the maths layer calls it base
     params: RopeParameters
     original: int  # the training window, in tokens
     extended: int  # the window the scaling is for
@@ -421,7 +409,7 @@ def divisors(preset: Preset, methods: Sequence[str] = METHODS) -> dict[str, np.n
     >>> divisors(PRESETS["llama3.1-8b"])["llama3"].shape
     (64,)
     """
-    plain = default_inv_freq(rotary_dim(preset.head_dim, preset.partial_rotary_factor), preset.rope_theta)
+    plain = frequencies(rotary_dim(preset.head_dim, preset.partial_rotary_factor), preset.rope_theta)
     out = {}
     for method in methods:
         scaled, _ = inv_freq(method_parameters(method, preset), preset.head_dim, preset.rope_theta,

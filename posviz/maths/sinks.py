@@ -17,8 +17,8 @@ import numpy as np
 
 from posviz.maths import _checks
 from posviz.maths.attention import self_attention, softmax
-from posviz.maths.encodings import DEFAULT_BASE, rope
 from posviz.maths.generation import seeded_inputs
+from posviz.maths.rotary import DEFAULT_BASE, rope
 
 POSITION_MODES = ("cache", "original", "rotated_at_insert")
 

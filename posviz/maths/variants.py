@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posviz.maths import _checks
-from posviz.maths.encodings import DEFAULT_BASE, frequencies, rope, sinusoidal
+from posviz.maths.encodings import sinusoidal
 from posviz.maths.relative import half_permutation, rope_rotate_half
+from posviz.maths.rotary import DEFAULT_BASE, frequencies, rope
 
 if TYPE_CHECKING:
     from posviz.maths.properties import TableChecks

@@ -4,14 +4,15 @@ Reads only posviz/data/smollm2/ (its README says where the file came from): the 
 table and the Q4_1 weight blocks of layers 0..L-1, unchanged, dequantized to float32 by `gguf` at load,
 and the model's own byte-level BPE vocabulary and merges. Llama's equations, for each layer:
     h = x / sqrt(mean(x^2) + eps) * g_attn                            (RMSNorm; x_0 = E[ids], no position added)
-    q, k, v = h W_q^T, h W_k^T, h W_v^T  split into H, G, G heads;  q, k rotated by RoPE
+    q, k, v = h W_q^T, h W_k^T, h W_v^T  split into H, G, G heads;  q, k rotated by RoPE (maths.rotary)
     a = softmax(q k^T / sqrt(d_k) + causal mask);  query head j reads key/value head j // (H / G)
     x = x + (a v) W_o^T;   h = RMSNorm(x) * g_ffn;   x = x + (silu(h W_gate^T) * (h W_up^T)) W_down^T
 
 RoPE pairing: interleaved adjacent pairs, the layout of the GGUF rows (llama.cpp's NORM rope): in every
-head, dimensions (2i, 2i + 1) turn together by the angle (t + offset) * theta_i, theta_i = 100000^(-2i/d_k),
-i = 0..P-1. Hugging Face's checkpoint holds the same rows in rotate-half order, pairs (i, i + P);
-`gguf_to_hf_rows` undoes llama.cpp's converter permutation.
+head, dimensions (2i, 2i + 1) turn together by the angle (start + t) * theta_i, theta_i = base^(-2i/d_k),
+i = 0..P-1, base = 100000 (the file's `llama.rope.freq_base`, Hugging Face's `rope_theta`). Hugging Face's
+checkpoint holds the same rows in rotate-half order, pairs (i, i + P); `gguf_to_hf_rows` undoes llama.cpp's
+converter permutation. The angles and the rotation are posviz.maths.rotary's, as for every RoPE in posviz.
 
 Dimension letters: T tokens, d = 576 model width, d_k = 64 head width, H = 9 query heads, G = 3 key/value
 heads, P = d_k / 2 = 32 rotated pairs, F = 1536 MLP width, L layers run, V = 49,152 vocabulary entries.
@@ -22,7 +23,6 @@ from __future__ import annotations
 import json
 import threading
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -32,8 +32,9 @@ import gguf
 import numpy as np
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 
-from posviz.maths import _checks
-from posviz.maths.attention import softmax_rows
+from posviz.maths import _checks, rotary
+from posviz.models.blocks import attend, attention_weights, rms_norm, split_heads
+from posviz.models.tokens import Tokens
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "smollm2"
 GGUF_FILE = "smollm2-135m-instruct-first-layers.gguf"
@@ -48,7 +49,6 @@ IM_START = 1  # <|im_start|>, the chat template's first token
 # falls back to t >= 1 (first_query).
 FIRST_QUERY = 4
 Rotation = Literal["rope", "none"]
-Rotate = Callable[[np.ndarray, np.ndarray], np.ndarray]
 LAYER_TENSORS = {
     "attn_norm": "attn_norm",
     "w_q": "attn_q",
@@ -70,7 +70,7 @@ class Config:
     heads: int  # H
     kv_heads: int  # G
     d_k: int  # head width
-    theta: float  # RoPE base
+    base: float  # RoPE base (the file's llama.rope.freq_base)
     eps: float  # RMSNorm epsilon
     vocab: int  # V
     model_layers: int  # layers of the whole model (30); the file ships fewer
@@ -128,7 +128,7 @@ def config_from_gguf(reader: gguf.GGUFReader) -> Config:
     d = int(_field(reader, "llama.embedding_length"))
     return Config(
         d=d, heads=heads, kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
-        d_k=d // heads, theta=float(_field(reader, "llama.rope.freq_base")),
+        d_k=d // heads, base=float(_field(reader, "llama.rope.freq_base")),
         eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
         vocab=int(_field(reader, "llama.vocab_size")), model_layers=int(_field(reader, "llama.block_count")),
         context=int(_field(reader, "llama.context_length")),
@@ -224,18 +224,6 @@ def _load(folder: Path) -> SmolLM2:
     )  # fmt: skip
 
 
-@dataclass(frozen=True, eq=False)
-class Tokens:
-    """A text as the model reads it: the ids fed, each token as text, and what was changed on the way."""
-
-    ids: np.ndarray  # (T,)
-    tokens: tuple[str, ...]  # one display string per id
-    im_start: bool  # <|im_start|> (id 1) was put in front
-    cut: bool  # the text had more tokens (or characters) than the limits
-    changed: bool  # the fed ids do not spell the text exactly
-    notes: tuple[str, ...]  # short sentences for the page
-
-
 @lru_cache(maxsize=1)
 def _byte_values() -> dict[str, int]:
     """GPT-2's byte-level alphabet, character -> byte (the inverse of bytes_to_unicode)."""
@@ -294,7 +282,8 @@ def tokenize(text: str, *, im_start: bool = True, model: SmolLM2 | None = None) 
         notes.append(f"cut to the first {MAX_TOKENS} tokens")
     spelled = model.tokenizer.decode(ids[1:] if im_start else ids, skip_special_tokens=False)
     shown = tuple(token_text(model.tokenizer, i) for i in ids)
-    return Tokens(np.array(ids, dtype=np.int64), shown, im_start, cut, spelled != text, tuple(notes))
+    ids = np.array(ids, dtype=np.int64)
+    return Tokens(ids, shown, cut, changed=spelled != text, notes=tuple(notes), im_start=im_start)
 
 
 def check_ids(ids: object, vocab: int, *, limit: int | None = None) -> np.ndarray:
@@ -308,50 +297,6 @@ def check_ids(ids: object, vocab: int, *, limit: int | None = None) -> np.ndarra
     if array.min() < 0 or array.max() >= vocab:
         raise ValueError(f"ids must lie in 0..{vocab - 1}, got values from {array.min()} to {array.max()}")
     return array.astype(np.int64)
-
-
-def rope_angles(T: int, offset: int = 0, *, theta: float = 100_000.0, d_k: int = 64) -> np.ndarray:
-    """RoPE's angle of every pair at every position: (offset + t) * theta^(-2i/d_k), float64.
-
-    Returns: (T, P)
-
-    >>> rope_angles(5, 3).shape
-    (5, 32)
-    """
-    T = _checks.integer("T", T, minimum=1)
-    offset = _checks.integer("offset", offset)
-    d_k = _checks.even_width("d_k", d_k, why="RoPE rotates pairs of dimensions")
-    frequencies = theta ** (-np.arange(0, d_k, 2) / d_k)  # (P,)
-    return (offset + np.arange(T, dtype=np.float64))[:, None] * frequencies[None, :]
-
-
-def _cos_sin(x: np.ndarray, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if angles.shape != (x.shape[-2], x.shape[-1] // 2) or x.shape[-1] % 2:
-        raise ValueError(f"angles must have shape (T, d_k/2) = {(x.shape[-2], x.shape[-1] // 2)}, got {angles.shape}")
-    return np.cos(angles).astype(x.dtype), np.sin(angles).astype(x.dtype)
-
-
-def rotate_pairs(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """RoPE on interleaved pairs (2i, 2i+1): (a, b) -> (a cos - b sin, a sin + b cos). The GGUF layout.
-
-    Returns: same shape as x, (..., T, d_k)
-    """
-    cos, sin = _cos_sin(x, angles)
-    even, odd = x[..., 0::2], x[..., 1::2]
-    out = np.empty_like(x)
-    out[..., 0::2] = even * cos - odd * sin
-    out[..., 1::2] = even * sin + odd * cos
-    return out
-
-
-def rotate_halves(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """RoPE on the pairs (i, i + P), Hugging Face's rotate-half layout.
-
-    Returns: same shape as x, (..., T, d_k)
-    """
-    cos, sin = _cos_sin(x, angles)
-    first, second = np.split(x, 2, axis=-1)
-    return np.concatenate([first * cos - second * sin, first * sin + second * cos], axis=-1)
 
 
 def gguf_to_hf_rows(w: np.ndarray, heads: int) -> np.ndarray:
@@ -378,31 +323,6 @@ def hf_to_gguf_rows(w: np.ndarray, heads: int) -> np.ndarray:
     return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def rms_norm(x: np.ndarray, g: np.ndarray, eps: float) -> np.ndarray:
-    """x / sqrt(mean(x^2) + eps) * g over the last axis.
-
-    Returns: same shape as x, (T, d)
-    """
-    return x / np.sqrt(np.mean(np.square(x), axis=-1, keepdims=True) + np.float32(eps)) * g
-
-
-def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool = True) -> np.ndarray:
-    """softmax(q k^T / sqrt(d_k)) with each group of H / G query heads reading one key head.
-
-    Returns: (H, T, T)
-    """
-    group = q.shape[0] // k.shape[0]
-    scores = q @ np.repeat(k, group, axis=0).transpose(0, 2, 1) / np.float32(np.sqrt(q.shape[-1]))  # (H, T, T)
-    if causal:
-        scores = np.where(np.tri(q.shape[1], dtype=bool), scores, -np.inf).astype(q.dtype)
-    return softmax_rows(scores)
-
-
-def split_heads(x: np.ndarray, heads: int) -> np.ndarray:
-    """(T, heads d_k) -> (heads, T, d_k)"""
-    return x.reshape(x.shape[0], heads, -1).transpose(1, 0, 2)
-
-
 def layer_forward(
     layer: Layer,
     x: np.ndarray,
@@ -410,20 +330,19 @@ def layer_forward(
     config: Config,
     *,
     causal: bool = True,
-    rotate: Rotate = rotate_pairs,
+    interleaved: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One decoder layer: attention then the SwiGLU MLP, each added to the residual stream. `rotate` is the
-    RoPE pairing of the q and k rows: rotate_pairs for GGUF rows, rotate_halves for Hugging Face rows.
+    """One decoder layer: attention then the SwiGLU MLP, each added to the residual stream. `interleaved` is the
+    RoPE pairing of the q and k rows (rotary.rotate): True for GGUF rows, False (rotate-half) for Hugging Face rows.
 
     Returns: (x out (T, d), rotated q (H, T, d_k), rotated k (G, T, d_k), weights (H, T, T))
     """
     h = rms_norm(x, layer.attn_norm, config.eps)
-    q = rotate(split_heads(h @ layer.w_q.T, config.heads), angles)  # (H, T, d_k)
-    k = rotate(split_heads(h @ layer.w_k.T, config.kv_heads), angles)  # (G, T, d_k)
+    q = rotary.rotate(split_heads(h @ layer.w_q.T, config.heads), angles, interleaved=interleaved)  # (H, T, d_k)
+    k = rotary.rotate(split_heads(h @ layer.w_k.T, config.kv_heads), angles, interleaved=interleaved)  # (G, T, d_k)
     v = split_heads(h @ layer.w_v.T, config.kv_heads)  # (G, T, d_k)
-    weights = attention_weights(q, k, causal=causal)
-    mixed = weights @ np.repeat(v, config.heads // config.kv_heads, axis=0)  # (H, T, d_k)
-    x = x + mixed.transpose(1, 0, 2).reshape(x.shape[0], -1) @ layer.w_o.T
+    weights = attention_weights(q, k, causal=causal)  # (H, T, T)
+    x = x + attend(weights, v) @ layer.w_o.T  # attend: (T, H d_k)
     h = rms_norm(x, layer.ffn_norm, config.eps)
     gate = h @ layer.w_gate.T  # (T, F)
     silu = gate * (0.5 + 0.5 * np.tanh(0.5 * gate))  # gate * sigmoid(gate), without exp's overflow
@@ -436,7 +355,7 @@ class Trace:
     """What every layer run did: the residual stream after it, its rotated q and k, its attention weights."""
 
     ids: np.ndarray  # (T,)
-    positions: np.ndarray  # (T,) the positions RoPE used: offset + t
+    positions: np.ndarray  # (T,) the positions RoPE used: start + t
     rotation: Rotation
     causal: bool
     embedding: np.ndarray  # (T, d) the residual stream before layer 0
@@ -452,11 +371,11 @@ def run(
     layers: int | None = None,
     rotation: Rotation = "rope",
     causal: bool = True,
-    offset: int = 0,
+    start: int = 0,
     model: SmolLM2 | None = None,
 ) -> Trace:
     """The shipped layers 0..layers-1 on `ids`. rotation="none" sets every angle to 0; causal=False drops
-    the mask; `offset` shifts every position by the same amount.
+    the mask; `start` shifts every position by the same amount (positions start, start + 1, ...).
 
     Returns: Trace with hidden (L, T, d), q (L, H, T, d_k), k (L, G, T, d_k), weights (L, H, T, T)
 
@@ -471,14 +390,14 @@ def run(
     if rotation not in ("rope", "none"):
         raise ValueError(f"rotation must be 'rope' or 'none', got {rotation!r}")
     cfg = model.config
-    angles = rope_angles(ids.size, offset, theta=cfg.theta, d_k=cfg.d_k) * (rotation == "rope")
+    angles = rotary.angles(ids.size, cfg.d_k, start, cfg.base) * (rotation == "rope")  # (T, P)
     x = embedding = model.embed(ids)
     steps = []
     for layer in model.layers[:count]:
         steps.append(layer_forward(layer, x, angles, cfg, causal=bool(causal)))
         x = steps[-1][0]
     hidden, q, k, weights = (np.stack(s) for s in zip(*steps, strict=True))
-    return Trace(ids, offset + np.arange(ids.size), rotation, bool(causal), embedding, hidden, q, k, weights)
+    return Trace(ids, start + np.arange(ids.size), rotation, bool(causal), embedding, hidden, q, k, weights)
 
 
 def reversal(ids: np.ndarray) -> np.ndarray:
@@ -550,7 +469,7 @@ def ablation_gaps(
     perm = reversal(ids)
     order, _ = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=True)
     blind, blind_weights = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=False)
-    shifted = run(ids, layers=count, model=model, offset=k)
+    shifted = run(ids, layers=count, model=model, start=k)
     return Ablation(
         perm, int(k), base, order, blind, blind_weights, layer_gaps(shifted.weights, base.weights, relative=False),
         layer_gaps(shifted.hidden, base.hidden), layer_gaps(shifted.q, base.q),

@@ -1,6 +1,6 @@
 """A real trained transformer beside the toy: all-MiniLM-L6-v2's embeddings and first attention layer.
 
-Reads only posviz/data/minilm/ (see its README for where the weights came from). Follows BERT's
+Reads posviz/data/minilm/layer0.npz (see its README for where the weights came from). Follows BERT's
 equations with numpy:
     h = LayerNorm(word[ids] + s * position[0..T-1] + token_type[0])          # s = 1 in the model
     q, k, v = h W_q^T + b_q, h W_k^T + b_k, h W_v^T + b_v, split into H heads of width d/H
@@ -20,9 +20,8 @@ import numpy as np
 
 from posviz.maths import _checks
 from posviz.maths.attention import softmax
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "minilm"
-MAX_TOKENS = 64
+from posviz.models.blocks import attention_weights, dequantize_int8, layer_norm, merge_heads, split_heads
+from posviz.models.minilm.text import DATA, Tokens, tokenize
 
 
 @dataclass(frozen=True)
@@ -45,6 +44,10 @@ class MiniLM:
     eps: float
     folder: Path
 
+    def projections(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """(w, b) of the queries, keys and values, in that order."""
+        return (self.w_q, self.b_q), (self.w_k, self.b_k), (self.w_v, self.b_v)
+
     @property
     def d(self) -> int:
         """The model width (384)."""
@@ -53,11 +56,9 @@ class MiniLM:
     def word_rows(self, ids: np.ndarray) -> np.ndarray:
         """Word embeddings of `ids`: (T, d)"""
         ids = np.asarray(ids)
-        rows = self.word[ids].astype(np.float64)  # (T, d)
         if self.word_scale is None:
-            return rows
-        scale = self.word_scale[ids].reshape(ids.size, -1)  # (T, G)
-        return (rows.reshape(ids.size, scale.shape[1], -1) * scale[..., None]).reshape(rows.shape)
+            return self.word[ids].astype(np.float64)
+        return dequantize_int8(self.word[ids], self.word_scale[ids])
 
 
 def load_minilm(folder: Path = DATA) -> MiniLM:
@@ -83,52 +84,6 @@ def load_minilm(folder: Path = DATA) -> MiniLM:
     )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class Tokens:
-    """A sentence as the model reads it."""
-
-    ids: np.ndarray  # (T,)
-    tokens: tuple[str, ...]  # ("[CLS]", ..., "[SEP]")
-    unknown: tuple[str, ...]  # words the vocabulary cannot cover (they became [UNK])
-    truncated: bool
-
-
-def tokenize(text: str, folder: Path = DATA, max_tokens: int = MAX_TOKENS) -> Tokens:
-    """Lower-casing WordPiece with [CLS] and [SEP], by the model's own tokenizer.json (`tokenizers`)."""
-    if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
-    tokenizer = _tokenizer(str(folder))
-    encoding = tokenizer.encode(text)
-    ids, tokens = list(encoding.ids), list(encoding.tokens)
-    truncated = len(ids) > max_tokens
-    if truncated:
-        ids, tokens = ids[: max_tokens - 1] + ids[-1:], tokens[: max_tokens - 1] + tokens[-1:]
-    spans = [encoding.offsets[i] for i, t in enumerate(encoding.tokens) if t == "[UNK]"]
-    unknown = tuple(dict.fromkeys(text[a:b] for a, b in spans))
-    return Tokens(np.array(ids), tuple(tokens), unknown, truncated)
-
-
-_TOKENIZERS: dict[str, object] = {}
-
-
-def _tokenizer(folder: str):
-    from tokenizers import Tokenizer
-
-    if folder not in _TOKENIZERS:
-        tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
-        tokenizer.no_padding()  # the shipped file pads to 128; posviz reads one sentence at a time
-        tokenizer.no_truncation()  # truncation to MAX_TOKENS happens in tokenize(), and is reported
-        _TOKENIZERS[folder] = tokenizer
-    return _TOKENIZERS[folder]
-
-
-def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
-    """(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance, as torch)."""
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return (x - mean) / np.sqrt(var + eps) * weight + bias
-
-
 def embed(model: MiniLM, ids: np.ndarray, position_scale: float = 1.0) -> np.ndarray:
     """The embedding layer's output with the position rows times `position_scale` (1 = the model).
 
@@ -148,15 +103,9 @@ def attention(model: MiniLM, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Returns: ((H, T, T), (T, d))
     """
     h = _checks.array("h", h, min_ndim=2)
-    t, d = h.shape
-    hs = d // model.heads
-
-    def split(w: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return (h @ w.T + b).reshape(t, model.heads, hs).transpose(1, 0, 2)  # (H, T, hs)
-
-    q, k, v = split(model.w_q, model.b_q), split(model.w_k, model.b_k), split(model.w_v, model.b_v)
-    weights = softmax(q @ k.transpose(0, 2, 1) / np.sqrt(hs))  # (H, T, T)
-    return weights, (weights @ v).transpose(1, 0, 2).reshape(t, d)
+    q, k, v = (split_heads(h @ w.T + b, model.heads) for w, b in model.projections())  # (H, T, d/H) each
+    weights = attention_weights(q, k, causal=False)  # (H, T, T)
+    return weights, merge_heads(weights @ v)
 
 
 @dataclass(frozen=True)
