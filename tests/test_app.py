@@ -736,48 +736,20 @@ def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_driftin
     assert float(values[-2]) < 1e-9 < float(values[-1])
 
 
-def test_streamlit_still_marks_an_app_beside_a_pages_folder_as_legacy_until_the_router_runs():
-    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it or changes what it
-    means must fail here."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    owner, flag = ui.legacy_pages_flag()
-    assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
-    saved = getattr(owner, flag)
-    try:
-        setattr(owner, flag, None)  # a freshly started server
-        PagesManager(str(ROOT / "router.py"), setup_watcher=False)
-        assert getattr(owner, flag) is True  # the app's folder holds pages/: legacy mode, the deep-link problem
-        router = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
-        assert not router.exception
-        assert getattr(owner, flag) is False  # st.navigation ended it
-    finally:
-        setattr(owner, flag, saved)
+def test_no_folder_named_pages_sits_beside_the_router():
+    """Streamlit runs an app beside a folder named pages/ as a legacy multipage app until its main script calls
+    st.navigation: a deep link opened first on a fresh server then ran its page without the router."""
+    assert not (ROOT / "pages").exists()
+    assert len(list((ROOT / "app_pages").glob("*.py"))) == len(PAGES)
 
 
-def _legacy_first_visit():
-    import streamlit as st
-
-    import ui
-
-    owner, flag = ui.legacy_pages_flag()
-    if "seen" not in st.session_state:
-        st.session_state.seen = True
-        setattr(owner, flag, True)  # what a first visitor's deep link meets
-    st.text(f"legacy: {getattr(owner, flag)}")
-    ui.end_legacy_pages_mode()  # reruns at once when it ends the mode
-
-
-def test_a_deep_link_before_the_router_ran_leaves_legacy_mode_and_reruns():
-    owner, flag = ui.legacy_pages_flag()
-    saved = getattr(owner, flag)
-    try:
-        at = AppTest.from_function(_legacy_first_visit).run()
-        assert not at.exception
-        assert [t.value for t in at.text] == ["legacy: False"]  # the legacy run was cut short by the rerun
-        assert getattr(owner, flag) is False
-    finally:
-        setattr(owner, flag, saved)
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_switched_to_runs_inside_the_router_with_the_presenter_switch(name):
+    at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
+    at.switch_page(f"app_pages/{name}.py").run()
+    ok(at)
+    assert at.toggle(key="presenter").label == "Presenter mode"  # the router ran: its shared widget is there
+    assert at.title or name == "lecture"  # and the page's own opening after it
 
 
 def _pictures_in_columns():
