@@ -30,7 +30,7 @@ SERVER_ROOT_SCRIPT = (
 )
 
 
-def page_names(pages: Path = ROOT / "pages") -> list[str]:
+def page_names(pages: Path = ROOT / "app_pages") -> list[str]:
     """The router's URL paths: each page's url_path is its file name (tests/test_shell.py checks router.py)."""
     return sorted(path.stem for path in pages.glob("*.py"))
 
@@ -48,7 +48,7 @@ class PageShell(BaseRoute):
     overrides that, for tests). Other methods and paths do not match: Streamlit serves them as before.
     """
 
-    def __init__(self, pages: Path = ROOT / "pages", base_url_path: str | None = None) -> None:
+    def __init__(self, pages: Path = ROOT / "app_pages", base_url_path: str | None = None) -> None:
         self.pages, self.base_url_path = pages, base_url_path
         self._paths: frozenset[str] | None = None
         self.html = index_html().encode()

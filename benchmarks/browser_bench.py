@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import os
 import platform
 import random
 import statistics
@@ -38,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import TimeoutError  # noqa: E402
 
+from benchmarks.conditions import Load  # noqa: E402
 from tests.harness import PAGES, browser, serve  # noqa: E402
 
 WORDS = (
@@ -245,6 +245,7 @@ def main() -> None:
     if missing:
         raise SystemExit(f"MAXIMA has no largest settings for {sorted(missing)}: add them")
     pages = [p for p in PAGES if not args.pages or p in args.pages.split(",")]
+    load = Load.start()
     rows, baseline_runs = [], []
     with browser() as b, serve("benchmarks/baseline_app.py") as (plain, _), serve() as (base, proc):
         # Warm-up, not measured: each server's first run of a page (imports, cached computations) would otherwise
@@ -285,7 +286,7 @@ def main() -> None:
     baseline = statistics.median(r[0] for r in baseline_runs)
     spread = ", ".join(f"{r[0]:.1f}" for r in baseline_runs)
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"machine: {platform.machine()}, Python {platform.python_version()}; {load.line()}; "
         f"{args.repeats} views each, medians; kB = 1000 bytes; the baseline {len(baseline_runs)} times "
         f"between the pages ({spread} s)"
     )

@@ -31,6 +31,7 @@ import pandas as pd  # noqa: E402
 from streamlit import dataframe_util  # noqa: E402
 from streamlit.elements import vega_charts  # noqa: E402
 
+from benchmarks.conditions import Load  # noqa: E402
 from posviz.drawing import charts
 from posviz.experiments import lessons  # noqa: E402
 from posviz.maths import grids
@@ -135,10 +136,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
+    load = Load.start()
     baseline = per_chart_ms(altair_way, args.repeats)
     first = per_chart_ms(posviz_first, args.repeats)
     warm = per_chart_ms(posviz_warm, args.repeats)
-    print(f"altair {alt.__version__}; median of {args.repeats} runs, {CHARTS} charts each\n")
+    print(f"altair {alt.__version__}; median of {args.repeats} runs, {CHARTS} charts each; {load.line()}\n")
     print("| way | ms per chart | ratio to (a) |")
     print("|---|---|---|")
     print(f"| (a) plain Altair + Streamlit's conversion (baseline, every rerun) | {baseline:.1f} | 1.00 |")

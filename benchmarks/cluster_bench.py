@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.conditions import Load  # noqa: E402
 from benchmarks.load_common import cpu_seconds  # noqa: E402
 from benchmarks.load_protocol import client  # noqa: E402
 from deploy.cluster import Cluster  # noqa: E402
@@ -157,9 +158,10 @@ def main() -> None:
     parser.add_argument("--kill-at", type=float, default=20.0)
     parser.add_argument("--warm", type=float, default=8.0, help="seconds after start before the load (model warm-up)")
     args = parser.parse_args()
+    load = Load.start()
     print(
-        f"machine: {os.cpu_count()} cores, shared with other jobs (7 other sessions were working on it); the replicas, "
-        "HAProxy and this load client all run on it and share its CPU.\n"
+        f"machine: {load.before_line()} (the last line of this report gives it after); the replicas, HAProxy and this "
+        "load client all run on it and share its CPU.\n"
         f"{args.settings} settings a session (a view and two reruns each), {args.think:g} s pauses, arriving within "
         f"{args.arrive:g} s. Times in seconds (p50 / p95); per process: peak RSS / CPU as % of one core.\n"
     )
@@ -183,6 +185,8 @@ def main() -> None:
     cores = max(r["cpu"]["process"] for r in rows.values())  # a saturated process: about one core
     rss = max(r["rss"]["process"] for r in rows.values())
     hosts(capacity, cores, rss)
+    print()
+    print(f"machine: {load.line()}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.conditions import Load  # noqa: E402
 from posviz.models import minilm  # noqa: E402
 from posviz.models.minilm import encoder  # noqa: E402
 
@@ -123,11 +124,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--no-browser", action="store_true", help="only the in-process timings")
     args = parser.parse_args()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    load = Load.start()
+    print(f"machine: {platform.machine()}, Python {platform.python_version()}; {load.before_line()}")
     print()
     in_process(args.repeats)
     if not args.no_browser:
         in_browser()
+    print(f"machine: {load.line()}")
 
 
 if __name__ == "__main__":

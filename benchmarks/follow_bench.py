@@ -33,6 +33,7 @@ import websockets  # noqa: E402  (a dependency of streamlit)
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
+from benchmarks.conditions import Load  # noqa: E402
 from benchmarks.load_common import cpu_seconds  # noqa: E402
 from posviz.lecture import STEPS  # noqa: E402
 from posviz.lecture.rooms import Rooms, show_code  # noqa: E402
@@ -170,6 +171,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=8)
     parser.add_argument("--idle", type=float, default=20.0, help="seconds of CPU sampling while nobody moves")
     args = parser.parse_args()
+    load = Load.start()
     path = os.environ.setdefault("POSVIZ_ROOMS_DB", str(Path(tempfile.mkdtemp()) / "rooms.sqlite3"))
     room, secret = Rooms(path).open(1, {})
     code = show_code(room.code)
@@ -227,7 +229,7 @@ def main() -> None:
         ("one read of the room in the store, µs", f"{store_read_us(path, room.code):.0f}", "2000 reads"),
     ]
     print(
-        f"follow_bench: {os.cpu_count()} cores, shared with other jobs (numbers are noisy; compare rows of this run); "
+        f"follow_bench: {load.line()} (compare rows of this run); "
         f"poll interval {ui_poll()} s; steps 1-5 by PageDown/PageUp"
     )
     print()

@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.conditions import Load  # noqa: E402
 from posviz.experiments import claims  # noqa: E402
 from posviz.models import minilm, smollm2  # noqa: E402
 from posviz.models.minilm import encoder  # noqa: E402
@@ -195,15 +196,18 @@ def main() -> None:
     parser.add_argument("--fresh", type=int, default=3, help="interleaved rounds of new processes")
     parser.add_argument("--no-browser", action="store_true", help="skip the server's memory")
     args = parser.parse_args()
+    load = Load.start()
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"OPENBLAS_NUM_THREADS {threads}, load average {os.getloadavg()[0]:.1f} at the start")  # fmt: skip
+    print(load.before_line())
     print()
     in_process(args.repeats)
     fresh(args.fresh)
     memory_in_process()
     if not args.no_browser:
         in_browser()
+    print(f"machine: {load.line()}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ memory.
 from __future__ import annotations
 
 import asyncio
-import os
 import platform
 import random
 import sys
@@ -24,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+from benchmarks.conditions import Load  # noqa: E402
 from benchmarks.load_common import SETTINGS, arguments, report, sampling, setting  # noqa: E402
 from tests.harness import serve  # noqa: E402
 
@@ -38,6 +38,7 @@ async def client(port: int, index: int, args, results: dict) -> None:
 
 async def main_async(args) -> None:
     results = {"views": [], "reruns": [], "errors": []}
+    load = Load.start()
     with serve() as (base, proc), sampling(proc, base) as samples:
         port = int(base.rsplit(":", 1)[1])
         started = time.perf_counter()
@@ -45,7 +46,7 @@ async def main_async(args) -> None:
         elapsed = time.perf_counter() - started
 
     header = (
-        f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent protocol sessions, "
+        f"machine: {platform.machine()}, {load.line()}; {args.clients} concurrent protocol sessions, "
         f"arriving within {args.arrive:g} s, {args.settings} settings each (a view and two reruns), "
         f"a {args.think:g} s pause on average after each, "
         f"{elapsed:.0f} s in all"

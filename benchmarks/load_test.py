@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.browser_bench import RENDERED  # noqa: E402
+from benchmarks.conditions import Load  # noqa: E402
 from benchmarks.load_common import SETTINGS, arguments, report, sampling, setting  # noqa: E402
 from tests.harness import CHROMIUM_ARGS, chromium_path, serve  # noqa: E402
 
@@ -49,7 +50,6 @@ RERUN = """() => {
   return window.__posvizRuns > 0 && app.getAttribute("data-test-script-state") === "notRunning"
     && !document.querySelector("[data-stale='true']");
 }"""
-SETTLED = RENDERED % (0, 0)
 STATE = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   const charts = [...document.querySelectorAll("[data-testid='stVegaLiteChart']")];
@@ -92,7 +92,9 @@ async def client(browser, base: str, index: int, args, results: dict) -> None:
         try:
             start = time.perf_counter()
             await action()
-            await page.wait_for_function(SETTLED, timeout=WAIT_MS, polling=100)
+            # settled: no run, nothing stale, every chart and image drawn (arg 0: at least one run counted by
+            # WATCH, when WATCH was set; a page opened by its link has no count)
+            await page.wait_for_function(RENDERED, arg=0, timeout=WAIT_MS, polling=100)
             results[kind].append(time.perf_counter() - start)
             if await page.locator("[data-testid='stException']").count():
                 results["errors"].append(f"client {index}: exception after {label}")
@@ -150,6 +152,7 @@ async def main_async(args) -> None:
     from playwright.async_api import async_playwright
 
     results = {"views": [], "reruns": [], "probe views": [], "probe reruns": [], "errors": [], "progress": {}}
+    load = Load.start()
     with serve() as (base, proc), sampling(proc, base) as samples:
         stop = threading.Event()
         port = int(base.rsplit(":", 1)[1])
@@ -177,7 +180,7 @@ async def main_async(args) -> None:
         prober.join()
 
     header = (
-        f"machine: {platform.machine()}, {os.cpu_count()} cores; {args.clients} concurrent Chromium pages "
+        f"machine: {platform.machine()}, {load.line()}; {args.clients} concurrent Chromium pages "
         f"arriving within {args.arrive:g} s, {args.settings} settings each, a {args.think:g} s pause on average "
         f"after each action, {elapsed:.0f} s in all; the browsers made "
         f"{(len(results['views']) + len(results['reruns'])) / elapsed:.2f} actions per second"

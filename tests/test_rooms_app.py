@@ -10,7 +10,7 @@ from posviz.lecture import STEPS, notes
 from posviz.lecture.rooms import Rooms, show_code
 from tests.test_hostile import HOSTILE, assert_safe
 
-LECTURE = str(Path(__file__).resolve().parents[1] / "pages" / "lecture.py")
+LECTURE = str(Path(__file__).resolve().parents[1] / "app_pages" / "lecture.py")
 
 
 @pytest.fixture

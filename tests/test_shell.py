@@ -53,7 +53,7 @@ def test_the_shell_covers_exactly_the_router_url_paths():
     router = (ROOT / "router.py").read_text(encoding="utf-8")
     listed = set(re.findall(r'url_path="([^"]+)"', router)) - {"home"}
     assert listed == set(shell.page_names())  # tests.harness.PAGES is this list too
-    files = dict(re.findall(r'st\.Page\("pages/(\w+)\.py"[^)]*url_path="(\w+)"', router))
+    files = dict(re.findall(r'st\.Page\(\s*"app_pages/(\w+)\.py"[^)]*url_path="(\w+)"', router))
     assert all(name == path for name, path in files.items() if path != "home"), files
 
 

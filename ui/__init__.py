@@ -2,7 +2,7 @@
 
 A page reads `import ui` and calls `ui.x`; each helper lives in the module of its job:
 
-    startup       the garbage collector's startup heap; the end of Streamlit's legacy pages/ mode
+    startup       the garbage collector's startup heap
     declarations  Param, a control declared once, and the declarations pages share
     widgets       a Param's widget, bound to its key
     url           URL state: controls seeded from the link, and written back
@@ -43,7 +43,7 @@ from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
 from ui.rooms import join as join_room
 from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
-from ui.startup import end_legacy_pages_mode, freeze_startup_heap, legacy_pages_flag
+from ui.startup import freeze_startup_heap
 from ui.text import (
     Badge,
     Reading,
@@ -80,7 +80,6 @@ __all__ = [
     "container_width",
     "control",
     "controls",
-    "end_legacy_pages_mode",
     "escape",
     "figure",
     "fit",
@@ -93,7 +92,6 @@ __all__ = [
     "join_room",
     "later",
     "lecture_style",
-    "legacy_pages_flag",
     "legend_side",
     "matrix_chart",
     "matrix_grid",

@@ -81,7 +81,8 @@ def quick_then_whole(key: str, inputs: object, draw: Callable[[bool], None], wai
         with st.container(key=f"whole-{key}"):  # the fragment's run after the page has painted
             draw(True)
         st.session_state[whole] = inputs
-        st.session_state[RESEND_CONTROLS] = True  # see RESEND_CONTROLS: the page's controls are sent again
+        # a workaround, see RESEND_CONTROLS (Streamlit's frontend, the upstream issue): the controls are sent again
+        st.session_state[RESEND_CONTROLS] = True
         st.rerun()
 
     part()

@@ -16,6 +16,13 @@ KINDS = ("int", "float", "choice", "bool", "text")
 # frontend can drop its widget values when a fragment run ends in `st.rerun()` (ui.quick_then_whole), and then shows
 # each control at its widget's own default (a select slider at its first option, a text box empty) while the
 # session keeps the real value. The next run of `url_state` sends every control's value to the browser again.
+# Upstream: no Streamlit issue found for this case (searched 2026-12). The nearest is streamlit/streamlit#11266,
+# "Rerun() inside an st.fragment resets widget values to defaults." (closed), where the widgets sit inside the
+# fragment and their session state resets too; here they are the page's, outside it, and only the browser resets.
+# What was measured instead (commit d3551c3): about 3 in 4 warm views of the word-order page showed its slider at 0
+# and its sentence boxes empty; tests/test_browser.py's test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url
+# checks three views (it failed without this). Drop this, and its uses in ui.url and ui.chart, when that test passes
+# without it on a newer Streamlit.
 RESEND_CONTROLS = "_posviz_resend_controls"
 
 

@@ -17,6 +17,7 @@ import streamlit as st
 
 from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, parse_secret, show_code
 from ui.declarations import Param
+from ui.screen import presenter
 from ui.text import note
 
 POLL = 1.0  # seconds between a member's reads of the room: a move shows within POLL + one page run
@@ -28,12 +29,13 @@ _DECK = "_room_deck"  # the steps= string this session last set from a room (one
 TROUBLE = (sqlite3.Error, OSError)
 
 
-# A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and the claim in smaller
-# type, so the number and the first figure are on the first screen; the room's line clear of the sidebar button.
+# A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and, out of presenter mode,
+# the claim (ui.claim's container) in smaller type, so the number and the first figure are on the first screen; the
+# room's line clear of the sidebar button. Each rule finds its element by the st-key-* class of a keyed container.
 _PHONE = """<style>@media (max-width: 640px) {
 .st-key-lecture-nav {display: none}
-.st-key-room-slot {padding-left: 2rem}
-[data-testid='stMarkdownContainer'] div[style*='font-size:1.5rem'] {font-size: 1.15rem !important}}</style>"""
+.st-key-room-slot {padding-left: 2rem}%s}</style>"""
+_PHONE_CLAIM = "\n.st-key-claim div {font-size: 1.15rem !important}"
 
 
 def store() -> Rooms:
@@ -120,7 +122,7 @@ def keep(member: Member | None, step: int, controls: Iterable[Param]) -> None:
             _poll(member.code, True, False, False)
     else:
         if not member.lecturer:
-            st.html(_PHONE)
+            st.html(_PHONE % ("" if presenter() else _PHONE_CLAIM))
         with member.slot:
             _poll(member.code, member.lecturer, exploring, member.speaker)
 

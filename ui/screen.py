@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.startup import end_legacy_pages_mode
-
 # Every page, both modes (tests/test_access.py checks them with axe-core and at 390 px):
 # - captions in a grey of 6.1:1 on white; Streamlit fades them to 60% opacity (3.9:1, and links inside to 2.8:1);
 # - a focus ring on whatever the keyboard reaches;
@@ -59,13 +57,12 @@ def takeaway(text: str) -> None:
 
 
 def page_setup(doc: str | None = None, formula: str | None = None) -> None:
-    """Call first on every page: ends legacy pages mode, and tightens the top margin in presenter mode.
+    """Call first on every page: the access CSS, and a tighter top margin in presenter mode.
 
     `doc`, the page's docstring (`ui.page_setup(__doc__)`), is its opening text: the first line is the title,
     each paragraph after it an `intro` (hidden in presenter mode), its lines joined by spaces. `formula`
     (LaTeX, also hidden in presenter mode) stands after the first paragraph.
     """
-    end_legacy_pages_mode()
     st.html(ACCESS_CSS)
     if presenter():
         st.html(

@@ -33,12 +33,16 @@ def note(message: str) -> None:
 
 
 def claim(text: str) -> None:
-    """A step's claim: one sentence in large type, with no heading margin to spare the screen."""
+    """A step's claim: one sentence in large type, with no heading margin to spare the screen.
+
+    Once a page: it stands in a container keyed "claim", which CSS finds by its `st-key-claim` class (ui.rooms).
+    """
     size = "1.85rem" if presenter() else "1.5rem"
-    st.markdown(
-        f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 0.5rem'>{html_text(text)}</div>",
-        unsafe_allow_html=True,
-    )
+    with st.container(key="claim"):
+        st.markdown(
+            f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 0.5rem'>{html_text(text)}</div>",
+            unsafe_allow_html=True,
+        )
 
 
 def badge(ok: bool, yes: str, no: str, *, state: bool = False, problem: bool = False) -> None:

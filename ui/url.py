@@ -37,7 +37,8 @@ def url_state(params: Iterable[Param], *, page: str) -> SessionStateProxy:
     problems = []
     for p in params:
         if p.key in st.session_state and not arrived:
-            if resend:  # assigned through the state API, the value goes to the browser with the widget
+            if resend:  # assigned through the state API, the value goes to the browser with the widget (a
+                # workaround: see RESEND_CONTROLS for the frontend behaviour and the upstream issue it waits on)
                 st.session_state[p.key] = st.session_state[p.key]
             continue
         value = p.default
