@@ -73,11 +73,11 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
     return x.swapaxes(-2, -3).reshape(*x.shape[:-3], x.shape[-2], -1)
 
 
-def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool) -> np.ndarray:
-    """softmax(q k^T / sqrt(d_k)) in q's dtype, each group of H / G query heads reading one key head; with `causal`,
-    query t sees keys 0..t only.
+def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool, bias: np.ndarray | None = None) -> np.ndarray:
+    """softmax(q k^T / sqrt(d_k) + bias) in q's dtype, each group of H / G query heads reading one key head; with
+    `causal`, query t sees keys 0..t only.
 
-    q: (..., H, T, d_k), k: (..., G, T, d_k). Returns: (..., H, T, T)
+    q: (..., H, T, d_k), k: (..., G, T, d_k), bias: broadcast to (..., H, T, T) (ALiBi's, T5's). Returns: (..., H, T, T)
 
     >>> attention_weights(np.ones((4, 3, 8)), np.ones((2, 3, 8)), causal=True).shape
     (4, 3, 3)
@@ -85,6 +85,8 @@ def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool) -> np.ndarr
     group = q.shape[-3] // k.shape[-3]
     keys = np.repeat(k, group, axis=-3) if group > 1 else k
     scores = q @ keys.swapaxes(-1, -2) / np.sqrt(np.asarray(q.shape[-1], dtype=q.dtype))  # (..., H, T, T)
+    if bias is not None:
+        scores = scores + np.asarray(bias, dtype=q.dtype)
     if causal:
         scores = np.where(np.tri(q.shape[-2], dtype=bool), scores, -np.inf).astype(q.dtype)
     return softmax_rows(scores)
@@ -100,3 +102,13 @@ def attend(weights: np.ndarray, v: np.ndarray) -> np.ndarray:
     """
     group = weights.shape[-3] // v.shape[-3]
     return merge_heads(weights @ (np.repeat(v, group, axis=-3) if group > 1 else v))
+
+
+def gelu_tanh(x: np.ndarray) -> np.ndarray:
+    """GELU in GPT-2's tanh form: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), in x's dtype.
+
+    >>> gelu_tanh(np.zeros((2, 3), np.float32)).dtype
+    dtype('float32')
+    """
+    c = np.asarray(np.sqrt(2.0 / np.pi), dtype=x.dtype)
+    return np.asarray(0.5, x.dtype) * x * (1 + np.tanh(c * (x + np.asarray(0.044715, x.dtype) * x**3)))
