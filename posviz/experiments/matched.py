@@ -1,0 +1,222 @@
+"""What each position scheme buys, measured on posviz's matched family (posviz.models.matched).
+
+Every model of the family shares its text, bytes, architecture, initialisation, optimiser, steps and training
+window T_train; only the position scheme differs. These experiments read the shipped weights: held-out loss at
+each position out to 8 x T_train, RoPE scaling methods applied at inference, a linear probe of position from each
+layer, attention on a typed text, and the position signal scaled from 0 to 1.
+
+Legend: T tokens, N windows, L layers, d width, P positions, S scales.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from posviz.maths import scaling
+from posviz.models import matched
+
+WINDOWS = 24  # held-out windows the server evaluates, spread evenly over provenance's evaluation windows
+FACTOR = 8  # the long windows reach FACTOR x T_train tokens
+SCALING = scaling.METHODS  # the core's scaling methods, applied to the RoPE models as the longer-contexts page does
+RECENT = 4  # "recent" keys: the query itself and the 3 before it
+
+
+def long_windows(count: int = WINDOWS) -> np.ndarray:
+    """`count` of the held-out evaluation windows (FACTOR x T_train + 1 bytes), evenly spread over all of them.
+
+    Returns: (N, FACTOR T_train + 1)
+    """
+    ev = matched.provenance()["evaluation"]
+    every = matched.windows(ev["window_tokens"], ev["stride"])
+    if not 1 <= count <= len(every):
+        raise ValueError(f"count must be in 1..{len(every)} (the held-out windows), got {count}")
+    return every[np.unique(np.linspace(0, len(every) - 1, count).round().astype(int))]
+
+
+def reach(scheme: str, T: int) -> int:
+    """How far a scheme can read: the learned table stops at its last row (T_train); the others run to T."""
+    return min(T, matched.config().T_train) if scheme == "learned" else T
+
+
+def heldout_curve(scheme: str, seed: int, count: int = WINDOWS, **kwargs) -> np.ndarray:
+    """Mean held-out loss at each position (nats per byte) of one model; kwargs go to matched.forward.
+
+    Returns: (P,) with P = FACTOR T_train, or T_train for the learned table
+    """
+    w = long_windows(count)
+    P = reach(kwargs.get("scheme", scheme), w.shape[1] - 1)
+    return matched.token_losses(matched.load(scheme, seed), w[:, : P + 1], **kwargs).mean(axis=0)
+
+
+def bins(T_train: int, factor: int = FACTOR) -> list[tuple[int, int]]:
+    """Position bins [0, T), [T, 2T), [2T, 4T), ... up to factor x T_train.
+
+    >>> bins(64, 8)
+    [(0, 64), (64, 128), (128, 256), (256, 512)]
+    """
+    edges, k = [0, T_train], 2
+    while k <= factor:
+        edges.append(k * T_train)
+        k *= 2
+    return list(zip(edges[:-1], edges[1:], strict=True))
+
+
+@dataclass(frozen=True)
+class BinRow:
+    """One scheme's held-out loss in one position bin: the seeds' mean, lowest and highest (nan where it cannot
+    read so far)."""
+
+    scheme: str
+    start: int
+    stop: int
+    mean: float
+    low: float
+    high: float
+    seeds: int
+
+
+def bin_table(curves: dict[tuple[str, int], np.ndarray], factor: int = FACTOR) -> list[BinRow]:
+    """Each scheme's mean loss per bin over its seeds, from curves keyed (scheme, seed)."""
+    rows = []
+    for scheme in matched.SCHEMES:
+        mine = [c for (s, _), c in curves.items() if s == scheme]
+        for a, b in bins(matched.config().T_train, factor):
+            values = [float(c[a:b].mean()) for c in mine if len(c) >= b]
+            nan = float("nan")
+            stats = (np.mean(values), min(values), max(values)) if values else (nan, nan, nan)
+            rows.append(BinRow(scheme, a, b, *map(float, stats), len(values)))
+    return rows
+
+
+def rope_preset(factor: float = FACTOR) -> scaling.Preset:
+    """The matched RoPE models' rotary setup as a scaling preset: trained at T_train, extended to factor x T_train."""
+    cfg = matched.config()
+    return scaling.Preset(
+        f"matched rope ({cfg.T_train} -> {round(factor * cfg.T_train)})",
+        "posviz/data/matched/provenance.json recipe.model",
+        cfg.d_k,
+        cfg.base,
+        scaling.RopeParameters("default"),
+        cfg.T_train,
+        round(factor * cfg.T_train),
+    )
+
+
+def scaled_rope_curve(seed: int, method: str, factor: float = FACTOR, count: int = WINDOWS) -> np.ndarray:
+    """The RoPE model's held-out loss per position with a scaling method applied at inference, no fine-tuning:
+    `scaling.method_parameters` of the method for a window of T_train extended `factor` times (dynamic at the
+    windows' length), as the longer-contexts page applies them.
+
+    Returns: (FACTOR T_train,)
+    """
+    if method not in SCALING:
+        raise ValueError(f"method must be one of {', '.join(SCALING)}, got {method!r}")
+    preset = rope_preset(factor)
+    w = long_windows(count)
+    params = scaling.method_parameters(method, preset)
+    inv, attention = scaling.inv_freq(params, preset.head_dim, preset.rope_theta, seq_len=w.shape[1] - 1)
+    model = matched.load("rope", seed)
+    return matched.token_losses(model, w, inv_freq=inv, attention_factor=attention).mean(axis=0)
+
+
+RIDGES = 10.0 ** np.arange(-3, 4)  # the probe's ridge strengths, per row, on standardised features
+
+
+def _ridge(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
+    """Ridge coefficients of centred y on centred x: (x'x + ridge n I)^-1 x'y."""
+    return np.linalg.solve(x.T @ x + ridge * len(x) * np.eye(x.shape[1]), x.T @ y)
+
+
+def _r2(x_fit: np.ndarray, y_fit: np.ndarray, x_test: np.ndarray, y_test: np.ndarray) -> float:
+    """R² on the test rows of a linear probe fitted on the fit rows: features standardised on the fit rows, the
+    ridge strength chosen from RIDGES by two-fold validation within the fit rows (the test rows never choose it).
+    """
+    mean, std = x_fit.mean(0), x_fit.std(0) + 1e-12
+    xf, xt, my = (x_fit - mean) / std, (x_test - mean) / std, y_fit.mean()
+    half = len(xf) // 2
+
+    def error(ridge: float) -> float:
+        folds = ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half)))
+        return sum(float(((xf[b] @ _ridge(xf[a], y_fit[a] - my, ridge) + my - y_fit[b]) ** 2).sum()) for a, b in folds)
+
+    coef = _ridge(xf, y_fit - my, min(RIDGES, key=error))
+    pred = xt @ coef + my
+    return float(1 - ((y_test - pred) ** 2).sum() / ((y_test - y_test.mean()) ** 2).sum())
+
+
+def position_probe(scheme: str, seed: int, count: int = 32) -> np.ndarray:
+    """R² of a linear probe that reads each token's position t from the residual stream, before each layer and
+    after the last: fitted on half of `count` held-out windows of T_train tokens, scored on the other half.
+
+    Returns: (L + 1,)
+    """
+    T = matched.config().T_train
+    ev = matched.provenance()["evaluation"]
+    every = matched.windows(T, ev["stride"])
+    w = every[np.unique(np.linspace(0, len(every) - 1, count).round().astype(int))][:, :T]
+    hidden = matched.forward(matched.load(scheme, seed), w, keep=True).hidden.astype(np.float64)  # (L+1, N, T, d)
+    half = len(w) // 2
+    y = np.tile(np.arange(T, dtype=float), len(w)).reshape(len(w), T)
+    out = []
+    for h in hidden:
+        fit, test = h[:half].reshape(-1, h.shape[-1]), h[half:].reshape(-1, h.shape[-1])
+        out.append(_r2(fit, y[:half].ravel(), test, y[half:].ravel()))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One model's attention on a text: a head's weights, and per query the weight on the first token and on the
+    RECENT most recent keys (mean over every head of the layer).
+
+    weights: (T, T); first, recent: (T,)
+    """
+
+    scheme: str
+    layer: int
+    head: int
+    weights: np.ndarray
+    first: np.ndarray
+    recent: np.ndarray
+
+
+def attention_reading(scheme: str, seed: int, ids: np.ndarray, layer: int = 0, head: int = 0) -> Reading:
+    """Read one layer's attention on a byte sequence (its length may pass T_train, except for the learned table)."""
+    cfg = matched.config()
+    if not (0 <= layer < cfg.layers and 0 <= head < cfg.heads):
+        raise ValueError(f"expected layer in 0..{cfg.layers - 1} and head in 0..{cfg.heads - 1}, got {layer}, {head}")
+    a = matched.forward(matched.load(scheme, seed), ids, keep=True).weights[layer].astype(np.float64)  # (H, T, T)
+    T = a.shape[-1]
+    recent = np.tril(np.ones((T, T), dtype=bool)) & ~np.tril(np.ones((T, T), dtype=bool), -RECENT)
+    return Reading(scheme, layer, head, a[head], a[:, :, 0].mean(0), (a * recent).sum(-1).mean(0))
+
+
+def magnitude_losses(scheme: str, seed: int, scales: np.ndarray, count: int = 8) -> np.ndarray:
+    """Held-out loss inside the training window with the model's position signal times each scale (0 removes it).
+
+    Returns: (S,)
+    """
+    T = matched.config().T_train
+    w = long_windows(count)[:, : T + 1]
+    model = matched.load(scheme, seed)
+    return np.array([matched.token_losses(model, w, position_scale=float(s)).mean() for s in scales])
+
+
+def sentence_cosine(scheme: str, seed: int, text1: str, text2: str, scales: np.ndarray) -> np.ndarray:
+    """Cosine of the two texts' mean final hidden states at each scale of the position signal: two texts with the
+    same bytes in another order get the same mean with no position and no mask, but a causal decoder's mask
+    already tells them apart at scale 0.
+
+    Returns: (S,)
+    """
+    model = matched.load(scheme, seed)
+    out = []
+    for s in scales:
+        h1, h2 = (
+            matched.forward(model, matched.encode(t), position_scale=float(s), keep=True).hidden[-1].mean(0)
+            for t in (text1, text2)
+        )
+        out.append(float(h1 @ h2 / np.linalg.norm(h1) / np.linalg.norm(h2)))
+    return np.array(out)

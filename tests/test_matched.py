@@ -1,0 +1,124 @@
+"""The matched family in numpy (posviz.models.matched) and its experiments (posviz.experiments.matched)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from posviz.experiments import matched as ex
+from posviz.models import matched
+from tests import matched_reference
+
+MODELS = [(m["scheme"], m["seed"]) for m in matched.provenance()["models"].values()]
+
+
+def window0(scheme: str) -> np.ndarray:
+    """Held-out window 0 as training's evaluation cut it, as far as the scheme reads."""
+    ev = matched.provenance()["evaluation"]
+    w = matched.windows(ev["window_tokens"], ev["stride"])[0]
+    return w[: ex.reach(scheme, len(w) - 1) + 1]
+
+
+def test_every_scheme_and_at_least_two_seeds_are_shipped() -> None:
+    for scheme in matched.SCHEMES:
+        assert len([s for s, _ in MODELS if s == scheme]) >= 2, scheme
+
+
+@pytest.mark.parametrize(("scheme", "seed"), MODELS)
+def test_numpy_losses_match_the_losses_jax_recorded_at_training(scheme: str, seed: int) -> None:
+    recorded = np.array(matched.provenance()["models"][f"{scheme}-seed{seed}"]["window0_losses"])
+    mine = matched.token_losses(matched.load(scheme, seed), window0(scheme))
+    np.testing.assert_allclose(mine, recorded, atol=2e-5)  # float32 in both, summed in other orders
+
+
+@pytest.mark.parametrize("scheme", matched.SCHEMES)
+def test_numpy_decoder_matches_the_scalar_loop_reference(scheme: str) -> None:
+    model = matched.load(scheme, 0)
+    tokens = window0(scheme)[:40]
+    recipe = matched.provenance()["recipe"]["model"]
+    ref = matched_reference.token_losses(model.weights, [int(t) for t in tokens], scheme, recipe)
+    np.testing.assert_allclose(matched.token_losses(model, tokens), ref, atol=2e-5)
+
+
+def test_swapping_the_scheme_on_the_same_weights_changes_the_outputs() -> None:
+    model = matched.load("rope", 0)
+    ids = matched.encode("The quick brown fox jumps over the lazy dog.")
+    own = matched.forward(model, ids).logits
+    for other in ("none", "sinusoid", "alibi"):
+        assert np.abs(matched.forward(model, ids, scheme=other).logits - own).max() > 1e-2, other
+
+
+@pytest.mark.parametrize("scheme", ["learned", "sinusoid", "rope", "alibi"])
+def test_position_scale_zero_is_the_model_without_position(scheme: str) -> None:
+    model = matched.load(scheme, 0)
+    ids = matched.encode("dog bites man, man bites dog")
+    np.testing.assert_allclose(
+        matched.forward(model, ids, position_scale=0.0).logits, matched.forward(model, ids, scheme="none").logits,
+        atol=1e-5,
+    )
+
+
+def test_the_learned_table_refuses_positions_past_its_last_row() -> None:
+    model = matched.load("learned", 0)
+    T = model.config.T_train
+    with pytest.raises(ValueError, match=rf"has {T} rows .* no row for position {T}"):
+        matched.forward(model, np.zeros(T + 1, dtype=int))
+    assert matched.forward(model, np.zeros(T, dtype=int)).logits.shape == (T, 256)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda m: matched.forward(m, np.array([], dtype=int)), "T >= 1"),
+        (lambda m: matched.forward(m, np.array([0, 300])), "0..255"),
+        (lambda m: matched.forward(m, np.array([0.5, 1.0])), "integers"),
+        (lambda m: matched.forward(m, np.array([1, 2]), position_scale=float("nan")), "finite"),
+        (lambda m: matched.forward(m, np.array([1, 2]), scheme="t5"), "scheme must be one of"),
+        (lambda m: matched.forward(m, np.array([1, 2]), inv_freq=np.ones(3)), "inv_freq must have shape"),
+        (lambda m: matched.token_losses(m, np.array([1])), "at least 2 bytes"),
+        (lambda m: matched.load("rope", 99), "shipped models"),
+        (lambda m: matched.encode(b"bytes"), "str"),
+    ],
+)
+def test_bad_input_is_refused_with_what_was_expected(call, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call(matched.load("rope", 0))
+
+
+def test_hostile_text_is_read_as_bytes() -> None:
+    for text in ("\x00\u202e<script>", "é" * 200, "🙂" * 40):
+        ids = matched.encode(text)
+        assert ids.max() <= 255 and len(ids) == len(text.encode("utf-8"))
+        assert np.isfinite(matched.forward(matched.load("alibi", 0), ids).logits).all()
+
+
+def test_linear_scaling_by_one_leaves_the_rope_curve_unchanged() -> None:
+    plain = ex.heldout_curve("rope", 0, count=2)
+    np.testing.assert_allclose(ex.scaled_rope_curve(0, "linear", factor=1.0, count=2), plain, atol=1e-6)
+
+
+def test_the_learned_curve_stops_at_its_table_and_the_others_reach_8x() -> None:
+    T = matched.config().T_train
+    assert len(ex.heldout_curve("learned", 0, count=1)) == T
+    assert len(ex.heldout_curve("alibi", 0, count=1)) == ex.FACTOR * T
+
+
+def test_the_bin_table_gives_mean_and_seed_spread_and_nan_past_the_table() -> None:
+    T = matched.config().T_train
+    curves = {("none", 0): np.full(8 * T, 2.0), ("none", 1): np.full(8 * T, 3.0), ("learned", 0): np.ones(T)}
+    rows = {(r.scheme, r.start): r for r in ex.bin_table(curves)}
+    assert (rows["none", 0].mean, rows["none", 0].low, rows["none", 0].high) == (2.5, 2.0, 3.0)
+    assert np.isnan(rows["learned", T].mean) and rows["learned", 0].mean == 1.0
+
+
+def test_a_probe_reads_position_from_the_sinusoid_models_input() -> None:
+    r2 = ex.position_probe("sinusoid", 0, count=8)
+    assert r2.shape == (matched.config().layers + 1,)
+    assert r2[0] > 0.5  # the input holds the sinusoid rows: their slow pairs are nearly linear in t
+    assert ex.position_probe("none", 0, count=8)[0] < 0.1  # the input of a model without position holds none
+
+
+def test_the_attention_reading_sums_to_one_per_query() -> None:
+    r = ex.attention_reading("alibi", 0, matched.encode("dog bites man " * 12), layer=1, head=2)
+    np.testing.assert_allclose(r.weights.sum(-1), 1.0, atol=1e-5)
+    assert r.first[0] == pytest.approx(1.0) and (r.recent <= 1 + 1e-6).all()
