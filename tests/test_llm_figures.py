@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from posviz.drawing import charts, llm_figures, llmviews
+from posviz.experiments import decoder
 from posviz.maths import verdicts
 from posviz.models import smollm2
 
@@ -21,7 +22,7 @@ def spec(figure) -> dict:
 
 def test_the_default_text_finds_the_shipped_previous_token_heads(reading):
     assert llmviews.positional_heads(reading, "previous-token") == ["1.2", "2.1"]
-    previous = smollm2.previous_weight(reading.trace.weights, first=smollm2.FIRST_QUERY)
+    previous = decoder.previous_weight(reading.trace.weights, first=decoder.FIRST_QUERY)
     assert reading.previous[1, 2] == pytest.approx(previous[1, 2])
     assert reading.tokens.im_start and reading.T == 19
 
@@ -72,7 +73,7 @@ def test_pair_shares_sum_to_one_per_head_with_fast_pairs_first(reading):
 
 
 def test_ablations_show_order_through_the_mask_equivariance_and_shift_invariance(reading):
-    result = smollm2.ablation_gaps(reading.tokens.ids, k=1000, base=reading.trace)
+    result = decoder.ablation_gaps(reading.tokens.ids, k=1000, base=reading.trace)
     assert llmviews.order_gap(result) > 0.1
     assert verdicts.float32_zero(llmviews.equivariance_gap(result)) and verdicts.float32_zero(
         llmviews.shift_gap(result)
@@ -108,7 +109,7 @@ def test_every_llm_figure_compiles_to_a_valid_spec(reading):
         llm_figures.sink_model(whole),
         llm_figures.pair_shares(reading, 1),
         llm_figures.model_fast_share(whole),
-        llm_figures.ablation_gaps(smollm2.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)),
+        llm_figures.ablation_gaps(decoder.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)),
         llm_figures.scaled_scores(llmviews.real_pair(reading, 2, 1), "llama3"),
         llm_figures.head_profile(reading, 1, 2),
     ]
@@ -130,15 +131,15 @@ def test_the_fed_line_shows_control_characters_and_says_which_ids():
 
 
 def test_live_head_statistics_read_the_queries_the_extraction_reads(reading):
-    assert reading.T > smollm2.FIRST_QUERY and reading.first == smollm2.FIRST_QUERY
-    np.testing.assert_allclose(reading.sink, smollm2.sink_weight(reading.trace.weights, first=smollm2.FIRST_QUERY))
-    assert f"t ≥ {smollm2.FIRST_QUERY}" in llmviews.ROLE_RULE
+    assert reading.T > decoder.FIRST_QUERY and reading.first == decoder.FIRST_QUERY
+    np.testing.assert_allclose(reading.sink, decoder.sink_weight(reading.trace.weights, first=decoder.FIRST_QUERY))
+    assert f"t ≥ {decoder.FIRST_QUERY}" in llmviews.ROLE_RULE
 
 
 def test_a_text_of_at_most_four_tokens_falls_back_to_queries_from_1_with_a_note():
     short = llmviews.read("dog bites man")  # 4 ids with <|im_start|>
     assert short.first == 1
-    np.testing.assert_allclose(short.previous, smollm2.previous_weight(short.trace.weights, first=1))
+    np.testing.assert_allclose(short.previous, decoder.previous_weight(short.trace.weights, first=1))
     assert any("t ≥ 1" in note for note in short.notes)
 
 
@@ -151,12 +152,12 @@ def test_the_sink_caption_says_why_the_maps_differ_with_both_means_computed(read
 
 
 def test_the_ablation_chart_ticks_whole_layers_with_its_legend_underneath(reading):
-    s = spec(llm_figures.ablation_gaps(smollm2.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)))
+    s = spec(llm_figures.ablation_gaps(decoder.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)))
     text = json.dumps(s)
     assert '"tickMinStep": 1' in text and '"format": "d"' in text
     assert '"orient": "bottom"' in text and '"labelLimit": 360' in text
 
 
 def test_the_distance_profile_at_distance_1_is_the_headline_previous_weight(reading):
-    profile = smollm2.by_distance(reading.trace.weights, first=reading.first)  # (L, H, T)
+    profile = decoder.by_distance(reading.trace.weights, first=reading.first)  # (L, H, T)
     np.testing.assert_allclose(profile[..., 1], reading.previous, rtol=1e-6)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from posviz.drawing import charts, images, llmviews
 from posviz.drawing.figures import Figure
-from posviz.models import smollm2
+from posviz.experiments import decoder
 
 AXIS = 60  # pixels a picture panel's y axis takes
 LEGEND = 90  # a colour legend at the right
@@ -101,7 +101,7 @@ def model_fast_share(model: llmviews.WholeModel, *, height: int = 420) -> Figure
     return _layer_heads(share, "llm-fast-model", title, value_title="share", annotate=False, height=height)
 
 
-def ablation_gaps(result: smollm2.Ablation, *, height: int = 280) -> Figure:
+def ablation_gaps(result: decoder.Ablation, *, height: int = 280) -> Figure:
     """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor), layers ticked
     0..L-1; the legend under the plot, where the three long names fit (a right legend cut them at 1280 px)."""
     legend = "bottom"
@@ -125,7 +125,7 @@ def scaled_scores(pair: llmviews.RealPair, preset_key: str, *, height: int = 300
 
 def head_profile(reading: llmviews.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
     """One head's mean weight at each distance, as bars (the lecture's step)."""
-    curve = smollm2.by_distance(reading.trace.weights[layer, h], first=reading.first)[:16]
+    curve = decoder.by_distance(reading.trace.weights[layer, h], first=reading.first)[:16]
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
     shape = dict(x="distance", y="weight", x_title="distance t − s (tokens)", y_title="mean weight",
                  title=f"head {llmviews.head(layer, h)}: attention against distance", height=height)  # fmt: skip

