@@ -10,7 +10,8 @@ from altair.vegalite.v6.schema.core import Root
 from PIL import Image
 
 import posviz
-from posviz.drawing import charts, figures, frames, images, longviews
+from posviz.drawing import charts, figures, frames, images
+from posviz.experiments import longer
 from posviz.maths import grids, scaling, sinks
 from posviz.models import minilm
 
@@ -89,7 +90,7 @@ def figure_charts():
     ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
     preset = scaling.PRESETS["llama3.1-8b"]
-    view = longviews.scaled(preset)
+    view = longer.scaled(preset)
     made = [
         figures.frequencies(8, 10_000.0),
         figures.pair_moves(0.0, 1.5, 2.0, "ramp × 0.6"),
@@ -104,7 +105,7 @@ def figure_charts():
         figures.rope_divisors(preset),
         figures.rope_wavelengths(view),
         figures.rope_scores(view, 0),
-        *figures.decay_curves(longviews.decay(512, 16, 0, points=20)),
+        *figures.decay_curves(longer.decay(512, 16, 0, points=20)),
         *figures.learned_table_curves(minilm.position_table()),
     ]
     return {f"figure {i} {f.name}": (f.builder, list(f.frames), f.shape) for i, f in enumerate(made)}
@@ -114,9 +115,9 @@ def longer_charts():
     """The Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
     ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     return {
-        "biases": (charts.lines, [longviews.bias_frame(20)],
+        "biases": (charts.lines, [frames.bias_frame(20)],
                    dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
-        "sink errors": (charts.grouped_bars, [longviews.sink_errors_frame(ways)],
+        "sink errors": (charts.grouped_bars, [frames.sink_errors_frame(ways)],
                         dict(x="token", y="error", group="way", title="e", y_title="max abs difference")),
     }  # fmt: skip
 

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 import posviz
-from posviz.drawing import charts, figures, frames, longviews
+from posviz.drawing import charts, figures, frames
+from posviz.experiments import longer
 from posviz.maths import scaling, sinks
 from posviz.models import minilm
 
@@ -80,14 +81,14 @@ def test_table_axes_put_positions_down_and_dimensions_across_in_minus_1_to_1():
 
 def test_rope_figures_name_the_windows_and_the_two_decay_quantities_apart():
     preset = scaling.PRESETS["llama3.1-8b"]
-    view = longviews.scaled(preset)
+    view = longer.scaled(preset)
     divisors = figures.rope_divisors(preset)
     assert f"{preset.original:,} -> {preset.extended:,}" in divisors.shape["title"]
     assert divisors.shape["log_y"] and set(divisors.frames[0]["method"]) >= {"linear", "yarn"}
     scores = figures.rope_scores(view, 0)
     assert scores.builder is charts.lines_keyed and scores.shape["overlay"] == "marker"
     assert len(scores.frames[1]) == 1  # the training window, marked
-    bound, measured = figures.decay_curves(longviews.decay(512, 16, 0, points=20))
+    bound, measured = figures.decay_curves(longer.decay(512, 16, 0, points=20))
     assert "bound" in bound.shape["title"] and "measured" in measured.shape["title"]
     assert bound.shape["y_title"] != measured.shape["y_title"]
 
@@ -140,7 +141,7 @@ def _colour_scales(spec: object) -> list[tuple[list[str], list[str]]]:
 
 def longer_page_figures(preset: scaling.Preset) -> list[figures.Figure]:
     """The charts the Longer contexts page draws for a preset (the slowdown only when the preset scales)."""
-    view = longviews.scaled(preset)
+    view = longer.scaled(preset)
     made = [figures.rope_wavelengths(view), figures.rope_scores(view, 0)]
     return [figures.rope_divisors(preset), *made] if view.scales else made
 
@@ -164,10 +165,10 @@ def test_each_method_keeps_one_colour_in_every_longer_chart_across_presets():
 
 
 def test_an_unscaled_preset_draws_one_score_curve_and_the_slowdown_ticks_the_factor():
-    neox = longviews.scaled(scaling.PRESETS["neox-partial"])
+    neox = longer.scaled(scaling.PRESETS["neox-partial"])
     assert not neox.scales and set(figures.rope_scores(neox, 0).frames[0]["curve"]) == {"unscaled"}
     llama = scaling.PRESETS["llama3.1-8b"]
-    assert longviews.scaled(llama).scales
+    assert longer.scaled(llama).scales
     divisors = figures.rope_divisors(llama)
     assert 8.0 in divisors.shape["y_ticks"]  # the plateau's level has a tick
     slowest = divisors.frames[0].groupby("method")["divisor"].last()

@@ -41,7 +41,7 @@ def test_frequency_comparison_holds_both_formulas_for_every_pair():
 
 
 def test_wavelength_frame_is_two_pi_over_each_frequency():
-    frame = frames.wavelength_frame(12)
+    frame = frames.sinusoid_wavelength_frame(12)
     np.testing.assert_allclose(frame["wavelength"] * encodings.frequencies(12), 2 * np.pi)
 
 

@@ -16,7 +16,8 @@ from posviz.models import smollm2
 @pytest.fixture(scope="module")
 def smol():
     """SmolLM2's claims, by number (built once for the module: the registry is rebuilt on every call)."""
-    return {c.number: c for c in registry.claims() if f"the real model {registry.SMOLLM2}" in c.statement}
+    name = f"the real model {smollm2.NAME} ({smollm2.PRECISION})"
+    return {c.number: c for c in registry.claims() if name in c.statement}
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +39,10 @@ def test_smollm2_claims_follow_minilms_and_every_one_passes(smol):
 
 def test_each_smollm2_claim_names_its_model_precision_source_and_page(smol):
     provenance = json.loads((smollm2.DATA / "provenance.json").read_text())
-    assert provenance["source_gguf_sha256"].startswith(registry.SMOLLM2_SOURCE.split("sha256 ")[1].rstrip("…)"))
+    assert provenance["source_gguf_sha256"].startswith(smollm2.SOURCE.split("sha256 ")[1].rstrip("…)"))
     for claim in smol.values():
         assert "Q4_1 weights, Q8_0 token table, dequantized to float32" in claim.statement
-        assert registry.SMOLLM2_SOURCE in claim.origin and claim.page == "llm" and claim.expected_source
+        assert smollm2.SOURCE in claim.origin and claim.page == "llm" and claim.expected_source
 
 
 def test_every_bound_of_a_smollm2_check_is_registry_data_with_its_reason(smol):

@@ -7,20 +7,36 @@ Letters: T tokens or positions, P sin/cos pairs (d/2), S scales.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import pandas as pd
 
+from posviz.drawing import colours
+from posviz.drawing.charts import level_frame, point_frame, series_frame
 from posviz.drawing.display import number
-from posviz.maths import _checks
+from posviz.experiments import longer
+from posviz.maths import _checks, scaling, sinks
 from posviz.maths.encodings import DEFAULT_BASE, frequencies
 from posviz.maths.properties import wavelengths
 from posviz.maths.variants import t2t_frequencies
 from posviz.maths.verdicts import ROUNDING
 
 if TYPE_CHECKING:
-    from posviz.models.minilm import PositionTable
+    from posviz.experiments import decoder
+
+
+class PositionTable(Protocol):
+    """What the learned-table frames and figures read of a trained position table (`posviz.models.minilm`'s), next
+    to a sinusoidal table of its shape."""
+
+    table: np.ndarray  # (T, d)
+    norms: np.ndarray  # (T,)
+    cosine: np.ndarray  # (T, T)
+    sinusoid_cosine: np.ndarray  # (T, T)
+    by_distance: np.ndarray  # (T - 1,) median cosine between rows k apart, k = 1..T-1
+    sinusoid_by_distance: np.ndarray  # (T - 1,)
+
 
 LOG_FLOOR = 1e-18  # below every distance a page shows, above 0: where a log axis draws an exact 0
 
@@ -155,12 +171,12 @@ def frequency_comparison(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
     return curves(np.arange(d // 2), series, x_name="pair", y_name="frequency", group="formula")
 
 
-def wavelength_frame(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
-    """Rows (pair, wavelength): positions per full turn of each sin/cos pair.
+def sinusoid_wavelength_frame(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
+    """Rows (pair, wavelength): positions per full turn of each sin/cos pair of the sinusoid table.
 
     Returns: d/2 rows
 
-    >>> wavelength_frame(8).shape
+    >>> sinusoid_wavelength_frame(8).shape
     (4, 2)
     """
     return pd.DataFrame({"pair": np.arange(d // 2), "wavelength": wavelengths(d, base)})
@@ -218,10 +234,11 @@ def cosine_profile(table: PositionTable, bins: int | None = None) -> pd.DataFram
     lowest and highest value in each of `bins` log-spaced stretches of k, where every k would crowd hundreds of
     points into the axis's last inch).
 
-    >>> from posviz.models.minilm import position_table
-    >>> pos = position_table()
-    >>> len(cosine_profile(pos)), len(cosine_profile(pos, bins=64))
-    (1022, 278)
+    >>> from types import SimpleNamespace
+    >>> k = np.arange(1, 512)
+    >>> pos = SimpleNamespace(norms=np.ones(512), by_distance=np.cos(k), sinusoid_by_distance=np.zeros(511))
+    >>> len(cosine_profile(pos)), len(cosine_profile(pos, bins=64)) < 1022
+    (1022, True)
     """
     k = np.arange(1, len(table.norms))
     if bins is not None:
@@ -231,3 +248,187 @@ def cosine_profile(table: PositionTable, bins: int | None = None) -> pd.DataFram
         "sinusoidal, same shape": table.sinusoid_by_distance[k - 1],
     }
     return curves(k, series, x_name="distance", y_name="cosine", group="table")
+
+
+# ----- SmolLM2's page (experiments.decoder's readings) ------------------------------------------------------------
+# These import experiments.decoder where they run: it imports the model's module (gguf, tokenizers: 0.2 s), which
+# the pages that never draw SmolLM2 do not pay for.
+
+
+def head_table(reading: decoder.Reading, layer: int) -> pd.DataFrame:
+    """One row a head of `layer`: its weight on t−1, on token 0, its role and its fast-pair share (as text).
+
+    Returns: H rows
+    """
+    from posviz.experiments import decoder
+
+    return pd.DataFrame(
+        {
+            "head": [decoder.head(layer, h) for h in range(reading.sink.shape[1])],
+            "weight on t−1": [number(v, digits=2) for v in reading.previous[layer]],
+            "weight on token 0": [number(v, digits=2) for v in reading.sink[layer]],
+            "role": reading.roles[layer].tolist(),
+            decoder.FAST_COLUMN: [number(v, digits=2) for v in reading.fast_shares(layer)],
+        }
+    )
+
+
+def by_distance_frame(reading: decoder.Reading, layer: int, reach: int = 24) -> pd.DataFrame:
+    """Mean weight at each distance 0..min(T, reach)-1 for every head of `layer`: columns distance, weight, head,
+    series (the head and its role for a positional head, "other heads" for the rest: one colour).
+
+    Returns: H x min(T, reach) rows
+    """
+    from posviz.experiments import decoder
+
+    profile = reading.by_distance(layer)[:, :reach]  # (H, N)
+    roles = reading.roles[layer]
+    rows = []
+    for h, curve in enumerate(profile):
+        name = decoder.head(layer, h)
+        series = f"{name} {roles[h]}" if roles[h] != "other" else "other heads"
+        rows.append(pd.DataFrame({"distance": np.arange(curve.size), "weight": curve, "head": name, "series": series}))
+    return pd.concat(rows, ignore_index=True)
+
+
+def ablation_frame(result: decoder.Ablation) -> pd.DataFrame:
+    """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to the
+    layer's largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation,
+    shown.
+
+    Returns: 3 L rows
+    """
+    series = {
+        "no rotation, mask: reordered (h ÷ max |h|)": result.order,
+        "no rotation, no mask: reordered (h ÷ max |h|)": result.blind,
+        f"RoPE, positions + {result.k}: attention weights": result.shift,
+    }
+    frame = series_frame(np.arange(result.shift.size), series, x_name="layer", y_name="gap", group="ablation")
+    frame["shown"] = frame["gap"].clip(lower=1e-9)
+    return frame
+
+
+def logit_frame(logits: decoder.ScaledLogits) -> pd.DataFrame:
+    """A real pair's logit against the distance, unscaled and scaled: columns distance, score, curve.
+
+    Returns: 2N rows
+    """
+    return series_frame(logits.distances, logits.curves, x_name="distance", y_name="score", group="curve")
+
+
+def logit_window_point(scores: pd.DataFrame) -> pd.DataFrame:
+    """The unscaled curve of `logit_frame` at the end of the trained window (x, y, label), for `charts.marker`."""
+    from posviz.experiments import decoder
+
+    curve = scores[scores["curve"].str.startswith("unscaled")]
+    at = int(np.searchsorted(curve["distance"].to_numpy(), decoder.ORIGINAL))
+    row = curve.iloc[min(at, len(curve) - 1)]
+    return point_frame(row["distance"], row["score"], f"trained window {decoder.ORIGINAL:,}")
+
+
+# ----- the Longer contexts, Relative biases and attention-sinks pages (experiments.longer) ------------------------
+
+
+def divisor_frame(preset: scaling.Preset) -> pd.DataFrame:
+    """Each method's per-pair divisor default theta_i / scaled theta_i: columns pair, divisor, method.
+
+    Returns: (len(METHODS) * P) rows
+
+    >>> divisor_frame(scaling.PRESETS["linear-4k-8k"]).shape
+    (256, 3)
+    """
+    series = scaling.divisors(preset)
+    pairs = np.arange(len(next(iter(series.values()))))
+    return series_frame(pairs, series, x_name="pair", y_name="divisor", group="method")
+
+
+def scaled_wavelength_frame(view: longer.Scaled) -> pd.DataFrame:
+    """Tokens per full turn of each pair of a rope_scaling preset, unscaled and scaled: columns pair, wavelength,
+    rope. An unscaled preset (rope_type "default") has the one curve.
+
+    Returns: (2P) rows
+
+    >>> scaled_wavelength_frame(longer.scaled(scaling.PRESETS["linear-4k-8k"])).shape
+    (128, 3)
+    """
+    pairs = np.arange(view.inv.size)
+    return series_frame(pairs, longer.wavelengths(view), x_name="pair", y_name="wavelength", group="rope")
+
+
+def window_levels(preset: scaling.Preset) -> pd.DataFrame:
+    """The original and the extended window as labelled levels (y, label), for `charts.hline`.
+
+    Windows less than 4x apart sit too close on a log axis for two labels: the upper line then names both, short
+    (a label starts mid-plot, so half a narrow chart is all it has).
+
+    >>> window_levels(scaling.PRESETS["llama3.1-8b"])["y"].tolist()
+    [8192.0, 131072.0]
+    >>> window_levels(scaling.PRESETS["linear-4k-8k"])["label"].tolist()
+    ['', 'window 4,096 → 8,192']
+    """
+    original = f"original {preset.original:,}"
+    if preset.extended == preset.original:
+        return level_frame(preset.original, original)
+    extended = f"extended {preset.extended:,}"
+    if preset.extended < 4 * preset.original:
+        original, extended = "", f"window {preset.original:,} → {preset.extended:,}"
+    levels = [level_frame(preset.original, original), level_frame(preset.extended, extended)]
+    return pd.concat(levels, ignore_index=True)
+
+
+def score_frame(view: longer.Scaled, seed: int, points: int = 1200) -> pd.DataFrame:
+    """`longer.self_scores` (seeded content with itself, unscaled and scaled) as columns distance, score, curve.
+
+    Returns: (2N) rows (N for an unscaled preset), N <= points
+
+    >>> score_frame(longer.scaled(scaling.PRESETS["linear-4k-8k"]), 0, points=10).shape
+    (20, 3)
+    """
+    distances, series = longer.self_scores(view, seed, points=points)
+    return series_frame(distances, series, x_name="distance", y_name="score", group="curve")
+
+
+def score_window_point(view: longer.Scaled, scores: pd.DataFrame) -> pd.DataFrame:
+    """The scaled curve of `score_frame` at the end of the training window (x, y, label), for `charts.marker`."""
+    curve = scores[scores["curve"] != "unscaled"] if scores["curve"].nunique() > 1 else scores
+    at = int(np.searchsorted(curve["distance"].to_numpy(), view.preset.original))
+    row = curve.iloc[min(at, len(curve) - 1)]
+    return point_frame(row["distance"], row["score"], f"training window {view.preset.original:,}")
+
+
+def decay_frames(decay: longer.Decay) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The decay bound's and the measured score's curves, one per base: columns distance, value, curve.
+
+    Returns: two frames of (B * N) rows
+
+    >>> [f.shape for f in decay_frames(longer.decay(100, 8, 0, points=11))]
+    [(22, 3), (22, 3)]
+    """
+    return tuple(
+        series_frame(decay.distances, dict(zip(decay.names, curves, strict=True)), x_name="distance", y_name="value")
+        for curves in (decay.bound, decay.measured)
+    )
+
+
+def bias_frame(reach: int, **shape: object) -> pd.DataFrame:
+    """Each bias against the offset j - i from -reach to reach: columns offset, bias, kind (its display name).
+
+    Returns: (len(KINDS) * (2 reach + 1)) rows
+
+    >>> bias_frame(3).shape
+    (35, 3)
+    """
+    line, lines = longer.bias_lines(reach, **shape)
+    series = {longer.BIAS_NAMES[kind]: values for kind, values in lines.items()}
+    return series_frame(line, series, x_name="offset", y_name="bias", group="kind")
+
+
+def sink_errors_frame(results: Mapping[str, sinks.StreamingResult]) -> pd.DataFrame:
+    """Error of each step for each way of giving positions: columns token, error, way (its legend name).
+
+    Returns: (len(results) * T) rows
+    """
+    names = colours.sink_series(results)
+    series = {names[w]: r.errors for w, r in results.items()}
+    tokens = np.arange(len(next(iter(results.values())).errors))
+    return series_frame(tokens, series, x_name="token", y_name="error", group="way")

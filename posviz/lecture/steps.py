@@ -416,7 +416,7 @@ def real_model() -> Slide:
     table_image = figures.learned_table_picture(pos, value_title="value (clipped at p99)")
     image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
-        f"A real encoder (all-MiniLM-L6-v2) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
+        f"A real encoder ({minilm.NAME}) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
         "to the input; neighbours point alike.",
         "median cosine of neighbouring position rows",
         pos.neighbour_cosine,
@@ -486,44 +486,27 @@ def real_sentences(scale: float = 1.0) -> Slide:
          Figure("real-layers", sentence_charts.layer_distances, (layers,),
                 dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine",
                      height=height))),
-        f"the shipped model (int8 weights): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
+        f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
         caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
         f"in either order (1 − cosine {number(pair.layer_distance[0])}).",
     )  # fmt: skip
 
 
-DECODER_TEXTS = (" dog bites man", " man bites dog")  # a leading space: both orders feed the tokens ␣dog ␣bites ␣man
-
-
-def decoder_cosine(rotation: str = "rope", causal: bool = True) -> tuple[float, float]:
-    """SmolLM2's cosine of the two sentences: the mean of the word tokens' states after the last shipped layer,
-    <|im_start|> left out; and how many times longer <|im_start|>'s state is than the words' (the sink)."""
-    from posviz.models import encoder, smollm2
-
-    states = []
-    for text in DECODER_TEXTS:
-        tokens = smollm2.tokenize(text)
-        states.append(smollm2.run(tokens.ids, rotation=rotation, causal=causal).hidden[-1].astype(np.float64))
-    means = [h[1:].mean(axis=0) for h in states]  # (d,) each: the words, <|im_start|> (token 0) left out
-    norms = np.linalg.norm(states[0], axis=1)
-    return encoder.cosine(*means), float(norms[0] / norms[1:].mean())
-
-
 def decoder() -> Slide:
-    from posviz.drawing import llmviews
+    from posviz.experiments.decoder import sentence_cosine, shipped_layers
     from posviz.models import encoder, smollm2
 
     mini = encoder.compare_texts(*SENTENCES)
-    model, sink = decoder_cosine()
+    model, sink = sentence_cosine()
     runs = {"MiniLM: the model": mini.cosine, "MiniLM: position rows removed": mini.cosine_plain,
-            "SmolLM2: the model": model, "SmolLM2: RoPE off": decoder_cosine("none")[0],
-            "SmolLM2: RoPE off, no mask": decoder_cosine("none", causal=False)[0]}  # fmt: skip
+            "SmolLM2: the model": model, "SmolLM2: RoPE off": sentence_cosine("none")[0],
+            "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0]}  # fmt: skip
     bars = pd.DataFrame({"run": list(runs), "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
                          "shown": [f"cos {number(c)}" for c in runs.values()]})  # fmt: skip
     shape = dict(x="run", y="1 − cosine", title="1 − cosine of the two sentences (log axis)", x_title="",
                  y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT - 30)  # fmt: skip
-    layers = len(smollm2.load().layers)
+    layers, _ = shipped_layers()
     return Slide(
         "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
         "sentences' cosine below 1 too.",
@@ -532,7 +515,7 @@ def decoder() -> Slide:
         not verdicts.same_direction(model),
         f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
         (Figure("decoder-cosines", charts.bars, (bars,), shape),),
-        f"the shipped layers run live ({llmviews.PRECISION}); the lesson's GPT-2 is not shipped",
+        f"the shipped layers run live ({smollm2.PRECISION}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
         f"layers (of 30), <|im_start|> left out (its state, the attention sink's, is {number(sink, digits=2)}× "
@@ -541,9 +524,11 @@ def decoder() -> Slide:
 
 
 def llm_head() -> Slide:
-    from posviz.drawing import llm_figures, llmviews
+    from posviz.drawing import llm_figures
+    from posviz.experiments import decoder
+    from posviz.models import smollm2
 
-    reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    reading = decoder.read(decoder.DEFAULT_TEXT)
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
     picture = Figure(f"llm-weights-{layer}-{head}", image=grids.reduced(weights, 1, 1),
@@ -552,27 +537,28 @@ def llm_head() -> Slide:
                                 what="key s →, query t ↓"))  # fmt: skip
     value = float(reading.previous[layer, head])
     return Slide(
-        f"A modern LLM ({llmviews.MODEL}) is family 2: it adds no position vector, and RoPE alone lets head "
+        f"A modern LLM ({smollm2.NAME}) is family 2: it adds no position vector, and RoPE alone lets head "
         f"{layer}.{head} read the token just before.",
         f"head {layer}.{head}: mean weight on the previous token (t−1)",
         value,
         reading.roles[layer, head] == "previous-token",
         "a previous-token head: it attends by relative position",
         (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
-        f"the shipped model run live ({llmviews.PRECISION}) on '{llmviews.DEFAULT_TEXT}'",
-        f"not a previous-token head on this text ({llmviews.ROLE_RULE})",
+        f"the shipped model run live ({smollm2.PRECISION}) on '{decoder.DEFAULT_TEXT}'",
+        f"not a previous-token head on this text ({decoder.ROLE_RULE})",
     )
 
 
 def llm_sink() -> Slide:
-    from posviz.drawing import llm_figures, llmviews
+    from posviz.drawing import llm_figures
+    from posviz.experiments import decoder
 
-    reading = llmviews.read(llmviews.DEFAULT_TEXT)
-    whole = llmviews.whole_model()
-    there = float(np.mean(whole.sink[llmviews.SINK_LAYER]))
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    whole = decoder.whole_model()
+    there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
     return Slide(
         "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
-        f"layer {llmviews.SINK_LAYER}: mean weight on token 0 (live)",
+        f"layer {decoder.SINK_LAYER}: mean weight on token 0 (live)",
         reading.sink_mean,
         reading.has_sink,
         "token 0 draws more than twice the share uniform attention gives it",
@@ -581,7 +567,7 @@ def llm_sink() -> Slide:
         "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
         "no more than twice the share uniform attention gives it",
         caption=f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys "
-        f"per query, a smaller share each. Layer {llmviews.SINK_LAYER}: {number(there, 2)} there, "
+        f"per query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
         f"{number(reading.sink_mean, 2)} here.",
     )  # fmt: skip
 

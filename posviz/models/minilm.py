@@ -21,6 +21,9 @@ import numpy as np
 from posviz.maths import _checks
 from posviz.maths.attention import softmax
 
+# The model's identity: one spelling for the lecture and the claims.
+NAME = "all-MiniLM-L6-v2"
+PRECISION = "int8 weights"
 DATA = Path(__file__).resolve().parents[1] / "data" / "minilm"
 MAX_TOKENS = 64
 

