@@ -10,7 +10,7 @@ N(0, 1) stand-in here.
 import streamlit as st
 
 import ui
-from posviz.drawing import charts, colours, frames
+from posviz.drawing import colours, frames, heatmaps, lines_bars
 from posviz.drawing.display import number
 from posviz.experiments import longer
 from posviz.maths import biases, verdicts
@@ -59,7 +59,7 @@ with side:
 slope = longer.alibi_slope(s.heads, s.head)
 curves = frames.bias_frame(s.reach, **shape)
 ui.show_chart(
-    charts.lines_keyed,
+    lines_bars.lines_keyed,
     frames.step_corners(curves, y="bias", group="kind"),  # the same steps with fewer points to draw
     table=curves,  # every offset in the CSV
     name="biases",
@@ -74,7 +74,7 @@ ui.show_chart(
     height=ui.fit(260, 210),
 )
 
-shared = charts.signed_domain(*matrices.values())
+shared = heatmaps.signed_domain(*matrices.values())
 st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
 ui.takeaway(
     f"All five on one colour scale, ±{number(shared[1], 2)}: a paler matrix adds smaller numbers. ALiBi is head "

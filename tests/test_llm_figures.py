@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from posviz.drawing import charts, frames, llm_figures
+from posviz.drawing import engine, frames, llm_figures
 from posviz.experiments import decoder
 from posviz.maths import verdicts
 from posviz.models import smollm2
@@ -18,7 +18,7 @@ def reading():
 
 
 def spec(figure) -> dict:
-    return charts.inline(charts.chart_spec(figure.builder, *figure.frames, presenter=True, **figure.shape))
+    return engine.inline(engine.chart_spec(figure.builder, *figure.frames, presenter=True, **figure.shape))
 
 
 def test_the_default_text_finds_the_shipped_previous_token_heads(reading):

@@ -101,7 +101,7 @@ def test_the_layering_check_catches_an_upward_import(tmp_path):
     bad = tmp_path / "posviz" / "maths" / "bad.py"
     bad.parent.mkdir(parents=True)
     bad.write_text(
-        "import json\nimport numpy\nimport pandas\nfrom posviz.drawing import charts\nfrom posviz.maths import grids\n"
+        "import json\nimport numpy\nimport pandas\nfrom posviz.drawing import frames\nfrom posviz.maths import grids\n"
     )
     assert upward(bad, tmp_path / "posviz") == ["pandas", "posviz.drawing"]
 

@@ -1,4 +1,5 @@
-"""The charts' colours: one colour per RoPE scaling method, per bias, per way of positioning a cache, per base.
+"""The charts' colours: the series' palette and accent, and one colour per RoPE scaling method, per bias, per way of
+positioning a cache, per base.
 
 Okabe-Ito hues (colour-blind safe), each keyed by the name a legend shows, so a series keeps its colour whichever
 others it is drawn with. No maths, no streamlit.
@@ -11,8 +12,13 @@ from collections.abc import Mapping
 from posviz.experiments.longer import BIAS_NAMES, SINK_SHORT, sink_exact
 from posviz.maths import biases, sinks
 
+# The series' palette (Okabe-Ito), the accent of reference lines and markers, and the text and masked-cell greys.
+SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+ACCENT = "#D55E00"
+TEXT_COLOUR = "#31333f"  # Streamlit's light theme text, which its Vega theme gives chart titles
+MASKED_GREY = "#d4d4d4"  # a key the causal mask hides: neither a weight colour nor the page's background
 # One colour per way of scaling RoPE, in every chart that draws one (unscaled the neutral grey); Okabe-Ito hues,
-# leaving out vermillion, which the charts' reference lines and markers use (charts.ACCENT).
+# leaving out vermillion, which the charts' reference lines and markers use (ACCENT).
 METHOD_COLOURS = {
     "unscaled": "#8c8c8c",
     "linear": "#E69F00",
@@ -64,5 +70,5 @@ def sink_series(results: Mapping[str, sinks.StreamingResult]) -> dict[str, str]:
 
 
 def sink_colours(results: Mapping[str, sinks.StreamingResult]) -> tuple[tuple[str, str], ...]:
-    """Each way's legend name and its colour (SINK_COLOURS), for `charts.grouped_bars_keyed`."""
+    """Each way's legend name and its colour (SINK_COLOURS), for `lines_bars.grouped_bars_keyed`."""
     return tuple((name, SINK_COLOURS[w]) for w, name in sink_series(results).items())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, colours, frames
+from posviz.drawing import colours, frames, heatmaps, images, lines_bars
 from posviz.drawing.display import number
 from posviz.experiments import longer
 from posviz.maths import grids, scaling, sinks
@@ -23,7 +23,8 @@ from posviz.maths import grids, scaling, sinks
 
 @dataclass(frozen=True)
 class Figure:
-    """A chart: a `posviz.drawing.charts` builder, its frames and its shape; or an image of a reduced matrix."""
+    """A chart: a `posviz.drawing` builder (heatmaps, lines_bars, ...), its frames and its shape; or an image of a
+    reduced matrix."""
 
     name: str
     builder: Callable | None = None
@@ -48,7 +49,7 @@ def table_axes(rows: str = "position") -> dict[str, object]:
 
 
 def _lines(name: str, frame: pd.DataFrame, *more: pd.DataFrame, **shape: object) -> Figure:
-    builder = charts.lines_with_reference if more else charts.lines
+    builder = lines_bars.lines_with_reference if more else lines_bars.lines
     return Figure(name, builder, (frame, *more), shape)
 
 
@@ -82,7 +83,7 @@ def row_norms(squared_norms: np.ndarray, d: int, *, start: int, stride: int) -> 
     (10, 2)
     """
     frame = frames.row_norms(squared_norms, start=start, stride=stride, name="squared norm")
-    level = charts.level_frame(d / 2, f"d/2 = {d // 2}")
+    level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
     shape = dict(x="position", y="squared norm", x_title="position", y_title="‖pe_t‖²")
     return _lines("row-norms", frame, level, title="squared norm of every row", **shape)
 
@@ -93,7 +94,7 @@ def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, show
     >>> dimension_curves(np.zeros((10, 4)), [0, 3], start=0, shown=5).frames[0].shape
     (10, 3)
     """
-    frame = charts.columns_frame(table, dims, first=start, rows=shown)
+    frame = frames.columns_frame(table, dims, first=start, rows=shown)
     shape = dict(x="position", y="value", color="dimension", x_title="position", y_title="pe")
     return _lines("dimension-curves", frame, title=f"chosen dimensions over the first {shown} positions", **shape)
 
@@ -119,7 +120,7 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
     )
     shape = dict(x="what moves", y="max difference", title=pair_moves_title(signal), x_title="",
                  y_title="max abs difference", log_y=True, text="shown", height=height)  # fmt: skip
-    return Figure("pairs", charts.bars, (moves,), shape)
+    return Figure("pairs", lines_bars.bars, (moves,), shape)
 
 
 def pair_moves_title(signal: str) -> str:
@@ -130,7 +131,7 @@ def pair_moves_title(signal: str) -> str:
 def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -> Figure:
     """Each generated token's error against a full recompute, over the rounding band (frame: one row a token)."""
     return Figure(
-        name, charts.step_errors, (frames.step_errors(errors, prefill), frames.rounding_band()), {"title": title}
+        name, lines_bars.step_errors, (frames.step_errors(errors, prefill), frames.rounding_band()), {"title": title}
     )
 
 
@@ -141,7 +142,7 @@ def sink_errors(ways: Mapping[str, sinks.StreamingResult]) -> Figure:
     frame = frames.sink_errors_frame(ways)
     return Figure(
         "sink-errors",
-        charts.grouped_bars_keyed,
+        lines_bars.grouped_bars_keyed,
         (frame,),
         dict(title="error of each step against the recompute", **shape),
     )
@@ -154,29 +155,29 @@ def word_outputs(a: np.ndarray, b: np.ndarray, word: str) -> Figure:
     (6, 3)
     """
     names = [f"{word} in sentence 1", f"{word} in sentence 2"]
-    bars = charts.vectors_frame([a, b], names)
-    # blue and reddish purple: orange would sit beside the marked scale's vermillion (charts.ACCENT) on the same page
-    keyed = tuple(zip(names, (charts.SERIES_COLORS[0], charts.SERIES_COLORS[3]), strict=True))
+    bars = frames.vectors_frame([a, b], names)
+    # blue and reddish purple: orange would sit beside the marked scale's vermillion (colours.ACCENT) on the same page
+    keyed = tuple(zip(names, (colours.SERIES_COLORS[0], colours.SERIES_COLORS[3]), strict=True))
     shape = dict(x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output",
                  colours=keyed)  # fmt: skip
-    return Figure("word-outputs", charts.grouped_bars_keyed, (bars,), shape)
+    return Figure("word-outputs", lines_bars.grouped_bars_keyed, (bars,), shape)
 
 
 def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, distance: float, *, log: bool) -> Figure:
     """The distance between a word's two outputs against the scale, the chosen scale marked (not at 0 on a log axis).
 
-    >>> distance_curve(np.array([0.0, 1.0]), np.array([0.0, 2.0]), 0.0, 0.0, log=True).builder is charts.lines
+    >>> distance_curve(np.array([0.0, 1.0]), np.array([0.0, 2.0]), 0.0, 0.0, log=True).builder is lines_bars.lines
     True
     """
     curve = frames.distance_curve(scales, distances, log=log)
-    point = charts.point_frame(
+    point = frames.point_frame(
         scale, frames.on_log_axis(distance) if log else distance, f"{number(scale)} → {number(distance)}"
     )
     on_axis = scale > 0 or not log  # scale 0 has no place on a log axis
     logged = " (log)" if log else ""
     shape = dict(x="scale", y="distance", x_title="position scale" + logged, y_title="max abs difference" + logged)
     title = "distance between the two outputs against the scale"
-    builder, data = (charts.lines_marked, (curve, point)) if on_axis else (charts.lines, (curve,))
+    builder, data = (lines_bars.lines_marked, (curve, point)) if on_axis else (lines_bars.lines, (curve,))
     return Figure("distance-curve", builder, data, dict(title=title, log_x=log, log_y=log, points=True, **shape))
 
 
@@ -205,7 +206,7 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
                  y_ticks=factor_ticks(float(frame["divisor"].max()), factor))  # fmt: skip
     return Figure(
         "rope-divisors",
-        charts.lines_keyed,
+        lines_bars.lines_keyed,
         (frame,),
         dict(title=title, y_title="frequency divided by", log_y=True, height=240, **shape),
     )  # lines only: 5 x 64 point marks with tooltips cost the page ~0.05 s of first paint (browser_bench)
@@ -215,10 +216,10 @@ def rope_wavelengths(view: longer.Scaled) -> Figure:
     """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
     frame, levels = frames.scaled_wavelength_frame(view), frames.window_levels(view.preset)
     keyed = colours.method_colours(list(dict.fromkeys(frame["rope"])))
-    # the windows in black: vermillion (charts.ACCENT) sits too near linear's orange on a projector
+    # the windows in black: vermillion (colours.ACCENT) sits too near linear's orange on a projector
     shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn",
                  colours=keyed, overlay="reference", whole_x=True, reference_colour="#000000")  # fmt: skip
-    return Figure("wavelengths", charts.lines_keyed, (frame, levels),
+    return Figure("wavelengths", lines_bars.lines_keyed, (frame, levels),
                   dict(title="wavelength of each pair", log_y=True, **shape))  # fmt: skip
 
 
@@ -230,7 +231,10 @@ def rope_scores(view: longer.Scaled, seed: int) -> Figure:
                  colours=keyed, overlay="marker")  # fmt: skip
     point = frames.score_window_point(view, scores)
     return Figure(
-        "scores-by-distance", charts.lines_keyed, (scores, point), dict(title="score of fixed content, q = k", **shape)
+        "scores-by-distance",
+        lines_bars.lines_keyed,
+        (scores, point),
+        dict(title="score of fixed content, q = k", **shape),
     )
 
 
@@ -239,10 +243,10 @@ def decay_curves(decay: longer.Decay) -> tuple[Figure, Figure]:
     bound_frame, measured_frame = frames.decay_frames(decay)
     keyed = tuple(zip(decay.names, colours.DECAY_COLOURS[: len(decay.names)], strict=True))  # two bases, two colours
     common = dict(x="distance", y="value", color="curve", x_title="relative distance m", colours=keyed)
-    bound = Figure("decay-bound", charts.lines_keyed, (bound_frame,),
+    bound = Figure("decay-bound", lines_bars.lines_keyed, (bound_frame,),
                    dict(title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common))  # fmt: skip
     title = "measured: 256 random q with themselves"
-    measured = Figure("decay-measured", charts.lines_keyed, (measured_frame,),
+    measured = Figure("decay-measured", lines_bars.lines_keyed, (measured_frame,),
                       dict(title=title, y_title="mean q · R(m) q", **common))  # fmt: skip
     return bound, measured
 
@@ -291,9 +295,9 @@ def learned_table_picture(table: frames.PositionTable, *, value_title: str | Non
     >>> learned_table_picture(_table()).shape["title"]
     'position rows (8 x 4)'
     """
-    clip = charts.robust_domain(table.table)
+    clip = heatmaps.robust_domain(table.table)
     rows, cols = table.table.shape
-    shape = dict(title=f"position rows ({rows} x {cols})", scheme=charts.SIGNED_SCHEME, domain=clip,
+    shape = dict(title=f"position rows ({rows} x {cols})", scheme=images.SIGNED_SCHEME, domain=clip,
                  value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
                  what="dimension →, position ↓")  # fmt: skip
     return Figure("minilm-table", image=grids.reduced(table.table, 1, 1), shape=shape)
@@ -307,7 +311,7 @@ def position_cosine_pictures(table: frames.PositionTable) -> tuple[Figure, Figur
     """
     return tuple(
         Figure(f"{name}-cosine", image=grids.reduced(cosine, 1, 1),
-               shape=dict(title=f"cosine between positions: {which}", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0),
+               shape=dict(title=f"cosine between positions: {which}", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0),
                           value_title="cosine", what="position →, position ↓"))
         for name, cosine, which in (("minilm", table.cosine, "MiniLM (learned)"),
                                     ("sinusoid", table.sinusoid_cosine, "sinusoidal"))

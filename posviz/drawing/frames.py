@@ -6,6 +6,7 @@ Letters: T tokens or positions, P sin/cos pairs (d/2), S scales.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -13,11 +14,12 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import colours
-from posviz.drawing.charts import level_frame, point_frame, series_frame
 from posviz.drawing.display import number
+from posviz.drawing.engine import Bounds
 from posviz.experiments import longer
 from posviz.maths import _checks, scaling, sinks
 from posviz.maths.encodings import DEFAULT_BASE, frequencies
+from posviz.maths.grids import Reduced
 from posviz.maths.properties import wavelengths
 from posviz.maths.variants import t2t_frequencies
 from posviz.maths.verdicts import ROUNDING
@@ -90,23 +92,6 @@ def generation_table(positions: np.ndarray, errors: np.ndarray, *, written: bool
     return pd.DataFrame({"token": tokens, "position given": positions, "true position": tokens, "error": shown})
 
 
-def curves(x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str, y_name: str, group: str) -> pd.DataFrame:
-    """Rows (x_name, y_name, group) of several curves over the same x, one group per name of `series`.
-
-    Returns: len(x) * len(series) rows
-
-    >>> curves(np.arange(3), {"a": np.ones(3), "b": np.zeros(3)}, x_name="x", y_name="y", group="g").shape
-    (6, 3)
-    """
-    return pd.DataFrame(
-        {
-            x_name: np.tile(x, len(series)),
-            y_name: np.concatenate([np.asarray(v, dtype=float) for v in series.values()]),
-            group: np.repeat(list(series), len(x)),
-        }
-    )
-
-
 def log_envelope(x: np.ndarray, ys: Sequence[np.ndarray], bins: int) -> np.ndarray:
     """The x a line chart on a log x axis needs: in each of `bins` log-spaced stretches of `x`, its first x and the
     x of every curve's lowest and highest value there, so a line through them reaches every low and high the full
@@ -142,7 +127,7 @@ def step_corners(frame: pd.DataFrame, *, y: str, group: str) -> pd.DataFrame:
     and last row and every row whose `y` differs from the row before it. Rows stay in order (x rising within a
     group, as given); a NaN counts as a change.
 
-    >>> f = curves(np.arange(5), {"a": np.array([1, 1, 2, 2, 2])}, x_name="x", y_name="y", group="g")
+    >>> f = series_frame(np.arange(5), {"a": np.array([1, 1, 2, 2, 2])}, x_name="x", y_name="y", group="g")
     >>> step_corners(f, y="y", group="g")["x"].tolist()
     [0, 2, 4]
     """
@@ -168,7 +153,7 @@ def frequency_comparison(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
         "paper: base^(-2i/d)": frequencies(d, base),
         "tensor2tensor: base^(-i/(d/2-1))": t2t_frequencies(d, base),
     }
-    return curves(np.arange(d // 2), series, x_name="pair", y_name="frequency", group="formula")
+    return series_frame(np.arange(d // 2), series, x_name="pair", y_name="frequency", group="formula")
 
 
 def sinusoid_wavelength_frame(d: int, base: float = DEFAULT_BASE) -> pd.DataFrame:
@@ -247,7 +232,7 @@ def cosine_profile(table: PositionTable, bins: int | None = None) -> pd.DataFram
         "MiniLM, learned": table.by_distance[k - 1],
         "sinusoidal, same shape": table.sinusoid_by_distance[k - 1],
     }
-    return curves(k, series, x_name="distance", y_name="cosine", group="table")
+    return series_frame(k, series, x_name="distance", y_name="cosine", group="table")
 
 
 # ----- SmolLM2's page (experiments.decoder's readings) ------------------------------------------------------------
@@ -317,7 +302,7 @@ def logit_frame(logits: decoder.ScaledLogits) -> pd.DataFrame:
 
 
 def logit_window_point(scores: pd.DataFrame) -> pd.DataFrame:
-    """The unscaled curve of `logit_frame` at the end of the trained window (x, y, label), for `charts.marker`."""
+    """The unscaled curve of `logit_frame` at the end of the trained window (x, y, label), for `lines_bars.marker`."""
     from posviz.experiments import decoder
 
     curve = scores[scores["curve"].str.startswith("unscaled")]
@@ -356,7 +341,7 @@ def scaled_wavelength_frame(view: longer.Scaled) -> pd.DataFrame:
 
 
 def window_levels(preset: scaling.Preset) -> pd.DataFrame:
-    """The original and the extended window as labelled levels (y, label), for `charts.hline`.
+    """The original and the extended window as labelled levels (y, label), for `lines_bars.hline`.
 
     Windows less than 4x apart sit too close on a log axis for two labels: the upper line then names both, short
     (a label starts mid-plot, so half a narrow chart is all it has).
@@ -389,7 +374,7 @@ def score_frame(view: longer.Scaled, seed: int, points: int = 1200) -> pd.DataFr
 
 
 def score_window_point(view: longer.Scaled, scores: pd.DataFrame) -> pd.DataFrame:
-    """The scaled curve of `score_frame` at the end of the training window (x, y, label), for `charts.marker`."""
+    """The scaled curve of `score_frame` at the end of the training window (x, y, label), for `lines_bars.marker`."""
     curve = scores[scores["curve"] != "unscaled"] if scores["curve"].nunique() > 1 else scores
     at = int(np.searchsorted(curve["distance"].to_numpy(), view.preset.original))
     row = curve.iloc[min(at, len(curve) - 1)]
@@ -432,3 +417,214 @@ def sink_errors_frame(results: Mapping[str, sinks.StreamingResult]) -> pd.DataFr
     series = {names[w]: r.errors for w, r in results.items()}
     tokens = np.arange(len(next(iter(results.values())).errors))
     return series_frame(tokens, series, x_name="token", y_name="error", group="way")
+
+
+# ----- matrices, vectors and curves (the builders' long forms) ------------------------------------------------------
+
+
+def reduced_frame(reduced: Reduced) -> pd.DataFrame:
+    """Long-form rows (row, row_end, col, col_end, value) of a block-reduced matrix."""
+    r, k = reduced.values.shape
+    rows = np.repeat(reduced.row_starts, k).astype(np.int32)  # 4 bytes a bound, not 8: a quarter less to send
+    cols = np.tile(reduced.col_starts, r).astype(np.int32)
+    return pd.DataFrame(
+        {
+            "row": rows,
+            "row_end": rows + reduced.row_factor,
+            "col": cols,
+            "col_end": cols + reduced.col_factor,
+            "value": reduced.values.ravel(),
+        }
+    )
+
+
+def picture_frame(png: bytes) -> pd.DataFrame:
+    """One row: a PNG as a data URL, for `picture_heatmap`."""
+    return pd.DataFrame({"url": ["data:image/png;base64," + base64.b64encode(png).decode("ascii")]})
+
+
+def extent_frame(reduced: Reduced, domain: Bounds) -> pd.DataFrame:
+    """The outer edges of a reduced matrix's cells (two corners, half a cell outside the first and last index)
+    and the colour domain's ends, for `picture_heatmap`'s axes and legend."""
+    rows = (reduced.row_starts[0] - 0.5, reduced.row_starts[-1] + reduced.row_factor - 0.5)
+    cols = (reduced.col_starts[0] - 0.5, reduced.col_starts[-1] + reduced.col_factor - 0.5)
+    return pd.DataFrame({"x": cols, "y": rows, "value": [float(domain[0]), float(domain[1])]})
+
+
+def columns_frame(m: np.ndarray, columns: Sequence[int], *, first: int = 0, rows: int | None = None) -> pd.DataFrame:
+    """Long-form rows (position, dimension, value) of chosen columns of m, rows numbered from `first`."""
+    block = m[:rows, list(columns)]
+    return pd.DataFrame(
+        {
+            "position": np.tile(first + np.arange(block.shape[0]), len(columns)),
+            "dimension": np.repeat([f"dim {c}" for c in columns], block.shape[0]),
+            "value": block.T.ravel(),
+        }
+    )
+
+
+def vectors_frame(vectors: Sequence[np.ndarray], names: Sequence[str]) -> pd.DataFrame:
+    """Long-form rows (component, vector, value) of equally long vectors, one group per name."""
+    width = len(vectors[0])
+    return pd.DataFrame(
+        {
+            "component": np.tile(np.arange(width), len(vectors)),
+            "vector": np.repeat(list(names), width),
+            "value": np.concatenate([np.asarray(v, dtype=float) for v in vectors]),
+        }
+    )
+
+
+def series_frame(
+    x: np.ndarray, series: Mapping[str, np.ndarray], *, x_name: str = "x", y_name: str = "y", group: str = "curve"
+) -> pd.DataFrame:
+    """Long-form rows (x_name, y_name, group) of named series sharing the x values, one group per name.
+
+    Returns: len(x) * len(series) rows
+
+    >>> series_frame(np.arange(3), {"a": np.ones(3), "b": np.zeros(3)}, x_name="x", y_name="y", group="g").shape
+    (6, 3)
+    """
+    x = np.asarray(x)
+    ys = [np.asarray(y, dtype=float) for y in series.values()]
+    if any(y.shape != x.shape for y in ys):
+        raise ValueError(f"every series must have x's shape {x.shape}, got {[y.shape for y in ys]}")
+    return pd.DataFrame(
+        {
+            x_name: np.tile(x, len(ys)),
+            y_name: np.concatenate(ys) if ys else np.array([], dtype=float),
+            group: np.repeat(list(series), x.size),
+        }
+    )
+
+
+def point_frame(x: float, y: float, label: str) -> pd.DataFrame:
+    """One labelled point (x, y, label), for `marker`."""
+    return pd.DataFrame({"x": [float(x)], "y": [float(y)], "label": [label]})
+
+
+def level_frame(y: float, label: str) -> pd.DataFrame:
+    """One labelled level (y, label), for `hline`."""
+    return pd.DataFrame({"y": [float(y)], "label": [label]})
+
+
+def labelled(labels: Sequence[str]) -> list[str]:
+    """Unique axis labels "0 dog", "1 bites", ... so repeated words keep their own row."""
+    return [f"{i} {w}" for i, w in enumerate(labels)]
+
+
+def masked_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """`matrix_frame`'s cells with a `masked` column: the keys a causal mask hides (key after query)."""
+    return frame.assign(masked=frame["col_index"] > frame["row_index"])
+
+
+def matrix_frame(m: np.ndarray, rows: Sequence[str], cols: Sequence[str], **columns: str) -> pd.DataFrame:
+    """Long-form rows (row, col, value, row_index, col_index) of a small labelled matrix, plus constant columns."""
+    r, k = m.shape
+    frame = pd.DataFrame(
+        {
+            "row": np.repeat(list(rows), k),
+            "col": np.tile(list(cols), r),
+            "value": np.asarray(m, dtype=float).ravel(),
+            "row_index": np.repeat(np.arange(r), k),
+            "col_index": np.tile(np.arange(k), r),
+        }
+    )
+    for name, value in columns.items():
+        frame[name] = value
+    return frame
+
+
+def picture_panels_frame(
+    matrices: Sequence[np.ndarray], titles: Sequence[str], pngs: Sequence[bytes], domain: Bounds
+) -> pd.DataFrame:
+    """`picture_panels`' rows: a picture row and two corner rows a panel (see there)."""
+    rows = []
+    for i, (m, title, picture) in enumerate(zip(matrices, titles, pngs, strict=True)):
+        r, k = np.shape(m)
+        url = "data:image/png;base64," + base64.b64encode(picture).decode("ascii")
+        rows.append({"panel": title, "panel_index": i, "kind": "picture", "url": url, "x": 0.0, "y": 0.0, "value": 0.0})
+        for x, y, value in ((-0.5, -0.5, domain[0]), (k - 0.5, r - 0.5, domain[1])):
+            rows.append({"panel": title, "panel_index": i, "kind": "corner", "url": "", "x": x, "y": y,
+                         "value": float(value)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+# ----- the lecture's text table and learned table, the word-order page ---------------------------------------------
+
+LINE_BREAK = "\n"
+
+
+def cells_frame(rows: Sequence[str], columns: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """Long form of a text table: one row a cell, columns row, column, text, row_index, col_index, and the text's
+    first and second line (first, second; second "" for a one-line cell).
+
+    `columns` maps each column's heading to its cells, one per row, in the order they are drawn.
+    """
+    rows = list(rows)
+    bad = {name: len(cells) for name, cells in columns.items() if len(cells) != len(rows)}
+    if bad:
+        raise ValueError(f"every column needs {len(rows)} cells (one per row), got {bad}")
+    frame = pd.DataFrame(
+        [
+            {"row": row, "column": name, "text": str(cells[i]), "row_index": i, "col_index": j}
+            for j, (name, cells) in enumerate(columns.items())
+            for i, row in enumerate(rows)
+        ]
+    )
+    lines = [(*text.split(LINE_BREAK, 1), "")[:2] for text in frame.text]  # a cell's two lines, one above the other
+    return frame.assign(first=[a for a, _ in lines], second=[b for _, b in lines])
+
+
+def gap_frame(start: int, end: int, label: str) -> pd.DataFrame:
+    """The positions start..end-1 a table has no row for, with the words written over them (start, end, mid, label).
+
+    >>> gap_frame(512, 640, "no row").shape
+    (1, 4)
+    """
+    if end < start:
+        raise ValueError(f"expected end >= start, got start {start} and end {end}")
+    return pd.DataFrame({"start": [start], "end": [end], "mid": [(start + end) / 2], "label": [label]})
+
+
+def layer_distance_frame(with_position, without_position, *, labels: tuple[str, str]) -> pd.DataFrame:
+    """Long form of two (L + 1,) distance profiles: columns layer, distance, run.
+
+    >>> layer_distance_frame([0.0, 0.1], [0.0, 0.0], labels=("a", "b")).shape
+    (4, 3)
+    """
+    n = len(with_position)
+    return pd.DataFrame(
+        {
+            "layer": list(range(n)) * 2,
+            "distance": [float(v) for v in (*with_position, *without_position)],
+            "run": [labels[0]] * n + [labels[1]] * n,
+        }
+    )
+
+
+def scale_frame(scales, cosines, more_scales=(), more_cosines=()) -> pd.DataFrame:
+    """The cosine against the position scale, with a second set of points (the rest of a curve drawn coarse first)
+    merged in: columns scale, cosine, sorted by scale.
+
+    >>> scale_frame([0.0, 1.0], [1.0, 0.9], [0.5], [0.97]).shape
+    (3, 2)
+    """
+    frame = pd.DataFrame(
+        {
+            "scale": [float(s) for s in (*scales, *more_scales)],
+            "cosine": [float(c) for c in (*cosines, *more_cosines)],
+        }
+    )
+    return frame.sort_values("scale", ignore_index=True)
+
+
+def here_frame(scale: float, cosine: float) -> pd.DataFrame:
+    """The current scale and its cosine, with the label the chart writes beside it.
+
+    >>> here_frame(0.5, 0.95).shape
+    (1, 3)
+    """
+    return pd.DataFrame(
+        {"scale": [float(scale)], "cosine": [float(cosine)], "label": [f"{number(scale)} → {number(cosine)}"]}
+    )

@@ -1,6 +1,6 @@
 """The "SmolLM2: a RoPE decoder" page's figures and its lecture steps': attention, sink, pair energy, ablations.
 
-Each function returns a `Figure` (a `posviz.drawing.charts` builder, its frames, its shape) from
+Each function returns a `Figure` (a `posviz.drawing` builder, its frames, its shape) from
 `posviz.experiments.decoder`'s readings, and the captions say where the numbers come from; the app draws a figure
 with `ui.figure`. No model is run here, no streamlit.
 
@@ -12,13 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, frames, images
+from posviz.drawing import frames, heatmaps, images, layout, lines_bars
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import decoder
-
-AXIS = 60  # pixels a picture panel's y axis takes
-LEGEND = 90  # a colour legend at the right
 
 
 def panel_width(across: float, columns: int, legend: str) -> int:
@@ -27,7 +24,8 @@ def panel_width(across: float, columns: int, legend: str) -> int:
     >>> panel_width(1120, 9, "right")  # (1120 - 60 - 90 - 8 * 16) / 9
     93
     """
-    room = across - AXIS - (LEGEND if legend == "right" else 0) - charts.PANEL_SPACING * (columns - 1)
+    beside = layout.LEGEND_WIDTH if legend == "right" else 0
+    room = across - layout.AXIS_WIDTH - beside - layout.PANEL_SPACING * (columns - 1)
     return max(40, int(room / columns))
 
 
@@ -43,16 +41,16 @@ def head_panels(reading: decoder.Reading, layer: int, *, across: float, columns:
     short = {"previous-token": " · t−1", "first-token": " · tok 0", "other": ""}  # a panel's title is ~90 px
     titles = [f"{decoder.head(layer, h)}{short[str(roles[h])]}" for h in range(len(weights))]
     pngs = [images.png(*images.indexed(w, images.WEIGHT_STOPS, (0.0, 1.0), levels=images.PNG_LEVELS)) for w in weights]
-    frame = charts.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
+    frame = frames.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
     table = pd.concat(
-        [charts.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)
+        [frames.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)
          for w, t in zip(weights, titles, strict=True)],
         ignore_index=True,
     )  # fmt: skip
     width = panel_width(across, columns, legend)
     shape = dict(row_title="query t", col_title="key s", width=width, height=width, columns=columns, legend=legend,
                  title=f"layer {layer}: each head's causal attention, {reading.T} tokens")  # fmt: skip
-    return Figure(f"llm-heads-{layer}", charts.picture_panels, (frame,), shape, table=table)
+    return Figure(f"llm-heads-{layer}", heatmaps.picture_panels, (frame,), shape, table=table)
 
 
 def by_distance(reading: decoder.Reading, layer: int, *, height: int = 280, legend: str = "bottom") -> Figure:
@@ -61,16 +59,16 @@ def by_distance(reading: decoder.Reading, layer: int, *, height: int = 280, lege
     shape = dict(x="distance", y="weight", color="series", detail="head", x_title="distance t − s (tokens)",
                  y_title="mean attention weight", title=f"layer {layer}: attention against distance, each head",
                  legend=legend, height=height)  # fmt: skip
-    return Figure(f"llm-distance-{layer}", charts.lines, (frame,), shape)
+    return Figure(f"llm-distance-{layer}", lines_bars.lines, (frame,), shape)
 
 
 def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, annotate: bool, height: int) -> Figure:
     """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
     whole-model maps drawn side by side mean the same by the same colour."""
-    frame = charts.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
-    shape = dict(title=title, row_title="", col_title="head", scheme=charts.WEIGHT_SCHEME, domain=(0.0, 1.0),
+    frame = frames.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
+    shape = dict(title=title, row_title="", col_title="head", scheme=images.WEIGHT_SCHEME, domain=(0.0, 1.0),
                  value_title=value_title, annotate=annotate, height=height, legend="right")  # fmt: skip
-    return Figure(name, charts.token_heatmap, (frame,), shape)
+    return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
 def sink_live(reading: decoder.Reading, *, height: int = 240) -> Figure:
@@ -88,12 +86,12 @@ def sink_model(model: decoder.WholeModel, *, height: int = 420) -> Figure:
 def pair_shares(reading: decoder.Reading, layer: int, *, height: int = 300, legend: str = "bottom") -> Figure:
     """Each query and key head's energy per rotated pair as a share of its total, fast pairs (i = 0) on the left."""
     shares, names = reading.energy_shares(layer)
-    frame = charts.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
+    frame = frames.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
     shape = dict(title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)", row_title="",
-                 col_title="pair i (dimensions 2i, 2i+1)", scheme=charts.WEIGHT_SCHEME,
+                 col_title="pair i (dimensions 2i, 2i+1)", scheme=images.WEIGHT_SCHEME,
                  domain=(0.0, float(shares.max())), value_title="share of energy", annotate=False,
                  height=height, legend=legend)  # fmt: skip
-    return Figure(f"llm-pairs-{layer}", charts.token_heatmap, (frame,), shape)
+    return Figure(f"llm-pairs-{layer}", heatmaps.token_heatmap, (frame,), shape)
 
 
 def model_fast_share(model: decoder.WholeModel, *, height: int = 420) -> Figure:
@@ -110,7 +108,7 @@ def ablation_gaps(result: decoder.Ablation, *, height: int = 280) -> Figure:
     shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max |Δ| (log)",
                  title="each layer: reordered or shifted against the plain run", log_y=True, points=True,
                  legend=legend, height=height, whole_x=True)  # fmt: skip
-    return Figure("llm-ablations", charts.lines, (frame,), shape)
+    return Figure("llm-ablations", lines_bars.lines, (frame,), shape)
 
 
 def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: str = "bottom") -> Figure:
@@ -120,7 +118,7 @@ def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: st
     shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens, log)",
                  y_title="q · R(m) k / √64", title=f"{logits.pair.label}: logit against distance", log_x=True,
                  legend=legend, height=height)  # fmt: skip
-    return Figure("llm-scaled-scores", charts.lines_marked, (scores, point), shape)
+    return Figure("llm-scaled-scores", lines_bars.lines_marked, (scores, point), shape)
 
 
 def head_profile(reading: decoder.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
@@ -129,7 +127,7 @@ def head_profile(reading: decoder.Reading, layer: int, h: int, *, height: int = 
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
     shape = dict(x="distance", y="weight", x_title="distance t − s (tokens)", y_title="mean weight",
                  title=f"head {decoder.head(layer, h)}: attention against distance", height=height)  # fmt: skip
-    return Figure(f"llm-profile-{layer}-{h}", charts.bars, (frame,), shape)
+    return Figure(f"llm-profile-{layer}-{h}", lines_bars.bars, (frame,), shape)
 
 
 def sink_difference(reading: decoder.Reading, model: decoder.WholeModel) -> str:
