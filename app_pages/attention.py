@@ -10,7 +10,7 @@ In words: E holds one position vector per row and s scales it; machine zero mean
 import streamlit as st
 
 import ui
-from posviz.drawing import charts
+from posviz.drawing import frames, images
 from posviz.drawing.display import number
 from posviz.experiments import lessons
 from posviz.maths import verdicts
@@ -60,7 +60,7 @@ with right:
 
 signal = f"{s.position} × {number(s.pscale)}"
 short = ui.presenter()  # four titles in one row: "1 · no position"
-labels1, labels2 = charts.labelled(result.words1), charts.labelled(result.words2)
+labels1, labels2 = frames.labelled(result.words1), frames.labelled(result.words2)
 panels = [
     ui.Panel("1 · no position" if short else "sentence 1, no position", result.weights1_plain, "weights-s1-plain",
              rows=labels1, cols=labels1),
@@ -74,7 +74,7 @@ panels = [
 longest = max(len(labels1), len(labels2))
 # presenter: without and with position in one row, on one screen; each sentence has its own token labels
 ui.matrix_panels(panels, name="attention-weights", row_title="query", col_title="key", domain=(0.0, 1.0),
-                 scheme=charts.WEIGHT_SCHEME, value_title="weight", columns=4 if short else 2, shared=False,
+                 scheme=images.WEIGHT_SCHEME, value_title="weight", columns=4 if short else 2, shared=False,
                  height=200 if short and longest <= 8 else ui.weights_height(longest),
                  legend_each=not short)  # fmt: skip
 if gap_plain is None:

@@ -10,8 +10,9 @@ N(0, 1) stand-in here.
 import streamlit as st
 
 import ui
-from posviz.drawing import charts, frames, longviews
+from posviz.drawing import colours, frames, heatmaps, lines_bars
 from posviz.drawing.display import number
+from posviz.experiments import longer
 from posviz.maths import biases, verdicts
 
 ui.page_setup(__doc__)
@@ -36,12 +37,12 @@ with st.sidebar:
 ui.sync_url(P)
 shape = dict(clip=s.clip, heads=s.heads, head=s.head, r1=s.r1, r2=s.r2, seed=s.seed)
 
-matrices = longviews.bias_matrices(s.T, **shape)
+matrices = longer.bias_matrices(s.T, **shape)
 residuals = {kind: biases.offset_residual(m) for kind, m in matrices.items()}
 top, side = st.columns([1, 2])
 with top:
     ui.headline("largest |b(i+1, j+1) − b(i, j)|, all five matrices", number(max(residuals.values())))
-    varying = ", ".join(longviews.BIAS_NAMES[k] for k, r in residuals.items() if not verdicts.exactly_zero(r))
+    varying = ", ".join(longer.BIAS_NAMES[k] for k, r in residuals.items() if not verdicts.exactly_zero(r))
     ui.badge(not varying, f"all {len(residuals)} depend only on j - i", f"varies along a diagonal: {varying}")
 with side:
     ui.takeaway(
@@ -55,17 +56,17 @@ with side:
         f"(causal: i − j = {far_causal}), not at 128: its log-spaced buckets round down."
     )
 
-slope = longviews.alibi_slope(s.heads, s.head)
-curves = longviews.bias_frame(s.reach, **shape)
+slope = longer.alibi_slope(s.heads, s.head)
+curves = frames.bias_frame(s.reach, **shape)
 ui.show_chart(
-    charts.lines_keyed,
+    lines_bars.lines_keyed,
     frames.step_corners(curves, y="bias", group="kind"),  # the same steps with fewer points to draw
     table=curves,  # every offset in the CSV
     name="biases",
     x="offset",
     y="bias",
     color="kind",
-    colours=longviews.bias_colours(),
+    colours=colours.bias_colours(),
     title=f"bias against the offset j - i (ALiBi: head {s.head} of {s.heads}, slope {number(slope)})",
     x_title="key position - query position (j - i)",
     y_title="bias added to the logit",
@@ -73,14 +74,14 @@ ui.show_chart(
     height=ui.fit(260, 210),
 )
 
-shared = charts.signed_domain(*matrices.values())
+shared = heatmaps.signed_domain(*matrices.values())
 st.subheader(f"As {s.T} x {s.T} matrices (query i down, key j across)")
 ui.takeaway(
     f"All five on one colour scale, ±{number(shared[1], 2)}: a paler matrix adds smaller numbers. ALiBi is head "
     f"{s.head} of {s.heads} (slope {number(slope)}), as in the chart above."
 )
 ui.matrix_grid(
-    [ui.Panel(longviews.BIAS_NAMES[kind], m, f"bias-{kind}", domain=shared) for kind, m in matrices.items()],
+    [ui.Panel(longer.BIAS_NAMES[kind], m, f"bias-{kind}", domain=shared) for kind, m in matrices.items()],
     row_title="query i",
     col_title="key j",
 )

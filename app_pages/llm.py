@@ -9,9 +9,11 @@ through the rotation and the causal mask. What it shows about the other 25 layer
 import streamlit as st
 
 import ui
-from posviz.drawing import llm_figures, llmviews
+from posviz.drawing import frames, llm_figures
 from posviz.drawing.display import number
+from posviz.experiments import decoder
 from posviz.maths import verdicts
+from posviz.models import smollm2
 
 ui.page_setup(__doc__)
 # Six parts, so that a first visit draws one chart, not eleven.
@@ -25,16 +27,16 @@ PARTS = {
 }
 P = ui.params(
     ui.part_param(PARTS),
-    ui.Param("text", llmviews.DEFAULT_TEXT, "text", max_len=600, label="text (up to 64 tokens)"),
+    ui.Param("text", decoder.DEFAULT_TEXT, "text", max_len=600, label="text (up to 64 tokens)"),
     ui.Param("im_start", True, "bool", label="feed <|im_start|> first (the chat template's first token)"),
     ui.Param("layer", 1, "int", 0, 4, label="live layer (0-4)"),
     ui.Param("head", 2, "int", 0, 8, label="query head (0-8)"),
     ui.Param("k", 1000, "int", 0, 100_000, widget="number", label="shift every position by k"),
-    ui.Param("preset", "yarn", "choice", options=tuple(llmviews.SCALINGS), label="rope_scaling preset",
-             names={key: preset.label for key, preset in llmviews.SCALINGS.items()}),
+    ui.Param("preset", "yarn", "choice", options=tuple(decoder.SCALINGS), label="rope_scaling preset",
+             names={key: preset.label for key, preset in decoder.SCALINGS.items()}),
 )  # fmt: skip
-read = st.cache_resource(llmviews.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
-ablate = st.cache_resource(llmviews.read_ablations, max_entries=16, show_spinner="Running the ablations…")
+read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
+ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")
 
 text_keys = ("text", "im_start")
 keys = {
@@ -47,25 +49,25 @@ keys = {
 }
 s = ui.sidebar(P, page="llm", keys=keys)
 
-reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(llmviews.DEFAULT_TEXT, s.im_start), "The text",
+reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(decoder.DEFAULT_TEXT, s.im_start), "The text",
                      "reading the default sentence")  # fmt: skip
 for line in reading.notes:
     ui.note(f"The text: {line}.")
-live_layers, model_layers = llmviews.shipped_layers()
+live_layers, model_layers = decoder.shipped_layers()
 st.caption(
-    f"{llmviews.MODEL}, layers 0-{live_layers - 1} of {model_layers}, run live in numpy · {llmviews.PRECISION} "
-    f"(Q4/Q8: 4 or 8 bits a weight) · from {'its published GGUF file' if ui.presenter() else llmviews.SOURCE}"
+    f"{smollm2.NAME}, layers 0-{live_layers - 1} of {model_layers}, run live in numpy · {smollm2.PRECISION} "
+    f"(Q4/Q8: 4 or 8 bits a weight) · from {'its published GGUF file' if ui.presenter() else smollm2.PUBLISHED}"
 )
-st.text(llmviews.fed_line(reading.tokens, limit=150 if ui.presenter() else None))
+st.text(decoder.fed_line(reading.tokens, limit=150 if ui.presenter() else None))
 
 if s.part == "heads":
-    live = llmviews.positional_heads(reading, "previous-token")
+    live = decoder.positional_heads(reading, "previous-token")
     strongest = int(reading.previous[s.layer].argmax())
     a, b = st.columns(2)
     with a:
         ui.headline("previous-token heads, live (layer.head)", ", ".join(live) or "none")
     with b:
-        ui.headline(f"layer {s.layer}: most weight on t−1, head {llmviews.head(s.layer, strongest)}",
+        ui.headline(f"layer {s.layer}: most weight on t−1, head {decoder.head(s.layer, strongest)}",
                     number(reading.previous[s.layer, strongest]))  # fmt: skip
     ui.badge(bool(live), "a real head attends by relative position", "no previous-token head on this text", state=True)
     columns = 9 if ui.presenter() else 3
@@ -75,35 +77,35 @@ if s.part == "heads":
         "Take from it: a panel per head, query t down, key across, only keys up to t (causal); a bright line just "
         "below the diagonal is a head reading the token before, wherever it is: position, not the word."
     )
-    st.caption(f"Rule: {llmviews.ROLE_RULE}.")
+    st.caption(f"Rule: {decoder.ROLE_RULE}.")
     if not ui.presenter():
-        ui.html_table(llmviews.head_table(reading, s.layer))
-        st.caption(f"{llmviews.FAST_NOTE}.")
+        ui.html_table(frames.head_table(reading, s.layer))
+        st.caption(f"{decoder.FAST_NOTE}.")
 elif s.part == "distance":
     strongest = int(reading.previous[s.layer].argmax())
-    ui.headline(f"head {llmviews.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
+    ui.headline(f"head {decoder.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
                 number(reading.previous[s.layer, strongest]))  # fmt: skip
     ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
     ui.takeaway(
         "Take from it: a head that peaks at distance 1 reads the previous token wherever it is; a head with no peak "
         "does not pick its keys by distance."
     )
-    st.caption(f"Rule: {llmviews.ROLE_RULE}.")
-    ui.html_table(llmviews.head_table(reading, s.layer))
-    st.caption(f"{llmviews.FAST_NOTE}.")
+    st.caption(f"Rule: {decoder.ROLE_RULE}.")
+    ui.html_table(frames.head_table(reading, s.layer))
+    st.caption(f"{decoder.FAST_NOTE}.")
 elif s.part == "sink":
-    whole = llmviews.whole_model(s.im_start)
+    whole = decoder.whole_model(s.im_start)
     first = whole.first_sink_layer
     a, b = st.columns(2)
     with a:
-        ui.headline(f"live: mean weight on token 0, layer {llmviews.SINK_LAYER}", number(reading.sink_mean))
+        ui.headline(f"live: mean weight on token 0, layer {decoder.SINK_LAYER}", number(reading.sink_mean))
     with b:
         ui.headline("whole model: first layer with a first-token head", "none" if first is None else str(first))
     ui.intro(
         "StreamingLLM (Xiao et al. 2023) found that deep layers park attention on the first token, whatever it is: "
         "a softmax must put its weight somewhere. Turn <|im_start|> off: token 0 still takes the weight."
     )
-    st.caption(llmviews.sink_difference(reading, whole))  # above the maps: on a 720-px screen it stays in view
+    st.caption(llm_figures.sink_difference(reading, whole))  # above the maps: on a 720-px screen it stays in view
     left, right = st.columns(2)
     with left:
         ui.figure(llm_figures.sink_live(reading, height=ui.fit(240, 200)), in_columns=2)
@@ -113,16 +115,16 @@ elif s.part == "sink":
         "Take from it: a cell per head, its mean weight on token 0 (1 = all of it), both maps on one 0-1 scale: "
         f"live, layers 0-{live_layers - 1} on this text; right, all {model_layers} layers on the extraction's texts."
     )
-    st.caption(f"{llmviews.extraction_label(whole)} Rule there: {whole.rule}.")
+    st.caption(f"{llm_figures.extraction_label(whole)} Rule there: {whole.rule}.")
 elif s.part == "pairs":
-    whole = llmviews.whole_model(s.im_start)
-    live, model = llmviews.leaning_heads(reading.q_energy), llmviews.leaning_heads(whole.q_energy)
+    whole = decoder.whole_model(s.im_start)
+    live, model = decoder.leaning_heads(reading.q_energy), decoder.leaning_heads(whole.q_energy)
     a, b = st.columns(2)
     with a:
         ui.headline("live heads leaning on fast pairs", ", ".join(live) or "none")
     with b:
         ui.headline("whole model: heads leaning on fast pairs", f"{len(model)} of {whole.roles.size}")
-    st.caption(f"Rule: a head {llmviews.LEAN_RULE}. Barbero et al. 2024 (Round and Round We Go!) found the fastest "
+    st.caption(f"Rule: a head {decoder.LEAN_RULE}. Barbero et al. 2024 (Round and Round We Go!) found the fastest "
                "pairs carry positional heads and the slowest carry content.")  # fmt: skip
     left, right = st.columns([3, 2])
     with left:
@@ -131,8 +133,8 @@ elif s.part == "pairs":
         )
     with right:
         ui.figure(llm_figures.model_fast_share(whole, height=ui.fit(380, 190)), in_columns=2)
-    top = llmviews.strongest_pair(reading, s.layer)
-    slow, heads = llmviews.slow_top_pairs(whole.q_energy)
+    top = decoder.strongest_pair(reading, s.layer)
+    slow, heads = decoder.slow_top_pairs(whole.q_energy)
     ui.takeaway(
         f"Take from it: in layer {s.layer} pair {top.i} holds {number(top.share)} of the energy (an even spread: "
         f"{number(1 / 32)}). It turns once every {top.wavelength:,.0f} tokens: {number(top.context_turns)} of a turn "
@@ -140,11 +142,11 @@ elif s.part == "pairs":
         "Nearly unrotated, its part of q · k hardly changes with distance: it matches content, not position. "
         f"Whole model: {slow} of {heads} query heads hold the most energy in a pair that turns less than once there."
     )
-    st.caption(f"{llmviews.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
+    st.caption(f"{llm_figures.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
                f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
-    order, blind, shift = llmviews.order_gap(result), llmviews.equivariance_gap(result), llmviews.shift_gap(result)
+    order, blind, shift = decoder.order_gap(result), decoder.equivariance_gap(result), decoder.shift_gap(result)
     a, b, c = st.columns(3)
     with a:
         ui.headline("no rotation, mask: reordered", number(order))
@@ -160,13 +162,14 @@ elif s.part == "ablations":
         "Take from it: a line near the floor (float32 rounding, about 1e-6) means the ablation changed nothing; "
         "a line far above it means it did."
     )
-    st.caption(llmviews.ABLATION_NOTE)
+    st.caption(decoder.ABLATION_NOTE)
 else:
-    pair = llmviews.real_pair(reading, s.layer, s.head)
-    preset = llmviews.SCALINGS[s.preset]
-    fig = llm_figures.scaled_scores(pair, s.preset, height=ui.fit(300, 200), legend=ui.legend_side())
-    scaled = llmviews.scaled_at_window(fig.frames[0])
-    ui.headline(f"{preset.label}: logit of {pair.label} at distance {llmviews.ORIGINAL:,}, unscaled → "
+    pair = decoder.real_pair(reading, s.layer, s.head)
+    preset = decoder.SCALINGS[s.preset]
+    logits = decoder.scaled_logits(pair, preset)
+    fig = llm_figures.scaled_scores(logits, height=ui.fit(300, 200), legend=ui.legend_side())
+    scaled = logits.at_window()
+    ui.headline(f"{preset.label}: logit of {pair.label} at distance {decoder.ORIGINAL:,}, unscaled → "
                 f"{preset.params.rope_type}",
                 f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip
     ui.figure(fig)
@@ -176,6 +179,6 @@ else:
     )
     st.caption(
         f"What the {s.preset} formula does to this model's vectors without retraining: SmolLM2 was trained on "
-        f"{llmviews.ORIGINAL:,} tokens and never with rope_scaling. {preset.source}. The query and key are rotated "
+        f"{decoder.ORIGINAL:,} tokens and never with rope_scaling. {preset.source}. The query and key are rotated "
         "back to position 0, then turned by each distance (formulas: the Longer contexts page)."
     )

@@ -10,8 +10,9 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz.drawing import figures, longviews
+from posviz.drawing import figures
 from posviz.drawing.display import number
+from posviz.experiments import longer
 from posviz.maths import scaling
 
 ui.page_setup(__doc__)
@@ -35,7 +36,7 @@ keys = {"scaling": ("preset",), "scores": ("preset", "seed"), "decay": ("seed", 
 s = ui.sidebar(P, page="longer", keys=keys)
 if s.part == "scaling":
     preset = scaling.PRESETS[s.preset]
-    view = longviews.scaled(preset)
+    view = longer.scaled(preset)
     pairs = view.inv.size
     top, side = st.columns([2, 3])
     with top:
@@ -43,10 +44,10 @@ if s.part == "scaling":
     with side:
         if not ui.presenter():
             st.caption(f"Source: {preset.source}")
-        longer = [c for c in registry if c.page == "longer"]  # the decay's claim is in the decay part
-        failing = ", ".join(f"#{c.number}" for c in longer if not c.passed)
-        ui.badge(not failing, f"claims {', '.join(f'#{c.number}' for c in longer)} reproduced", f"{failing} FAIL")
-        ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in longer))
+        claimed = [c for c in registry if c.page == "longer"]  # the decay's claim is in the decay part
+        failing = ", ".join(f"#{c.number}" for c in claimed if not c.passed)
+        ui.badge(not failing, f"claims {', '.join(f'#{c.number}' for c in claimed)} reproduced", f"{failing} FAIL")
+        ui.intro("; ".join(f"#{c.number}: {c.statement}" for c in claimed))
         slow, turning = view.slowed_never_turn, view.changed - view.slowed_never_turn
         relation = f"{view.never_turn} of {pairs} pairs never complete a turn inside the {preset.original:,}-token "
         relation += "training window."
@@ -64,8 +65,8 @@ if s.part == "scaling":
         )
         ui.figure(figures.rope_wavelengths(view), height=ui.fit(None, 220))
     else:
-        factor, ratio = longviews.scaling_factor(preset), preset.extended / preset.original
-        kept, divided = longviews.llama3_bounds(preset)
+        factor, ratio = longer.scaling_factor(preset), preset.extended / preset.original
+        kept, divided = longer.llama3_bounds(preset)
         ui.takeaway(
             (f"Linear, YaRN and Llama 3 level off at {number(factor)}, not at {preset.extended:,} / "
              f"{preset.original:,} = {number(ratio)} (the config's factor); dynamic NTK raises the base, so its "
@@ -88,13 +89,13 @@ if s.part == "scaling":
         "(also in the core) reads a searched factor per pair from the config, so it has no curve of its own here."
     )
 elif s.part == "scores":
-    view = longviews.scaled(scaling.PRESETS[s.preset])
+    view = longer.scaled(scaling.PRESETS[s.preset])
     label = view.preset.label
     factor_words = "the attention factor a multiplies cos and sin, so rotated queries and keys grow by a, scores by a²"
     if view.attention != 1:
         ui.headline(f"attention factor a of {label}", f"a = {number(view.attention)}, a² = {number(view.attention**2)}")
     if view.scales:
-        (plain, plain_mean), (scaled_name, scaled_mean) = longviews.mean_past_window(view, s.seed).items()
+        (plain, plain_mean), (scaled_name, scaled_mean) = longer.mean_past_window(view, s.seed).items()
         higher = "it does not stay higher"
         if scaled_mean > plain_mean:
             higher = "slowed pairs have turned less, so it stays higher"
@@ -123,7 +124,7 @@ else:
     )
     if not ui.presenter():
         st.latex(r"\sum_{j=0}^{d/2-1} |S_{j+1}|,\qquad S_j = \sum_{k=0}^{j-1} e^{\,i m \theta_k}")
-    decay = longviews.decay(s.reach, s.d, s.seed)
+    decay = longer.decay(s.reach, s.d, s.seed)
     for claim in (c for c in registry if c.page == "longer?part=decay"):
         ui.badge(claim.passed, f"claim #{claim.number} reproduced: {claim.statement}", f"claim #{claim.number} FAIL")
     ui.takeaway(

@@ -12,7 +12,7 @@ sentence 2; `np.allclose` asks whether the two outputs are numerically equal (wi
 import streamlit as st
 
 import ui
-from posviz.drawing import charts, figures
+from posviz.drawing import figures, frames, heatmaps
 from posviz.drawing.display import number
 from posviz.experiments import lessons
 from posviz.maths import verdicts
@@ -74,8 +74,8 @@ def live() -> None:
         ui.headline(
             f"max over every word: |out₁ − out₂| (rows matched by word) at scale {number(s.scale)}", number(whole)
         )
-        domain = charts.signed_domain(*aligned)
-        words = charts.labelled(result.words1)  # both in sentence 1's word order: one set of row labels
+        domain = heatmaps.signed_domain(*aligned)
+        words = frames.labelled(result.words1)  # both in sentence 1's word order: one set of row labels
         panels = [
             ui.Panel("sentence 1: output rows", aligned[0], "sentence1-outputs", rows=words),
             ui.Panel("sentence 2: output rows in sentence 1's word order", aligned[1], "sentence2-aligned", rows=words),

@@ -8,8 +8,9 @@ whole sequence from scratch. Give it the wrong position and the outputs drift, s
 import streamlit as st
 
 import ui
-from posviz.drawing import figures, frames, longviews
+from posviz.drawing import figures, frames
 from posviz.drawing.display import number
+from posviz.experiments import longer
 from posviz.maths import generation, verdicts
 
 ui.page_setup(__doc__)
@@ -34,11 +35,11 @@ P = ui.params(
     ui.Param("sinks", 4, "int", 0, 16, label="sink tokens kept"),
     ui.Param("window", 4, "int", 1, 32, label="recent window (with the new token)"),
     ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert"), label="compare with",
-             widget="radio", names=longviews.SINK_NAMES),
+             widget="radio", names=longer.SINK_NAMES),
 )  # fmt: skip
 SINKS = ("sink_T", "sinks", "window", "sink_bug")
 generate = st.cache_data(generation.demo_generation, max_entries=32)
-stream = st.cache_data(longviews.sink_comparison, max_entries=32)
+stream = st.cache_data(longer.sink_comparison, max_entries=32)
 
 s = ui.url_state(P, page="offsets")
 part = ui.part(P["part"])

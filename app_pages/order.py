@@ -8,7 +8,7 @@ position vectors stay in their places while the tokens move) and the agreement b
 import streamlit as st
 
 import ui
-from posviz.drawing import charts, figures
+from posviz.drawing import figures, heatmaps
 from posviz.drawing.display import number, zero_note
 from posviz.experiments import lessons, shuffles
 from posviz.maths import parsing, verdicts
@@ -93,7 +93,7 @@ if part == "shuffle":
         name="order-shuffle-test",
         row_title="position",
         col_title="feature",
-        domain=charts.signed_domain(*test.outputs),
+        domain=heatmaps.signed_domain(*test.outputs),
         height=ui.fit(340, 185),
     )  # fmt: skip
     st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
@@ -123,7 +123,7 @@ elif part == "twins":
         title="output rows of the two copies",
         row_title="",
         col_title="feature",
-        domain=charts.signed_domain(twins.rows),
+        domain=heatmaps.signed_domain(twins.rows),
         row_labels=[
             f"copy at {twins.first}, no position",
             f"copy at {twins.second}, no position",

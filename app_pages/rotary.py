@@ -10,7 +10,7 @@ import streamlit as st
 
 import posviz
 import ui
-from posviz.drawing import charts, figures, frames
+from posviz.drawing import figures, frames, lines_bars
 from posviz.drawing.display import number
 from posviz.maths import properties, relative, verdicts
 
@@ -63,8 +63,8 @@ if s.part == "rotary":
     with left:
         circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
         # 270 px + axis + legend fit half of the 820 px beside the open sidebar
-        ui.show_chart(charts.trajectory, circle, name="rope-pair", title=f"query pair {s.pair} as its position grows",
-                      size=ui.fit(270, 190))  # fmt: skip
+        ui.show_chart(lines_bars.trajectory, circle, name="rope-pair",
+                      title=f"query pair {s.pair} as its position grows", size=ui.fit(270, 190))  # fmt: skip
         ui.takeaway("The pair keeps its length and turns by the same angle at every step: rotary moves direction, "
                     "never size.")  # fmt: skip
         ui.control(P["pair"], hi=s.d // 2 - 1)

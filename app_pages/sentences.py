@@ -9,6 +9,7 @@ the cosine, no longer sees the order.
 import streamlit as st
 
 import ui
+from posviz.drawing import frames
 from posviz.drawing import sentence_charts as sc
 from posviz.drawing.display import number
 from posviz.maths import verdicts
@@ -66,7 +67,7 @@ ui.control(P["scale"])
 ui.sync_url(P)
 curve_box = st.container()  # filled last: the curve (the model run at every scale) is the slow part
 
-layers = sc.layer_distance_frame(
+layers = frames.layer_distance_frame(
     result.layer_distance, result.layer_distance_plain, labels=(scale_text, "position rows removed")
 )
 ui.show_chart(
@@ -114,8 +115,8 @@ def draw_curve(whole: bool) -> None:
         rest = later.result()
     ui.show_chart(
         sc.cosine_against_scale,
-        sc.scale_frame(scales, cosines, *rest),
-        sc.here_frame(s.scale, result.cosine),
+        frames.scale_frame(scales, cosines, *rest),
+        frames.here_frame(s.scale, result.cosine),
         name="minilm-sentence-cosine",
         title="sentence cosine against the scale" + ("" if whole else f" ({len(scales)} scales; the rest follow)"),
         height=150 if ui.presenter() else 280,  # presenter: under the sentences line, the numbers and the slider

@@ -32,21 +32,21 @@ from streamlit import dataframe_util  # noqa: E402
 from streamlit.elements import vega_charts  # noqa: E402
 
 from benchmarks.conditions import Load  # noqa: E402
-from posviz.drawing import charts
+from posviz.drawing import engine, frames, heatmaps, lines_bars
 from posviz.experiments import lessons  # noqa: E402
 from posviz.maths import grids
 
 rng = np.random.default_rng(0)
 result = lessons.sentence_experiment("dog bites man", "man bites dog")
 a, b = result.word_outputs("man", 0.5)
-bars = charts.vectors_frame([a, b], ["man in sentence 1", "man in sentence 2"])
+bars = frames.vectors_frame([a, b], ["man in sentence 1", "man in sentence 2"])
 scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
 curve = pd.DataFrame({"scale": scales, "distance": distances})
-point = charts.point_frame(0.5, 0.3, "0.5 → 0.3")
-tokens = charts.labelled("the cat sat on the mat today ok".split())
-weights = charts.matrix_frame(rng.dirichlet(np.ones(8), size=8), tokens, tokens)
+point = frames.point_frame(0.5, 0.3, "0.5 → 0.3")
+tokens = frames.labelled("the cat sat on the mat today ok".split())
+weights = frames.matrix_frame(rng.dirichlet(np.ones(8), size=8), tokens, tokens)
 reduced = grids.block_mean(rng.standard_normal((256, 256)), 40_000)
-cells = charts.reduced_frame(reduced)
+cells = frames.reduced_frame(reduced)
 CHARTS = 4
 
 
@@ -94,11 +94,11 @@ def posviz_specs() -> list[dict]:
     line = dict(x="scale", y="distance", title="distance", x_title="s", y_title="d", points=True, height=380)
     grid = dict(title="table", subtitle=reduced.note, row_title="t", col_title="d", domain=(-4.0, 4.0))
     return [
-        charts.chart_spec(charts.grouped_bars, bars, x="component", y="value", group="vector", title="t",
+        engine.chart_spec(lines_bars.grouped_bars, bars, x="component", y="value", group="vector", title="t",
                           y_title="output"),
-        charts.chart_spec(charts.lines_marked, curve, point, **line),
-        charts.chart_spec(charts.token_heatmap, weights, title="weights", domain=(0.0, 1.0)),
-        charts.chart_spec(charts.grid_heatmap, cells, **grid),
+        engine.chart_spec(lines_bars.lines_marked, curve, point, **line),
+        engine.chart_spec(heatmaps.token_heatmap, weights, title="weights", domain=(0.0, 1.0)),
+        engine.chart_spec(heatmaps.grid_heatmap, cells, **grid),
     ]  # fmt: skip
 
 
@@ -114,7 +114,7 @@ def to_arrow(specs: list[dict]) -> None:
 
 
 def posviz_first() -> None:
-    charts._compiled.cache_clear()
+    engine._compiled.cache_clear()
     to_arrow(posviz_specs())
 
 

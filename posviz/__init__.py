@@ -1,8 +1,9 @@
 """posviz: positional encoding in transformer self-attention, made visible and checkable.
 
 The maths modules use numpy alone; `posviz.drawing.frames` lays finished numbers out as pandas frames and
-`posviz.drawing.charts` draws them with Altair. Nothing in the core imports streamlit. Verdicts on measured
-numbers (machine zero, negligible, depends only on the offset) are `posviz.maths.verdicts`.
+`posviz.drawing.heatmaps` and `posviz.drawing.lines_bars` draw them with Altair. Nothing in the core imports
+streamlit. Verdicts on measured numbers (machine zero, negligible, depends only on the offset) are
+`posviz.maths.verdicts`.
 """
 
 from posviz.experiments.claims import Check, Claim, claim_rows, claims

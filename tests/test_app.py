@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import posviz
+import posviz.experiments.longer
 import posviz.lecture
 import ui
 from tests.harness import PAGES
@@ -528,11 +529,11 @@ def test_matrix_grid_draws_large_matrices_as_one_block_of_pictures_and_small_one
     pictures = [base64.b64decode(src.split("'")[0]) for src in block.split("data:image/png;base64,")[1:]]
     assert len(pictures) == 10  # a picture and a colour bar each
     assert {Image.open(io.BytesIO(p)).format for p in pictures} == {"PNG"}
-    for name in posviz.drawing.longviews.BIAS_NAMES.values():
+    for name in posviz.experiments.longer.BIAS_NAMES.values():
         assert f">{name}</div>" in block
     assert not at.get("image") and len(at.get("vega_lite_chart")) == 1  # the offsets curve only
     assert [b.proto.label for b in at.get("download_button")][-5:] == [
-        f"{name} (CSV)" for name in posviz.drawing.longviews.BIAS_NAMES.values()
+        f"{name} (CSV)" for name in posviz.experiments.longer.BIAS_NAMES.values()
     ]
     small = page("biases", T="8")  # 64 cells: a chart each, with a value on each cell
     ok(small)
@@ -718,7 +719,7 @@ def test_biases_page_draws_step_corners_only():
     ok(at)
     (chart,) = at.get("vega_lite_chart")
     drawn = pa.ipc.open_stream(io.BytesIO(chart.proto.datasets[0].data.data)).read_all().to_pandas()
-    assert set(drawn["kind"]) == set(posviz.drawing.longviews.BIAS_NAMES.values())
+    assert set(drawn["kind"]) == set(posviz.experiments.longer.BIAS_NAMES.values())
     assert len(drawn) < 0.5 * 5 * 2001  # T5's buckets and Shaw's clip are flat over most offsets
 
 

@@ -10,14 +10,15 @@ from altair.vegalite.v6.schema.core import Root
 from PIL import Image
 
 import posviz
-from posviz.drawing import charts, figures, frames, images, longviews
+from posviz.drawing import colours, engine, figures, frames, heatmaps, images, lines_bars
+from posviz.experiments import longer
 from posviz.maths import grids, scaling, sinks
 from posviz.models import minilm
 
 
-def bound(builder, *frames, **shape):
+def bound(builder, *data, **shape):
     """The spec the app sends (compiled once, data bound by name), as pure JSON."""
-    return charts.inline(charts.chart_spec(builder, *frames, **shape))
+    return engine.inline(engine.chart_spec(builder, *data, **shape))
 
 
 def units(spec, data=None):
@@ -29,7 +30,7 @@ def units(spec, data=None):
 
 
 def eye_cells():
-    return charts.matrix_frame(np.eye(3), charts.labelled(["a", "b", "a"]), charts.labelled(["a", "b", "a"]))
+    return frames.matrix_frame(np.eye(3), frames.labelled(["a", "b", "a"]), frames.labelled(["a", "b", "a"]))
 
 
 def every_chart():
@@ -38,40 +39,42 @@ def every_chart():
     reduced = grids.block_mean(np.linspace(-1, 1, 100).reshape(10, 10), max_cells=25)
     path = frames.trajectory(np.array([[0.0, 1.0], [0.6, 0.8], [1.0, 0.0]]))
     steps = frames.step_errors(np.array([0.0, 4e-16, 1e-3]), 1)
-    bars = charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
+    bars = frames.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
     line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
     return {
-        "token_heatmap": (charts.token_heatmap, [eye_cells()], dict(title="w", domain=(0.0, 1.0))),
-        "token_heatmap signed": (charts.token_heatmap, [eye_cells()],
-                                 dict(title="w", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True)),
-        "token_heatmap plain": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False)),
-        "token_heatmap no legend": (charts.token_heatmap, [eye_cells()], dict(title="w", legend="none")),
-        "grid_heatmap": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
+        "token_heatmap": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", domain=(0.0, 1.0))),
+        "token_heatmap signed": (heatmaps.token_heatmap, [eye_cells()],
+                                 dict(title="w", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True)),
+        "token_heatmap plain": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", annotate=False)),
+        "token_heatmap no legend": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", legend="none")),
+        "grid_heatmap": (heatmaps.grid_heatmap, [frames.reduced_frame(reduced)],
                          dict(title="pe", subtitle=reduced.note, row_title="t", col_title="dim")),
-        "lines": (charts.lines, [curve], dict(line, color="line", log_y=True)),
-        "lines legend below": (charts.lines, [curve], dict(line, color="line", legend="bottom")),
-        "lines_marked": (charts.lines_marked, [curve, charts.point_frame(2.0, 0.7, "here")], dict(line, points=True)),
-        "lines_with_reference": (charts.lines_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
-        "bars_with_reference": (charts.bars_with_reference, [curve, charts.level_frame(1.0, "d/2")], line),
-        "bars with values": (charts.bars, [curve.assign(shown=["1", "nan", "0.5"])],
+        "lines": (lines_bars.lines, [curve], dict(line, color="line", log_y=True)),
+        "lines legend below": (lines_bars.lines, [curve], dict(line, color="line", legend="bottom")),
+        "lines_marked": (lines_bars.lines_marked, [curve, frames.point_frame(2.0, 0.7, "here")],
+                         dict(line, points=True)),
+        "lines_with_reference": (lines_bars.lines_with_reference, [curve, frames.level_frame(1.0, "d/2")], line),
+        "bars_with_reference": (lines_bars.bars_with_reference, [curve, frames.level_frame(1.0, "d/2")], line),
+        "bars with values": (lines_bars.bars, [curve.assign(shown=["1", "nan", "0.5"])],
                              dict(line, log_y=True, text="shown")),
-        "grouped_bars": (charts.grouped_bars, [bars],
+        "grouped_bars": (lines_bars.grouped_bars, [bars],
                          dict(x="component", y="value", group="vector", title="t", y_title="out")),
-        "trajectory": (charts.trajectory, [path], dict(title="pair")),
-        "step_errors": (charts.step_errors, [steps, frames.rounding_band()], dict(title="steps")),
-        "token_heatmap note": (charts.token_heatmap, [eye_cells()], dict(title="w", annotate=False, note="all zeros")),
-        "grid_heatmap square": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
+        "trajectory": (lines_bars.trajectory, [path], dict(title="pair")),
+        "step_errors": (lines_bars.step_errors, [steps, frames.rounding_band()], dict(title="steps")),
+        "token_heatmap note": (heatmaps.token_heatmap, [eye_cells()],
+                               dict(title="w", annotate=False, note="all zeros")),
+        "grid_heatmap square": (heatmaps.grid_heatmap, [frames.reduced_frame(reduced)],
                                 dict(title="pe", row_title="t", col_title="u", square=True, legend="right")),
-        "token_heatmap square": (charts.token_heatmap, [eye_cells()], dict(title="w", square=True, height=200)),
-        "grid_heatmap note": (charts.grid_heatmap, [charts.reduced_frame(reduced)],
+        "token_heatmap square": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", square=True, height=200)),
+        "grid_heatmap note": (heatmaps.grid_heatmap, [frames.reduced_frame(reduced)],
                               dict(title="pe", row_title="t", col_title="dim", note="")),
-        "picture_heatmap": (charts.picture_heatmap,
-                            [charts.picture_frame(b"png"), charts.extent_frame(reduced, (-1.0, 1.0))],
+        "picture_heatmap": (heatmaps.picture_heatmap,
+                            [frames.picture_frame(b"png"), frames.extent_frame(reduced, (-1.0, 1.0))],
                             dict(title="pe", subtitle="every value shown", row_title="t", col_title="dim")),
-        "heatmap_panels": (charts.heatmap_panels, [panel_cells()], dict(row_title="t", col_title="dim", width=120)),
-        "heatmap_panels own labels, notes": (charts.heatmap_panels, [panel_cells()],
+        "heatmap_panels": (heatmaps.heatmap_panels, [panel_cells()], dict(row_title="t", col_title="dim", width=120)),
+        "heatmap_panels own labels, notes": (heatmaps.heatmap_panels, [panel_cells()],
                                              dict(row_title="t", col_title="dim", width=120, columns=1, shared=False,
-                                                  notes=True, annotate=True, scheme=charts.WEIGHT_SCHEME,
+                                                  notes=True, annotate=True, scheme=images.WEIGHT_SCHEME,
                                                   domain=(0.0, 1.0), legend="none")),
         **longer_charts(),
         **figure_charts(),
@@ -89,7 +92,7 @@ def figure_charts():
     ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     scales, distances = np.array([0.0, 0.5, 1.0]), np.array([0.0, 1.0, 2.0])
     preset = scaling.PRESETS["llama3.1-8b"]
-    view = longviews.scaled(preset)
+    view = longer.scaled(preset)
     made = [
         figures.frequencies(8, 10_000.0),
         figures.pair_moves(0.0, 1.5, 2.0, "ramp × 0.6"),
@@ -104,7 +107,7 @@ def figure_charts():
         figures.rope_divisors(preset),
         figures.rope_wavelengths(view),
         figures.rope_scores(view, 0),
-        *figures.decay_curves(longviews.decay(512, 16, 0, points=20)),
+        *figures.decay_curves(longer.decay(512, 16, 0, points=20)),
         *figures.learned_table_curves(minilm.position_table()),
     ]
     return {f"figure {i} {f.name}": (f.builder, list(f.frames), f.shape) for i, f in enumerate(made)}
@@ -114,9 +117,9 @@ def longer_charts():
     """The Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
     ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     return {
-        "biases": (charts.lines, [longviews.bias_frame(20)],
+        "biases": (lines_bars.lines, [frames.bias_frame(20)],
                    dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
-        "sink errors": (charts.grouped_bars, [longviews.sink_errors_frame(ways)],
+        "sink errors": (lines_bars.grouped_bars, [frames.sink_errors_frame(ways)],
                         dict(x="token", y="error", group="way", title="e", y_title="max abs difference")),
     }  # fmt: skip
 
@@ -125,22 +128,22 @@ def longer_charts():
 @pytest.mark.parametrize("presenter", [False, True])
 def test_every_compiled_chart_is_valid_vega_lite(name, presenter):
     """Compiling skips Altair's validation for speed, so the tests validate against the schema Altair ships."""
-    builder, frames, shape = every_chart()[name]
-    Root.validate(bound(builder, *frames, presenter=presenter, **shape))
+    builder, data, shape = every_chart()[name]
+    Root.validate(bound(builder, *data, presenter=presenter, **shape))
 
 
 @pytest.mark.parametrize("name", list(every_chart()))
 def test_every_builder_is_an_altair_chart_a_notebook_can_show(name):
-    builder, frames, shape = every_chart()[name]
-    chart = builder(*frames, **shape)
+    builder, data, shape = every_chart()[name]
+    chart = builder(*data, **shape)
     assert isinstance(chart, alt.TopLevelMixin)
-    Root.validate(charts.style(chart).to_dict())  # validates, inline data and literal domains
+    Root.validate(engine.style(chart).to_dict())  # validates, inline data and literal domains
 
 
 @pytest.mark.parametrize("name", list(every_chart()))
 def test_every_field_a_chart_encodes_exists_in_its_data(name):
-    builder, frames, shape = every_chart()[name]
-    spec = bound(builder, *frames, **shape)
+    builder, data, shape = every_chart()[name]
+    spec = bound(builder, *data, **shape)
     columns = {name: set(rows[0]) if rows else set() for name, rows in spec["datasets"].items()}
     for unit, source in units(spec):
         made = {t["as"] for t in unit.get("transform", []) if isinstance(t.get("as"), str)}  # calculated fields
@@ -157,35 +160,37 @@ def test_new_numbers_keep_the_spec_text_and_swap_only_data():
 
     def spec(x):
         curve = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, x]})
-        point = charts.point_frame(x, x, f"{x} → {2 * x}")
-        line = charts.chart_spec(charts.lines_marked, curve, point, x="x", y="y", title=f"at {x}", x_title="x",
+        point = frames.point_frame(x, x, f"{x} → {2 * x}")
+        line = engine.chart_spec(lines_bars.lines_marked, curve, point, x="x", y="y", title=f"at {x}", x_title="x",
                                  y_title="y")  # fmt: skip
-        cells = charts.matrix_frame(np.eye(2) * x, ["a", "b"], ["a", "b"])
-        heat = charts.chart_spec(charts.token_heatmap, cells, title=f"scaled {x}", domain=(-x, x), scheme="blueorange")
+        cells = frames.matrix_frame(np.eye(2) * x, ["a", "b"], ["a", "b"])
+        heat = engine.chart_spec(
+            heatmaps.token_heatmap, cells, title=f"scaled {x}", domain=(-x, x), scheme="blueorange"
+        )
         return line, heat
 
     for a, b in zip(spec(0.5), spec(0.7), strict=True):
         assert json.dumps({k: v for k, v in a.items() if k != "datasets"}) == json.dumps(
             {k: v for k, v in b.items() if k != "datasets"}
         )
-        assert not a["datasets"][charts.LIVE].equals(b["datasets"][charts.LIVE]) or not a["datasets"][
+        assert not a["datasets"][engine.LIVE].equals(b["datasets"][engine.LIVE]) or not a["datasets"][
             "posviz_0"
         ].equals(b["datasets"]["posviz_0"])
-    assert spec(0.5)[1]["datasets"][charts.LIVE].iloc[0]["hi"] == 0.5
-    assert spec(0.5)[0]["datasets"][charts.LIVE].iloc[0]["title"] == "at 0.5"
+    assert spec(0.5)[1]["datasets"][engine.LIVE].iloc[0]["hi"] == 0.5
+    assert spec(0.5)[0]["datasets"][engine.LIVE].iloc[0]["title"] == "at 0.5"
 
 
 def test_a_template_is_built_once_per_shape():
-    charts._compiled.cache_clear()
+    engine._compiled.cache_clear()
     for x in (0.1, 0.2, 0.3):
-        charts.chart_spec(charts.token_heatmap, eye_cells(), title=f"t{x}", domain=(0.0, x))
-    assert charts._compiled.cache_info().misses == 1 and charts._compiled.cache_info().hits == 2
-    charts.chart_spec(charts.token_heatmap, eye_cells(), title="t", annotate=False)
-    assert charts._compiled.cache_info().misses == 2
+        engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title=f"t{x}", domain=(0.0, x))
+    assert engine._compiled.cache_info().misses == 1 and engine._compiled.cache_info().hits == 2
+    engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="t", annotate=False)
+    assert engine._compiled.cache_info().misses == 2
 
 
 def test_token_heatmap_keeps_matrix_order_and_fixed_weight_colours():
-    spec = bound(charts.token_heatmap, eye_cells(), title="w", domain=(0.0, 1.0))
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", domain=(0.0, 1.0))
     rect, text = spec["layer"][0]["layer"]
     assert rect["encoding"]["x"]["sort"] == {"field": "col_index", "op": "min"}
     assert rect["encoding"]["color"]["scale"]["range"] == list(images.WEIGHT_STOPS)
@@ -197,19 +202,19 @@ def test_masked_cells_are_grey_and_print_no_value_so_a_hidden_key_does_not_look_
     """Rendered by Vega: a causal 2x2 with the hidden key at 0 draws it MASKED_GREY with no "0.00" in it, while the
     visible 0 weight below the diagonal keeps its viridis colour and prints its value."""
     w = np.array([[1.0, 0.0], [0.0, 1.0]])  # row 1's weight on key 0 is a real 0; row 0's on key 1 is masked
-    cells = charts.masked_frame(charts.matrix_frame(w, ["a", "b"], ["a", "b"]))
+    cells = frames.masked_frame(frames.matrix_frame(w, ["a", "b"], ["a", "b"]))
     assert cells["masked"].tolist() == [False, True, False, False]
-    svg = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="w", masked=True, legend="none"))
-    plain = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="w", legend="none"))
-    grey = f'fill="{charts.MASKED_GREY}"'
+    svg = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", masked=True, legend="none"))
+    plain = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", legend="none"))
+    grey = f'fill="{colours.MASKED_GREY}"'
     assert svg.count(grey) == 1 and grey not in plain
     assert svg.count(">0.00<") == 1 and plain.count(">0.00<") == 2  # the masked cell writes no value
 
 
 def test_live_domain_and_title_render_from_data():
     """Rendered by Vega through vl-convert: the domain expression reads the live dataset (viridis middle at 1/2)."""
-    cells = charts.matrix_frame(np.array([[1.0]]), ["a"], ["b"])
-    svg = charts.to_svg(charts.chart_spec(charts.token_heatmap, cells, title="live title", domain=(0.0, 2.0)))
+    cells = frames.matrix_frame(np.array([[1.0]]), ["a"], ["b"])
+    svg = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="live title", domain=(0.0, 2.0)))
     assert "live title" in svg
     assert "rgb(33, 145, 141)" in svg  # images.WEIGHT_STOPS[5], the middle stop, for 1 on [0, 2]
 
@@ -217,7 +222,7 @@ def test_live_domain_and_title_render_from_data():
 def test_step_errors_use_a_log_axis_with_a_rounding_band_so_rounding_and_bugs_stay_apart():
     """Errors of 4e-16 (rounding) and 0.1 (a bug) sit 14 decades apart; a linear axis showed both as ~0 ticks."""
     steps = frames.step_errors(np.array([0.0, 4e-16, 0.1]), 2)
-    spec = bound(charts.step_errors, steps, frames.rounding_band(), title="e")
+    spec = bound(lines_bars.step_errors, steps, frames.rounding_band(), title="e")
     (shade, _), (bar, _), (zero, _) = units(spec)[:3]
     assert zero["mark"]["type"] == "text" and zero["transform"] == [{"filter": "datum.error == 0"}]
     assert bar["encoding"]["y"]["scale"]["type"] == "log"
@@ -227,24 +232,24 @@ def test_step_errors_use_a_log_axis_with_a_rounding_band_so_rounding_and_bugs_st
     assert [r["shown"] for r in rows] == [frames.LOG_FLOOR, 4e-16, 0.1]  # an exact 0 sits on the floor
     assert [r["error"] for r in rows] == [0.0, 4e-16, 0.1]  # the tooltip and CSV keep the true value
     assert all(r["floor"] < r["shown"] or r["error"] == 0 for r in rows)  # every non-zero error has a visible bar
-    svg = charts.to_svg(charts.chart_spec(charts.step_errors, steps, frames.rounding_band(), title="e"))
+    svg = engine.to_svg(engine.chart_spec(lines_bars.step_errors, steps, frames.rounding_band(), title="e"))
     assert "1e-16" in svg and "1e-1" in svg and "0.0000" not in svg
 
 
 def test_a_note_is_written_across_the_middle_of_a_heatmap_and_is_live():
-    spec = charts.chart_spec(charts.token_heatmap, eye_cells(), title="d", annotate=False, note="all zeros")
-    assert spec["datasets"][charts.LIVE].iloc[0]["note"] == "all zeros"
-    texts = [u for u, _ in units(charts.inline(spec)) if u.get("mark", {}).get("type") == "text"]
+    spec = engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="d", annotate=False, note="all zeros")
+    assert spec["datasets"][engine.LIVE].iloc[0]["note"] == "all zeros"
+    texts = [u for u, _ in units(engine.inline(spec)) if u.get("mark", {}).get("type") == "text"]
     assert any("note" in json.dumps(t["mark"].get("text", "")) for t in texts)
-    assert "all zeros" in charts.to_svg(spec)
-    empty = charts.chart_spec(charts.token_heatmap, eye_cells(), title="d", annotate=False, note="")
+    assert "all zeros" in engine.to_svg(spec)
+    empty = engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="d", annotate=False, note="")
     assert {k: v for k, v in empty.items() if k != "datasets"} == {k: v for k, v in spec.items() if k != "datasets"}
 
 
 def test_the_rotation_plot_is_square_with_the_same_domain_on_both_axes():
     """A circle must look like a circle: equal width and height, and both axes reach -r..r from the data."""
     path = frames.trajectory(np.array([[0.0, 2.0], [1.2, 1.6], [2.0, 0.0]]))  # a quarter arc: x and y span 0..2
-    spec = bound(charts.trajectory, path, title="pair")
+    spec = bound(lines_bars.trajectory, path, title="pair")
     assert spec["width"] == spec["height"] == 300
     corners = [u for u, _ in units(spec) if u["mark"].get("opacity") == 0 and u["mark"]["type"] == "point"]
     assert {(c["encoding"]["x"]["field"], c["encoding"]["y"]["field"]) for c in corners} == {
@@ -255,19 +260,19 @@ def test_the_rotation_plot_is_square_with_the_same_domain_on_both_axes():
 
 
 @pytest.mark.parametrize("presenter", [False, True])
-@pytest.mark.parametrize("builder", [charts.grid_heatmap, charts.token_heatmap, charts.picture_heatmap])
+@pytest.mark.parametrize("builder", [heatmaps.grid_heatmap, heatmaps.token_heatmap, heatmaps.picture_heatmap])
 def test_a_square_heatmap_is_as_wide_as_it_is_tall_and_a_plain_one_fills_its_column(builder, presenter):
     """A similarity matrix's diagonal runs at 45° only on a square plot: width = height in the spec."""
     reduced = grids.reduced(np.eye(24), 1, 1)
     data = {
-        charts.grid_heatmap: [charts.reduced_frame(reduced)],
-        charts.token_heatmap: [eye_cells()],
-        charts.picture_heatmap: [charts.picture_frame(b"png"), charts.extent_frame(reduced, (-1.0, 1.0))],
+        heatmaps.grid_heatmap: [frames.reduced_frame(reduced)],
+        heatmaps.token_heatmap: [eye_cells()],
+        heatmaps.picture_heatmap: [frames.picture_frame(b"png"), frames.extent_frame(reduced, (-1.0, 1.0))],
     }[builder]
     shape = dict(title="pe · peᵀ", row_title="t", col_title="u", height=230, legend="right", note="")
-    square = charts.chart_spec(builder, *data, presenter=presenter, square=True, **shape)
+    square = engine.chart_spec(builder, *data, presenter=presenter, square=True, **shape)
     assert square["width"] == square["height"] == 230
-    plain = charts.chart_spec(builder, *data, presenter=presenter, **shape)
+    plain = engine.chart_spec(builder, *data, presenter=presenter, **shape)
     assert plain["width"] == "container" and plain["height"] == 230
 
 
@@ -282,11 +287,11 @@ def test_the_pair_move_chart_names_its_signal_and_keeps_lesson_003s_order():
 def test_grid_heatmap_centres_integer_ticks_on_cells():
     """Positions 0..23 drawn one per cell: cell i spans [i - 0.5, i + 0.5), so no tick "24" sits on the last edge."""
     reduced = grids.block_mean(np.zeros((24, 24)), max_cells=24 * 24)
-    spec = bound(charts.grid_heatmap, charts.reduced_frame(reduced), title="t", row_title="i", col_title="j")
+    spec = bound(heatmaps.grid_heatmap, frames.reduced_frame(reduced), title="t", row_title="i", col_title="j")
     rect = units(spec)[0][0]
     calc = {t["as"]: t["calculate"] for t in rect["transform"] if "calculate" in t}
     assert calc["x"] == "datum.col - 0.5" and calc["x_end"] == "datum.col_end - 0.5"
-    svg = charts.to_svg(charts.chart_spec(charts.grid_heatmap, charts.reduced_frame(reduced), title="t",
+    svg = engine.to_svg(engine.chart_spec(heatmaps.grid_heatmap, frames.reduced_frame(reduced), title="t",
                                           row_title="i", col_title="j"))  # fmt: skip
     import re
 
@@ -297,28 +302,28 @@ def test_grid_heatmap_centres_integer_ticks_on_cells():
 
 def test_reduced_frame_says_what_each_cell_holds():
     reduced = grids.block_mean(np.arange(64.0).reshape(8, 8), max_cells=16)
-    frame = charts.reduced_frame(reduced)
+    frame = frames.reduced_frame(reduced)
     assert len(frame) == 16
     assert reduced.note == "each cell = mean of 2 x 2 values"
     assert frame["value"].iloc[0] == pytest.approx(np.mean([0, 1, 8, 9]))
 
 
 def test_signed_domain_is_symmetric_and_never_empty():
-    assert charts.signed_domain(np.array([[-3.0, 1.0]])) == (-3.0, 3.0)
-    lo, hi = charts.signed_domain(np.zeros((2, 2)))
+    assert heatmaps.signed_domain(np.array([[-3.0, 1.0]])) == (-3.0, 3.0)
+    lo, hi = heatmaps.signed_domain(np.zeros((2, 2)))
     assert lo < 0 < hi
 
 
 def test_lines_use_log_scales_on_request_and_zoom_by_dragging():
     frame = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 100.0]})
-    spec = bound(charts.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y", log_x=True, log_y=True)
+    spec = bound(lines_bars.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y", log_x=True, log_y=True)
     unit = units(spec)[0][0]
     assert unit["encoding"]["x"]["scale"]["type"] == "log" and unit["encoding"]["y"]["scale"]["type"] == "log"
     assert [p["bind"] for p in spec["params"]] == ["scales"]
 
 
 def test_presenter_style_uses_16px_labels_or_more():
-    spec = bound(charts.token_heatmap, eye_cells(), title="t", presenter=True)
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="t", presenter=True)
     config = spec["config"]
     assert config["axis"]["labelFontSize"] >= 16 and config["title"]["fontSize"] >= 16
     assert config["legend"]["labelFontSize"] >= 16 and config["text"]["fontSize"] >= 16
@@ -328,8 +333,8 @@ def test_presenter_style_uses_16px_labels_or_more():
 @pytest.mark.parametrize("name", list(every_chart()))
 def test_no_text_mark_sets_a_size_below_16px_so_presenter_mode_reaches_16px(name):
     """Cell values, marker and band labels take their size from style (17 px presenting); a fixed 13 px would not."""
-    builder, frames, shape = every_chart()[name]
-    for unit, _ in units(bound(builder, *frames, presenter=True, **shape)):
+    builder, data, shape = every_chart()[name]
+    for unit, _ in units(bound(builder, *data, presenter=True, **shape)):
         mark = unit.get("mark", {})
         if isinstance(mark, dict) and mark.get("type") == "text":
             assert mark.get("fontSize", 16) >= 16, (name, mark)
@@ -337,26 +342,26 @@ def test_no_text_mark_sets_a_size_below_16px_so_presenter_mode_reaches_16px(name
 
 def test_columns_and_vectors_frames_are_long_form():
     m = np.arange(12.0).reshape(4, 3)
-    f = charts.columns_frame(m, [0, 2], first=10, rows=3)
+    f = frames.columns_frame(m, [0, 2], first=10, rows=3)
     assert list(f["position"]) == [10, 11, 12, 10, 11, 12]
     assert list(f["value"]) == [0.0, 3.0, 6.0, 2.0, 5.0, 8.0]
-    v = charts.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
+    v = frames.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
     assert list(v["vector"]) == ["a"] * 3 + ["b"] * 3
 
 
 def test_inline_writes_nan_as_null_at_full_precision():
     frame = pd.DataFrame({"v": [1 / 3, np.nan]})
-    assert charts.records(frame) == [{"v": 1 / 3}, {"v": None}]
+    assert engine.records(frame) == [{"v": 1 / 3}, {"v": None}]
 
 
 def test_unknown_scheme_says_what_it_expected():
     with pytest.raises(ValueError, match="blueorange.*viridis.*got 'jet'"):
-        charts.color_scale("jet", (0.0, 1.0))
+        heatmaps.color_scale("jet", (0.0, 1.0))
 
 
 def test_png_colours_match_the_chart_palette_at_every_stop():
     domain = (-2.0, 2.0)
-    scale = charts.color_scale(charts.SIGNED_SCHEME, domain).to_dict()
+    scale = heatmaps.color_scale(images.SIGNED_SCHEME, domain).to_dict()
     stops = np.array([scale["domain"]])
     image = images.colorize(stops, images.SIGNED_STOPS, domain)[0]
     assert ["#" + "".join(f"{c:02x}" for c in px) for px in image] == list(scale["range"])
@@ -372,7 +377,7 @@ def test_colorize_clamps_interpolates_and_greys_nan():
 
 def test_charts_and_pictures_take_their_colours_from_one_stop_function():
     for scheme in (images.SIGNED_SCHEME, images.WEIGHT_SCHEME):
-        assert charts.color_scale(scheme, (0.0, 1.0)).to_dict()["range"] == list(images.stops(scheme))
+        assert heatmaps.color_scale(scheme, (0.0, 1.0)).to_dict()["range"] == list(images.stops(scheme))
     with pytest.raises(ValueError, match="scheme must be 'blueorange' or 'viridis', got 'rainbow'"):
         images.stops("rainbow")
 
@@ -398,16 +403,16 @@ def test_palette_stops_are_vegas_schemes():
 def test_steps_draw_lines_flat_until_the_next_x():
     frame = pd.DataFrame({"x": [0.0, 1.0], "y": [1.0, 2.0]})
     shape = dict(x="x", y="y", title="t", x_title="x", y_title="y")
-    assert units(bound(charts.lines, frame, steps=True, **shape))[0][0]["mark"]["interpolate"] == "step-after"
-    assert "interpolate" not in units(bound(charts.lines, frame, **shape))[0][0]["mark"]
+    assert units(bound(lines_bars.lines, frame, steps=True, **shape))[0][0]["mark"]["interpolate"] == "step-after"
+    assert "interpolate" not in units(bound(lines_bars.lines, frame, **shape))[0][0]["mark"]
 
 
 def test_series_frame_puts_each_named_series_under_its_x_values():
-    frame = charts.series_frame(np.array([5, 6]), {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])},
+    frame = frames.series_frame(np.array([5, 6]), {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])},
                                 x_name="pair", y_name="v", group="g")  # fmt: skip
     assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
     with pytest.raises(ValueError, match="shape"):
-        charts.series_frame(np.arange(3), {"a": np.zeros(2)})
+        frames.series_frame(np.arange(3), {"a": np.zeros(2)})
 
 
 def test_indexed_colours_stay_within_a_level_of_colorize_and_grey_nan():
@@ -466,21 +471,21 @@ def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_
         walk(vlc.vegalite_to_vega(spec))  # `bound` has put the data inline already
         return found
 
-    assert tooltips(bound(charts.lines, curve, **shape)) == [("line", False)]
-    assert sorted(tooltips(bound(charts.lines, curve, points=True, **shape))) == [("line", False), ("symbol", True)]
+    assert tooltips(bound(lines_bars.lines, curve, **shape)) == [("line", False)]
+    assert sorted(tooltips(bound(lines_bars.lines, curve, points=True, **shape))) == [("line", False), ("symbol", True)]
     path = pd.DataFrame({"position": [0, 1], "x": [1.0, 0.0], "y": [0.0, 1.0], "r": 1.0, "neg_r": -1.0})
-    line, dots = bound(charts.trajectory, path, title="t")["layer"][0]["layer"][:2]
+    line, dots = bound(lines_bars.trajectory, path, title="t")["layer"][0]["layer"][:2]
     assert "tooltip" not in line["encoding"] and "tooltip" in dots["encoding"]
 
 
 def test_a_picture_heatmap_keeps_the_cell_centred_axes_and_legend_around_one_image_mark():
     reduced = grids.reduced(np.arange(12.0).reshape(3, 4), 1, 1).shifted(10, 0)
-    extent = charts.extent_frame(reduced, (-2.0, 2.0))
+    extent = frames.extent_frame(reduced, (-2.0, 2.0))
     assert extent["x"].tolist() == [-0.5, 3.5] and extent["y"].tolist() == [9.5, 12.5]
     assert extent["value"].tolist() == [-2.0, 2.0]
-    url = charts.picture_frame(b"\x89PNG")["url"][0]
+    url = frames.picture_frame(b"\x89PNG")["url"][0]
     assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",")[1]) == b"\x89PNG"
-    spec = bound(charts.picture_heatmap, charts.picture_frame(b"png"), extent, title="t", row_title="r",
+    spec = bound(heatmaps.picture_heatmap, frames.picture_frame(b"png"), extent, title="t", row_title="r",
                  col_title="c")  # fmt: skip
     image, axes = spec["layer"][0]["layer"]
     assert image["mark"]["type"] == "image" and image["encoding"]["url"]["field"] == "url"
@@ -490,11 +495,11 @@ def test_a_picture_heatmap_keeps_the_cell_centred_axes_and_legend_around_one_ima
 def test_marker_and_reference_labels_sit_on_a_white_halo_drawn_first():
     """Vega text has no halo: a white, thickly outlined copy under each label keeps it readable over the lines."""
     curve = pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
-    for builder, extra in ((charts.lines_marked, charts.point_frame(1.5, 1.5, "here")),
-                           (charts.lines_with_reference, charts.level_frame(1.5, "d/2"))):  # fmt: skip
+    for builder, extra in ((lines_bars.lines_marked, frames.point_frame(1.5, 1.5, "here")),
+                           (lines_bars.lines_with_reference, frames.level_frame(1.5, "d/2"))):  # fmt: skip
         spec = bound(builder, curve, extra, x="x", y="y", title="t", x_title="x", y_title="y")
         texts = [u["mark"] for u, data in units(spec) if data == "posviz_1" and u["mark"]["type"] == "text"]
-        assert [t["color"] for t in texts] == ["white", charts.ACCENT]
+        assert [t["color"] for t in texts] == ["white", colours.ACCENT]
         assert texts[0]["stroke"] == "white" and texts[0]["strokeWidth"] >= 4 and "stroke" not in texts[1]
 
 
@@ -502,31 +507,31 @@ def test_marker_and_reference_labels_sit_on_a_white_halo_drawn_first():
 def test_a_marker_label_stays_inside_the_plot_at_either_end(x, anchor):
     """Rendered by Vega: at the right end the label turns to the left of its rule instead of running off the chart."""
     curve = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 2.0]})
-    spec = charts.chart_spec(charts.lines_marked, curve, charts.point_frame(x, 1.5, "marked here"), x="x", y="y",
+    spec = engine.chart_spec(lines_bars.lines_marked, curve, frames.point_frame(x, 1.5, "marked here"), x="x", y="y",
                              title="t", x_title="x", y_title="y")  # fmt: skip
-    label = [t for t in charts.to_svg(spec).split("<text")[1:] if ">marked here</text>" in t]
+    label = [t for t in engine.to_svg(spec).split("<text")[1:] if ">marked here</text>" in t]
     assert len(label) == 2 and all(f'text-anchor="{anchor}"' in t for t in label)
 
 
 def test_y_axis_end_labels_sit_on_their_gridlines_and_token_labels_stay_centred():
     """Streamlit's theme flushes end labels inward (labelFlush): a top "1.00" then sat below the top gridline."""
-    config = bound(charts.token_heatmap, eye_cells(), title="w")["config"]
+    config = bound(heatmaps.token_heatmap, eye_cells(), title="w")["config"]
     assert config["axisY"]["labelFlush"] is False and config["axisDiscrete"]["labelFlush"] is False
 
 
 def test_bars_can_write_their_values_on_a_log_axis_ticked_in_one_style():
     frame = pd.DataFrame({"what": ["a", "b"], "v": [1e-16, 1.22], "shown": ["1e-16", "1.22"]})
-    spec = bound(charts.bars, frame, x="what", y="v", title="t", x_title="", y_title="v", log_y=True, text="shown")
+    spec = bound(lines_bars.bars, frame, x="what", y="v", title="t", x_title="", y_title="v", log_y=True, text="shown")
     bar, text = (u for u, _ in units(spec)[:2])
     assert bar["encoding"]["y"]["axis"]["format"] == ".0e" and bar["encoding"]["y"]["scale"]["type"] == "log"
     assert text["mark"]["type"] == "text" and text["encoding"]["text"]["field"] == "shown"
-    plain = units(bound(charts.bars, frame, x="what", y="v", title="t", x_title="", y_title="v"))
-    assert [u["mark"]["type"] for u, data in plain if data != charts.LIVE] == ["bar"]  # no values asked, none written
+    plain = units(bound(lines_bars.bars, frame, x="what", y="v", title="t", x_title="", y_title="v"))
+    assert [u["mark"]["type"] for u, data in plain if data != engine.LIVE] == ["bar"]  # no values asked, none written
 
 
 def test_a_linear_x_axis_of_lines_ends_at_the_data_not_at_a_rounder_number():
     frame = pd.DataFrame({"x": [-160.0, 160.0], "y": [0.0, 1.0]})
-    unit = units(bound(charts.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y"))[0][0]
+    unit = units(bound(lines_bars.lines, frame, x="x", y="y", title="t", x_title="x", y_title="y"))[0][0]
     assert unit["encoding"]["x"]["scale"]["nice"] is False
 
 
@@ -536,13 +541,13 @@ def test_heatmap_panels_draw_every_panel_in_its_place_with_one_legend_a_live_dom
     cells = pd.concat([eye_cells().assign(panel="zeta", panel_index=0, note="all zeros"),
                        (eye_cells().assign(value=lambda f: f["value"] * 2.0)
                         .assign(panel="alpha", panel_index=1, note=""))], ignore_index=True)  # fmt: skip
-    shape = dict(row_title="t", col_title="dim", width=120, scheme=charts.WEIGHT_SCHEME, notes=True)
-    spec = charts.chart_spec(charts.heatmap_panels, cells, domain=(0.0, 2.0), **shape)
+    shape = dict(row_title="t", col_title="dim", width=120, scheme=images.WEIGHT_SCHEME, notes=True)
+    spec = engine.chart_spec(heatmaps.heatmap_panels, cells, domain=(0.0, 2.0), **shape)
     assert spec["facet"]["sort"] == {"field": "panel_index", "op": "min"}
-    other = charts.chart_spec(charts.heatmap_panels, cells, domain=(0.0, 4.0), **shape)
+    other = engine.chart_spec(heatmaps.heatmap_panels, cells, domain=(0.0, 4.0), **shape)
     # a new domain binds data; the spec is compiled once
     assert {k: v for k, v in spec.items() if k != "datasets"} == {k: v for k, v in other.items() if k != "datasets"}
-    svg = charts.to_svg(spec)
+    svg = engine.to_svg(spec)
     assert svg.index(">zeta<") < svg.index(">alpha<")
     assert svg.count(">all zeros<") == 1
     assert "rgb(33, 145, 141)" in svg  # the middle stop, for 1 on [0, 2]: the domain came from the live data

@@ -41,7 +41,7 @@ def test_frequency_comparison_holds_both_formulas_for_every_pair():
 
 
 def test_wavelength_frame_is_two_pi_over_each_frequency():
-    frame = frames.wavelength_frame(12)
+    frame = frames.sinusoid_wavelength_frame(12)
     np.testing.assert_allclose(frame["wavelength"] * encodings.frequencies(12), 2 * np.pi)
 
 
@@ -98,14 +98,14 @@ def test_step_corners_draw_the_same_steps_with_fewer_points(columns):
     """A step line (flat until the next x) through the kept rows has every original row's value at its x."""
     x = np.arange(max(len(c) for c in columns))
     series = {f"g{i}": np.resize(np.array(c), len(x)) for i, c in enumerate(columns)}
-    full = frames.curves(x, series, x_name="x", y_name="y", group="g")
+    full = frames.series_frame(x, series, x_name="x", y_name="y", group="g")
     kept = frames.step_corners(full, y="y", group="g")
     for name, part in full.groupby("g"):
         corners = kept[kept["g"] == name]
         assert corners["x"].iloc[0] == part["x"].iloc[0] and corners["x"].iloc[-1] == part["x"].iloc[-1]
         at = np.searchsorted(corners["x"].to_numpy(), part["x"].to_numpy(), side="right") - 1
         np.testing.assert_array_equal(corners["y"].to_numpy()[at], part["y"].to_numpy())  # NaN equals NaN here
-    flat = frames.curves(x, {"a": np.ones(len(x))}, x_name="x", y_name="y", group="g")
+    flat = frames.series_frame(x, {"a": np.ones(len(x))}, x_name="x", y_name="y", group="g")
     assert len(frames.step_corners(flat, y="y", group="g")) == min(2, len(x))
 
 

@@ -4,7 +4,7 @@ import pytest
 from altair.vegalite.v6.schema.core import Root
 
 from posviz import lecture
-from posviz.drawing import charts
+from posviz.drawing import engine
 from posviz.experiments.claims import claims
 
 STEPS = lecture.STEPS
@@ -36,7 +36,7 @@ def test_every_control_value_gives_a_slide_with_valid_charts(index, option):
     slide = lecture.slide(index, **{name: value})
     for figure in slide.figures:
         if figure.builder is not None:
-            Root.validate(charts.inline(charts.chart_spec(figure.builder, *figure.frames, presenter=True,
+            Root.validate(engine.inline(engine.chart_spec(figure.builder, *figure.frames, presenter=True,
                                                           **figure.shape)))  # fmt: skip
         else:
             assert figure.image is not None and figure.image.values.size > 0
@@ -102,7 +102,7 @@ def test_the_lectures_similarity_grids_are_drawn_square(key, figure):
     """pe · peᵀ and the rotary scores: a diagonal runs at 45° only when the plot is as wide as it is tall."""
     step = next(s for s in lecture.STEPS if s.key == key)
     fig = next(f for f in step.slide().figures if f.name == figure)
-    spec = charts.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
+    spec = engine.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
     assert spec["width"] == spec["height"] == lecture.FIGURE_HEIGHT
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from posviz import lecture
 from posviz.drawing.display import number
+from posviz.experiments import decoder
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
 from posviz.maths.encodings import sinusoidal
@@ -69,10 +70,10 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
 def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
     slide = at("decoder")
     bars = slide.figures[0].frames[0].set_index("run")
-    model, sink = lecture.steps.decoder_cosine()
+    model, sink = decoder.sentence_cosine()
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
-    assert not verdicts.same_direction(lecture.steps.decoder_cosine("none")[0])  # the mask alone still sees order
-    assert verdicts.same_direction(lecture.steps.decoder_cosine("none", causal=False)[0])  # neither: a set
+    assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
+    assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert bars.loc["MiniLM: the model", "shown"] == f"cos {number(at('sentences').value)}"
     assert "<|im_start|> left out" in slide.caption and "5 shipped layers" in slide.caption
 

@@ -53,7 +53,8 @@ def test_position_scale_zero_is_the_model_without_position(scheme: str) -> None:
     model = matched.load(scheme, 0)
     ids = matched.encode("dog bites man, man bites dog")
     np.testing.assert_allclose(
-        matched.forward(model, ids, position_scale=0.0).logits, matched.forward(model, ids, scheme="none").logits,
+        matched.forward(model, ids, position_scale=0.0).logits,
+        matched.forward(model, ids, scheme="none").logits,
         atol=1e-5,
     )
 

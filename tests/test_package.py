@@ -101,7 +101,7 @@ def test_installed_package_reads_its_own_data_and_tokenizer(installed):
 def test_readme_example_runs_against_the_installed_package(installed):
     section = (ROOT / "README.md").read_text().split("## Use the core in Python or Jupyter")[1].split("\n## ")[0]
     example, figures = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    checked = figures + "\nfor chart in (charts.style(charts.grid_heatmap(table, title='t', row_title='t', "
+    checked = figures + "\nfor chart in (engine.style(heatmaps.grid_heatmap(table, title='t', row_title='t', "
     checked += "col_title='d')), before | after):\n    chart.to_dict()  # Altair validates the spec\n"
     drawn = _run([installed["python"], "-c", checked], cwd=installed["work"])
     assert drawn.returncode == 0, drawn.stderr

@@ -4,7 +4,7 @@ counts from the models, the word-order curve drawn quick first and whole after."
 import numpy as np
 import pytest
 
-from posviz.drawing import llmviews
+from posviz.experiments import decoder
 from posviz.models import minilm, smollm2
 from posviz.models.minilm import encoder
 from tests.test_app import page
@@ -46,7 +46,7 @@ def test_the_llm_caption_counts_layers_from_the_model_file_not_from_text(monkeyp
     at = page("llm")
     captions = "\n".join(c.value for c in at.caption)
     assert f"layers 0-{len(model.layers) - 1} of {model.config.model_layers}," in captions
-    monkeypatch.setattr(llmviews, "shipped_layers", lambda: (3, 12))
+    monkeypatch.setattr(decoder, "shipped_layers", lambda: (3, 12))
     at = page("llm", part="sink")
     captions = "\n".join(c.value for c in at.caption)
     assert "layers 0-2 of 12," in captions and "layers 0-4 of 30" not in captions
@@ -54,11 +54,11 @@ def test_the_llm_caption_counts_layers_from_the_model_file_not_from_text(monkeyp
 
 
 def test_the_pairs_takeaway_names_the_strongest_pair_and_its_wavelength_from_rope():
-    reading = llmviews.read(llmviews.DEFAULT_TEXT)
-    top = llmviews.strongest_pair(reading, 1)
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    top = decoder.strongest_pair(reading, 1)
     config = smollm2.load().config
     assert top.wavelength == pytest.approx(2 * np.pi * config.base ** (2 * top.i / config.d_k))
-    shares, _ = llmviews.energy_shares(reading.trace.q[1], reading.trace.k[1])
+    shares, _ = reading.energy_shares(1)
     assert top.share == pytest.approx(shares.mean(axis=0).max()) and top.share > 1 / 32
     line = "\n".join(takeaways(page("llm", part="pairs", layer="1")))
     assert f"pair {top.i} holds" in line and f"{top.wavelength:,.0f} tokens" in line
@@ -68,7 +68,7 @@ def test_slow_top_pairs_counts_heads_whose_strongest_pair_turns_less_than_once_i
     config = smollm2.load().config
     slow = [i for i in range(32) if 2 * np.pi * config.base ** (2 * i / config.d_k) > config.context]
     energy = np.eye(32)[[0, slow[0], 31, 1]]
-    assert llmviews.slow_top_pairs(energy) == (2, 4)
+    assert decoder.slow_top_pairs(energy) == (2, 4)
 
 
 def test_minilm_table_marks_the_rows_that_stand_out_from_the_data():

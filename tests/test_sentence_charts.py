@@ -5,17 +5,17 @@ import json
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
-from posviz.drawing import charts
+from posviz.drawing import engine, frames
 from posviz.drawing import sentence_charts as sc
 
 
 def cosine_chart(scale: float, cosine: float):
-    curve = sc.scale_frame([0.0, 0.5, 1.0], [1.0, 0.97, 0.9])
-    return (sc.cosine_against_scale, [curve, sc.here_frame(scale, cosine)], dict(title="cosine against the scale"))
+    curve = frames.scale_frame([0.0, 0.5, 1.0], [1.0, 0.97, 0.9])
+    return (sc.cosine_against_scale, [curve, frames.here_frame(scale, cosine)], dict(title="cosine against the scale"))
 
 
 def layer_chart():
-    frame = sc.layer_distance_frame([0.0, 0.1, 0.2], [0.0, 0.0, 0.0], labels=("the model", "no position"))
+    frame = frames.layer_distance_frame([0.0, 0.1, 0.2], [0.0, 0.0, 0.0], labels=("the model", "no position"))
     return (sc.layer_distances, [frame], dict(title="layer by layer", y_title="1 - cosine"))
 
 
@@ -23,21 +23,21 @@ def layer_chart():
 @pytest.mark.parametrize("presenter", [False, True])
 def test_each_builder_compiles_to_valid_vega_lite_and_draws_in_a_notebook(make, presenter):
     builder, frames, shape = make()
-    Root.validate(charts.inline(charts.chart_spec(builder, *frames, presenter=presenter, **shape)))
-    Root.validate(charts.style(builder(*frames, **shape)).to_dict())
+    Root.validate(engine.inline(engine.chart_spec(builder, *frames, presenter=presenter, **shape)))
+    Root.validate(engine.style(builder(*frames, **shape)).to_dict())
 
 
 def test_moving_the_scale_changes_only_the_data_not_the_spec():
     builder, frames, shape = cosine_chart(0.5, 0.97)
-    first = charts.chart_spec(builder, *frames, **shape)
+    first = engine.chart_spec(builder, *frames, **shape)
     builder, frames, shape = cosine_chart(0.95, 0.91)
-    second = charts.chart_spec(builder, *frames, **shape)
+    second = engine.chart_spec(builder, *frames, **shape)
     assert {k: v for k, v in first.items() if k != "datasets"} == {k: v for k, v in second.items() if k != "datasets"}
     assert "0.97" not in json.dumps({k: v for k, v in first.items() if k != "datasets"})
     assert second["datasets"]["posviz_1"]["label"].tolist() == ["0.95 \u2192 0.91"]
 
 
 def test_layer_distance_frame_is_long_form_with_both_runs():
-    frame = sc.layer_distance_frame([0.0, 0.1, 0.2], [0.0, 0.0, 0.0], labels=("the model", "no position"))
+    frame = frames.layer_distance_frame([0.0, 0.1, 0.2], [0.0, 0.0, 0.0], labels=("the model", "no position"))
     assert list(frame.columns) == ["layer", "distance", "run"]
     assert frame.groupby("run").size().to_dict() == {"no position": 3, "the model": 3}

@@ -12,6 +12,7 @@ import gguf
 import numpy as np
 import pytest
 
+from posviz.experiments import decoder
 from posviz.maths import rotary
 from posviz.models import blocks, smollm2
 
@@ -286,19 +287,19 @@ def test_previous_token_weights_read_as_distance_one():
     T = 6
     weights = np.eye(T, k=-1)[None]  # every query t > 0 reads t - 1 only
     weights[0, 0, 0] = 1.0
-    np.testing.assert_allclose(smollm2.previous_weight(weights), [1.0])
-    np.testing.assert_allclose(smollm2.by_distance(weights)[0, :3], [0.0, 1.0, 0.0])  # query 0 (reads itself) left out
-    np.testing.assert_allclose(smollm2.by_distance(weights, first=3)[0, :3], [0.0, 1.0, 0.0])
-    np.testing.assert_allclose(smollm2.sink_weight(weights, first=2), [0.0])
-    assert smollm2.head_roles(np.array([0.9, 0.1]), np.array([0.2, 0.8])).tolist() == ["first-token", "previous-token"]
+    np.testing.assert_allclose(decoder.previous_weight(weights), [1.0])
+    np.testing.assert_allclose(decoder.by_distance(weights)[0, :3], [0.0, 1.0, 0.0])  # query 0 (reads itself) left out
+    np.testing.assert_allclose(decoder.by_distance(weights, first=3)[0, :3], [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(decoder.sink_weight(weights, first=2), [0.0])
+    assert decoder.head_roles(np.array([0.9, 0.1]), np.array([0.2, 0.8])).tolist() == ["first-token", "previous-token"]
 
 
 def test_pair_energy_does_not_change_under_rotation(ids):
     trace, plain = smollm2.run(ids, layers=1), smollm2.run(ids, layers=1, rotation="none")  # layer 0: same h
-    np.testing.assert_allclose(smollm2.pair_energy(trace.q), smollm2.pair_energy(plain.q), rtol=1e-5)
-    np.testing.assert_allclose(smollm2.pair_energy(trace.k), smollm2.pair_energy(plain.k), rtol=1e-5)
+    np.testing.assert_allclose(decoder.pair_energy(trace.q), decoder.pair_energy(plain.q), rtol=1e-5)
+    np.testing.assert_allclose(decoder.pair_energy(trace.k), decoder.pair_energy(plain.k), rtol=1e-5)
     assert not np.allclose(trace.q, plain.q, rtol=1e-3)
-    assert smollm2.pair_energy(smollm2.run(ids).k).shape == (len(smollm2.load().layers), 3, 32)
+    assert decoder.pair_energy(smollm2.run(ids).k).shape == (len(smollm2.load().layers), 3, 32)
 
 
 def test_stats_cover_every_layer_and_follow_their_rule():
@@ -308,7 +309,7 @@ def test_stats_cover_every_layer_and_follow_their_rule():
     for row in layers:
         assert len(row["sink"]) == 9 and len(row["q_energy"]) == 9 and len(row["k_energy"]) == 3
         assert all(len(e) == 32 for e in row["q_energy"] + row["k_energy"])
-        assert row["verdict"] == smollm2.head_roles(np.array(row["sink"]), np.array(row["previous"])).tolist()
+        assert row["verdict"] == decoder.head_roles(np.array(row["sink"]), np.array(row["previous"])).tolist()
 
 
 def test_stats_of_the_shipped_layers_agree_with_run():
@@ -323,10 +324,10 @@ def test_stats_of_the_shipped_layers_agree_with_run():
     for text in texts:
         ids = [smollm2.IM_START, *smollm2.load().tokenizer.encode(text).ids]
         w = smollm2.run(ids).weights.astype(np.float64)
-        first, count = smollm2.FIRST_QUERY, len(ids) - smollm2.FIRST_QUERY
+        first, count = decoder.FIRST_QUERY, len(ids) - decoder.FIRST_QUERY
         sink, prev = (
-            sink + smollm2.sink_weight(w, first=first) * count,
-            prev + smollm2.previous_weight(w, first=first) * count,
+            sink + decoder.sink_weight(w, first=first) * count,
+            prev + decoder.previous_weight(w, first=first) * count,
         )
         n += count
     shipped = stats["with_im_start"]["layers"][: len(w)]

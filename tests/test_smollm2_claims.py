@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from posviz.experiments import claims as registry
+from posviz.experiments import decoder
 from posviz.maths import rotary, verdicts
 from posviz.models import blocks, smollm2
 
@@ -15,7 +16,8 @@ from posviz.models import blocks, smollm2
 @pytest.fixture(scope="module")
 def smol():
     """SmolLM2's claims, by number (built once for the module: the registry is rebuilt on every call)."""
-    return {c.number: c for c in registry.claims() if f"the real model {registry.SMOLLM2}" in c.statement}
+    name = f"the real model {smollm2.NAME} ({smollm2.PRECISION})"
+    return {c.number: c for c in registry.claims() if name in c.statement}
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +39,10 @@ def test_smollm2_claims_follow_minilms_and_every_one_passes(smol):
 
 def test_each_smollm2_claim_names_its_model_precision_source_and_page(smol):
     provenance = json.loads((smollm2.DATA / "provenance.json").read_text())
-    assert provenance["source_gguf_sha256"].startswith(registry.SMOLLM2_SOURCE.split("sha256 ")[1].rstrip("…)"))
+    assert provenance["source_gguf_sha256"].startswith(smollm2.SOURCE.split("sha256 ")[1].rstrip("…)"))
     for claim in smol.values():
         assert "Q4_1 weights, Q8_0 token table, dequantized to float32" in claim.statement
-        assert registry.SMOLLM2_SOURCE in claim.origin and claim.page == "llm" and claim.expected_source
+        assert smollm2.SOURCE in claim.origin and claim.page == "llm" and claim.expected_source
 
 
 def test_every_bound_of_a_smollm2_check_is_registry_data_with_its_reason(smol):
@@ -62,21 +64,21 @@ def bound(name: str) -> float:
 
 
 def test_with_rotation_on_and_no_mask_the_equivariance_claim_would_fail(model, ids):
-    perm = smollm2.reversal(ids)
-    hidden, weights = smollm2.reordered_gaps(ids, perm, layers=len(model.layers), model=model, rotation="rope",
+    perm = decoder.reversal(ids)
+    hidden, weights = decoder.reordered_gaps(ids, perm, layers=len(model.layers), model=model, rotation="rope",
                                              causal=False)  # fmt: skip
     assert hidden.max() > 100 * bound("equivariant") and weights.max() > 100 * bound("equivariant")
 
 
 def test_without_the_mask_the_order_claim_would_fail(model, ids):
-    hidden, _ = smollm2.reordered_gaps(ids, smollm2.reversal(ids), layers=1, model=model, rotation="none", causal=False)
+    hidden, _ = decoder.reordered_gaps(ids, decoder.reversal(ids), layers=1, model=model, rotation="none", causal=False)
     assert hidden[0] < bound("order") / 1000
 
 
 def test_without_rotation_a_shift_moves_nothing_so_the_shift_claim_would_fail(model, ids):
     plain = smollm2.run(ids, layers=1, rotation="none", model=model)
     shifted = smollm2.run(ids, layers=1, rotation="none", start=registry.SMOLLM2_SHIFT, model=model)
-    assert smollm2.layer_gaps(shifted.q, plain.q).max() < bound("moved") / 1000  # "the rotated queries move" fails
+    assert decoder.layer_gaps(shifted.q, plain.q).max() < bound("moved") / 1000  # "the rotated queries move" fails
 
 
 def test_a_shift_of_the_keys_alone_breaks_the_invariance(model, ids):
@@ -93,8 +95,8 @@ def test_a_shift_of_the_keys_alone_breaks_the_invariance(model, ids):
 
 def test_the_sink_claim_would_fail_in_a_layer_without_a_sink(smol, model, ids):
     weights = smollm2.run(ids, layers=2, model=model).weights
-    uniform = np.mean(1 / (np.arange(smollm2.FIRST_QUERY, ids.size) + 1))
-    layer_1 = smollm2.sink_weight(weights[1], first=smollm2.FIRST_QUERY).mean()
+    uniform = np.mean(1 / (np.arange(decoder.FIRST_QUERY, ids.size) + 1))
+    layer_1 = decoder.sink_weight(weights[1], first=decoder.FIRST_QUERY).mean()
     assert layer_1 < uniform < bound("sink") * uniform  # layer 1's weight on token 0 is below uniform's share
     sink = next(k for c in smol.values() for k in c.checks if "token 0" in k.label)
     assert sink.tolerance == pytest.approx(bound("sink") * uniform)

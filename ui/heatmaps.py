@@ -7,24 +7,25 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from posviz.drawing import charts
+from posviz.drawing import frames, heatmaps, images
+from posviz.drawing.layout import AXIS_WIDTH, PICTURE_CELLS
 from posviz.maths import grids
 from ui.chart import show_chart
 from ui.pictures import cached_png, show_image
 from ui.screen import legend_side, presenter
 from ui.text import escape
-from ui.widths import AXIS_WIDTH, container_width
+from ui.widths import container_width
 
-# A heatmap of more cells is one image mark on the same axes: Streamlit draws a chart, then resizes and redraws it,
-# and each rect is encoded on both passes (hover values then come from the CSV).
-PICTURE_CELLS = 1024
+# A heatmap of more than PICTURE_CELLS cells is one image mark on the same axes: Streamlit draws a chart, then resizes
+# and redraws it, and each rect is encoded on both passes (hover values then come from the CSV).
 
 
 def pictured(shape: tuple[int, int], width: float, height: int) -> bool:
     """Whether `matrix_chart` draws a matrix of `shape` in `width` x `height` px as a picture (past a few pixels a
     cell), not as labelled cells or a mark a cell."""
     return (
-        not charts.labels_cells(shape) and grids.draw_plan(*shape, max(1.0, width - AXIS_WIDTH), height).kind != "cells"
+        not heatmaps.labels_cells(shape)
+        and grids.draw_plan(*shape, max(1.0, width - AXIS_WIDTH), height).kind != "cells"
     )
 
 
@@ -38,7 +39,7 @@ def matrix_chart(
     domain: tuple[float, float] | None = None,
     row_labels: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
-    scheme: str = charts.SIGNED_SCHEME,
+    scheme: str = images.SIGNED_SCHEME,
     value_title: str = "value",
     height: int = 300,
     annotate_cols: int = 6,
@@ -57,7 +58,7 @@ def matrix_chart(
     (`grids.draw_plan`), else a PNG of at most one value (or block mean) per pixel.
 
     `note`: a line written across the middle ("all zeros"; "" writes nothing but keeps the chart's shape).
-    `domain`: the colour scale's ends; by default symmetric about 0 (`charts.signed_domain`).
+    `domain`: the colour scale's ends; by default symmetric about 0 (`heatmaps.signed_domain`).
     `hover`: keep a mark a cell, each with its value on hover, for a view that exists to show exact values.
     `in_columns`: how many equal columns share the main column where it is drawn (`widths.container_width`).
     `square`: drawn `height` x `height` (a similarity matrix: its diagonal runs at 45°), as a chart or a picture.
@@ -65,7 +66,7 @@ def matrix_chart(
     `causal`: the keys after each query are masked; labelled cells draw them grey, without a value.
     """
     m = np.asarray(m, dtype=np.float64)
-    domain = charts.signed_domain(m) if domain is None else domain
+    domain = heatmaps.signed_domain(m) if domain is None else domain
     rows, cols = m.shape
     common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
                   value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
@@ -73,18 +74,18 @@ def matrix_chart(
         common["note"] = note
     if square:
         common["square"] = True
-    if charts.labels_cells(m.shape):
-        frame = charts.matrix_frame(
+    if heatmaps.labels_cells(m.shape):
+        frame = frames.matrix_frame(
             m,
             row_labels if row_labels is not None else [str(row_offset + i) for i in range(rows)],
             col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
-        annotate = charts.prints_values(m.shape, annotate_cols)
+        annotate = heatmaps.prints_values(m.shape, annotate_cols)
         if annotate:  # each cell prints its value: a colour legend would repeat it
             common["legend"] = "none"
         limit = {} if row_label_limit is None else {"row_label_limit": row_label_limit}
-        frame = charts.masked_frame(frame) if causal else frame
-        show_chart(charts.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, masked=causal, **limit,
+        frame = frames.masked_frame(frame) if causal else frame
+        show_chart(heatmaps.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, masked=causal, **limit,
                    **common)  # fmt: skip
         return
     across = min(container_width(in_columns), height + AXIS_WIDTH) if square else container_width(in_columns)
@@ -116,24 +117,24 @@ def reduced_heatmap(
 
     `legend`: where the colour legend goes (default `legend_side()`); `hover`: one mark a cell with its value on
     hover even past PICTURE_CELLS (a view that exists for exact values); `in_columns`: as `matrix_chart`'s (the
-    pixels a picture inside the chart is drawn for); `shape`: `charts.grid_heatmap`'s titles.
+    pixels a picture inside the chart is drawn for); `shape`: `heatmaps.grid_heatmap`'s titles.
     """
     subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
     shape.update(legend=legend or legend_side(), subtitle=subtitle)
-    cells = charts.reduced_frame(reduced)
+    cells = frames.reduced_frame(reduced)
     if reduced.values.size <= PICTURE_CELLS or hover:
-        show_chart(charts.grid_heatmap, cells, name=name, **shape)
+        show_chart(heatmaps.grid_heatmap, cells, name=name, **shape)
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
-    scheme = str(shape.get("scheme", charts.SIGNED_SCHEME))
+    scheme = str(shape.get("scheme", images.SIGNED_SCHEME))
     # about the pixels it is shown with (a square plot is as wide as it is tall)
     tall = shape.get("height", 320)
     box = (tall, tall) if shape.get("square") else (tall, max(1.0, container_width(in_columns) - AXIS_WIDTH))
-    picture = charts.picture_frame(cached_png(reduced.values, scheme, domain, box=box))
+    picture = frames.picture_frame(cached_png(reduced.values, scheme, domain, box=box))
     if subtitle is not None and not reduced.aggregated and not presenter():
         shape["subtitle"] = f"{subtitle}; each value in the CSV"  # the Download menu (not in presenter mode)
-    extent = charts.extent_frame(reduced, domain)
-    show_chart(charts.picture_heatmap, picture, extent, name=name, table=cells, **shape)
+    extent = frames.extent_frame(reduced, domain)
+    show_chart(heatmaps.picture_heatmap, picture, extent, name=name, table=cells, **shape)
 
 
 def matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int, label: str = "exact values (CSV)") -> None:
@@ -141,7 +142,7 @@ def matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int, label
 
     def csv() -> str:
         rows = [str(row_offset + i) for i in range(m.shape[0])]
-        return charts.matrix_frame(m, rows, [str(col_offset + j) for j in range(m.shape[1])]).to_csv(index=False)
+        return frames.matrix_frame(m, rows, [str(col_offset + j) for j in range(m.shape[1])]).to_csv(index=False)
 
     st.download_button(label, data=csv, file_name=f"{name}.csv", mime="text/csv",
                        key=f"csv-{name}", on_click="ignore", icon=":material/download:")  # fmt: skip
@@ -165,13 +166,13 @@ def weights_chart(
     `legend=False` leaves the colour legend to a neighbouring panel on the same scale (narrow rows of panels);
     `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...); `in_columns` and
     `causal`: as `matrix_chart`'s."""
-    labels = charts.labelled(tokens) if numbered else list(tokens)
+    labels = frames.labelled(tokens) if numbered else list(tokens)
     matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
-                 scheme=charts.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
+                 scheme=images.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
                  name=name, height=height or weights_height(len(labels)), annotate_cols=annotate_cols,
                  legend=legend, in_columns=in_columns, causal=causal)  # fmt: skip
 
 
 def weights_height(tokens: int) -> int:
     """26 px a token while the chart labels its rows (see matrix_chart), else 340 px."""
-    return max(220, 26 * tokens) if charts.labels_cells((tokens, tokens)) else 340
+    return max(220, 26 * tokens) if heatmaps.labels_cells((tokens, tokens)) else 340

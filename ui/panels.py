@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from posviz.drawing import charts
+from posviz.drawing import frames, heatmaps, images, layout
 from posviz.maths import grids
 from ui.chart import show_chart
 from ui.heatmaps import matrix_chart, matrix_csv, pictured, weights_chart
@@ -34,10 +34,7 @@ class Panel:
     value_title: str = "value"  # matrix_row: what its colour is
 
 
-PANEL_GAP = charts.PANEL_SPACING  # pixels between panels of one faceted chart
-
-
-LEGEND_WIDTH = 90  # a colour legend at the right: its bar, labels and padding
+PANEL_GAP = layout.PANEL_SPACING  # pixels between panels of one faceted chart
 
 
 def _checked(panels: Sequence[Panel]) -> list[np.ndarray]:
@@ -76,7 +73,7 @@ def matrix_panels(
     row_title: str,
     col_title: str,
     domain: tuple[float, float],
-    scheme: str = charts.SIGNED_SCHEME,
+    scheme: str = images.SIGNED_SCHEME,
     value_title: str = "value",
     height: int = 300,
     columns: int | None = None,
@@ -88,14 +85,14 @@ def matrix_panels(
     """Matrices on one colour scale, `columns` a row (default: all in one row), across one of `in_columns` equal
     columns sharing the main column (`widths.container_width`).
 
-    Small ones (`charts.labels_cells`) are one faceted chart, `charts.heatmap_panels`: one legend, row and column
+    Small ones (`heatmaps.labels_cells`) are one faceted chart, `heatmaps.heatmap_panels`: one legend, row and column
     labels once when `shared`, one CSV of every panel (`name`), and a browser draws it faster than a chart a panel.
     Larger ones are a `matrix_chart` each, in columns, as their pixels allow (with a colour legend each if
     `legend_each`).
     """
     matrices = _checked(panels)
     columns = columns or len(panels)
-    if not all(charts.labels_cells(m.shape) for m in matrices):
+    if not all(heatmaps.labels_cells(m.shape) for m in matrices):
         _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
                            domain=domain, scheme=scheme, value_title=value_title, height=height,
                            annotate_cols=annotate_cols, legend=legend_each)  # fmt: skip
@@ -105,7 +102,7 @@ def matrix_panels(
     cols = [[str(c) for c in (range(shape[1]) if p.cols is None else p.cols)] for p, shape in shapes]
     cells = pd.concat(
         [
-            charts.matrix_frame(m, r, c, panel=p.title, note=p.note or "").assign(panel_index=i)
+            frames.matrix_frame(m, r, c, panel=p.title, note=p.note or "").assign(panel_index=i)
             for i, (p, m, r, c) in enumerate(zip(panels, matrices, rows, cols, strict=True))
         ],
         ignore_index=True,
@@ -121,11 +118,11 @@ def matrix_panels(
         return max(40, int((container_width(in_columns) - axes - beside - PANEL_GAP * (columns - 1)) / columns))
 
     room = panel_width(0) / max(1, widest)
-    annotate = all(charts.prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
+    annotate = all(heatmaps.prints_values(m.shape, annotate_cols) for m in matrices) and room >= 5 * char
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
-    width = panel_width(LEGEND_WIDTH if legend == "right" else 0)
+    width = panel_width(layout.LEGEND_WIDTH if legend == "right" else 0)
     angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
-    show_chart(charts.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title, width=width,
+    show_chart(heatmaps.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title, width=width,
                height=height, columns=columns, shared=shared, scheme=scheme, domain=domain, value_title=value_title,
                annotate=annotate, angled=angled, legend=legend, notes=any(p.note for p in panels),
                title_width=width + PANEL_GAP + (0 if shared else axis))  # fmt: skip
@@ -134,7 +131,7 @@ def matrix_panels(
 def matrix_grid(
     panels: Sequence[Panel], *, row_title: str, col_title: str, columns: int = 3, height: int = 220, in_columns: int = 1
 ) -> None:
-    """Matrices each on its own colour scale (`Panel.domain`, default symmetric about 0, `charts.signed_domain`; give
+    """Matrices each on its own colour scale (`Panel.domain`, default symmetric about 0, `heatmaps.signed_domain`; give
     compared ones the same), `columns` a row, across one of `in_columns` equal columns sharing the main column.
 
     When every one would be a picture in its cell (`matrix_chart`'s rule), they are one block of pictures: each a PNG
@@ -152,11 +149,11 @@ def matrix_grid(
     caption_size = "1rem" if presenter() else "0.875rem"  # as st.image's caption on each screen
     cells = []
     for p, m in zip(panels, matrices, strict=True):
-        domain = p.domain or charts.signed_domain(m)
+        domain = p.domain or heatmaps.signed_domain(m)
         reduced = grids.fit_picture(grids.reduced(m, 1, 1), height, across)
         caption = html_text(picture_caption(reduced, f"{col_title} →, {row_title} ↓"))
         title = _one_line(p.title)
-        picture = data_uri(cached_png(reduced.values, charts.SIGNED_SCHEME, domain, box=(height, across)))
+        picture = data_uri(cached_png(reduced.values, images.SIGNED_SCHEME, domain, box=(height, across)))
         alt = html_text(picture_alt(p.title, m, f"{col_title} →, {row_title} ↓"))
         note = f"<div style='font-weight:700'>{_one_line(p.note)}</div>" if p.note else ""
         cells.append(
@@ -164,7 +161,7 @@ def matrix_grid(
             f"<img src='{picture}' alt='{alt}' style='display:block;width:100%;"
             f"height:{height}px;object-fit:fill;image-rendering:pixelated'>{note}"
             f"<div style='font-size:{caption_size};opacity:0.75;text-align:center'>{caption}</div>"
-            f"<img src='{data_uri(cached_colour_bar(domain, charts.SIGNED_SCHEME))}' alt='' style='display:block;"
+            f"<img src='{data_uri(cached_colour_bar(domain, images.SIGNED_SCHEME))}' alt='' style='display:block;"
             f"width:100%;height:12px;object-fit:fill;margin-top:0.3rem'>{bar_labels(domain, 'value')}</div>"
         )
     st.markdown(

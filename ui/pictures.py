@@ -9,7 +9,7 @@ import hashlib
 import numpy as np
 import streamlit as st
 
-from posviz.drawing import charts, images
+from posviz.drawing import images
 from posviz.drawing.display import number
 from posviz.maths import grids
 from ui.screen import presenter
@@ -24,7 +24,7 @@ def show_image(
     domain: tuple[float, float],
     value_title: str,
     what: str,
-    scheme: str = charts.SIGNED_SCHEME,
+    scheme: str = images.SIGNED_SCHEME,
     height: int | None = None,
     fill: bool = False,
     in_columns: int = 1,

@@ -182,7 +182,7 @@ def capped_sentences(state: Mapping[str, object], params: Mapping[str, Param]) -
 
 
 def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_: object) -> None:
-    """A table of words (`lecture_charts.cells_frame`: row, column, text) as an HTML table: a screen reader reads it
+    """A table of words (`frames.cells_frame`: row, column, text) as an HTML table: a screen reader reads it
     cell by cell, and its cells wrap on a phone instead of overlapping as a chart's text marks do. A cell's line
     break stays a line break; rows and columns keep the frame's order."""
     rows = list(dict.fromkeys(cells["row"]))

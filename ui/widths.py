@@ -3,11 +3,10 @@ matrix to the pixels it gets."""
 
 from __future__ import annotations
 
+from posviz.drawing.layout import AXIS_WIDTH, COLUMN_GAP, PAGE_WIDTH, PRESENTER_WIDTH
 from ui.screen import presenter
 
-# The main column's width at 1280 x 720 in the wide layout, measured in Chromium: 820 px beside the open
-# sidebar, 1120 px in presenter mode (sidebar closed); columns are 16 px apart; a heatmap's y axis takes ~60 px.
-PAGE_WIDTH, PRESENTER_WIDTH, COLUMN_GAP, AXIS_WIDTH = 820, 1120, 16, 60
+__all__ = ["AXIS_WIDTH", "COLUMN_GAP", "PAGE_WIDTH", "PRESENTER_WIDTH", "column_width", "container_width"]
 
 
 def container_width(in_columns: int = 1) -> float:

@@ -15,15 +15,16 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, frames, longviews
+from posviz.drawing import colours, frames, heatmaps, images, lines_bars
 from posviz.drawing.display import number
+from posviz.experiments import longer
 from posviz.maths import grids, scaling, sinks
-from posviz.models import minilm
 
 
 @dataclass(frozen=True)
 class Figure:
-    """A chart: a `posviz.drawing.charts` builder, its frames and its shape; or an image of a reduced matrix."""
+    """A chart: a `posviz.drawing` builder (heatmaps, lines_bars, ...), its frames and its shape; or an image of a
+    reduced matrix."""
 
     name: str
     builder: Callable | None = None
@@ -48,7 +49,7 @@ def table_axes(rows: str = "position") -> dict[str, object]:
 
 
 def _lines(name: str, frame: pd.DataFrame, *more: pd.DataFrame, **shape: object) -> Figure:
-    builder = charts.lines_with_reference if more else charts.lines
+    builder = lines_bars.lines_with_reference if more else lines_bars.lines
     return Figure(name, builder, (frame, *more), shape)
 
 
@@ -72,7 +73,7 @@ def wavelengths(d: int, base: float) -> Figure:
     """
     shape = dict(x="pair", y="wavelength", x_title="pair i (dimensions 2i, 2i+1)", y_title="positions per turn (log)")
     title = "wavelength of each sin/cos pair"
-    return _lines("wavelengths", frames.wavelength_frame(d, base), title=title, log_y=True, **shape)
+    return _lines("wavelengths", frames.sinusoid_wavelength_frame(d, base), title=title, log_y=True, **shape)
 
 
 def row_norms(squared_norms: np.ndarray, d: int, *, start: int, stride: int) -> Figure:
@@ -82,7 +83,7 @@ def row_norms(squared_norms: np.ndarray, d: int, *, start: int, stride: int) -> 
     (10, 2)
     """
     frame = frames.row_norms(squared_norms, start=start, stride=stride, name="squared norm")
-    level = charts.level_frame(d / 2, f"d/2 = {d // 2}")
+    level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
     shape = dict(x="position", y="squared norm", x_title="position", y_title="‖pe_t‖²")
     return _lines("row-norms", frame, level, title="squared norm of every row", **shape)
 
@@ -93,7 +94,7 @@ def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, show
     >>> dimension_curves(np.zeros((10, 4)), [0, 3], start=0, shown=5).frames[0].shape
     (10, 3)
     """
-    frame = charts.columns_frame(table, dims, first=start, rows=shown)
+    frame = frames.columns_frame(table, dims, first=start, rows=shown)
     shape = dict(x="position", y="value", color="dimension", x_title="position", y_title="pe")
     return _lines("dimension-curves", frame, title=f"chosen dimensions over the first {shown} positions", **shape)
 
@@ -119,7 +120,7 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
     )
     shape = dict(x="what moves", y="max difference", title=pair_moves_title(signal), x_title="",
                  y_title="max abs difference", log_y=True, text="shown", height=height)  # fmt: skip
-    return Figure("pairs", charts.bars, (moves,), shape)
+    return Figure("pairs", lines_bars.bars, (moves,), shape)
 
 
 def pair_moves_title(signal: str) -> str:
@@ -130,18 +131,18 @@ def pair_moves_title(signal: str) -> str:
 def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -> Figure:
     """Each generated token's error against a full recompute, over the rounding band (frame: one row a token)."""
     return Figure(
-        name, charts.step_errors, (frames.step_errors(errors, prefill), frames.rounding_band()), {"title": title}
+        name, lines_bars.step_errors, (frames.step_errors(errors, prefill), frames.rounding_band()), {"title": title}
     )
 
 
 def sink_errors(ways: Mapping[str, sinks.StreamingResult]) -> Figure:
     """Each streamed step's error against the recompute over the kept tokens, one bar group a way of positioning, each
     way in its own colour (a way whose every error rounds to 0 says so in its legend entry)."""
-    shape = dict(x="token", y="error", group="way", y_title="max abs difference", colours=longviews.sink_colours(ways))
-    frame = longviews.sink_errors_frame(ways)
+    shape = dict(x="token", y="error", group="way", y_title="max abs difference", colours=colours.sink_colours(ways))
+    frame = frames.sink_errors_frame(ways)
     return Figure(
         "sink-errors",
-        charts.grouped_bars_keyed,
+        lines_bars.grouped_bars_keyed,
         (frame,),
         dict(title="error of each step against the recompute", **shape),
     )
@@ -154,30 +155,40 @@ def word_outputs(a: np.ndarray, b: np.ndarray, word: str) -> Figure:
     (6, 3)
     """
     names = [f"{word} in sentence 1", f"{word} in sentence 2"]
-    bars = charts.vectors_frame([a, b], names)
-    # blue and reddish purple: orange would sit beside the marked scale's vermillion (charts.ACCENT) on the same page
-    colours = tuple(zip(names, (charts.SERIES_COLORS[0], charts.SERIES_COLORS[3]), strict=True))
+    bars = frames.vectors_frame([a, b], names)
+    # blue and reddish purple: orange would sit beside the marked scale's vermillion (colours.ACCENT) on the same page
+    keyed = tuple(zip(names, (colours.SERIES_COLORS[0], colours.SERIES_COLORS[3]), strict=True))
     shape = dict(x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output",
-                 colours=colours)  # fmt: skip
-    return Figure("word-outputs", charts.grouped_bars_keyed, (bars,), shape)
+                 colours=keyed)  # fmt: skip
+    return Figure("word-outputs", lines_bars.grouped_bars_keyed, (bars,), shape)
 
 
 def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, distance: float, *, log: bool) -> Figure:
     """The distance between a word's two outputs against the scale, the chosen scale marked (not at 0 on a log axis).
 
-    >>> distance_curve(np.array([0.0, 1.0]), np.array([0.0, 2.0]), 0.0, 0.0, log=True).builder is charts.lines
+    >>> distance_curve(np.array([0.0, 1.0]), np.array([0.0, 2.0]), 0.0, 0.0, log=True).builder is lines_bars.lines
     True
     """
     curve = frames.distance_curve(scales, distances, log=log)
-    point = charts.point_frame(
+    point = frames.point_frame(
         scale, frames.on_log_axis(distance) if log else distance, f"{number(scale)} → {number(distance)}"
     )
     on_axis = scale > 0 or not log  # scale 0 has no place on a log axis
     logged = " (log)" if log else ""
     shape = dict(x="scale", y="distance", x_title="position scale" + logged, y_title="max abs difference" + logged)
     title = "distance between the two outputs against the scale"
-    builder, data = (charts.lines_marked, (curve, point)) if on_axis else (charts.lines, (curve,))
+    builder, data = (lines_bars.lines_marked, (curve, point)) if on_axis else (lines_bars.lines, (curve,))
     return Figure("distance-curve", builder, data, dict(title=title, log_x=log, log_y=log, points=True, **shape))
+
+
+def factor_ticks(top: float, factor: float) -> tuple[float, ...]:
+    """Ticks for a log axis of divisors from 1 to `top`: the powers of 4 it spans, and the factor.
+
+    >>> factor_ticks(130.0, 8.0)
+    (1.0, 4.0, 8.0, 16.0, 64.0, 256.0)
+    """
+    powers = [4.0**k for k in range(int(np.ceil(np.log(max(top, 1.0)) / np.log(4))) + 1)]
+    return tuple(sorted({*powers, float(factor)}))
 
 
 def rope_divisors(preset: scaling.Preset) -> Figure:
@@ -188,59 +199,62 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
     'divisor'
     """
     title = f"slowdown of each pair, {preset.original:,} -> {preset.extended:,} tokens"
-    frame = longviews.divisor_frame(preset)
-    factor = longviews.scaling_factor(preset)
+    frame = frames.divisor_frame(preset)
+    factor = longer.scaling_factor(preset)
     shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)",
-                 colours=longviews.method_colours(scaling.METHODS), whole_x=True,
-                 y_ticks=longviews.factor_ticks(float(frame["divisor"].max()), factor))  # fmt: skip
+                 colours=colours.method_colours(scaling.METHODS), whole_x=True,
+                 y_ticks=factor_ticks(float(frame["divisor"].max()), factor))  # fmt: skip
     return Figure(
         "rope-divisors",
-        charts.lines_keyed,
+        lines_bars.lines_keyed,
         (frame,),
         dict(title=title, y_title="frequency divided by", log_y=True, height=240, **shape),
     )  # lines only: 5 x 64 point marks with tooltips cost the page ~0.05 s of first paint (browser_bench)
 
 
-def rope_wavelengths(view: longviews.Scaled) -> Figure:
+def rope_wavelengths(view: longer.Scaled) -> Figure:
     """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
-    frame, levels = longviews.wavelength_frame(view), longviews.window_levels(view.preset)
-    colours = longviews.method_colours(list(dict.fromkeys(frame["rope"])))
-    # the windows in black: vermillion (charts.ACCENT) sits too near linear's orange on a projector
+    frame, levels = frames.scaled_wavelength_frame(view), frames.window_levels(view.preset)
+    keyed = colours.method_colours(list(dict.fromkeys(frame["rope"])))
+    # the windows in black: vermillion (colours.ACCENT) sits too near linear's orange on a projector
     shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn",
-                 colours=colours, overlay="reference", whole_x=True, reference_colour="#000000")  # fmt: skip
-    return Figure("wavelengths", charts.lines_keyed, (frame, levels),
+                 colours=keyed, overlay="reference", whole_x=True, reference_colour="#000000")  # fmt: skip
+    return Figure("wavelengths", lines_bars.lines_keyed, (frame, levels),
                   dict(title="wavelength of each pair", log_y=True, **shape))  # fmt: skip
 
 
-def rope_scores(view: longviews.Scaled, seed: int) -> Figure:
+def rope_scores(view: longer.Scaled, seed: int) -> Figure:
     """The rotary score of fixed content with itself against the distance, unscaled and scaled, with the window."""
-    scores = longviews.score_frame(view, seed, points=600)  # 600 samples a curve: one or two a pixel of its chart
-    colours = longviews.method_colours(list(dict.fromkeys(scores["curve"])))
+    scores = frames.score_frame(view, seed, points=600)  # 600 samples a curve: one or two a pixel of its chart
+    keyed = colours.method_colours(list(dict.fromkeys(scores["curve"])))
     shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens)", y_title="q · R(m) q",
-                 colours=colours, overlay="marker")  # fmt: skip
-    point = longviews.window_point(view, scores)
+                 colours=keyed, overlay="marker")  # fmt: skip
+    point = frames.score_window_point(view, scores)
     return Figure(
-        "scores-by-distance", charts.lines_keyed, (scores, point), dict(title="score of fixed content, q = k", **shape)
+        "scores-by-distance",
+        lines_bars.lines_keyed,
+        (scores, point),
+        dict(title="score of fixed content, q = k", **shape),
     )
 
 
-def decay_curves(decay: longviews.Decay) -> tuple[Figure, Figure]:
+def decay_curves(decay: longer.Decay) -> tuple[Figure, Figure]:
     """RoFormer's bound on the rotary score (its average over pairs) and the measured mean score, by distance."""
-    names = list(dict.fromkeys(decay.bound["curve"]))
-    colours = tuple(zip(names, longviews.DECAY_COLOURS[: len(names)], strict=True))  # two bases, two colours
-    common = dict(x="distance", y="value", color="curve", x_title="relative distance m", colours=colours)
-    bound = Figure("decay-bound", charts.lines_keyed, (decay.bound,),
+    bound_frame, measured_frame = frames.decay_frames(decay)
+    keyed = tuple(zip(decay.names, colours.DECAY_COLOURS[: len(decay.names)], strict=True))  # two bases, two colours
+    common = dict(x="distance", y="value", color="curve", x_title="relative distance m", colours=keyed)
+    bound = Figure("decay-bound", lines_bars.lines_keyed, (bound_frame,),
                    dict(title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common))  # fmt: skip
     title = "measured: 256 random q with themselves"
-    measured = Figure("decay-measured", charts.lines_keyed, (decay.measured,),
+    measured = Figure("decay-measured", lines_bars.lines_keyed, (measured_frame,),
                       dict(title=title, y_title="mean q · R(m) q", **common))  # fmt: skip
     return bound, measured
 
 
-def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
+def learned_table_curves(table: frames.PositionTable) -> tuple[Figure, Figure]:
     """A trained position table's row norms, and the median cosine of rows k apart next to a sinusoidal table's.
 
-    >>> [f.name for f in learned_table_curves(minilm.position_table())]
+    >>> [f.name for f in learned_table_curves(_table())]
     ['minilm-norms', 'minilm-cosine-profile']
     """
     norms = _lines(
@@ -274,31 +288,43 @@ def learned_table_curves(table: minilm.PositionTable) -> tuple[Figure, Figure]:
     return norms, profile
 
 
-def learned_table_picture(table: minilm.PositionTable, *, value_title: str | None = None) -> Figure:
+def learned_table_picture(table: frames.PositionTable, *, value_title: str | None = None) -> Figure:
     """A trained position table as a picture, its colours clipped at the 99th percentile of |value| (a few large
     values would leave the rest pale). `value_title` replaces the colour bar's title, which names the clip.
 
-    >>> learned_table_picture(minilm.position_table()).shape["title"]
-    'position rows (512 x 384)'
+    >>> learned_table_picture(_table()).shape["title"]
+    'position rows (8 x 4)'
     """
-    clip = charts.robust_domain(table.table)
+    clip = heatmaps.robust_domain(table.table)
     rows, cols = table.table.shape
-    shape = dict(title=f"position rows ({rows} x {cols})", scheme=charts.SIGNED_SCHEME, domain=clip,
+    shape = dict(title=f"position rows ({rows} x {cols})", scheme=images.SIGNED_SCHEME, domain=clip,
                  value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
                  what="dimension →, position ↓")  # fmt: skip
     return Figure("minilm-table", image=grids.reduced(table.table, 1, 1), shape=shape)
 
 
-def position_cosine_pictures(table: minilm.PositionTable) -> tuple[Figure, Figure]:
+def position_cosine_pictures(table: frames.PositionTable) -> tuple[Figure, Figure]:
     """The cosine between every two positions' rows as pictures: the trained table's, then a sinusoidal table's.
 
-    >>> [f.shape["title"] for f in position_cosine_pictures(minilm.position_table())]
+    >>> [f.shape["title"] for f in position_cosine_pictures(_table())]
     ['cosine between positions: MiniLM (learned)', 'cosine between positions: sinusoidal']
     """
     return tuple(
         Figure(f"{name}-cosine", image=grids.reduced(cosine, 1, 1),
-               shape=dict(title=f"cosine between positions: {which}", scheme=charts.SIGNED_SCHEME, domain=(-1.0, 1.0),
+               shape=dict(title=f"cosine between positions: {which}", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0),
                           value_title="cosine", what="position →, position ↓"))
         for name, cosine, which in (("minilm", table.cosine, "MiniLM (learned)"),
                                     ("sinusoid", table.sinusoid_cosine, "sinusoidal"))
     )  # fmt: skip
+
+
+def _table(T: int = 8, d: int = 4) -> frames.PositionTable:
+    """A stand-in position table for the doctests (the real one is the model's: `posviz.models.minilm`)."""
+    from types import SimpleNamespace
+
+    rows = np.random.default_rng(0).standard_normal((T, d))
+    eye, line = np.eye(T), np.linspace(1.0, 0.0, T - 1)
+    norms = np.linalg.norm(rows, axis=1)
+    return SimpleNamespace(
+        table=rows, norms=norms, cosine=eye, sinusoid_cosine=eye, by_distance=line, sinusoid_by_distance=line
+    )

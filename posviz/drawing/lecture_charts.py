@@ -1,8 +1,9 @@
 """Altair builders for the lecture's later steps: a table of text cells, and a learned table that runs out.
 
-As the other builders: data first (long-form frames), shape after; no maths, no streamlit. A table cell's text
-may hold "\\n" for a second line (Vega's text mark breaks lines there).
+As the other builders: data first (long-form frames from `posviz.drawing.frames`), shape after; no maths, no
+streamlit. A table cell's text may hold "\\n" for a second line (Vega's text mark breaks lines there).
 
+    >>> from posviz.drawing.frames import cells_frame
     >>> frame = cells_frame(["a", "b"], {"x": ["1", "2"], "y": ["3", "4"]})
     >>> frame.shape, type(text_table(frame, title="t")).__name__
     ((4, 7), 'LayerChart')
@@ -10,35 +11,10 @@ may hold "\\n" for a second line (Vega's text mark breaks lines there).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 import altair as alt
-import pandas as pd
 
-from posviz.drawing.charts import ACCENT, SERIES_COLORS, TEXT_COLOUR, Data, Text, title_params
-
-LINE_BREAK = "\n"
-
-
-def cells_frame(rows: Sequence[str], columns: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """Long form of a text table: one row a cell, columns row, column, text, row_index, col_index, and the text's
-    first and second line (first, second; second "" for a one-line cell).
-
-    `columns` maps each column's heading to its cells, one per row, in the order they are drawn.
-    """
-    rows = list(rows)
-    bad = {name: len(cells) for name, cells in columns.items() if len(cells) != len(rows)}
-    if bad:
-        raise ValueError(f"every column needs {len(rows)} cells (one per row), got {bad}")
-    frame = pd.DataFrame(
-        [
-            {"row": row, "column": name, "text": str(cells[i]), "row_index": i, "col_index": j}
-            for j, (name, cells) in enumerate(columns.items())
-            for i, row in enumerate(rows)
-        ]
-    )
-    lines = [(*text.split(LINE_BREAK, 1), "")[:2] for text in frame.text]  # a cell's two lines, one above the other
-    return frame.assign(first=[a for a, _ in lines], second=[b for _, b in lines])
+from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
+from posviz.drawing.engine import Data, Text, title_params
 
 
 def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = "") -> alt.LayerChart:
@@ -56,17 +32,6 @@ def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = 
     upper = two.mark_text(color=TEXT_COLOUR, dy=-10).encode(text="first:N")
     lower = two.mark_text(color=TEXT_COLOUR, dy=10).encode(text="second:N")
     return alt.layer(band, centred, upper, lower, title=title_params(title), height=height)
-
-
-def gap_frame(start: int, end: int, label: str) -> pd.DataFrame:
-    """The positions start..end-1 a table has no row for, with the words written over them (start, end, mid, label).
-
-    >>> gap_frame(512, 640, "no row").shape
-    (1, 4)
-    """
-    if end < start:
-        raise ValueError(f"expected end >= start, got start {start} and end {end}")
-    return pd.DataFrame({"start": [start], "end": [end], "mid": [(start + end) / 2], "label": [label]})
 
 
 def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int = 240) -> alt.LayerChart:

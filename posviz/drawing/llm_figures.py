@@ -1,7 +1,8 @@
 """The "SmolLM2: a RoPE decoder" page's figures and its lecture steps': attention, sink, pair energy, ablations.
 
-Each function returns a `Figure` (a `posviz.drawing.charts` builder, its frames, its shape) from `llmviews`'
-numbers; the app draws it with `ui.figure`. No streamlit here.
+Each function returns a `Figure` (a `posviz.drawing` builder, its frames, its shape) from
+`posviz.experiments.decoder`'s readings, and the captions say where the numbers come from; the app draws a figure
+with `ui.figure`. No model is run here, no streamlit.
 
 Letters: L live layers, M whole-model layers, H query heads, G key/value heads, P rotated pairs, T tokens.
 """
@@ -11,12 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, images, llmviews
+from posviz.drawing import frames, heatmaps, images, layout, lines_bars
+from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
-from posviz.models import smollm2
-
-AXIS = 60  # pixels a picture panel's y axis takes
-LEGEND = 90  # a colour legend at the right
+from posviz.experiments import decoder
 
 
 def panel_width(across: float, columns: int, legend: str) -> int:
@@ -25,108 +24,127 @@ def panel_width(across: float, columns: int, legend: str) -> int:
     >>> panel_width(1120, 9, "right")  # (1120 - 60 - 90 - 8 * 16) / 9
     93
     """
-    room = across - AXIS - (LEGEND if legend == "right" else 0) - charts.PANEL_SPACING * (columns - 1)
+    beside = layout.LEGEND_WIDTH if legend == "right" else 0
+    room = across - layout.AXIS_WIDTH - beside - layout.PANEL_SPACING * (columns - 1)
     return max(40, int(room / columns))
 
 
-def head_panels(reading: llmviews.Reading, layer: int, *, across: float, columns: int, legend: str) -> Figure:
+def head_panels(reading: decoder.Reading, layer: int, *, across: float, columns: int, legend: str) -> Figure:
     """Every head's causal attention of one live layer, a picture panel each on the [0, 1] weight scale (one chart).
 
-    >>> r = llmviews.read("dog bites man")
+    >>> r = decoder.read("dog bites man")
     >>> head_panels(r, 1, across=1120, columns=9, legend="right").frames[0].shape
     (27, 7)
     """
     weights = reading.trace.weights[layer].astype(np.float64)  # (H, T, T)
     roles = reading.roles[layer]
     short = {"previous-token": " · t−1", "first-token": " · tok 0", "other": ""}  # a panel's title is ~90 px
-    titles = [f"{llmviews.head(layer, h)}{short[str(roles[h])]}" for h in range(len(weights))]
+    titles = [f"{decoder.head(layer, h)}{short[str(roles[h])]}" for h in range(len(weights))]
     pngs = [images.png(*images.indexed(w, images.WEIGHT_STOPS, (0.0, 1.0), levels=images.PNG_LEVELS)) for w in weights]
-    frame = charts.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
+    frame = frames.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
     table = pd.concat(
-        [charts.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)
+        [frames.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)
          for w, t in zip(weights, titles, strict=True)],
         ignore_index=True,
     )  # fmt: skip
     width = panel_width(across, columns, legend)
     shape = dict(row_title="query t", col_title="key s", width=width, height=width, columns=columns, legend=legend,
                  title=f"layer {layer}: each head's causal attention, {reading.T} tokens")  # fmt: skip
-    return Figure(f"llm-heads-{layer}", charts.picture_panels, (frame,), shape, table=table)
+    return Figure(f"llm-heads-{layer}", heatmaps.picture_panels, (frame,), shape, table=table)
 
 
-def by_distance(reading: llmviews.Reading, layer: int, *, height: int = 280, legend: str = "bottom") -> Figure:
+def by_distance(reading: decoder.Reading, layer: int, *, height: int = 280, legend: str = "bottom") -> Figure:
     """Each head's mean weight at each relative distance t − s, the positional heads in colour (frame: H x N rows)."""
-    frame = llmviews.by_distance_frame(reading, layer)
+    frame = frames.by_distance_frame(reading, layer)
     shape = dict(x="distance", y="weight", color="series", detail="head", x_title="distance t − s (tokens)",
                  y_title="mean attention weight", title=f"layer {layer}: attention against distance, each head",
                  legend=legend, height=height)  # fmt: skip
-    return Figure(f"llm-distance-{layer}", charts.lines, (frame,), shape)
+    return Figure(f"llm-distance-{layer}", lines_bars.lines, (frame,), shape)
 
 
 def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, annotate: bool, height: int) -> Figure:
     """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
     whole-model maps drawn side by side mean the same by the same colour."""
-    frame = charts.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
-    shape = dict(title=title, row_title="", col_title="head", scheme=charts.WEIGHT_SCHEME, domain=(0.0, 1.0),
+    frame = frames.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
+    shape = dict(title=title, row_title="", col_title="head", scheme=images.WEIGHT_SCHEME, domain=(0.0, 1.0),
                  value_title=value_title, annotate=annotate, height=height, legend="right")  # fmt: skip
-    return Figure(name, charts.token_heatmap, (frame,), shape)
+    return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
-def sink_live(reading: llmviews.Reading, *, height: int = 240) -> Figure:
+def sink_live(reading: decoder.Reading, *, height: int = 240) -> Figure:
     """Each live layer's and head's mean weight on token 0, every value written (frame: L x H rows)."""
     return _layer_heads(reading.sink, "llm-sink-live", f"live: weight on token 0, {reading.T} tokens",
                         value_title="weight on token 0", annotate=True, height=height)  # fmt: skip
 
 
-def sink_model(model: llmviews.WholeModel, *, height: int = 420) -> Figure:
+def sink_model(model: decoder.WholeModel, *, height: int = 420) -> Figure:
     """Each of the 30 layers' heads' mean weight on token 0, from extraction (frame: M x H rows)."""
     return _layer_heads(model.sink, "llm-sink-model", "whole model, at extraction: weight on token 0",
                         value_title="weight on token 0", annotate=False, height=height)  # fmt: skip
 
 
-def pair_shares(reading: llmviews.Reading, layer: int, *, height: int = 300, legend: str = "bottom") -> Figure:
+def pair_shares(reading: decoder.Reading, layer: int, *, height: int = 300, legend: str = "bottom") -> Figure:
     """Each query and key head's energy per rotated pair as a share of its total, fast pairs (i = 0) on the left."""
-    shares, names = llmviews.energy_shares(reading.trace.q[layer], reading.trace.k[layer])
-    frame = charts.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
+    shares, names = reading.energy_shares(layer)
+    frame = frames.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
     shape = dict(title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)", row_title="",
-                 col_title="pair i (dimensions 2i, 2i+1)", scheme=charts.WEIGHT_SCHEME,
+                 col_title="pair i (dimensions 2i, 2i+1)", scheme=images.WEIGHT_SCHEME,
                  domain=(0.0, float(shares.max())), value_title="share of energy", annotate=False,
                  height=height, legend=legend)  # fmt: skip
-    return Figure(f"llm-pairs-{layer}", charts.token_heatmap, (frame,), shape)
+    return Figure(f"llm-pairs-{layer}", heatmaps.token_heatmap, (frame,), shape)
 
 
-def model_fast_share(model: llmviews.WholeModel, *, height: int = 420) -> Figure:
+def model_fast_share(model: decoder.WholeModel, *, height: int = 420) -> Figure:
     """Each whole-model query head's share of energy in the fast pairs, from extraction (frame: M x H rows)."""
-    share = llmviews.fast_share(model.q_energy)
-    title = f"whole model (extraction): q energy, i < {llmviews.FAST_PAIRS}"
-    return _layer_heads(share, "llm-fast-model", title, value_title="share", annotate=False, height=height)
+    title = f"whole model (extraction): q energy, i < {decoder.FAST_PAIRS}"
+    return _layer_heads(model.fast_shares, "llm-fast-model", title, value_title="share", annotate=False, height=height)
 
 
-def ablation_gaps(result: smollm2.Ablation, *, height: int = 280) -> Figure:
+def ablation_gaps(result: decoder.Ablation, *, height: int = 280) -> Figure:
     """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor), layers ticked
     0..L-1; the legend under the plot, where the three long names fit (a right legend cut them at 1280 px)."""
     legend = "bottom"
-    frame = llmviews.ablation_frame(result)
+    frame = frames.ablation_frame(result)
     shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max |Δ| (log)",
                  title="each layer: reordered or shifted against the plain run", log_y=True, points=True,
                  legend=legend, height=height, whole_x=True)  # fmt: skip
-    return Figure("llm-ablations", charts.lines, (frame,), shape)
+    return Figure("llm-ablations", lines_bars.lines, (frame,), shape)
 
 
-def scaled_scores(pair: llmviews.RealPair, preset_key: str, *, height: int = 300, legend: str = "bottom") -> Figure:
+def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: str = "bottom") -> Figure:
     """A real query/key pair's rotary logit against the distance, unscaled and under a rope_scaling preset (log x)."""
-    preset = llmviews.SCALINGS[preset_key]
-    scores = llmviews.scaled_scores(pair, preset)
-    point = llmviews.window_point(scores)
+    scores = frames.logit_frame(logits)
+    point = frames.logit_window_point(scores)
     shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens, log)",
-                 y_title="q · R(m) k / √64", title=f"{pair.label}: logit against distance", log_x=True,
+                 y_title="q · R(m) k / √64", title=f"{logits.pair.label}: logit against distance", log_x=True,
                  legend=legend, height=height)  # fmt: skip
-    return Figure("llm-scaled-scores", charts.lines_marked, (scores, point), shape)
+    return Figure("llm-scaled-scores", lines_bars.lines_marked, (scores, point), shape)
 
 
-def head_profile(reading: llmviews.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
+def head_profile(reading: decoder.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
     """One head's mean weight at each distance, as bars (the lecture's step)."""
-    curve = smollm2.by_distance(reading.trace.weights[layer, h], first=reading.first)[:16]
+    curve = reading.by_distance(layer)[h, :16]
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
     shape = dict(x="distance", y="weight", x_title="distance t − s (tokens)", y_title="mean weight",
-                 title=f"head {llmviews.head(layer, h)}: attention against distance", height=height)  # fmt: skip
-    return Figure(f"llm-profile-{layer}-{h}", charts.bars, (frame,), shape)
+                 title=f"head {decoder.head(layer, h)}: attention against distance", height=height)  # fmt: skip
+    return Figure(f"llm-profile-{layer}-{h}", lines_bars.bars, (frame,), shape)
+
+
+def sink_difference(reading: decoder.Reading, model: decoder.WholeModel) -> str:
+    """Why the live and the whole-model sink maps differ, with both means over the live layers' heads: one line."""
+    L = reading.sink.shape[0]
+    live, extracted = float(reading.sink.mean()), float(model.sink[:L].mean())
+    return (
+        f"Why the maps differ: a longer text spreads each query over more keys. Layers 0-{L - 1} give token 0 "
+        f"{number(live, digits=2)} here (this text, {reading.T} tokens), {number(extracted, digits=2)} at extraction "
+        f"({model.text_count} longer texts, {model.tokens:,} tokens)."
+    )
+
+
+def extraction_label(model: decoder.WholeModel) -> str:
+    """Where the whole-model numbers come from, for a caption."""
+    fed = "with" if model.im_start else "without"
+    return (
+        f"Whole model (30 layers): computed at extraction by tools/extract_smollm2.py (float64 numpy, the GGUF's "
+        f"weights) over {model.texts}, fed {fed} <|im_start|>; not recomputed here."
+    )

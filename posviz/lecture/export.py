@@ -15,16 +15,14 @@ import importlib.util
 import re
 from html import escape
 
-from posviz.drawing import charts, images
+from posviz.drawing import engine, frames, heatmaps, images
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
+from posviz.drawing.layout import AXIS_WIDTH, COLUMN_GAP, PICTURE_CELLS, PRESENTER_WIDTH
 from posviz.lecture import decks, notes, steps
 from posviz.maths import grids
 
-WIDTH = 1120  # the lecture's main column in presenter mode, px (a 1280 px screen less its margins)
-GAP = 16  # between two figures, px
-AXIS_WIDTH = 60  # what a heatmap's y axis and legend take from its column, px
-PICTURE_CELLS = 1024  # a heatmap of more cells is one picture on its axes (as in the app)
+WIDTH, GAP = PRESENTER_WIDTH, COLUMN_GAP  # the lecture's main column in presenter mode; between two figures (px)
 INSTALL = "pip install vl-convert-python  (or: pip install 'posviz[svg]')"
 
 
@@ -90,7 +88,7 @@ def figure(fig: Figure, width: int, name: str) -> str:
         return picture(fig.image, width, **fig.shape)
     if fig.cells is not None:
         return svg(heatmap_spec(fig, width), name)
-    spec = charts.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
+    spec = engine.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
     if spec.get("width") == "container":  # the app's charts fill their column; here the column is `width`
         spec = {**spec, "width": width}
     return svg(spec, name)
@@ -102,20 +100,20 @@ def heatmap_spec(fig: Figure, width: int) -> dict:
     shape = {k: v for k, v in fig.shape.items() if k != "subtitle"}
     shape.update(legend=shape.get("legend", "right"), subtitle=reduced.note if reduced.aggregated else None)
     if reduced.values.size <= PICTURE_CELLS:
-        spec = charts.chart_spec(charts.grid_heatmap, charts.reduced_frame(reduced), presenter=True, **shape)
+        spec = engine.chart_spec(heatmaps.grid_heatmap, frames.reduced_frame(reduced), presenter=True, **shape)
     else:
         domain = tuple(shape.get("domain", (-1.0, 1.0)))
         box = (shape.get("height", 320), max(1, width - AXIS_WIDTH))
-        png = images.matrix_png(reduced.values, str(shape.get("scheme", charts.SIGNED_SCHEME)), domain, box=box)
-        frames = (charts.picture_frame(png), charts.extent_frame(reduced, domain))
-        spec = charts.chart_spec(charts.picture_heatmap, *frames, presenter=True, **shape)
+        png = images.matrix_png(reduced.values, str(shape.get("scheme", images.SIGNED_SCHEME)), domain, box=box)
+        data = (frames.picture_frame(png), frames.extent_frame(reduced, domain))
+        spec = engine.chart_spec(heatmaps.picture_heatmap, *data, presenter=True, **shape)
     return {**spec, "width": width}
 
 
 def svg(spec: dict, name: str) -> str:
     """The spec drawn as SVG text to inline: ids made unique to the figure (two charts' 'gradient_0' would
     clash in one page), and an image's data URL dropped from its aria-label (it doubled the file)."""
-    text = charts.to_svg(spec)
+    text = engine.to_svg(spec)
     text = re.sub(r' aria-label="[^"]*data:image[^"]*"', "", text)
     for found in sorted(set(re.findall(r'id="([^"]+)"', text)), key=len, reverse=True):
         text = re.sub(rf'(id="|#){re.escape(found)}(?=["\)])', rf"\g<1>{name}-{found}", text)
@@ -124,7 +122,7 @@ def svg(spec: dict, name: str) -> str:
 
 def picture(
     reduced: grids.Reduced, width: int, *, title: str, domain: tuple[float, float], value_title: str, what: str,
-    scheme: str = charts.SIGNED_SCHEME,
+    scheme: str = images.SIGNED_SCHEME,
 ) -> str:  # fmt: skip
     """A matrix as a PNG `width` x FIGURE_HEIGHT px (as the lecture draws it), its colour bar and what it shows."""
     height = steps.FIGURE_HEIGHT
@@ -150,7 +148,7 @@ def _settings(entry: decks.Entry) -> str:
 
 
 def _uri(png: bytes) -> str:
-    return charts.picture_frame(png)["url"][0]
+    return frames.picture_frame(png)["url"][0]
 
 
 STYLE = """

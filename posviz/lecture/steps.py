@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import charts, figures, frames
+from posviz.drawing import figures, frames, heatmaps, images, lines_bars
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -100,20 +100,20 @@ def _heat(
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed) or [0, 1] weight scale; `causal`: masked keys drawn grey."""
     r, k = m.shape
-    frame = charts.matrix_frame(
+    frame = frames.matrix_frame(
         m,
         row_labels if row_labels is not None else [str(i) for i in range(r)],
         col_labels if col_labels is not None else [str(j) for j in range(k)],
     )
     if causal:
-        frame = charts.masked_frame(frame)
-    scheme = charts.SIGNED_SCHEME if signed else charts.WEIGHT_SCHEME
-    domain = domain or (charts.signed_domain(m) if signed else (0.0, 1.0))
-    annotate = annotate and charts.prints_values(m.shape, VALUE_COLUMNS)
+        frame = frames.masked_frame(frame)
+    scheme = images.SIGNED_SCHEME if signed else images.WEIGHT_SCHEME
+    domain = domain or (heatmaps.signed_domain(m) if signed else (0.0, 1.0))
+    annotate = annotate and heatmaps.prints_values(m.shape, VALUE_COLUMNS)
     shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
                  value_title="value" if signed else "weight", annotate=annotate, angled=k > 8,
                  height=FIGURE_HEIGHT, legend="right", masked=causal)  # fmt: skip
-    return Figure(name, charts.token_heatmap, (frame,), shape)
+    return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
 def _grid(
@@ -131,11 +131,11 @@ def _grid(
         legend="right",
         **({"square": True} if square else {}),
     )
-    return Figure(name, charts.grid_heatmap, (charts.reduced_frame(reduced),), shape, cells=reduced)
+    return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
 
 def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Figure:
-    labels = charts.labelled(words)
+    labels = frames.labelled(words)
     return _heat(name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels)
 
 
@@ -146,7 +146,7 @@ def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) 
 
 def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
     """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
-    domain = charts.signed_domain(r.reference, r.out_perm)
+    domain = heatmaps.signed_domain(r.reference, r.out_perm)
     return (
         _outputs(f"{name}-reference", r.reference, reference_title, domain),
         _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
@@ -219,7 +219,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
         r.together,
         verdicts.machine_zero(r.together),
         f"0 up to rounding; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
-        (Figure("pairs", charts.bars, (moves,), shape),),
+        (Figure("pairs", lines_bars.bars, (moves,), shape),),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
     )
 
@@ -240,7 +240,7 @@ def forgot() -> Slide:
 
 def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
-    domain = charts.signed_domain(r.out_perm)
+    domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
         "Exercise 2: add one vector at every position and attention stays order-blind: a constant is not position.",
         "max |attn(P X + c) − P attn(X + c)|",
@@ -359,14 +359,14 @@ def norms(d: int = WIDTH) -> Slide:
     frame = frames.row_norms(squared, name="squared norm")
     shape = dict(x="position", y="squared norm", title="‖peₜ‖² of every row: each bar reaches d/2",
                  x_title="position t", y_title="‖peₜ‖²", height=FIGURE_HEIGHT)  # fmt: skip
-    level = charts.level_frame(d / 2, f"d/2 = {d // 2}")
+    level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
     return Slide(
         "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {d // 2}",
-        (Figure("norms", charts.bars_with_reference, (frame, level), shape),),
+        (Figure("norms", lines_bars.bars_with_reference, (frame, level), shape),),
         "'A sense of order': 4 for every row at d = 8",
     )
 
@@ -385,7 +385,7 @@ def shift(k: int = 3) -> Slide:
                domain=(-1.0, 1.0),
                annotate=False),
          _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
-               rows="position t", cols="position u", domain=charts.signed_domain(properties.similarity(pe[:32])),
+               rows="position t", cols="position u", domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
                square=True)),
         "≈ 0: the offset property of the sinusoid formula",
     )  # fmt: skip
@@ -404,7 +404,7 @@ def rotary(shift: int = 100) -> Slide:
         verdicts.negligible(moved),
         f"unchanged (added sinusoids change by {number(added)})",
         (_grid("rotary-scores", scores, "rotary score q·k, query i, key j", rows="query position i",
-               cols="key position j", domain=charts.signed_domain(scores), square=True),),
+               cols="key position j", domain=heatmaps.signed_domain(scores), square=True),),
         "RoFormer (Su et al.), computed from the formula",
     )  # fmt: skip
 
@@ -416,7 +416,7 @@ def real_model() -> Slide:
     table_image = figures.learned_table_picture(pos, value_title="value (clipped at p99)")
     image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
-        f"A real encoder (all-MiniLM-L6-v2) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
+        f"A real encoder ({minilm.NAME}) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
         "to the input; neighbours point alike.",
         "median cosine of neighbouring position rows",
         pos.neighbour_cosine,
@@ -436,7 +436,7 @@ def last_row(T: int = 640) -> Slide:
     refusal = families.refusal(T)  # the real embedding layer asked for T positions
     missing = max(0, T - rows)
     curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
-    gap = lecture_charts.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
+    gap = frames.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
     shape = dict(title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖",
                  height=FIGURE_HEIGHT)  # fmt: skip
     return Slide(
@@ -465,7 +465,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
 
     pair = encoder.compare_texts(*SENTENCES, scale)
     said = "the model" if scale == 1.0 else f"position × {number(scale)}"  # the sentences page's words
-    layers = sentence_charts.layer_distance_frame(pair.layer_distance, pair.layer_distance_plain,
+    layers = frames.layer_distance_frame(pair.layer_distance, pair.layer_distance_plain,
                                                   labels=(said, "position rows removed"))  # fmt: skip
     model = encoder.default_encoder()
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
@@ -487,46 +487,28 @@ def real_sentences(scale: float = 1.0) -> Slide:
          Figure("real-layers", sentence_charts.layer_distances, (layers,),
                 dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine",
                      height=height))),
-        f"the shipped model (int8 weights): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
+        f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
         caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
         f"in either order (1 − cosine {number(pair.layer_distance[0])}).",
     )  # fmt: skip
 
 
-DECODER_TEXTS = (" dog bites man", " man bites dog")  # a leading space: both orders feed the tokens ␣dog ␣bites ␣man
-
-
-def decoder_cosine(rotation: str = "rope", causal: bool = True) -> tuple[float, float]:
-    """SmolLM2's cosine of the two sentences: the mean of the word tokens' states after the last shipped layer,
-    <|im_start|> left out; and how many times longer <|im_start|>'s state is than the words' (the sink)."""
-    from posviz.models import smollm2
-    from posviz.models.minilm import encoder
-
-    states = []
-    for text in DECODER_TEXTS:
-        tokens = smollm2.tokenize(text)
-        states.append(smollm2.run(tokens.ids, rotation=rotation, causal=causal).hidden[-1].astype(np.float64))
-    means = [h[1:].mean(axis=0) for h in states]  # (d,) each: the words, <|im_start|> (token 0) left out
-    norms = np.linalg.norm(states[0], axis=1)
-    return encoder.cosine(*means), float(norms[0] / norms[1:].mean())
-
-
 def decoder() -> Slide:
-    from posviz.drawing import llmviews
+    from posviz.experiments.decoder import sentence_cosine, shipped_layers
     from posviz.models import smollm2
     from posviz.models.minilm import encoder
 
     mini = encoder.compare_texts(*SENTENCES)
-    model, sink = decoder_cosine()
+    model, sink = sentence_cosine()
     runs = {"MiniLM: the model": mini.cosine, "MiniLM: position rows removed": mini.cosine_plain,
-            "SmolLM2: the model": model, "SmolLM2: RoPE off": decoder_cosine("none")[0],
-            "SmolLM2: RoPE off, no mask": decoder_cosine("none", causal=False)[0]}  # fmt: skip
+            "SmolLM2: the model": model, "SmolLM2: RoPE off": sentence_cosine("none")[0],
+            "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0]}  # fmt: skip
     bars = pd.DataFrame({"run": list(runs), "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
                          "shown": [f"cos {number(c)}" for c in runs.values()]})  # fmt: skip
     shape = dict(x="run", y="1 − cosine", title="1 − cosine of the two sentences (log axis)", x_title="",
                  y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT - 30)  # fmt: skip
-    layers = len(smollm2.load().layers)
+    layers, _ = shipped_layers()
     return Slide(
         "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
         "sentences' cosine below 1 too.",
@@ -534,8 +516,8 @@ def decoder() -> Slide:
         model,
         not verdicts.same_direction(model),
         f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
-        (Figure("decoder-cosines", charts.bars, (bars,), shape),),
-        f"the shipped layers run live ({llmviews.PRECISION}); the lesson's GPT-2 is not shipped",
+        (Figure("decoder-cosines", lines_bars.bars, (bars,), shape),),
+        f"the shipped layers run live ({smollm2.PRECISION}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
         f"layers (of 30), <|im_start|> left out (its state, the attention sink's, is {number(sink, digits=2)}× "
@@ -544,38 +526,41 @@ def decoder() -> Slide:
 
 
 def llm_head() -> Slide:
-    from posviz.drawing import llm_figures, llmviews
+    from posviz.drawing import llm_figures
+    from posviz.experiments import decoder
+    from posviz.models import smollm2
 
-    reading = llmviews.read(llmviews.DEFAULT_TEXT)
+    reading = decoder.read(decoder.DEFAULT_TEXT)
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
     picture = Figure(f"llm-weights-{layer}-{head}", image=grids.reduced(weights, 1, 1),
                      shape=dict(title=f"head {layer}.{head}: causal attention, {reading.T} tokens",
-                                scheme=charts.WEIGHT_SCHEME, domain=(0.0, 1.0), value_title="weight",
+                                scheme=images.WEIGHT_SCHEME, domain=(0.0, 1.0), value_title="weight",
                                 what="key s →, query t ↓"))  # fmt: skip
     value = float(reading.previous[layer, head])
     return Slide(
-        f"A modern LLM ({llmviews.MODEL}) is family 2: it adds no position vector, and RoPE alone lets head "
+        f"A modern LLM ({smollm2.NAME}) is family 2: it adds no position vector, and RoPE alone lets head "
         f"{layer}.{head} read the token just before.",
         f"head {layer}.{head}: mean weight on the previous token (t−1)",
         value,
         reading.roles[layer, head] == "previous-token",
         "a previous-token head: it attends by relative position",
         (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
-        f"the shipped model run live ({llmviews.PRECISION}) on '{llmviews.DEFAULT_TEXT}'",
-        f"not a previous-token head on this text ({llmviews.ROLE_RULE})",
+        f"the shipped model run live ({smollm2.PRECISION}) on '{decoder.DEFAULT_TEXT}'",
+        f"not a previous-token head on this text ({decoder.ROLE_RULE})",
     )
 
 
 def llm_sink() -> Slide:
-    from posviz.drawing import llm_figures, llmviews
+    from posviz.drawing import llm_figures
+    from posviz.experiments import decoder
 
-    reading = llmviews.read(llmviews.DEFAULT_TEXT)
-    whole = llmviews.whole_model()
-    there = float(np.mean(whole.sink[llmviews.SINK_LAYER]))
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    whole = decoder.whole_model()
+    there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
     return Slide(
         "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
-        f"layer {llmviews.SINK_LAYER}: mean weight on token 0 (live)",
+        f"layer {decoder.SINK_LAYER}: mean weight on token 0 (live)",
         reading.sink_mean,
         reading.has_sink,
         "token 0 draws more than twice the share uniform attention gives it",
@@ -584,7 +569,7 @@ def llm_sink() -> Slide:
         "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
         "no more than twice the share uniform attention gives it",
         caption=f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys "
-        f"per query, a smaller share each. Layer {llmviews.SINK_LAYER}: {number(there, 2)} there, "
+        f"per query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
         f"{number(reading.sink_mean, 2)} here.",
     )  # fmt: skip
 
@@ -593,7 +578,7 @@ def recap() -> Slide:
     from posviz.drawing import lecture_charts
 
     every = families.rows()
-    table = lecture_charts.cells_frame([r.scheme for r in every], families.table_columns(every))
+    table = frames.cells_frame([r.scheme for r in every], families.table_columns(every))
     relative_change = max(r.change for r in every if not r.family.startswith("1"))
     absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
     return Slide(

@@ -14,6 +14,8 @@ Norms, int8 dequantization, head splitting and attention come from posviz.models
 from posviz.models.blocks import layer_norm
 from posviz.models.minilm import encoder
 from posviz.models.minilm.layer0 import (
+    NAME,
+    PRECISION,
     MiniLM,
     PositionTable,
     RealPair,
@@ -35,6 +37,8 @@ from posviz.models.tokens import Tokens
 __all__ = [
     "DATA",
     "MAX_TOKENS",
+    "NAME",
+    "PRECISION",
     "MiniLM",
     "PositionTable",
     "RealPair",

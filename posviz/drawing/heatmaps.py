@@ -1,0 +1,363 @@
+"""Heatmap builders written in Altair: a matrix's tidy frame in, a chart out (cells, pictures, panels of them).
+
+Long-form cells (`posviz.drawing.frames`: matrix_frame, reduced_frame, extent_frame, picture_panels_frame) with
+explicit field types; a heatmap's base chart carries its axes and tooltip, and its rects and written values are
+layers on it. Colour schemes are colour-blind-safe: signed values diverge around 0 ("blueorange"), attention
+weights run over [0, 1] ("viridis"), both through the same 11 RGB stops as `posviz.drawing.images`, so a PNG
+view and a chart of the same matrix share colours. No maths here, no streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+
+from posviz.drawing import images
+from posviz.drawing.colours import MASKED_GREY, TEXT_COLOUR
+from posviz.drawing.engine import Bounds, Data, Live, Text, live_expr, live_text, title_params
+from posviz.drawing.images import SIGNED_SCHEME, WEIGHT_SCHEME
+from posviz.drawing.layout import PANEL_SPACING
+
+
+def _live_or_list(values: Sequence[float | Live]) -> list[float] | alt.ExprRef:
+    if any(isinstance(v, Live) for v in values):
+        return alt.ExprRef("[" + ", ".join(live_expr(v) for v in values) + "]")
+    return [float(v) for v in values]
+
+
+def _stop_positions(domain: Bounds, count: int) -> list[float | Live] | alt.ExprRef:
+    lo, hi = domain
+    if isinstance(lo, Live) or isinstance(hi, Live):
+        parts = [f"{live_expr(lo)} + ({live_expr(hi)} - {live_expr(lo)}) * {i / (count - 1)!r}" for i in range(count)]
+        return alt.ExprRef("[" + ", ".join(parts) + "]")
+    return [float(lo) + (float(hi) - float(lo)) * i / (count - 1) for i in range(count)]
+
+
+def color_scale(scheme: str, domain: Bounds) -> alt.Scale:
+    """Piecewise-linear RGB scale through the scheme's 11 stops, as `posviz.drawing.images.colorize` draws it."""
+    stops = images.stops(scheme)
+    return alt.Scale(domain=_stop_positions(domain, len(stops)), range=list(stops), interpolate="rgb", clamp=True)
+
+
+def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", legend: str = "bottom") -> alt.Color:
+    """Colour by `field` with its legend under the chart (horizontal) or at its right: ends and middle ticked."""
+    lo, hi = domain
+    middle = 0.0 if scheme == SIGNED_SCHEME else Live("mid") if isinstance(lo, Live) else (lo + hi) / 2
+    ticks = _live_or_list([lo, middle, hi])
+    if legend == "none":  # a neighbouring panel on the same scale carries the legend
+        return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=None)
+    if legend == "right":
+        legend = alt.Legend(orient="right", direction="vertical", gradientLength=160, values=ticks)
+    else:
+        legend = alt.Legend(
+            orient="bottom", direction="horizontal", gradientLength=110, titleOrient="top", offset=6, values=ticks
+        )  # fmt: skip (title above: a narrow panel keeps the whole bar)
+    return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
+
+
+NOTE_STYLE = dict(lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333")  # a note across a heatmap
+
+
+def _centre_note(cells: Data, note: Text) -> alt.Chart:
+    """Text in the middle of the plot ("all zeros" over a blank panel; a newline breaks it); "" shows nothing."""
+    one = alt.Chart(cells).transform_aggregate(cells="count()")
+    return one.mark_text(text=live_text(note), **NOTE_STYLE).encode(
+        x=alt.XValue(alt.ExprRef("width / 2")), y=alt.YValue(alt.ExprRef("height / 2"))
+    )
+
+
+def _cell_axes(row_title: str, col_title: str) -> dict[str, alt.X | alt.Y]:
+    """A heatmap's x and y: fields x and y on loose quantitative scales, rows running down, integer ticks."""
+    loose = alt.Scale(nice=False, zero=False)
+    whole = alt.Axis(tickMinStep=1, format="d")
+    return {
+        "x": alt.X("x:Q", title=col_title, scale=loose, axis=whole),
+        "y": alt.Y("y:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
+    }
+
+
+def grid_heatmap(
+    cells: Data,
+    picture: Data | None = None,
+    *,
+    title: Text,
+    subtitle: str | None = None,
+    row_title: str,
+    col_title: str,
+    scheme: str = SIGNED_SCHEME,
+    domain: Bounds = (-1.0, 1.0),
+    value_title: str = "value",
+    height: int = 320,
+    legend: str = "bottom",
+    note: Text | None = None,
+    square: bool = False,
+) -> alt.Chart | alt.LayerChart:
+    """Heatmap of a (possibly block-averaged) matrix on quantitative axes; rows run down from the top.
+
+    `cells` is `reduced_frame`'s long form: each rect spans its block [row, row_end) x [col, col_end).
+    Cell i spans [i - 0.5, i + 0.5), so an integer tick sits at the middle of its row or column (a 0..23 axis
+    ends at 23, not at a "24" on the last cell's edge); a block of several rows is ticked at its first row.
+    With `picture` (`picture_frame`: the matrix as a PNG in this scheme and domain) the matrix is one image mark
+    on the same axes and legend, and `cells` is `extent_frame` (the cells' outer edges): one mark, not one a cell
+    (rects are encoded on every resize), at the cost of hover; the exact values go with the CSV.
+    `note`: a line written across the middle (for a panel that is blank because every value is 0).
+    `square`: the plot is `height` wide too (a similarity matrix: its diagonal runs at 45°).
+    """
+    color = value_color(scheme, domain, value_title, legend=legend)
+    if picture is None:
+        marks = [
+            alt.Chart(cells)
+            .transform_calculate(
+                x="datum.col - 0.5", x_end="datum.col_end - 0.5", y="datum.row - 0.5", y_end="datum.row_end - 0.5"
+            )
+            .mark_rect()
+            .encode(
+                **_cell_axes(row_title, col_title),
+                x2="x_end:Q",
+                y2="y_end:Q",
+                color=color,
+                tooltip=[
+                    alt.Tooltip("row:Q", title=f"{row_title} (from)"),
+                    alt.Tooltip("col:Q", title=f"{col_title} (from)"),
+                    alt.Tooltip("value:Q", title=value_title, format=".6g"),
+                ],
+            )
+        ]
+    else:
+        image = (
+            alt.Chart(picture)
+            .mark_image(width=alt.ExprRef("width"), height=alt.ExprRef("height"), aspect=False, align="left",
+                        baseline="top", smooth=False)
+            .encode(x=alt.value(0), y=alt.value(0), url="url:N")
+        )  # fmt: skip
+        axes = alt.Chart(cells).mark_point(opacity=0).encode(**_cell_axes(row_title, col_title), color=color)
+        marks = [image, axes]
+    if note is not None:
+        marks.append(_centre_note(cells, note))
+    return alt.layer(*marks, title=title_params(title, subtitle), height=height, **_square(square, height))
+
+
+def _square(square: bool, height: int) -> dict[str, int]:
+    """A plot's width when it is drawn square (`width` = `height`), else nothing (it fills its column)."""
+    return {"width": height} if square else {}
+
+
+def picture_heatmap(picture: Data, extent: Data, **shape: object) -> alt.LayerChart:
+    """`grid_heatmap` (same shape) of a matrix drawn as one image mark: `picture_frame`, then `extent_frame`."""
+    return grid_heatmap(extent, picture, **shape)
+
+
+# A matrix is drawn as labelled cells (a mark a cell, with row and column names) while it is this small; each
+# cell prints its value ("0.00") while the matrix is smaller still. One rule for the app and the lecture.
+LABELLED_CELLS, LABELLED_COLUMNS = 400, 24
+VALUE_CELLS, VALUE_COLUMNS = 100, 6
+
+
+def labels_cells(shape: tuple[int, int]) -> bool:
+    """Whether a matrix of `shape` is small enough for a labelled heatmap (`token_heatmap`): a mark a cell.
+
+    >>> labels_cells((20, 20)), labels_cells((4, 30))
+    (True, False)
+    """
+    return shape[0] * shape[1] <= LABELLED_CELLS and shape[1] <= LABELLED_COLUMNS
+
+
+def prints_values(shape: tuple[int, int], max_cols: int = VALUE_COLUMNS) -> bool:
+    """Whether a labelled heatmap of `shape` writes each value in its cell (`annotate`): at most 100 cells and
+    `max_cols` columns (the columns a value's text fits across, for the width the heatmap gets).
+
+    >>> prints_values((6, 6)), prints_values((2, 8)), prints_values((2, 8), max_cols=8)
+    (True, False, True)
+    """
+    return shape[0] * shape[1] <= VALUE_CELLS and shape[1] <= max_cols
+
+
+def token_heatmap(
+    cells: Data,
+    *,
+    title: Text,
+    row_title: str = "query",
+    col_title: str = "key",
+    scheme: str = WEIGHT_SCHEME,
+    domain: Bounds = (0.0, 1.0),
+    value_title: str = "weight",
+    annotate: bool = True,
+    angled: bool = False,
+    height: int = 260,
+    legend: str = "bottom",
+    note: Text | None = None,
+    square: bool = False,
+    row_label_limit: int = 120,
+    masked: bool = False,
+) -> alt.LayerChart:
+    """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
+
+    `cells` is `matrix_frame`'s long form; rows and columns keep the matrix's order (row_index, col_index).
+    `note`: a line written across the middle (for a panel that is blank because every value is 0).
+    `square`: the plot is `height` wide too (a similarity matrix: its diagonal runs at 45°).
+    `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
+    `masked`: `cells` has a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are drawn
+    in MASKED_GREY with no value, so a hidden key does not look like a small weight.
+    """
+    layers = _cell_layers(alt.Chart(cells), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
+                          value_title=value_title, annotate=annotate, angled=angled, legend=legend,
+                          row_label_limit=row_label_limit, masked=masked)  # fmt: skip
+    extra = [] if note is None else [_centre_note(cells, note)]
+    return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
+
+
+def _cell_layers(
+    base: alt.Chart,
+    *,
+    row_title: str,
+    col_title: str,
+    scheme: str,
+    domain: Bounds,
+    value_title: str,
+    annotate: bool,
+    angled: bool,
+    legend: str,
+    panels: bool = False,
+    row_label_limit: int = 120,
+    masked: bool = False,
+) -> list[alt.Chart]:
+    """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `annotate`, its
+    values written in the cells, white on dark cells. `panels`: cells of `heatmap_panels` (the panel in the
+    tooltip, every column label drawn)."""
+    x_axis = alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120, **({"labelOverlap": False} if panels else {}))
+    base = base.encode(
+        x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"), axis=x_axis),
+        y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
+                axis=alt.Axis(labelLimit=row_label_limit)),
+        tooltip=[alt.Tooltip("panel:N", title="panel")] * panels + [
+            alt.Tooltip("row:N", title=row_title),
+            alt.Tooltip("col:N", title=col_title),
+            alt.Tooltip("value:Q", title=value_title, format=".6g"),
+        ] + [alt.Tooltip("masked:N", title="masked")] * masked,
+    )  # fmt: skip
+    colour = value_color(scheme, domain, value_title, legend=legend)
+    layers = [base.mark_rect().encode(color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if masked
+                                      else colour)]  # fmt: skip
+    if masked:
+        base = base.transform_filter("!datum.masked")  # a hidden key prints no value
+    if annotate:
+        lo, hi = (live_expr(b) for b in domain)
+        light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
+        layers.append(
+            base.mark_text().encode(  # size from style: 13 px, 17 px in presenter mode
+                text=alt.Text("value:Q", format=".2f"),
+                color=alt.condition(light, alt.value("white"), alt.value("black")),
+            )
+        )
+    return layers
+
+
+def heatmap_panels(
+    cells: Data,
+    *,
+    row_title: str,
+    col_title: str,
+    width: int,
+    height: int = 260,
+    columns: int = 4,
+    shared: bool = True,
+    scheme: str = SIGNED_SCHEME,
+    domain: Bounds = (-1.0, 1.0),
+    value_title: str = "value",
+    annotate: bool = False,
+    angled: bool = False,
+    legend: str = "bottom",
+    notes: bool = False,
+    title_width: int | None = None,
+) -> alt.FacetChart:
+    """Small labelled heatmaps on one colour scale as one faceted chart, `columns` panels a row, each `width` x
+    `height` pixels: one colour legend, and with `shared` one set of row and column labels (else each panel has
+    its own, as for two sentences' tokens). A browser draws it faster than a chart a panel.
+
+    `cells` is `matrix_frame`'s long form for every panel, with its title in `panel`, its place in `panel_index`
+    and, with `notes`, a line to write across its middle in `note` ("" writes nothing; a newline breaks it).
+    `title_width`: pixels a panel's title may take (default `width`; more where the next panel's labels leave
+    room above them). Every column label is drawn (`angled` tilts them when a cell is narrower than its label).
+    """
+    layers = _cell_layers(alt.Chart(), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
+                          value_title=value_title, annotate=annotate, angled=angled, legend=legend,
+                          panels=True)  # fmt: skip
+    if notes:  # one datum a panel (its first cell) carries the panel's note to the middle of its plot
+        layers.append(
+            alt.Chart()
+            .transform_filter("datum.row_index == 0 && datum.col_index == 0")
+            .mark_text(**NOTE_STYLE)
+            .encode(
+                text="note:N",
+                x=alt.XValue(alt.ExprRef("child_width / 2")),  # a panel's own width and height inside a facet
+                y=alt.YValue(alt.ExprRef("child_height / 2")),
+            )
+        )
+    # a panel's title looks like a chart's
+    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
+                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
+    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    panels = alt.layer(*layers).properties(width=width, height=height)
+    spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
+    chart = panels.facet(facet=facet, columns=columns, data=cells, spacing=spacing)
+    if not shared:
+        chart = chart.resolve_scale(x="independent", y="independent")
+    return chart
+
+
+def picture_panels(
+    pictures: Data,
+    *,
+    row_title: str,
+    col_title: str,
+    width: int,
+    height: int,
+    columns: int,
+    scheme: str = WEIGHT_SCHEME,
+    domain: Bounds = (0.0, 1.0),
+    value_title: str = "weight",
+    legend: str = "bottom",
+    title: Text = "",
+    title_width: int | None = None,
+) -> alt.FacetChart:
+    """Matrices of one shape on one colour scale as one faceted chart of pictures, `columns` panels a row, each
+    `width` x `height` pixels: one image mark a panel (a PNG at a pixel a value, drawn unsmoothed), one legend.
+
+    `pictures` has, for each panel (`panel` its title, `panel_index` its place), one row with kind "picture" and its
+    PNG data URL in `url`, and two rows of kind "corner" holding the cells' outer edges (x, y) and the colour
+    domain's ends (value), for the axes and the legend (`extent_frame` of each panel): a panel of T x T costs one
+    mark, not T² of them.
+    """
+    image = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'picture'")
+        .mark_image(width=alt.ExprRef("child_width"), height=alt.ExprRef("child_height"), aspect=False, align="left",
+                    baseline="top", smooth=False)
+        .encode(x=alt.value(0), y=alt.value(0), url="url:N")
+    )  # fmt: skip
+    axes = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'corner'")
+        .mark_point(opacity=0)
+        .encode(**_cell_axes(row_title, col_title), color=value_color(scheme, domain, value_title, legend=legend))
+    )
+    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
+                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
+    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    panels = alt.layer(image, axes).properties(width=width, height=height)
+    spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
+    return panels.facet(facet=facet, columns=columns, data=pictures, spacing=spacing, title=title_params(title))
+
+
+def signed_domain(*matrices: np.ndarray) -> tuple[float, float]:
+    """A symmetric domain (-a, a) covering every value, a >= 1e-12 so a zero matrix still draws."""
+    a = max([float(np.abs(m).max(initial=0.0)) for m in matrices] + [1e-12])
+    return (-a, a)
+
+
+def robust_domain(m: np.ndarray, quantile: float = 0.99) -> tuple[float, float]:
+    """A symmetric domain at the `quantile` of |m|, so a few large values do not wash out the rest."""
+    a = max(float(np.quantile(np.abs(m), quantile)), 1e-12)
+    return (-a, a)
