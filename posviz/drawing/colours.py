@@ -37,6 +37,14 @@ BIAS_COLOURS = {
     "alibi": "#0072B2",
     "kerple": "#000000",
 }
+# The matched family's schemes: one hue each, away from vermillion (the training window's line, ACCENT).
+SCHEME_COLOURS = {
+    "none": "#000000",
+    "learned": "#E69F00",
+    "sinusoid": "#56B4E9",
+    "rope": "#CC79A7",
+    "alibi": "#009E73",
+}
 SINK_COLOURS = {"cache": "#0072B2", "original": "#E69F00", "rotated_at_insert": "#CC79A7"}
 # named like the headlines' metric: each step's error against the recompute
 SINK_SERIES = {way: f"error, {short}" for way, short in SINK_SHORT.items()}

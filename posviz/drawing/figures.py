@@ -328,3 +328,82 @@ def _table(T: int = 8, d: int = 4) -> frames.PositionTable:
     return SimpleNamespace(
         table=rows, norms=norms, cosine=eye, sinusoid_cosine=eye, by_distance=line, sinusoid_by_distance=line
     )
+
+
+def _by_scheme(frame: pd.DataFrame) -> pd.DataFrame:
+    """A binned frame whose curves are named scheme-seedK, with the scheme and seed as columns of their own."""
+    parts = frame["curve"].str.rsplit("-seed", n=1, expand=True)
+    return frame.assign(scheme=parts[0], seed=parts[1])
+
+
+def _keyed_lines(name: str, frame: pd.DataFrame, window: pd.DataFrame, keys: Sequence[str], **shape: object) -> Figure:
+    present = [k for k in keys if k in set(frame["scheme"])]
+    colours_ = tuple((k, colours.SCHEME_COLOURS.get(k, colours.METHOD_COLOURS.get(k, "#8c8c8c"))) for k in present)
+    shape = dict(x="position", color="scheme", detail="curve", legend="bottom", colours=colours_, **shape)
+    return Figure(name, lines_bars.lines_keyed, (frame, window), {"overlay": "window", **shape})
+
+
+def heldout_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: int = 32) -> Figure:
+    """Held-out loss against position for every model of the matched family (one line per seed, one colour per
+    scheme), averaged over bins of `width` positions, the training window's end marked.
+
+    >>> heldout_by_position({"rope-seed0": np.ones(64), "learned-seed0": np.ones(16)}, 16).frames[0].shape
+    (3, 5)
+    """
+    frame = _by_scheme(frames.binned_frame(curves, width))
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    return _keyed_lines(
+        "heldout-by-position",
+        frame,
+        window,
+        tuple(colours.SCHEME_COLOURS),
+        y="loss",
+        title=f"held-out loss by position ({width}-position means; one line a seed)",
+        x_title="position t",
+        y_title="nats per byte",
+    )
+
+
+def scaled_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: int = 32) -> Figure:
+    """The RoPE models' held-out loss by position with each scaling method applied at inference (curves named
+    method-seedK; "unscaled" as trained).
+
+    >>> scaled_by_position({"unscaled-seed0": np.ones(64), "linear-seed0": np.ones(64)}, 16).frames[0].shape
+    (4, 5)
+    """
+    frame = _by_scheme(frames.binned_frame(curves, width))
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    return _keyed_lines(
+        "scaled-by-position",
+        frame,
+        window,
+        tuple(colours.METHOD_COLOURS),
+        y="loss",
+        title="the RoPE models with a scaling method at inference (no fine-tuning)",
+        x_title="position t",
+        y_title="nats per byte",
+    )
+
+
+def probe_by_layer(r2: Mapping[str, np.ndarray]) -> Figure:
+    """R² of the linear probe of position at each layer, one line a model (curves named scheme-seedK).
+
+    >>> probe_by_layer({"none-seed0": np.zeros(5)}).frames[0].shape
+    (5, 6)
+    """
+    frame = _by_scheme(frames.binned_frame(r2, 1, y_name="R²")).assign(layer=lambda f: f["position"] - 0.5)
+    keys = [k for k in colours.SCHEME_COLOURS if k in set(frame["scheme"])]
+    shape = dict(
+        x="layer",
+        y="R²",
+        color="scheme",
+        detail="curve",
+        legend="bottom",
+        points=True,
+        whole_x=True,
+        colours=tuple((k, colours.SCHEME_COLOURS[k]) for k in keys),
+        x_title="layer (0 = the input)",
+        y_title="R² on held-out windows",
+        title="how well a linear probe reads position t",
+    )
+    return Figure("probe-by-layer", lines_bars.lines_keyed, (frame,), shape)

@@ -628,3 +628,30 @@ def here_frame(scale: float, cosine: float) -> pd.DataFrame:
     return pd.DataFrame(
         {"scale": [float(scale)], "cosine": [float(cosine)], "label": [f"{number(scale)} → {number(cosine)}"]}
     )
+
+
+def binned_frame(curves: Mapping[str, np.ndarray], width: int, *, y_name: str = "loss") -> pd.DataFrame:
+    """Each named curve averaged over bins of `width` positions, at each bin's middle: long-form rows (position,
+    y_name, curve). Curves may differ in length (the learned table stops at its last row); a last partial bin is
+    averaged over what it holds.
+
+    Returns: one row per bin per curve
+
+    >>> binned_frame({"a": np.arange(8.0), "b": np.ones(4)}, 4).shape
+    (3, 3)
+    """
+    if width < 1:
+        raise ValueError(f"width must be a positive number of positions, got {width}")
+    parts = []
+    for name, curve in curves.items():
+        curve = np.asarray(curve, dtype=float)
+        starts = np.arange(0, curve.size, width)
+        means = np.add.reduceat(curve, starts) / np.diff(np.r_[starts, curve.size])
+        middle = starts + np.minimum(width, curve.size - starts) / 2
+        parts.append(pd.DataFrame({"position": middle, y_name: means, "curve": name}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def window_frame(x: float, label: str) -> pd.DataFrame:
+    """One labelled x (a window's end), for `lines_bars.vline`."""
+    return pd.DataFrame({"x": [float(x)], "label": [label]})

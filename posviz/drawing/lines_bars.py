@@ -98,6 +98,14 @@ def hline(reference: Data, colour: str = ACCENT) -> alt.LayerChart:
     return alt.layer(rule, *labels)
 
 
+def vline(reference: Data, colour: str = ACCENT) -> alt.LayerChart:
+    """A dashed vertical reference line at each row's `x` (a window's end), its `label` at the plot's top edge."""
+    base = alt.Chart(reference).encode(x="x:Q")
+    rule = base.mark_rule(strokeDash=[6, 4], color=colour, size=2)
+    labels = _haloed(base.encode(y=alt.YValue(0), text="label:N"), colour, align="left", baseline="top", dx=4, dy=4)
+    return alt.layer(rule, *labels)
+
+
 def marker(point: Data) -> alt.LayerChart:
     """A highlighted point with a vertical rule at its `x`, labelled at the plot's top edge (clear of the curve)."""
     base = alt.Chart(point).encode(x="x:Q")
@@ -130,13 +138,14 @@ def lines_keyed(
     **shape: object,
 ) -> alt.Chart | alt.LayerChart:
     """`lines` with each series in its own colour, whatever else is drawn (`colours`: (series, colour) pairs, the
-    legend's entries in that order), plus an `hline` reference ("reference") or a `marker` ("marker") of `more[0]`.
+    legend's entries in that order), plus an `hline` reference ("reference"), a `vline` ("window") or a `marker`
+    ("marker") of `more[0]`.
 
     `y_ticks`: the y axis's tick values (a level the reader must find, such as a factor, gets a label).
     `reference_colour`: the "reference" lines' colour (`hline`).
     """
-    if overlay not in ("none", "reference", "marker"):
-        raise ValueError(f"overlay must be 'none', 'reference' or 'marker', got {overlay!r}")
+    if overlay not in ("none", "reference", "window", "marker"):
+        raise ValueError(f"overlay must be 'none', 'reference', 'window' or 'marker', got {overlay!r}")
     chart = lines(curve, **shape)
     scale = alt.Scale(domain=[name for name, _ in colours], range=[colour for _, colour in colours])
     for layer in chart.layer if isinstance(chart, alt.LayerChart) else [chart]:
@@ -145,6 +154,8 @@ def lines_keyed(
             layer.encoding.y.axis = alt.Axis(values=list(y_ticks), format="~g")
     if overlay == "reference":
         return chart + hline(more[0], reference_colour)
+    if overlay == "window":
+        return chart + vline(more[0], reference_colour)
     return chart + marker(more[0]) if overlay == "marker" else chart
 
 
