@@ -36,6 +36,7 @@ pages = [
     st.Page("app_pages/longer.py", title="Longer contexts", icon=":material/expand:", url_path="longer"),
     st.Page("app_pages/biases.py", title="Relative biases", icon=":material/linear_scale:", url_path="biases"),
     st.Page("app_pages/llm.py", title="SmolLM2: a RoPE decoder", icon=":material/neurology:", url_path="llm"),
+    st.Page("app_pages/matched.py", title="What each scheme buys", icon=":material/science:", url_path="matched"),
 ]
 page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]}, expanded=True)
 st.sidebar.toggle(

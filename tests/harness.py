@@ -66,7 +66,11 @@ def serve(script: str = "streamlit_app.py", timeout: float = 60.0) -> Iterator[t
         "none",
     ]
     proc = subprocess.Popen(
-        cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"}
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "POSVIZ_MATCHED_WINDOWS": "1"},  # the matched page: 1 window
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -123,3 +123,30 @@ def test_the_attention_reading_sums_to_one_per_query() -> None:
     r = ex.attention_reading("alibi", 0, matched.encode("dog bites man " * 12), layer=1, head=2)
     np.testing.assert_allclose(r.weights.sum(-1), 1.0, atol=1e-5)
     assert r.first[0] == pytest.approx(1.0) and (r.recent <= 1 + 1e-6).all()
+
+
+def test_the_page_draws_every_part_without_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(ex, "WINDOWS", 1)  # one held-out window a model: the page's code, not its statistics
+    for part in ("long", "scaling", "probe", "attention", "magnitude"):
+        at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app_pages" / "matched.py"))
+        at.query_params["part"] = part
+        at.run(timeout=300)
+        assert not at.exception, (part, [e.value for e in at.exception])
+        assert at.get("vega_lite_chart") or at.get("arrow_vega_lite_chart"), part
+
+
+def test_the_page_falls_back_to_the_default_text_for_one_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app_pages" / "matched.py"))
+    at.query_params["part"] = "attention"
+    at.query_params["text"] = "x"
+    at.run(timeout=120)
+    assert not at.exception
+    assert any("at least 2 bytes" in i.value for i in at.info)

@@ -21,7 +21,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
 The core (posviz/) never imports this package; pages import it and posviz.
 """
 
-from ui.background import later
+from ui.background import later, result_of
 from ui.chart import quick_then_whole, show_chart
 from ui.declarations import (
     MAX_TEXT,
@@ -91,6 +91,7 @@ __all__ = [
     "intro",
     "join_room",
     "later",
+    "result_of",
     "lecture_style",
     "legend_side",
     "matrix_chart",

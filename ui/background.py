@@ -19,6 +19,8 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from functools import lru_cache
 
+import streamlit as st
+
 KEPT = 32  # jobs remembered, finished or not; a class typing its own sentences reaches this many pairs
 WORKERS = 2  # jobs run at once, each in a thread of its own, so that none waits for a pass it is part of
 
@@ -74,3 +76,11 @@ def later(fn: Callable, *args: object, **kwargs: object) -> Later:
         while len(_JOBS) > KEPT:
             _JOBS.popitem(last=False)[1].future.cancel()  # a no-op once it runs; its holder then runs it itself
     return job
+
+
+def result_of(job: Later, note: str) -> object:
+    """A background job's result; while it runs, a spinner with `note` (what is computed and how long it takes)."""
+    if job.done():
+        return job.result()
+    with st.spinner(note):
+        return job.result()

@@ -407,3 +407,29 @@ def probe_by_layer(r2: Mapping[str, np.ndarray]) -> Figure:
         title="how well a linear probe reads position t",
     )
     return Figure("probe-by-layer", lines_bars.lines_keyed, (frame,), shape)
+
+
+def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: int, width: int = 8) -> Figure:
+    """The weight each query puts on the first token against its position, one line a model (curves named
+    scheme-seedK), the training window's end marked.
+
+    >>> attention_on_first({"rope-seed0": np.ones(32)}, 16, layer=0).frames[0].shape
+    (4, 5)
+    """
+    frame = _by_scheme(frames.binned_frame(first, width, y_name="weight"))
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    title = f"layer {layer}: weight on token 0 ({width}-position means)"
+    keys = tuple(colours.SCHEME_COLOURS)
+    shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0")
+    return _keyed_lines("attention-on-first", frame, window, keys, **shape)
+
+
+def scale_line(scales: np.ndarray, values: np.ndarray, *, name: str, title: str, y_title: str) -> Figure:
+    """One value against the position signal's scale (0 = no position signal), the points drawn.
+
+    >>> scale_line(np.linspace(0, 1, 3), np.ones(3), name="x", title="t", y_title="y").frames[0].shape
+    (3, 3)
+    """
+    frame = frames.series_frame(np.asarray(scales), {y_title: np.asarray(values)}, x_name="scale", y_name="value")
+    shape = dict(x="scale", y="value", title=title, x_title="position signal × scale", y_title=y_title, points=True)
+    return Figure(name, lines_bars.lines, (frame,), shape)

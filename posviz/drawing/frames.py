@@ -655,3 +655,22 @@ def binned_frame(curves: Mapping[str, np.ndarray], width: int, *, y_name: str = 
 def window_frame(x: float, label: str) -> pd.DataFrame:
     """One labelled x (a window's end), for `lines_bars.vline`."""
     return pd.DataFrame({"x": [float(x)], "label": [label]})
+
+
+def bin_table_frame(rows: Sequence, spans: Sequence[tuple[int, int]], schemes: Sequence[str]) -> pd.DataFrame:
+    """A table of each scheme's loss per position bin: "mean (lowest..highest)" over seeds, "no row" where the
+    scheme cannot read so far (rows: objects with scheme, start, mean, low, high).
+
+    Returns: one row per scheme, a column per bin
+    """
+    cells = {(r.scheme, r.start): r for r in rows}
+
+    def cell(scheme: str, start: int) -> str:
+        r = cells.get((scheme, start))
+        if r is None or not np.isfinite(r.mean):
+            return "no row"
+        return f"{r.mean:.3f} ({r.low:.3f}..{r.high:.3f})"
+
+    table = {"scheme": list(schemes)}
+    table.update({f"positions {a}-{b - 1}": [cell(k, a) for k in schemes] for a, b in spans})
+    return pd.DataFrame(table)

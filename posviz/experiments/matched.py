@@ -10,6 +10,8 @@ Legend: T tokens, N windows, L layers, d width, P positions, S scales.
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +19,19 @@ import numpy as np
 from posviz.maths import scaling
 from posviz.models import matched
 
-WINDOWS = 24  # held-out windows the server evaluates, spread evenly over provenance's evaluation windows
+
+def _windows_setting(value: str | None, default: int = 8) -> int:
+    """POSVIZ_MATCHED_WINDOWS: how many held-out windows a server evaluates (more: smoother curves, slower start).
+
+    >>> _windows_setting(None), _windows_setting("3"), _windows_setting("many")
+    (8, 3, 8)
+    """
+    return int(value) if value is not None and value.isdigit() and 1 <= int(value) <= 200 else default
+
+
+# Held-out windows (of 8 x T_train tokens) the server evaluates, spread evenly over all of them; the tests' servers
+# set POSVIZ_MATCHED_WINDOWS=1 (they check drawing, not statistics).
+WINDOWS = _windows_setting(os.environ.get("POSVIZ_MATCHED_WINDOWS"))
 FACTOR = 8  # the long windows reach FACTOR x T_train tokens
 SCALING = scaling.METHODS  # the core's scaling methods, applied to the RoPE models as the longer-contexts page does
 RECENT = 4  # "recent" keys: the query itself and the 3 before it
@@ -220,3 +234,54 @@ def sentence_cosine(scheme: str, seed: int, text1: str, text2: str, scales: np.n
         )
         out.append(float(h1 @ h2 / np.linalg.norm(h1) / np.linalg.norm(h2)))
     return np.array(out)
+
+
+def family_curves(count: int | None = None) -> dict[str, np.ndarray]:
+    """Every shipped model's held-out loss by position on `count` windows (default WINDOWS), keyed scheme-seedK
+    (computed once per process and count)."""
+    return _family_curves(count or WINDOWS)
+
+
+@functools.cache
+def _family_curves(count: int) -> dict[str, np.ndarray]:
+    out = {}
+    for name in matched.names():
+        entry = matched.provenance()["models"][name]
+        out[name] = heldout_curve(entry["scheme"], entry["seed"], count)
+    return out
+
+
+def family_scaled(count: int | None = None) -> dict[str, np.ndarray]:
+    """The RoPE models' held-out loss by position as trained ("unscaled-seedK") and with each scaling method, on
+    `count` windows (default WINDOWS)."""
+    return _family_scaled(count or WINDOWS)
+
+
+@functools.cache
+def _family_scaled(count: int) -> dict[str, np.ndarray]:
+    out = {}
+    for seed in matched.seeds():
+        out[f"unscaled-seed{seed}"] = family_curves(count)[f"rope-seed{seed}"]
+        for method in SCALING:
+            out[f"{method}-seed{seed}"] = scaled_rope_curve(seed, method, count=count)
+    return out
+
+
+@functools.cache
+def family_probe(count: int = 32) -> dict[str, np.ndarray]:
+    """Every shipped model's probe R² per layer, keyed scheme-seedK."""
+    models = matched.provenance()["models"]
+    return {name: position_probe(models[name]["scheme"], models[name]["seed"], count) for name in matched.names()}
+
+
+def window_table(curves: dict[str, np.ndarray]) -> list[BinRow]:
+    """`bin_table` of curves keyed scheme-seedK."""
+    models = matched.provenance()["models"]
+    return bin_table({(models[k]["scheme"], models[k]["seed"]): c for k, c in curves.items()})
+
+
+def warm() -> None:
+    """Compute what the page's first views need, once per process (the server calls it at start)."""
+    family_curves()
+    family_probe()
+    family_scaled()
