@@ -46,8 +46,16 @@ with c:
 left, right = st.columns(2)
 tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
 with left:
-    ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 220), numbered=False, in_columns=2, causal=True)  # fmt: skip
+    ui.weights_chart(
+        masked.weights,
+        tokens,
+        title="causal attention weights of X",
+        name="causal-weights",
+        height=ui.fit(300, 220),
+        numbered=False,
+        in_columns=2,
+        causal=True,
+    )
     ui.takeaway(
         "Grey, above the diagonal: keys the mask hides (weight 0). Row t sees only keys 0..t, so a shuffle "
         "(P, a permutation of the tokens) changes what each token sees and the shuffle test fails."

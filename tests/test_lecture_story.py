@@ -81,10 +81,19 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
 def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_core():
     slide = at("recap")
     table = slide.figures[0].frames[0]
-    assert list(dict.fromkeys(table.row)) == ["sinusoidal rows", "learned table", "rotary (RoPE)",
-                                              "bias on the scores", "causal mask"]  # fmt: skip
-    assert list(dict.fromkeys(table.column)) == ["family", "enters", "past the trained length",
-                                                 "scores, every position +100"]  # fmt: skip
+    assert list(dict.fromkeys(table.row)) == [
+        "sinusoidal rows",
+        "learned table",
+        "rotary (RoPE)",
+        "bias on the scores",
+        "causal mask",
+    ]
+    assert list(dict.fromkeys(table.column)) == [
+        "family",
+        "enters",
+        "past the trained length",
+        "scores, every position +100",
+    ]
     cell = table.set_index(["row", "column"]).text
     families_ = [cell[(r, "family")].split("\n")[0] for r in dict.fromkeys(table.row)]
     assert families_ == ["1: absolute", "1: absolute", "2: relative", "2: relative", "3: implicit"]
@@ -139,8 +148,9 @@ def test_every_step_has_speaker_notes_that_never_reach_the_screen(key):
     assert 2 <= note.say.count(". ") + 1 <= 3  # two or three sentences
     assert note.ask.endswith("?")
     slide = at(key)
-    shown = " ".join([*(getattr(slide, name) for name in SLIDE_TEXT),
-                      *(str(f.shape.get("title", "")) for f in slide.figures)])  # fmt: skip
+    shown = " ".join(
+        [*(getattr(slide, name) for name in SLIDE_TEXT), *(str(f.shape.get("title", "")) for f in slide.figures)]
+    )
     for text in fields:
         assert text not in shown, (key, text)
 

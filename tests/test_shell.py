@@ -22,11 +22,19 @@ def call(app, url: str, method: str = "GET", headers: dict[str, str] | None = No
     """One HTTP request through an ASGI app, as a server makes it: status, headers, body."""
     path, _, query = url.partition("?")
     scope = {
-        "type": "http", "method": method, "path": path, "raw_path": path.encode(), "root_path": "",
-        "query_string": query.encode(), "scheme": "http", "http_version": "1.1", "asgi": {"version": "3.0"},
+        "type": "http",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": query.encode(),
+        "scheme": "http",
+        "http_version": "1.1",
+        "asgi": {"version": "3.0"},
         "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()],
-        "server": ("testserver", 80), "client": ("testclient", 1),
-    }  # fmt: skip
+        "server": ("testserver", 80),
+        "client": ("testclient", 1),
+    }
     first, sent = [{"type": "http.request", "body": b"", "more_body": False}], []
 
     async def receive():
