@@ -1,9 +1,6 @@
 """The lecture's story: the families named where they first appear, one width per stretch, the real models' bridge
 and recap computed live, and speaker notes for every step that never reach the projected screen."""
 
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,6 +10,7 @@ from posviz.experiments import decoder
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
 from posviz.maths.encodings import sinusoidal
+from tests.harness import routed
 
 KEYS = [s.key for s in lecture.STEPS]
 
@@ -120,8 +118,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
 
 
 def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
-    router = (Path(__file__).resolve().parents[1] / "router.py").read_text()
-    routed = dict(re.findall(r'title="([^"]+)".*?url_path="([^"]+)"', router))
+    titles = {title: path for path, title, _ in routed()}
     assert {path for _, path in families.PAGES} >= {
         "sinusoids",
         "rotary",
@@ -132,7 +129,7 @@ def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
         "llm",
     }
     for title, path in families.PAGES:
-        assert routed.get(title) == path, (title, path)
+        assert titles.get(title) == path, (title, path)
         assert f"[{title}](./{path})" in at("recap").caption
 
 
