@@ -78,6 +78,15 @@ def _cell_axes(row_title: str, col_title: str) -> dict[str, alt.X | alt.Y]:
     }
 
 
+def _picture_mark(chart: alt.Chart, size: str = "") -> alt.Chart:
+    """A picture's `url` as one image mark filling the plot from its top-left corner, unsmoothed (a pixel a value);
+    `size` prefixes the plot's width and height signals ("child_" for a panel inside a facet)."""
+    fill = dict(width=alt.ExprRef(f"{size}width"), height=alt.ExprRef(f"{size}height"), aspect=False)
+    return chart.mark_image(**fill, align="left", baseline="top", smooth=False).encode(
+        x=alt.value(0), y=alt.value(0), url="url:N"
+    )
+
+
 def grid_heatmap(
     cells: Data,
     picture: Data | None = None,
@@ -126,18 +135,7 @@ def grid_heatmap(
             )
         ]
     else:
-        image = (
-            alt.Chart(picture)
-            .mark_image(
-                width=alt.ExprRef("width"),
-                height=alt.ExprRef("height"),
-                aspect=False,
-                align="left",
-                baseline="top",
-                smooth=False,
-            )
-            .encode(x=alt.value(0), y=alt.value(0), url="url:N")
-        )
+        image = _picture_mark(alt.Chart(picture))
         axes = alt.Chart(cells).mark_point(opacity=0).encode(**_cell_axes(row_title, col_title), color=color)
         marks = [image, axes]
     if note is not None:
@@ -370,19 +368,7 @@ def picture_panels(
     domain's ends (value), for the axes and the legend (`extent_frame` of each panel): a panel of T x T costs one
     mark, not T² of them.
     """
-    image = (
-        alt.Chart()
-        .transform_filter("datum.kind == 'picture'")
-        .mark_image(
-            width=alt.ExprRef("child_width"),
-            height=alt.ExprRef("child_height"),
-            aspect=False,
-            align="left",
-            baseline="top",
-            smooth=False,
-        )
-        .encode(x=alt.value(0), y=alt.value(0), url="url:N")
-    )
+    image = _picture_mark(alt.Chart().transform_filter("datum.kind == 'picture'"), "child_")
     axes = (
         alt.Chart()
         .transform_filter("datum.kind == 'corner'")
