@@ -70,35 +70,20 @@ with right:
 signal = f"{s.position} × {number(s.pscale)}"
 short = ui.presenter()  # four titles in one row: "1 · no position"
 labels1, labels2 = frames.labelled(result.words1), frames.labelled(result.words2)
+views = {  # short title (presenter), title, the two sentences' weights
+    "plain": ("no position", "no position", (result.weights1_plain, result.weights2_plain)),
+    "position": (signal, f"with {signal}", (result.weights1_positioned, result.weights2_positioned)),
+}
 panels = [
     ui.Panel(
-        "1 · no position" if short else "sentence 1, no position",
-        result.weights1_plain,
-        "weights-s1-plain",
-        rows=labels1,
-        cols=labels1,
-    ),
-    ui.Panel(
-        "2 · no position" if short else "sentence 2, no position",
-        result.weights2_plain,
-        "weights-s2-plain",
-        rows=labels2,
-        cols=labels2,
-    ),
-    ui.Panel(
-        f"1 · {signal}" if short else f"sentence 1, with {signal}",
-        result.weights1_positioned,
-        "weights-s1-position",
-        rows=labels1,
-        cols=labels1,
-    ),
-    ui.Panel(
-        f"2 · {signal}" if short else f"sentence 2, with {signal}",
-        result.weights2_positioned,
-        "weights-s2-position",
-        rows=labels2,
-        cols=labels2,
-    ),
+        f"{n} · {brief}" if short else f"sentence {n}, {said}",
+        weights[n - 1],
+        f"weights-s{n}-{key}",
+        rows=labels,
+        cols=labels,
+    )
+    for key, (brief, said, weights) in views.items()
+    for n, labels in ((1, labels1), (2, labels2))
 ]
 longest = max(len(labels1), len(labels2))
 # presenter: without and with position in one row, on one screen; each sentence has its own token labels
