@@ -277,6 +277,19 @@ def _cell_layers(
     return layers
 
 
+def _panel_facet(title_width: int) -> alt.Facet:
+    """Panels in `panel_index` order, each titled like a chart (bold, from the left, cut at `title_width` px)."""
+    header = alt.Header(
+        title=None,
+        labelAnchor="start",
+        labelFontWeight="bold",
+        labelLimit=title_width,
+        labelPadding=6,
+        labelColor=TEXT_COLOUR,
+    )
+    return alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+
+
 def heatmap_panels(
     cells: Data,
     *,
@@ -327,16 +340,7 @@ def heatmap_panels(
                 y=alt.YValue(alt.ExprRef("child_height / 2")),
             )
         )
-    # a panel's title looks like a chart's
-    header = alt.Header(
-        title=None,
-        labelAnchor="start",
-        labelFontWeight="bold",
-        labelLimit=title_width or width,
-        labelPadding=6,
-        labelColor=TEXT_COLOUR,
-    )
-    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    facet = _panel_facet(title_width or width)
     panels = alt.layer(*layers).properties(width=width, height=height)
     spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
     chart = panels.facet(facet=facet, columns=columns, data=cells, spacing=spacing)
@@ -375,15 +379,7 @@ def picture_panels(
         .mark_point(opacity=0)
         .encode(**_cell_axes(row_title, col_title), color=value_color(scheme, domain, value_title, legend=legend))
     )
-    header = alt.Header(
-        title=None,
-        labelAnchor="start",
-        labelFontWeight="bold",
-        labelLimit=title_width or width,
-        labelPadding=6,
-        labelColor=TEXT_COLOUR,
-    )
-    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    facet = _panel_facet(title_width or width)
     panels = alt.layer(image, axes).properties(width=width, height=height)
     spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
     return panels.facet(facet=facet, columns=columns, data=pictures, spacing=spacing, title=title_params(title))
