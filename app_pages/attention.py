@@ -20,13 +20,19 @@ FORMULA = r"W = \mathrm{softmax}\!\Big(\frac{(X + sE)W_q\,\big((X + sE)W_k\big)^
 ui.page_setup(__doc__, FORMULA)  # module 09
 P = ui.params(
     *ui.sentence_params(),
-    ui.Param("position", "random", "choice", options=KINDS, label="position signal",
-             help="random: randn(T, d) drawn after the weights"),
+    ui.Param(
+        "position",
+        "random",
+        "choice",
+        options=KINDS,
+        label="position signal",
+        help="random: randn(T, d) drawn after the weights",
+    ),
     ui.Param("pscale", 0.5, "float", 0.0, 1.0, step=0.01, label="position scale"),
     ui.seed_param(2),
     ui.width_param(6, 2, 256),
     ui.Param("word", "man", "text", max_len=60),
-)  # fmt: skip
+)
 run = st.cache_data(lessons.sentence_experiment, max_entries=64)
 
 s = ui.sidebar(P, page="attention", keys=("s1", "s2", "position", "pscale", "seed", "d"))
@@ -47,8 +53,11 @@ with left:
         st.caption("The two sentences do not hold the same words, so there is no reordering to compare.")
     else:
         ui.headline("max |W₂ − P W₁ Pᵀ|: no position → with position", f"{number(gap_plain)} → {number(gap_pos)}")
-        ui.badge(verdicts.machine_zero(gap_plain), "without position: a pure reordering (machine zero)",
-                 "differs even without")  # fmt: skip
+        ui.badge(
+            verdicts.machine_zero(gap_plain),
+            "without position: a pure reordering (machine zero)",
+            "differs even without",
+        )
         ui.badge(not verdicts.machine_zero(gap_pos), "with position: not a reordering", "still a reordering")
 with right:
     st.text(f"1: {' '.join(result.words1)}\n2: {' '.join(result.words2)}")
@@ -61,32 +70,52 @@ with right:
 signal = f"{s.position} × {number(s.pscale)}"
 short = ui.presenter()  # four titles in one row: "1 · no position"
 labels1, labels2 = frames.labelled(result.words1), frames.labelled(result.words2)
+views = {  # short title (presenter), title, the two sentences' weights
+    "plain": ("no position", "no position", (result.weights1_plain, result.weights2_plain)),
+    "position": (signal, f"with {signal}", (result.weights1_positioned, result.weights2_positioned)),
+}
 panels = [
-    ui.Panel("1 · no position" if short else "sentence 1, no position", result.weights1_plain, "weights-s1-plain",
-             rows=labels1, cols=labels1),
-    ui.Panel("2 · no position" if short else "sentence 2, no position", result.weights2_plain, "weights-s2-plain",
-             rows=labels2, cols=labels2),
-    ui.Panel(f"1 · {signal}" if short else f"sentence 1, with {signal}", result.weights1_positioned,
-             "weights-s1-position", rows=labels1, cols=labels1),
-    ui.Panel(f"2 · {signal}" if short else f"sentence 2, with {signal}", result.weights2_positioned,
-             "weights-s2-position", rows=labels2, cols=labels2),
-]  # fmt: skip
+    ui.Panel(
+        f"{n} · {brief}" if short else f"sentence {n}, {said}",
+        weights[n - 1],
+        f"weights-s{n}-{key}",
+        rows=labels,
+        cols=labels,
+    )
+    for key, (brief, said, weights) in views.items()
+    for n, labels in ((1, labels1), (2, labels2))
+]
 longest = max(len(labels1), len(labels2))
 # presenter: without and with position in one row, on one screen; each sentence has its own token labels
-ui.matrix_panels(panels, name="attention-weights", row_title="query", col_title="key", domain=(0.0, 1.0),
-                 scheme=images.WEIGHT_SCHEME, value_title="weight", columns=4 if short else 2, shared=False,
-                 height=200 if short and longest <= 8 else ui.weights_height(longest),
-                 legend_each=not short)  # fmt: skip
+ui.matrix_panels(
+    panels,
+    name="attention-weights",
+    row_title="query",
+    col_title="key",
+    domain=(0.0, 1.0),
+    scheme=images.WEIGHT_SCHEME,
+    value_title="weight",
+    columns=4 if short else 2,
+    shared=False,
+    height=200 if short and longest <= 8 else ui.weights_height(longest),
+    legend_each=not short,
+)
 if gap_plain is None:
-    ui.takeaway("The sentences do not hold the same words, so even without position the matrices are not one "
-                "reordered into the other: what differs here is content as well as order.")  # fmt: skip
+    ui.takeaway(
+        "The sentences do not hold the same words, so even without position the matrices are not one "
+        "reordered into the other: what differs here is content as well as order."
+    )
 elif verdicts.machine_zero(gap_pos):
     ui.takeaway(f"With {signal} the matrices are still one reordered into the other: this signal adds no order here.")
 else:
-    ui.takeaway("Without position, matrix 2 is matrix 1 with its rows and columns in sentence 2's order (the same "
-                f"weights, moved); with {signal} the weights themselves change.")  # fmt: skip
-st.caption("All four matrices share one colour scale (viridis): weights from 0 (dark purple) to 1 (yellow); each row "
-           "sums to 1.")  # fmt: skip
+    ui.takeaway(
+        "Without position, matrix 2 is matrix 1 with its rows and columns in sentence 2's order (the same "
+        f"weights, moved); with {signal} the weights themselves change."
+    )
+st.caption(
+    "All four matrices share one colour scale (viridis): weights from 0 (dark purple) to 1 (yellow); each row "
+    "sums to 1."
+)
 
 common = result.common_words()
 if common:
@@ -121,12 +150,18 @@ if common:
     only1, only2 = result.unmatched_words()
     plain_diff = result.word_diff(word, with_position=False)
     if only1 or only2:
-        extra = (", ".join(f"'{ui.escape(w)}'" for w in only1) or "nothing",
-                 ", ".join(f"'{ui.escape(w)}'" for w in only2) or "nothing")  # fmt: skip
-        content = (f" Without position the difference is {number(plain_diff)}, not 0, because the sentences hold "
-                   f"different words (sentence 1 has {extra[0]} beyond sentence 2, which has {extra[1]}): "
-                   "the word attends over other values, a difference of content, not of position.")  # fmt: skip
+        extra = (
+            ", ".join(f"'{ui.escape(w)}'" for w in only1) or "nothing",
+            ", ".join(f"'{ui.escape(w)}'" for w in only2) or "nothing",
+        )
+        content = (
+            f" Without position the difference is {number(plain_diff)}, not 0, because the sentences hold "
+            f"different words (sentence 1 has {extra[0]} beyond sentence 2, which has {extra[1]}): "
+            "the word attends over other values, a difference of content, not of position."
+        )
     else:
         content = " Without position its output is the same in both up to rounding (the same words, reordered)."
-    ui.takeaway(f"Compared: {which}.{content} np.allclose says True when every entry agrees within 1e-8 + 1e-5 × "
-                "its size, numerically equal.")  # fmt: skip
+    ui.takeaway(
+        f"Compared: {which}.{content} np.allclose says True when every entry agrees within 1e-8 + 1e-5 × "
+        "its size, numerically equal."
+    )

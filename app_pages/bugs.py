@@ -17,9 +17,14 @@ P = ui.params(
     ui.Param("bug", "2i exponent", "choice", options=tuple(mistakes.MISTAKES), label="mistake", widget="radio"),
     ui.Param("T", 64, "int", 4, 512, label="positions", aliases=("length",)),
     ui.width_param(32, 4, 256, aliases=("width",)),
-    ui.Param("quiz", False, "bool", label="hide the answer (quiz link)",
-             help="The page shows the pictures and checks but not which mistake it is; a button reveals it."),
-)  # fmt: skip
+    ui.Param(
+        "quiz",
+        False,
+        "bool",
+        label="hide the answer (quiz link)",
+        help="The page shows the pictures and checks but not which mistake it is; a button reveals it.",
+    ),
+)
 spot_table = st.cache_data(mistakes.spot_table, max_entries=16)
 spot_start = st.cache_data(mistakes.spot_start, max_entries=8)
 
@@ -48,13 +53,18 @@ if mistake.start_bug:
     runs = spot_start(mistake.start_bug)
     ui.readings(
         [
-            ui.Reading("correct: max |cached − full|", runs.correct.max_error,
-                       ui.Badge(verdicts.negligible(runs.correct.max_error), "cached = recomputed", "drifts")),
-            ui.Reading(f"{name}: max |cached − full|", runs.broken.max_error,
-                       ui.Badge(verdicts.negligible(runs.broken.max_error), "cached = recomputed",
-                                "drifts after the prompt")),
+            ui.Reading(
+                "correct: max |cached − full|",
+                runs.correct.max_error,
+                ui.Badge(verdicts.negligible(runs.correct.max_error), "cached = recomputed", "drifts"),
+            ),
+            ui.Reading(
+                f"{name}: max |cached − full|",
+                runs.broken.max_error,
+                ui.Badge(verdicts.negligible(runs.broken.max_error), "cached = recomputed", "drifts after the prompt"),
+            ),
         ]
-    )  # fmt: skip
+    )
     title = f"error per token with {name}"
     drifts = not verdicts.negligible(runs.broken.max_error)
     ui.takeaway(
@@ -66,28 +76,42 @@ else:
     spot = spot_table(s.T, s.d, mistake.table_bug)
     ui.readings(
         [
-            ui.Reading(check.label, check.measured, help="how far the buggy table is from the check", badge=(
-                ui.Badge(check.correct_passes, "correct table: passes", "correct table: fails"),
-                ui.Badge(check.buggy_passes, "buggy table: passes", "buggy table: FAILS"),
-            ))
+            ui.Reading(
+                check.label,
+                check.measured,
+                help="how far the buggy table is from the check",
+                badge=(
+                    ui.Badge(check.correct_passes, "correct table: passes", "correct table: fails"),
+                    ui.Badge(check.buggy_passes, "buggy table: passes", "buggy table: FAILS"),
+                ),
+            )
             for check in spot.checks
         ]
-    )  # fmt: skip
-    ui.takeaway("Each number is how far the buggy table is from the check; M₁ is the one matrix that moves every "
-                "row of a correct table to the next position.")  # fmt: skip
+    )
+    ui.takeaway(
+        "Each number is how far the buggy table is from the check; M₁ is the one matrix that moves every "
+        "row of a correct table to the next position."
+    )
     ui.matrix_row(
         [
             ui.Panel("correct", spot.correct, "correct-table", domain=(-1.0, 1.0), value_title="pe"),
             ui.Panel(f"buggy: {name}", spot.broken, "buggy-table", domain=(-1.0, 1.0), value_title="pe"),
-            ui.Panel("correct − buggy", spot.difference, "bug-difference", note=zero_note(spot.difference),
-                     value_title="difference"),
+            ui.Panel(
+                "correct − buggy",
+                spot.difference,
+                "bug-difference",
+                note=zero_note(spot.difference),
+                value_title="difference",
+            ),
         ],
         row_title="position",
         col_title="dimension",
         height=ui.fit(320, 200),
-    )  # fmt: skip
-    ui.takeaway("The difference panel is blank: this table equals the correct one." if zero_note(spot.difference)
-                else "The right panel shows where the bug changes the table: the columns it touches are the ones to "
-                "suspect.")  # fmt: skip
+    )
+    ui.takeaway(
+        "The difference panel is blank: this table equals the correct one."
+        if zero_note(spot.difference)
+        else "The right panel shows where the bug changes the table: the columns it touches are the ones to suspect."
+    )
     if spot.narrower:
         st.caption(f"The buggy table has {spot.broken.shape[1]} columns; the difference covers those.")

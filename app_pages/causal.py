@@ -45,9 +45,11 @@ with c:
 
 left, right = st.columns(2)
 tokens = [f"t{i}" for i in range(s.T)]  # anonymous tokens, named by their position
+side_by_side = dict(height=ui.fit(300, 220), numbered=False, in_columns=2, causal=True)  # both charts alike
 with left:
-    ui.weights_chart(masked.weights, tokens, title="causal attention weights of X", name="causal-weights",
-                     height=ui.fit(300, 220), numbered=False, in_columns=2, causal=True)  # fmt: skip
+    ui.weights_chart(
+        masked.weights, tokens, title="causal attention weights of X", name="causal-weights", **side_by_side
+    )
     ui.takeaway(
         "Grey, above the diagonal: keys the mask hides (weight 0). Row t sees only keys 0..t, so a shuffle "
         "(P, a permutation of the tokens) changes what each token sees and the shuffle test fails."
@@ -56,14 +58,7 @@ with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)
     gap = uniform.gap
     ui.weights_chart(
-        uniform.weights,
-        tokens,
-        title="equal scores (w_q = 0): row t is 1/(t+1)",
-        name="uniform-causal",
-        height=ui.fit(300, 220),
-        numbered=False,
-        in_columns=2,
-        causal=True,
+        uniform.weights, tokens, title="equal scores (w_q = 0): row t is 1/(t+1)", name="uniform-causal", **side_by_side
     )
     ui.takeaway(
         "Order, not distance: with equal scores row t spreads 1/(t+1) evenly over keys 0..t. That tells the first "

@@ -39,8 +39,10 @@ with c:
     if not ui.presenter():  # the shared screen keeps its line for the charts
         st.caption(f"slowest frequency: {number(r.slowest_paper)} (paper) vs {number(r.slowest_t2t)} (tensor2tensor)")
 
-ui.takeaway("Same values, other columns: the right table is the left one with its sines moved to the first half and "
-            "its cosines to the second (this table uses the paper's frequencies in both layouts).")  # fmt: skip
+ui.takeaway(
+    "Same values, other columns: the right table is the left one with its sines moved to the first half and "
+    "its cosines to the second (this table uses the paper's frequencies in both layouts)."
+)
 left, right = st.columns(2)
 for column, table, title, name in (
     (left, r.interleaved, "the paper: interleaved sin, cos", "interleaved"),

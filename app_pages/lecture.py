@@ -10,8 +10,17 @@ ui.page_setup()
 DECK = ui.decks.deck_from_url()  # ?steps=shuffle,ramp:scale=0.3,norms: `step` counts within the deck
 STEPS = DECK.steps
 N = len(STEPS)
-STEP = ui.Param("step", 1, "int", 1, N, label="jump to step", widget="selectbox", options=tuple(range(1, N + 1)),
-                names={k: f"{k} / {N} · {STEPS[k - 1].title}" for k in range(1, N + 1)})  # fmt: skip
+STEP = ui.Param(
+    "step",
+    1,
+    "int",
+    1,
+    N,
+    label="jump to step",
+    widget="selectbox",
+    options=tuple(range(1, N + 1)),
+    names={k: f"{k} / {N} · {STEPS[k - 1].title}" for k in range(1, N + 1)},
+)
 CONTROLS = {
     step.key: [
         ui.Param(
@@ -84,8 +93,14 @@ with knobs:
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
 for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
     with column:
-        ui.figure(figure, prefix="lecture-", downloads=False, image_height=lecture.FIGURE_HEIGHT, fill_images=True,
-                  in_columns=len(slide.figures))  # fmt: skip
+        ui.figure(
+            figure,
+            prefix="lecture-",
+            downloads=False,
+            image_height=lecture.FIGURE_HEIGHT,
+            fill_images=True,
+            in_columns=len(slide.figures),
+        )
 if slide.caption:  # what the figures need read with them, or a recap's links: in both modes
     ui.takeaway(slide.caption)
 if not ui.presenter():

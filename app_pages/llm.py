@@ -32,9 +32,15 @@ P = ui.params(
     ui.Param("layer", 1, "int", 0, 4, label="live layer (0-4)"),
     ui.Param("head", 2, "int", 0, 8, label="query head (0-8)"),
     ui.Param("k", 1000, "int", 0, 100_000, widget="number", label="shift every position by k"),
-    ui.Param("preset", "yarn", "choice", options=tuple(decoder.SCALINGS), label="rope_scaling preset",
-             names={key: preset.label for key, preset in decoder.SCALINGS.items()}),
-)  # fmt: skip
+    ui.Param(
+        "preset",
+        "yarn",
+        "choice",
+        options=tuple(decoder.SCALINGS),
+        label="rope_scaling preset",
+        names={key: preset.label for key, preset in decoder.SCALINGS.items()},
+    ),
+)
 read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
 ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")
 
@@ -49,8 +55,12 @@ keys = {
 }
 s = ui.sidebar(P, page="llm", keys=keys)
 
-reading = ui.guarded(lambda: read(s.text, s.im_start), lambda: read(decoder.DEFAULT_TEXT, s.im_start), "The text",
-                     "reading the default sentence")  # fmt: skip
+reading = ui.guarded(
+    lambda: read(s.text, s.im_start),
+    lambda: read(decoder.DEFAULT_TEXT, s.im_start),
+    "The text",
+    "reading the default sentence",
+)
 for line in reading.notes:
     ui.note(f"The text: {line}.")
 live_layers, model_layers = decoder.shipped_layers()
@@ -67,12 +77,15 @@ if s.part == "heads":
     with a:
         ui.headline("previous-token heads, live (layer.head)", ", ".join(live) or "none")
     with b:
-        ui.headline(f"layer {s.layer}: most weight on t−1, head {decoder.head(s.layer, strongest)}",
-                    number(reading.previous[s.layer, strongest]))  # fmt: skip
+        ui.headline(
+            f"layer {s.layer}: most weight on t−1, head {decoder.head(s.layer, strongest)}",
+            number(reading.previous[s.layer, strongest]),
+        )
     ui.badge(bool(live), "a real head attends by relative position", "no previous-token head on this text", state=True)
     columns = 9 if ui.presenter() else 3
-    ui.figure(llm_figures.head_panels(reading, s.layer, across=ui.container_width(), columns=columns,
-                                      legend=ui.legend_side()))  # fmt: skip
+    ui.figure(
+        llm_figures.head_panels(reading, s.layer, across=ui.container_width(), columns=columns, legend=ui.legend_side())
+    )
     ui.takeaway(
         "Take from it: a panel per head, query t down, key across, only keys up to t (causal); a bright line just "
         "below the diagonal is a head reading the token before, wherever it is: position, not the word."
@@ -83,8 +96,10 @@ if s.part == "heads":
         st.caption(f"{decoder.FAST_NOTE}.")
 elif s.part == "distance":
     strongest = int(reading.previous[s.layer].argmax())
-    ui.headline(f"head {decoder.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
-                number(reading.previous[s.layer, strongest]))  # fmt: skip
+    ui.headline(
+        f"head {decoder.head(s.layer, strongest)}: mean weight at distance 1 (on t−1)",
+        number(reading.previous[s.layer, strongest]),
+    )
     ui.figure(llm_figures.by_distance(reading, s.layer, height=ui.fit(300, 210), legend=ui.legend_side()))
     ui.takeaway(
         "Take from it: a head that peaks at distance 1 reads the previous token wherever it is; a head with no peak "
@@ -124,8 +139,10 @@ elif s.part == "pairs":
         ui.headline("live heads leaning on fast pairs", ", ".join(live) or "none")
     with b:
         ui.headline("whole model: heads leaning on fast pairs", f"{len(model)} of {whole.roles.size}")
-    st.caption(f"Rule: a head {decoder.LEAN_RULE}. Barbero et al. 2024 (Round and Round We Go!) found the fastest "
-               "pairs carry positional heads and the slowest carry content.")  # fmt: skip
+    st.caption(
+        f"Rule: a head {decoder.LEAN_RULE}. Barbero et al. 2024 (Round and Round We Go!) found the fastest "
+        "pairs carry positional heads and the slowest carry content."
+    )
     left, right = st.columns([3, 2])
     with left:
         ui.figure(
@@ -142,8 +159,10 @@ elif s.part == "pairs":
         "Nearly unrotated, its part of q · k hardly changes with distance: it matches content, not position. "
         f"Whole model: {slow} of {heads} query heads hold the most energy in a pair that turns less than once there."
     )
-    st.caption(f"{llm_figures.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
-               f"Whole-model heads leaning: {', '.join(model) or 'none'}.")  # fmt: skip
+    st.caption(
+        f"{llm_figures.extraction_label(whole)} The pair energies were measured with <|im_start|> fed. "
+        f"Whole-model heads leaning: {', '.join(model) or 'none'}."
+    )
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
     order, blind, shift = decoder.order_gap(result), decoder.equivariance_gap(result), decoder.shift_gap(result)
@@ -169,9 +188,10 @@ else:
     logits = decoder.scaled_logits(pair, preset)
     fig = llm_figures.scaled_scores(logits, height=ui.fit(300, 200), legend=ui.legend_side())
     scaled = logits.at_window()
-    ui.headline(f"{preset.label}: logit of {pair.label} at distance {decoder.ORIGINAL:,}, unscaled → "
-                f"{preset.params.rope_type}",
-                f"{number(scaled[0])} → {number(scaled[1])}")  # fmt: skip
+    ui.headline(
+        f"{preset.label}: logit of {pair.label} at distance {decoder.ORIGINAL:,}, unscaled → {preset.params.rope_type}",
+        f"{number(scaled[0])} → {number(scaled[1])}",
+    )
     ui.figure(fig)
     ui.takeaway(
         f"Take from it: the unscaled line is what this model computes; the {preset.params.rope_type} line is what "

@@ -24,12 +24,18 @@ PARTS = {
 }
 P = ui.params(
     ui.part_param(PARTS),
-    ui.Param("preset", "llama3.1-8b", "choice", options=tuple(scaling.PRESETS), label="model setup",
-             names={key: preset.label for key, preset in scaling.PRESETS.items()}),
+    ui.Param(
+        "preset",
+        "llama3.1-8b",
+        "choice",
+        options=tuple(scaling.PRESETS),
+        label="model setup",
+        names={key: preset.label for key, preset in scaling.PRESETS.items()},
+    ),
     ui.seed_param(0, label="content seed"),
     ui.Param("d", 128, "choice", options=(32, 64, 128, 256), label="decay: head width d", widget="select_slider"),
     ui.Param("reach", 4096, "int", 64, 65_536, step=64, label="decay: distances up to"),
-)  # fmt: skip
+)
 registry = st.cache_data(posviz.claims, max_entries=1)()
 
 keys = {"scaling": ("preset",), "scores": ("preset", "seed"), "decay": ("seed", "d", "reach")}
@@ -68,15 +74,17 @@ if s.part == "scaling":
         factor, ratio = longer.scaling_factor(preset), preset.extended / preset.original
         kept, divided = longer.llama3_bounds(preset)
         ui.takeaway(
-            (f"Linear, YaRN and Llama 3 level off at {number(factor)}, not at {preset.extended:,} / "
-             f"{preset.original:,} = {number(ratio)} (the config's factor); dynamic NTK raises the base, so its "
-             "divisor keeps growing. "
-             if ratio != factor else
-             f"The slowest pairs level off at the factor {number(factor)} = {preset.extended:,} / "
-             f"{preset.original:,}. ")
+            (
+                f"Linear, YaRN and Llama 3 level off at {number(factor)}, not at {preset.extended:,} / "
+                f"{preset.original:,} = {number(ratio)} (the config's factor); dynamic NTK raises the base, so its "
+                "divisor keeps growing. "
+                if ratio != factor
+                else f"The slowest pairs level off at the factor {number(factor)} = {preset.extended:,} / "
+                f"{preset.original:,}. "
+            )
             + f"Llama 3 divides the pairs slower than one turn per {divided:,.0f} tokens by it, keeps those faster "
             f"than one turn per {kept:,.0f}, and blends between."
-        )  # fmt: skip
+        )
         left, right = st.columns(2)
         with left:
             ui.figure(figures.rope_divisors(preset), legend="bottom", in_columns=2, height=ui.fit(240, 190))
@@ -100,10 +108,11 @@ elif s.part == "scores":
         if scaled_mean > plain_mean:
             higher = "slowed pairs have turned less, so it stays higher"
         ui.takeaway(
-            f"In plain words, {factor_words}" + (f" ({label} has a = 1). " if view.attention == 1 else ". ")
+            f"In plain words, {factor_words}"
+            + (f" ({label} has a = 1). " if view.attention == 1 else ". ")
             + f"Past the training window (the mark) the {scaled_name} score averages {number(scaled_mean, 3)}, the "
             f"{plain} one {number(plain_mean, 3)}: {higher}."
-        )  # fmt: skip
+        )
     else:
         ui.takeaway(
             f"{label} ships no scaling: no pair is slowed and the attention factor is 1 (in plain words, "

@@ -80,8 +80,9 @@ def live() -> None:
             ui.Panel("sentence 1: output rows", aligned[0], "sentence1-outputs", rows=words),
             ui.Panel("sentence 2: output rows in sentence 1's word order", aligned[1], "sentence2-aligned", rows=words),
         ]
-        ui.matrix_panels(panels, name="every-word-outputs", row_title="word", col_title="feature", domain=domain,
-                         height=220)  # fmt: skip
+        ui.matrix_panels(
+            panels, name="every-word-outputs", row_title="word", col_title="feature", domain=domain, height=220
+        )
 
 
 live()

@@ -23,10 +23,16 @@ P = ui.params(
     ui.part_param(PARTS),
     *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
     ui.Param("head", 1, "int", 1, 12, label="attention head"),
-    ui.Param("scale", 1.0, "choice", options=STEPS, label="scale of the position rows (1 = the trained model)",
-             widget="select_slider"),
+    ui.Param(
+        "scale",
+        1.0,
+        "choice",
+        options=STEPS,
+        label="scale of the position rows (1 = the trained model)",
+        widget="select_slider",
+    ),
     ui.Param("token", "man", "text", max_len=60, label="token in both sentences"),
-)  # fmt: skip
+)
 table = st.cache_resource(minilm.position_table)
 pair = st.cache_data(minilm.compare_texts, max_entries=32)
 curve = st.cache_data(minilm.curve_texts, max_entries=32)
@@ -39,21 +45,29 @@ if s.part == "table":
     pos = table()
     ui.readings(
         [
-            ui.Reading("norm of position 0", pos.norms[0],
-                       caption=f"median of positions 1-511: {number(pos.median_norm)}"),
-            ui.Reading("cosine of neighbouring positions", pos.neighbour_cosine,
-                       caption=f"median over all t; positions 128 apart: {number(pos.apart(128))}"),
-            ui.Reading("most opposite pair of rows", pos.most_opposite,
-                       caption="cosine similarity; far positions can point away from each other"),
+            ui.Reading(
+                "norm of position 0", pos.norms[0], caption=f"median of positions 1-511: {number(pos.median_norm)}"
+            ),
+            ui.Reading(
+                "cosine of neighbouring positions",
+                pos.neighbour_cosine,
+                caption=f"median over all t; positions 128 apart: {number(pos.apart(128))}",
+            ),
+            ui.Reading(
+                "most opposite pair of rows",
+                pos.most_opposite,
+                caption="cosine similarity; far positions can point away from each other",
+            ),
         ]
-    )  # fmt: skip
+    )
     left, right = st.columns(2)
     long_rows = pos.long_rows(1.3)
     norms_line = (
         f"rows {', '.join(str(t) for t in long_rows)} are also over 1.3 × the median "
         f"({', '.join(number(pos.norms[t]) for t in long_rows)})"
-        if long_rows else "no other row is over 1.3 × the median"
-    )  # fmt: skip
+        if long_rows
+        else "no other row is over 1.3 × the median"
+    )
     with left:
         ui.figure(figures.learned_table_picture(pos), image_height=ui.fit(None, 290), in_columns=2)
         ui.takeaway(
@@ -105,16 +119,22 @@ else:
     plain, real = result.token_diff(token, with_position=False), result.token_diff(token, with_position=True)
     ui.readings(
         [
-            ui.Reading(f"'{token}', layer-0 output, position rows removed: max diff", plain,
-                       ui.Badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)",
-                                "different")),
-            ui.Reading(f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff", real,
-                       ui.Badge(not verdicts.machine_zero(real), "different: position tells the sentences apart",
-                                "identical")),
+            ui.Reading(
+                f"'{token}', layer-0 output, position rows removed: max diff",
+                plain,
+                ui.Badge(verdicts.machine_zero(plain), "identical in both sentences (order-blind)", "different"),
+            ),
+            ui.Reading(
+                f"'{token}', layer-0 output, rows × {number(s.scale)}: max diff",
+                real,
+                ui.Badge(not verdicts.machine_zero(real), "different: position tells the sentences apart", "identical"),
+            ),
         ]
-    )  # fmt: skip
-    for name, rows, with_position in (("plain", "no position", False),
-                                      ("position", f"position rows × {number(s.scale)}", True)):  # fmt: skip
+    )
+    for name, rows, with_position in (
+        ("plain", "no position", False),
+        ("position", f"position rows × {number(s.scale)}", True),
+    ):
         first, second = result.head_weights(s.head, with_position=with_position)
         ui.weights_row(
             [
@@ -131,8 +151,14 @@ else:
     )
     scales, distances = curve(text1, text2, token)
     fig = figures.distance_curve(scales, distances, s.scale, real, log=True)
-    ui.figure(fig, prefix="minilm-", points=False, height=320, x_title="scale of the position rows (log)",
-              title=f"'{token}': distance between its two layer-0 outputs against the scale")  # fmt: skip
+    ui.figure(
+        fig,
+        prefix="minilm-",
+        points=False,
+        height=320,
+        x_title="scale of the position rows (log)",
+        title=f"'{token}': distance between its two layer-0 outputs against the scale",
+    )
     said = ui.escape(token)  # a token of typed text: shown literally
     ui.takeaway(
         f"Take from it: the distance between '{said}''s two outputs comes from the position rows alone: at scale 0 "

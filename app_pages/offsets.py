@@ -24,8 +24,9 @@ PARTS = {"generation": "cached generation", "sinks": "attention sinks (Streaming
 P = ui.params(
     ui.part_param(PARTS),
     ui.Param("scheme", "rotary", "choice", options=generation.SCHEMES, label="position scheme", widget="horizontal"),
-    ui.Param("bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio",
-             names=BUG_LABELS),
+    ui.Param(
+        "bug", "none", "choice", options=generation.BUGS, label="new tokens get", widget="radio", names=BUG_LABELS
+    ),
     ui.tokens_param(16, 64),
     ui.Param("prefill", 4, "int", 1, 64, label="prefill (prompt length)"),
     ui.width_param(8, 2, 64, aliases=("C",)),
@@ -34,9 +35,16 @@ P = ui.params(
     ui.Param("sink_T", 24, "int", 2, 64, label="tokens"),
     ui.Param("sinks", 4, "int", 0, 16, label="sink tokens kept"),
     ui.Param("window", 4, "int", 1, 32, label="recent window (with the new token)"),
-    ui.Param("sink_bug", "original", "choice", options=("original", "rotated_at_insert"), label="compare with",
-             widget="radio", names=longer.SINK_NAMES),
-)  # fmt: skip
+    ui.Param(
+        "sink_bug",
+        "original",
+        "choice",
+        options=("original", "rotated_at_insert"),
+        label="compare with",
+        widget="radio",
+        names=longer.SINK_NAMES,
+    ),
+)
 SINKS = ("sink_T", "sinks", "window", "sink_bug")
 generate = st.cache_data(generation.demo_generation, max_entries=32)
 stream = st.cache_data(longer.sink_comparison, max_entries=32)
@@ -89,10 +97,16 @@ else:
             "The cache keeps the first tokens (the sinks) and a recent window. The reference is StreamingLLM's (Xiao "
             "et al. 2023): attention over the kept tokens at positions 0..n−1, re-assigned within the cache. "
             "The re-indexed cache matches it by construction; "
-            + ("text positions differ from it by definition. "
-               if s.sink_bug == "original" else "keys rotated once keep a stale index after an eviction: a bug. ")
-            + (f"Before token {first} nothing is evicted, so cache places are text places and the error is "
-               f"rounding (at most {number(before)})." if before is not None
-               else f"Nothing is evicted in these {s.sink_T} tokens, so every way agrees.")
-        )  # fmt: skip
+            + (
+                "text positions differ from it by definition. "
+                if s.sink_bug == "original"
+                else "keys rotated once keep a stale index after an eviction: a bug. "
+            )
+            + (
+                f"Before token {first} nothing is evicted, so cache places are text places and the error is "
+                f"rounding (at most {number(before)})."
+                if before is not None
+                else f"Nothing is evicted in these {s.sink_T} tokens, so every way agrees."
+            )
+        )
         ui.figure(figures.sink_errors(streamed.ways), in_columns=2, height=ui.fit(260, 220))

@@ -26,8 +26,9 @@ P = ui.params(
     ui.Param("perm_mode", "typed", "choice", options=("typed", "shuffle"), label="permutation P", widget="horizontal"),
     ui.Param("perm", "3 0 5 1 4 2", "text", max_len=1200, label="P (0..T-1, each once)"),
     ui.Param("shuffle_seed", 0, "int", 0, 99_999, label="shuffle seed", widget="number"),
-    ui.Param("position", "ramp", "choice", options=lessons.POSITION_KINDS,
-             label="position signal E (compared with none)"),
+    ui.Param(
+        "position", "ramp", "choice", options=lessons.POSITION_KINDS, label="position signal E (compared with none)"
+    ),
     ui.Param("pscale", 0.6, "float", 0.0, 3.0, step=0.05, label="position scale"),
     # the pair move runs lesson 003's signal, as the lecture's step does: sinusoids at scale 1
     ui.Param("pair_position", "sinusoidal", "choice", options=PAIR_SIGNALS, label="position signal E (lesson 003)"),
@@ -37,7 +38,7 @@ P = ui.params(
     ui.Param("offset", False, "bool", label="2: constant offset 0.6 instead"),
     ui.Param("first", 0, "int", 0, 255, label="first copy at position", widget="number"),
     ui.Param("second", 4, "int", 0, 255, label="second copy at position", widget="number"),
-)  # fmt: skip
+)
 shuffle_test = st.cache_data(shuffles.shuffle_test, max_entries=64)
 twin_test = st.cache_data(shuffles.twin_test, max_entries=64)
 pair_moves = st.cache_data(shuffles.pair_moves, max_entries=64)
@@ -64,8 +65,12 @@ position, pscale = shuffles.chosen_signal(*chosen, offset=s.offset)
 signal = f"{position} × {number(pscale)}"
 perm = lessons.shuffled(s.T, s.shuffle_seed)
 if s.perm_mode == "typed":  # a typed P that does not parse: a note, and the shuffle
-    perm = ui.guarded(lambda: parsing.parse_permutation(s.perm, s.T), lambda: perm, "The typed permutation",
-                      f"using a shuffle with seed {s.shuffle_seed}")  # fmt: skip
+    perm = ui.guarded(
+        lambda: parsing.parse_permutation(s.perm, s.T),
+        lambda: perm,
+        "The typed permutation",
+        f"using a shuffle with seed {s.shuffle_seed}",
+    )
 perm = tuple(int(p) for p in perm)  # scalars: the cache keys on them
 run = dict(seed=s.seed, T=s.T, d=s.d, weight_scale=s.wscale)
 
@@ -74,19 +79,26 @@ if part == "shuffle":
     ui.readings(
         [
             ui.Reading("no position (E = 0)", test.bare.max_diff, ui.Badge(*test.bare_verdict)),
-            ui.Reading(f"with {signal}: max |attn(PX + E) − P attn(X + E)|", test.signal.max_diff,
-                       ui.Badge(*test.signal_verdict), caption=test.setting),
+            ui.Reading(
+                f"with {signal}: max |attn(PX + E) − P attn(X + E)|",
+                test.signal.max_diff,
+                ui.Badge(*test.signal_verdict),
+                caption=test.setting,
+            ),
         ],
         [1, 3],
-    )  # fmt: skip
+    )
     ui.takeaway(f"{test.takeaway(signal)} {shuffles.signal_words(position, pscale)}")
     bare, marked = test.bare, test.signal
     # four titles in a row: a signal's name did not fit beside the sidebar, so E is named in the line above
     ui.matrix_panels(
         [
             ui.Panel("E = 0: difference", bare.difference, "order-no-position-difference", zero_note(bare.difference)),
-            ui.Panel("E: " + ("attend, then shuffle" if not s.forget else "attend (not reordered)"), marked.reference,
-                     "order-attend-then-shuffle"),
+            ui.Panel(
+                "E: " + ("attend, then shuffle" if not s.forget else "attend (not reordered)"),
+                marked.reference,
+                "order-attend-then-shuffle",
+            ),
             ui.Panel("E: shuffle, then attend", marked.out_perm, "order-shuffle-then-attend"),
             ui.Panel("E: difference", marked.difference, "order-difference", zero_note(marked.difference)),
         ],
@@ -95,7 +107,7 @@ if part == "shuffle":
         col_title="feature",
         domain=heatmaps.signed_domain(*test.outputs),
         height=ui.fit(340, 185),
-    )  # fmt: skip
+    )
     st.caption("All four panels share one diverging colour scale centred on 0, so a zero difference is blank.")
 elif part == "twins":
     ui.intro(
@@ -144,12 +156,15 @@ else:
     moves = pairs.moves
     ui.readings(
         [
-            ui.Reading(f"{figures.PAIR_MOVES[0]} moved together", moves.together,
-                       ui.Badge(verdicts.machine_zero(moves.together), "outputs only reordered", "outputs changed")),
+            ui.Reading(
+                f"{figures.PAIR_MOVES[0]} moved together",
+                moves.together,
+                ui.Badge(verdicts.machine_zero(moves.together), "outputs only reordered", "outputs changed"),
+            ),
             ui.Reading(f"{figures.PAIR_MOVES[1]} (positions stay)", moves.tokens_only),
             ui.Reading(f"{figures.PAIR_MOVES[2]} (same token order)", moves.positions_only),
         ]
-    )  # fmt: skip
+    )
     shown = f"{pairs.position} × {number(pairs.scale)}"
     st.caption(
         f"max abs differences against the reordered outputs; {shuffles.signal_words(pairs.position, pairs.scale)}"
@@ -160,5 +175,6 @@ else:
         if verdicts.machine_zero(moves.together)
         else "Even the pairs moved together change the outputs here: look at the settings."
     )
-    ui.figure(figures.pair_moves(moves.together, moves.tokens_only, moves.positions_only, shown,
-                                 height=ui.fit(240, 200)))  # fmt: skip
+    ui.figure(
+        figures.pair_moves(moves.together, moves.tokens_only, moves.positions_only, shown, height=ui.fit(240, 200))
+    )

@@ -29,14 +29,21 @@ P = ui.params(
     # by default the positions asked for (16..39) run past the table's last row (31): the failure the part is for
     ui.Param("start", 16, "int", 0, 1024, label="first position asked for", widget="number"),
     ui.width_param(16, 2, 64, label="head width d (even)"),
-    ui.Param("base", 10_000.0, "choice", options=BASES, label="RoPE base", widget="select_slider",
-             names={b: f"{b:,.0f}" for b in BASES}),
+    ui.Param(
+        "base",
+        10_000.0,
+        "choice",
+        options=BASES,
+        label="RoPE base",
+        widget="select_slider",
+        names={b: f"{b:,.0f}" for b in BASES},
+    ),
     ui.Param("pair", 2, "int", 0, 31, label="pair i to follow (dimensions 2i, 2i+1)", widget="number"),
     ui.Param("shift", 100, "int", 0, 100_000, label="shift every position by s", widget="number"),
     ui.Param("heads", 8, "int", 1, 32, label="ALiBi heads", widget="number"),
     ui.Param("head", 1, "int", 1, 32, label="head to draw", widget="number"),
     ui.seed_param(0),
-)  # fmt: skip
+)
 SIDEBAR = {"rotary": ("T", "d", "base", "shift", "seed"), "learned": ("max_length", "T", "start", "d", "seed"),
            "alibi": ("T", "heads")}  # fmt: skip
 s = ui.sidebar(P, page="rotary", keys=SIDEBAR)
@@ -63,10 +70,16 @@ if s.part == "rotary":
     with left:
         circle = frames.trajectory(relative.query_pair_trajectory(q, length, s.pair, s.base))
         # 270 px + axis + legend fit half of the 820 px beside the open sidebar
-        ui.show_chart(lines_bars.trajectory, circle, name="rope-pair",
-                      title=f"query pair {s.pair} as its position grows", size=ui.fit(270, 190))  # fmt: skip
-        ui.takeaway("The pair keeps its length and turns by the same angle at every step: rotary moves direction, "
-                    "never size.")  # fmt: skip
+        ui.show_chart(
+            lines_bars.trajectory,
+            circle,
+            name="rope-pair",
+            title=f"query pair {s.pair} as its position grows",
+            size=ui.fit(270, 190),
+        )
+        ui.takeaway(
+            "The pair keeps its length and turns by the same angle at every step: rotary moves direction, never size."
+        )
         ui.control(P["pair"], hi=s.d // 2 - 1)
         st.caption(
             "Rotary embeddings come from RoFormer (Su et al. 2021). Its section 3.4.3, cited on Longer contexts, shows "
@@ -80,8 +93,15 @@ if s.part == "rotary":
         )
         title = "rotary score q·k, query at i, key at j"
         ui.takeaway("Each diagonal (one offset i − j) holds one value: only the offset counts.")
-        ui.matrix_chart(rot, title=title, name="rope-scores", height=ui.fit(300, 180), in_columns=2, square=True,
-                        **figures.SCORE_AXES)  # fmt: skip
+        ui.matrix_chart(
+            rot,
+            title=title,
+            name="rope-scores",
+            height=ui.fit(300, 180),
+            in_columns=2,
+            square=True,
+            **figures.SCORE_AXES,
+        )
 elif s.part == "learned":
     last, end = s.max_length - 1, s.start + s.T - 1
     try:
@@ -96,15 +116,20 @@ elif s.part == "learned":
         first = s.start if s.start < s.max_length else max(0, s.max_length - s.T)
         rows = posviz.learned(s.max_length - first, s.d, max_length=s.max_length, start=first, seed=s.seed)
         title = f"the table's rows {first}..{last}: positions {max(s.start, s.max_length)}..{end} have none"
-        ui.takeaway(f"The chart stops at row {last}, the table's last: a learned table has no vector for a position "
-                    "it was not trained on, unlike sinusoids or rotary, which are formulas.")  # fmt: skip
+        ui.takeaway(
+            f"The chart stops at row {last}, the table's last: a learned table has no vector for a position "
+            "it was not trained on, unlike sinusoids or rotary, which are formulas."
+        )
     else:
         ui.badge(True, f"positions {s.start}..{end} are inside the table's {s.max_length} rows", "")
         title, first = "the learned rows asked for (seeded stand-in, N(0, 1))", s.start
-        ui.takeaway(f"Every position asked for has a row; ask for one past row {last} (a later first position or a "
-                    "larger T) and the lookup fails.")  # fmt: skip
-    ui.matrix_chart(rows, title=title, name="learned-rows", row_offset=first, height=ui.fit(240, 220),
-                    **figures.POSITION_AXES)  # fmt: skip
+        ui.takeaway(
+            f"Every position asked for has a row; ask for one past row {last} (a later first position or a "
+            "larger T) and the lookup fails."
+        )
+    ui.matrix_chart(
+        rows, title=title, name="learned-rows", row_offset=first, height=ui.fit(240, 220), **figures.POSITION_AXES
+    )
 else:
     slopes = relative.alibi_slopes(s.heads)
     pick, listed = st.columns([1, 3], vertical_alignment="bottom")
@@ -112,10 +137,15 @@ else:
         ui.control(P["head"], hi=s.heads)
     bias = relative.alibi_bias(length, float(slopes[s.head - 1]), causal=False)
     with listed:
-        st.caption(f"slopes 2^(-8h/n) of heads h = 1..{s.heads}: " + ", ".join(number(v) for v in slopes[:12])
-                   + (" …" if s.heads > 12 else ""))  # fmt: skip
+        st.caption(
+            f"slopes 2^(-8h/n) of heads h = 1..{s.heads}: "
+            + ", ".join(number(v) for v in slopes[:12])
+            + (" …" if s.heads > 12 else "")
+        )
     title = f"ALiBi bias of head {s.head} of {s.heads}, slope {number(slopes[s.head - 1])} (symmetric form)"
-    ui.takeaway(f"The penalty is −slope × |i − j|: {number(slopes[s.head - 1])} per step apart for this head, the same "
-                "at every position, so like rotary it depends only on the offset.")  # fmt: skip
+    ui.takeaway(
+        f"The penalty is −slope × |i − j|: {number(slopes[s.head - 1])} per step apart for this head, the same "
+        "at every position, so like rotary it depends only on the offset."
+    )
     ui.matrix_chart(bias, title=title, name="alibi-bias", height=ui.fit(300, 250), square=True, **figures.SCORE_AXES)
 ui.sync_url(P)

@@ -20,9 +20,15 @@ ui.page_setup(__doc__)
 SCALES = [round(0.05 * i, 2) for i in range(21)]
 P = ui.params(
     *ui.sentence_params(f"{minilm.MAX_TOKENS} tokens"),
-    ui.Param("scale", 1.0, "choice", options=SCALES, widget="select_slider",
-             label="scale of the position rows (1 = the trained model, 0 = removed)"),
-)  # fmt: skip
+    ui.Param(
+        "scale",
+        1.0,
+        "choice",
+        options=SCALES,
+        widget="select_slider",
+        label="scale of the position rows (1 = the trained model, 0 = removed)",
+    ),
+)
 pair = st.cache_data(encoder.compare_texts, max_entries=32, show_spinner="running the model")
 curve = st.cache_data(encoder.curve_texts, max_entries=32, show_spinner="running the model at more scales")
 # The first view draws every 10th scale (0, 0.5, 1; 0, and 1 when it is the set scale, taken from the numbers above:
@@ -81,9 +87,12 @@ plain_zero = all(verdicts.machine_zero(d) for d in result.layer_distance_plain)
 ui.takeaway(
     f"Take from it: with the position rows the sentences end {number(result.layer_distance[-1])} apart after the "
     f"last layer; without them the distance is "
-    + ("0 (rounding) at every layer: each layer sees the same set of tokens." if plain_zero
-       else "not 0: the two sentences differ in their words, not only in their order.")
-)  # fmt: skip
+    + (
+        "0 (rounding) at every layer: each layer sees the same set of tokens."
+        if plain_zero
+        else "not 0: the two sentences differ in their words, not only in their order."
+    )
+)
 st.caption("Each layer's state is the mean over tokens after that layer; 0 = the same direction.")
 st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
 

@@ -68,8 +68,10 @@ def table_view() -> None:
     with picker:
         view = ui.control(P["view"]) or "auto"
     with words:  # beside the picker: the line stays on the first screen in presenter mode
-        ui.takeaway("Each pair of columns is one sine and its cosine: the first pair changes fastest (a turn every "
-                    "2π ≈ 6.3 positions), each later pair slower, so every row holds its own pattern.")  # fmt: skip
+        ui.takeaway(
+            "Each pair of columns is one sine and its cosine: the first pair changes fastest (a turn every "
+            "2π ≈ 6.3 positions), each later pair slower, so every row holds its own pattern."
+        )
     if view == "auto":
         view = "image" if summary.chart.aggregated else "chart"
         if not ui.presenter():
@@ -86,8 +88,9 @@ def table_view() -> None:
             ui.control(P["zc"], hi=s.d - 1)
         part, row0, col0 = zoom(s.T, s.d, s.start, s.base, s.zr, s.zc, ZOOM_WINDOW)
         where = f"{title}: exact values from row {row0}, dimension {col0}"
-        ui.matrix_chart(part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360,
-                        hover=True, **AXES)  # fmt: skip
+        ui.matrix_chart(
+            part, title=where, name="sinusoid-window", row_offset=row0, col_offset=col0, height=360, hover=True, **AXES
+        )
     else:
         ui.show_image(summary.image, title=title, domain=(-1.0, 1.0), value_title="pe", what="dimension →, position ↓")
     ui.sync_url(P)
@@ -122,15 +125,24 @@ def check_view() -> None:
             f"depends only on t − u (spread along diagonals {number(spread)})",
             f"varies along diagonals ({number(spread)})",
         )
-        ui.takeaway(f"Each diagonal (one offset t − u) holds one value, largest on the main one (a row with itself: "
-                    f"d/2 = {s.d // 2}): two rows' similarity depends only on how far apart they are.")  # fmt: skip
-        shape = dict(row_title="position t", col_title="position u", value_title="dot product",
-                     height=ui.fit(360, 300), square=True)  # fmt: skip
+        ui.takeaway(
+            f"Each diagonal (one offset t − u) holds one value, largest on the main one (a row with itself: "
+            f"d/2 = {s.d // 2}): two rows' similarity depends only on how far apart they are."
+        )
+        shape = dict(
+            row_title="position t",
+            col_title="position u",
+            value_title="dot product",
+            height=ui.fit(360, 300),
+            square=True,
+        )
         title = f"similarity pe·peᵀ, first {sim.shape[0]} positions"
         ui.matrix_chart(sim, title=title, name="similarity", row_offset=s.start, col_offset=s.start, **shape)
     elif check == "wavelengths":
-        ui.takeaway("From 2π ≈ 6.3 positions a turn for pair 0 to almost 2π × base for the last: each pair is a fixed "
-                    "factor slower than the one before, a straight line on the log axis.")  # fmt: skip
+        ui.takeaway(
+            "From 2π ≈ 6.3 positions a turn for pair 0 to almost 2π × base for the last: each pair is a fixed "
+            "factor slower than the one before, a straight line on the log axis."
+        )
         ui.figure(figures.wavelengths(s.d, s.base))
     else:
         ui.control(P["dims"])
@@ -140,8 +152,10 @@ def check_view() -> None:
             "Dimensions to draw",
             "drawing dimensions 0 and 1",
         )
-        ui.takeaway("Dimension 2i is a sine and 2i + 1 its cosine: a pair's two curves share one rate, and a "
-                    "higher pair turns more slowly.")  # fmt: skip
+        ui.takeaway(
+            "Dimension 2i is a sine and 2i + 1 its cosine: a pair's two curves share one rate, and a "
+            "higher pair turns more slowly."
+        )
         ui.figure(figures.dimension_curves(head, dims, start=s.start, shown=min(s.T, CURVE_WINDOW)))
     ui.sync_url(P)
 

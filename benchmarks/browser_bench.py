@@ -57,7 +57,7 @@ MAXIMA: dict[str, dict[str, object]] = {
     "causal": {"T": 64, "d": 64, "wscale": 3.0},
     "layouts": {"T": 1024, "d": 1024, "base": 10_000_000.0},
     # 64 tokens (the text is cut there), the deepest live layer
-    "llm": {"text": " ".join(WORDS[:64]), "im_start": "false", "layer": 4},
+    "llm": {"text": SENTENCE, "im_start": "false", "layer": 4},
     "lecture": {"step": 14},
     "longer": {"part": "decay", "reach": 65_536, "d": 256},
     "magnitude": {"scale": STEPS_MAX, "s1": SENTENCE, "s2": REVERSED, "loglog": "true"},

@@ -55,11 +55,15 @@ def altair_charts() -> list[alt.TopLevelMixin]:
     grouped = (
         alt.Chart(bars, title="'man' in each sentence")
         .mark_bar()
-        .encode(x=alt.X("component:O", axis=alt.Axis(labelAngle=0)), xOffset="vector:N", y="value:Q",
-                color=alt.Color("vector:N", legend=alt.Legend(orient="bottom")),
-                tooltip=["vector:N", "component:O", alt.Tooltip("value:Q", format=".6g")])
+        .encode(
+            x=alt.X("component:O", axis=alt.Axis(labelAngle=0)),
+            xOffset="vector:N",
+            y="value:Q",
+            color=alt.Color("vector:N", legend=alt.Legend(orient="bottom")),
+            tooltip=["vector:N", "component:O", alt.Tooltip("value:Q", format=".6g")],
+        )
         .properties(width="container", height=260)
-    )  # fmt: skip
+    )
     line = alt.Chart(curve, title="distance").mark_line(point=True).encode(x="scale:Q", y="distance:Q")
     marker = (
         alt.Chart(point).mark_rule(color="#D55E00").encode(x="x:Q")
@@ -79,10 +83,15 @@ def altair_charts() -> list[alt.TopLevelMixin]:
     grid = (
         alt.Chart(cells, title="table")
         .mark_rect()
-        .encode(x="col:Q", x2="col_end:Q", y=alt.Y("row:Q", scale=alt.Scale(reverse=True)), y2="row_end:Q",
-                color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domain=[-4, 4])))
+        .encode(
+            x="col:Q",
+            x2="col_end:Q",
+            y=alt.Y("row:Q", scale=alt.Scale(reverse=True)),
+            y2="row_end:Q",
+            color=alt.Color("value:Q", scale=alt.Scale(scheme="blueorange", domain=[-4, 4])),
+        )
         .properties(width="container", height=320)
-    )  # fmt: skip
+    )
     return [
         c.configure_axis(labelFontSize=12).configure_title(fontSize=15).configure_view(strokeWidth=0)
         for c in (grouped, with_marker, heat, grid)
@@ -94,12 +103,13 @@ def posviz_specs() -> list[dict]:
     line = dict(x="scale", y="distance", title="distance", x_title="s", y_title="d", points=True, height=380)
     grid = dict(title="table", subtitle=reduced.note, row_title="t", col_title="d", domain=(-4.0, 4.0))
     return [
-        engine.chart_spec(lines_bars.grouped_bars, bars, x="component", y="value", group="vector", title="t",
-                          y_title="output"),
+        engine.chart_spec(
+            lines_bars.grouped_bars, bars, x="component", y="value", group="vector", title="t", y_title="output"
+        ),
         engine.chart_spec(lines_bars.lines_marked, curve, point, **line),
         engine.chart_spec(heatmaps.token_heatmap, weights, title="weights", domain=(0.0, 1.0)),
         engine.chart_spec(heatmaps.grid_heatmap, cells, **grid),
-    ]  # fmt: skip
+    ]
 
 
 def altair_way() -> None:

@@ -198,8 +198,10 @@ def main() -> None:
     args = parser.parse_args()
     load = Load.start()
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"OPENBLAS_NUM_THREADS {threads}, load average {os.getloadavg()[0]:.1f} at the start")  # fmt: skip
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"OPENBLAS_NUM_THREADS {threads}, load average {os.getloadavg()[0]:.1f} at the start"
+    )
     print(load.before_line())
     print()
     in_process(args.repeats)

@@ -5,6 +5,7 @@ Shared by the browser tests, tools/screenshots.py and the benchmarks.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import shutil
@@ -31,6 +32,13 @@ CHROMIUM_ARGS = [
 DONE = "[data-testid='stApp'][data-test-script-state='notRunning']"
 # Every page file; each one's URL path is its file name (see router.py; tests/test_shell.py checks it).
 PAGES = shell.page_names()
+
+
+def routed(router: Path = ROOT / "router.py") -> list[tuple[str, str, str]]:
+    """The router's listed pages as it declares them, (name, title, icon), read without running Streamlit."""
+    tree = ast.parse(router.read_text(encoding="utf-8"))
+    table = next(n.value for n in tree.body if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "PAGES")
+    return list(ast.literal_eval(table))
 
 
 def chromium_path() -> str | None:

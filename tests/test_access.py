@@ -167,8 +167,10 @@ def test_the_sinusoids_page_works_by_keyboard_alone(app):
                 break
         else:
             pytest.fail("Tab never reached the width control")
-        ring = page.evaluate("() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle,"
-                             " parseFloat(s.outlineWidth)]; }")  # fmt: skip
+        ring = page.evaluate(
+            "() => { const s = getComputedStyle(document.activeElement); return [s.outlineStyle,"
+            " parseFloat(s.outlineWidth)]; }"
+        )
         assert ring[0] != "none" and ring[1] >= 2, ring
         before = page.evaluate("() => document.activeElement.value")
         page.keyboard.press("ArrowUp")

@@ -53,8 +53,9 @@ def test_kerple_log_is_minus_r1_log_1_plus_r2_distance():
 def test_every_relative_bias_depends_only_on_j_minus_i(kind, length, clip, heads, r, seed):
     m = biases.bias(kind, biases.offsets(length), clip=clip, heads=heads, head=heads, r1=r[0], r2=r[1], seed=seed)
     assert biases.offset_residual(m) == 0.0
-    shifted = biases.bias(kind, biases.offsets(length + 3)[3:, 3:], clip=clip, heads=heads, head=heads,
-                          r1=r[0], r2=r[1], seed=seed)  # fmt: skip
+    shifted = biases.bias(
+        kind, biases.offsets(length + 3)[3:, 3:], clip=clip, heads=heads, head=heads, r1=r[0], r2=r[1], seed=seed
+    )
     np.testing.assert_array_equal(shifted, m)  # the same offsets further along give the same bias
     assert biases.offset_residual(biases.causal_alibi(length, heads, heads)) == 0.0
 

@@ -43,48 +43,91 @@ def every_chart():
     line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
     return {
         "token_heatmap": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", domain=(0.0, 1.0))),
-        "token_heatmap signed": (heatmaps.token_heatmap, [eye_cells()],
-                                 dict(title="w", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True)),
+        "token_heatmap signed": (
+            heatmaps.token_heatmap,
+            [eye_cells()],
+            dict(title="w", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True),
+        ),
         "token_heatmap plain": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", annotate=False)),
         "token_heatmap no legend": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", legend="none")),
-        "grid_heatmap": (heatmaps.grid_heatmap, [frames.reduced_frame(reduced)],
-                         dict(title="pe", subtitle=reduced.note, row_title="t", col_title="dim")),
+        "grid_heatmap": (
+            heatmaps.grid_heatmap,
+            [frames.reduced_frame(reduced)],
+            dict(title="pe", subtitle=reduced.note, row_title="t", col_title="dim"),
+        ),
         "lines": (lines_bars.lines, [curve], dict(line, color="line", log_y=True)),
         "lines legend below": (lines_bars.lines, [curve], dict(line, color="line", legend="bottom")),
-        "lines_marked": (lines_bars.lines_marked, [curve, frames.point_frame(2.0, 0.7, "here")],
-                         dict(line, points=True)),
+        "lines_marked": (
+            lines_bars.lines_marked,
+            [curve, frames.point_frame(2.0, 0.7, "here")],
+            dict(line, points=True),
+        ),
         "lines_with_reference": (lines_bars.lines_with_reference, [curve, frames.level_frame(1.0, "d/2")], line),
         "bars_with_reference": (lines_bars.bars_with_reference, [curve, frames.level_frame(1.0, "d/2")], line),
-        "bars with values": (lines_bars.bars, [curve.assign(shown=["1", "nan", "0.5"])],
-                             dict(line, log_y=True, text="shown")),
-        "grouped_bars": (lines_bars.grouped_bars, [bars],
-                         dict(x="component", y="value", group="vector", title="t", y_title="out")),
+        "bars with values": (
+            lines_bars.bars,
+            [curve.assign(shown=["1", "nan", "0.5"])],
+            dict(line, log_y=True, text="shown"),
+        ),
+        "grouped_bars": (
+            lines_bars.grouped_bars,
+            [bars],
+            dict(x="component", y="value", group="vector", title="t", y_title="out"),
+        ),
         "trajectory": (lines_bars.trajectory, [path], dict(title="pair")),
         "step_errors": (lines_bars.step_errors, [steps, frames.rounding_band()], dict(title="steps")),
-        "token_heatmap note": (heatmaps.token_heatmap, [eye_cells()],
-                               dict(title="w", annotate=False, note="all zeros")),
-        "grid_heatmap square": (heatmaps.grid_heatmap, [frames.reduced_frame(reduced)],
-                                dict(title="pe", row_title="t", col_title="u", square=True, legend="right")),
+        "token_heatmap note": (
+            heatmaps.token_heatmap,
+            [eye_cells()],
+            dict(title="w", annotate=False, note="all zeros"),
+        ),
+        "grid_heatmap square": (
+            heatmaps.grid_heatmap,
+            [frames.reduced_frame(reduced)],
+            dict(title="pe", row_title="t", col_title="u", square=True, legend="right"),
+        ),
         "token_heatmap square": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", square=True, height=200)),
-        "grid_heatmap note": (heatmaps.grid_heatmap, [frames.reduced_frame(reduced)],
-                              dict(title="pe", row_title="t", col_title="dim", note="")),
-        "picture_heatmap": (heatmaps.picture_heatmap,
-                            [frames.picture_frame(b"png"), frames.extent_frame(reduced, (-1.0, 1.0))],
-                            dict(title="pe", subtitle="every value shown", row_title="t", col_title="dim")),
+        "grid_heatmap note": (
+            heatmaps.grid_heatmap,
+            [frames.reduced_frame(reduced)],
+            dict(title="pe", row_title="t", col_title="dim", note=""),
+        ),
+        "picture_heatmap": (
+            heatmaps.picture_heatmap,
+            [frames.picture_frame(b"png"), frames.extent_frame(reduced, (-1.0, 1.0))],
+            dict(title="pe", subtitle="every value shown", row_title="t", col_title="dim"),
+        ),
         "heatmap_panels": (heatmaps.heatmap_panels, [panel_cells()], dict(row_title="t", col_title="dim", width=120)),
-        "heatmap_panels own labels, notes": (heatmaps.heatmap_panels, [panel_cells()],
-                                             dict(row_title="t", col_title="dim", width=120, columns=1, shared=False,
-                                                  notes=True, annotate=True, scheme=images.WEIGHT_SCHEME,
-                                                  domain=(0.0, 1.0), legend="none")),
+        "heatmap_panels own labels, notes": (
+            heatmaps.heatmap_panels,
+            [panel_cells()],
+            dict(
+                row_title="t",
+                col_title="dim",
+                width=120,
+                columns=1,
+                shared=False,
+                notes=True,
+                annotate=True,
+                scheme=images.WEIGHT_SCHEME,
+                domain=(0.0, 1.0),
+                legend="none",
+            ),
+        ),
         **longer_charts(),
         **figure_charts(),
-    }  # fmt: skip
+    }
 
 
 def panel_cells():
     """Two small panels' cells, as ui.matrix_panels writes them (a title, a place and a note each)."""
-    return pd.concat([eye_cells().assign(panel="first", panel_index=0, note="all zeros"),
-                      eye_cells().assign(panel="second", panel_index=1, note="")], ignore_index=True)  # fmt: skip
+    return pd.concat(
+        [
+            eye_cells().assign(panel="first", panel_index=0, note="all zeros"),
+            eye_cells().assign(panel="second", panel_index=1, note=""),
+        ],
+        ignore_index=True,
+    )
 
 
 def figure_charts():
@@ -117,11 +160,17 @@ def longer_charts():
     """The Relative biases and attention-sinks charts, with the frames and shapes their pages pass."""
     ways = {w: sinks.demo_streaming(T=6, positions=w) for w in ("cache", "original")}
     return {
-        "biases": (lines_bars.lines, [frames.bias_frame(20)],
-                   dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True)),
-        "sink errors": (lines_bars.grouped_bars, [frames.sink_errors_frame(ways)],
-                        dict(x="token", y="error", group="way", title="e", y_title="max abs difference")),
-    }  # fmt: skip
+        "biases": (
+            lines_bars.lines,
+            [frames.bias_frame(20)],
+            dict(x="offset", y="bias", color="kind", title="b", x_title="j - i", y_title="bias", steps=True),
+        ),
+        "sink errors": (
+            lines_bars.grouped_bars,
+            [frames.sink_errors_frame(ways)],
+            dict(x="token", y="error", group="way", title="e", y_title="max abs difference"),
+        ),
+    }
 
 
 @pytest.mark.parametrize("name", list(every_chart()))
@@ -161,8 +210,9 @@ def test_new_numbers_keep_the_spec_text_and_swap_only_data():
     def spec(x):
         curve = pd.DataFrame({"x": [0.0, 1.0], "y": [0.0, x]})
         point = frames.point_frame(x, x, f"{x} → {2 * x}")
-        line = engine.chart_spec(lines_bars.lines_marked, curve, point, x="x", y="y", title=f"at {x}", x_title="x",
-                                 y_title="y")  # fmt: skip
+        line = engine.chart_spec(
+            lines_bars.lines_marked, curve, point, x="x", y="y", title=f"at {x}", x_title="x", y_title="y"
+        )
         cells = frames.matrix_frame(np.eye(2) * x, ["a", "b"], ["a", "b"])
         heat = engine.chart_spec(
             heatmaps.token_heatmap, cells, title=f"scaled {x}", domain=(-x, x), scheme="blueorange"
@@ -291,8 +341,9 @@ def test_grid_heatmap_centres_integer_ticks_on_cells():
     rect = units(spec)[0][0]
     calc = {t["as"]: t["calculate"] for t in rect["transform"] if "calculate" in t}
     assert calc["x"] == "datum.col - 0.5" and calc["x_end"] == "datum.col_end - 0.5"
-    svg = engine.to_svg(engine.chart_spec(heatmaps.grid_heatmap, frames.reduced_frame(reduced), title="t",
-                                          row_title="i", col_title="j"))  # fmt: skip
+    svg = engine.to_svg(
+        engine.chart_spec(heatmaps.grid_heatmap, frames.reduced_frame(reduced), title="t", row_title="i", col_title="j")
+    )
     import re
 
     labels = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
@@ -408,8 +459,9 @@ def test_steps_draw_lines_flat_until_the_next_x():
 
 
 def test_series_frame_puts_each_named_series_under_its_x_values():
-    frame = frames.series_frame(np.array([5, 6]), {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])},
-                                x_name="pair", y_name="v", group="g")  # fmt: skip
+    frame = frames.series_frame(
+        np.array([5, 6]), {"a": np.array([1.0, 2.0]), "b": np.array([3.0, 4.0])}, x_name="pair", y_name="v", group="g"
+    )
     assert frame.to_dict("list") == {"pair": [5, 6, 5, 6], "v": [1.0, 2.0, 3.0, 4.0], "g": ["a", "a", "b", "b"]}
     with pytest.raises(ValueError, match="shape"):
         frames.series_frame(np.arange(3), {"a": np.zeros(2)})
@@ -445,8 +497,9 @@ def test_a_matrix_png_decodes_to_its_palette_colours_at_the_size_asked_for():
     np.testing.assert_array_equal(rgb[::10, ::10], palette[index])
     bar = np.asarray(Image.open(io.BytesIO(images.colour_bar_png((0.0, 1.0), images.WEIGHT_SCHEME))).convert("RGB"))
     assert bar.shape == (images.BAR_ROWS, 512, 3)
-    np.testing.assert_array_equal(bar[0, [0, -1]], images.colorize(np.array([[0.0, 1.0]]), images.WEIGHT_STOPS,
-                                                                   (0.0, 1.0))[0])  # fmt: skip
+    np.testing.assert_array_equal(
+        bar[0, [0, -1]], images.colorize(np.array([[0.0, 1.0]]), images.WEIGHT_STOPS, (0.0, 1.0))[0]
+    )
 
 
 def test_only_drawn_points_carry_a_tooltip_since_vega_picks_a_line_by_its_first_datum():
@@ -485,8 +538,9 @@ def test_a_picture_heatmap_keeps_the_cell_centred_axes_and_legend_around_one_ima
     assert extent["value"].tolist() == [-2.0, 2.0]
     url = frames.picture_frame(b"\x89PNG")["url"][0]
     assert url.startswith("data:image/png;base64,") and base64.b64decode(url.split(",")[1]) == b"\x89PNG"
-    spec = bound(heatmaps.picture_heatmap, frames.picture_frame(b"png"), extent, title="t", row_title="r",
-                 col_title="c")  # fmt: skip
+    spec = bound(
+        heatmaps.picture_heatmap, frames.picture_frame(b"png"), extent, title="t", row_title="r", col_title="c"
+    )
     image, axes = spec["layer"][0]["layer"]
     assert image["mark"]["type"] == "image" and image["encoding"]["url"]["field"] == "url"
     assert axes["encoding"]["y"]["scale"]["reverse"] and axes["encoding"]["color"]["field"] == "value"
@@ -495,8 +549,10 @@ def test_a_picture_heatmap_keeps_the_cell_centred_axes_and_legend_around_one_ima
 def test_marker_and_reference_labels_sit_on_a_white_halo_drawn_first():
     """Vega text has no halo: a white, thickly outlined copy under each label keeps it readable over the lines."""
     curve = pd.DataFrame({"x": [1.0, 2.0], "y": [1.0, 2.0]})
-    for builder, extra in ((lines_bars.lines_marked, frames.point_frame(1.5, 1.5, "here")),
-                           (lines_bars.lines_with_reference, frames.level_frame(1.5, "d/2"))):  # fmt: skip
+    for builder, extra in (
+        (lines_bars.lines_marked, frames.point_frame(1.5, 1.5, "here")),
+        (lines_bars.lines_with_reference, frames.level_frame(1.5, "d/2")),
+    ):
         spec = bound(builder, curve, extra, x="x", y="y", title="t", x_title="x", y_title="y")
         texts = [u["mark"] for u, data in units(spec) if data == "posviz_1" and u["mark"]["type"] == "text"]
         assert [t["color"] for t in texts] == ["white", colours.ACCENT]
@@ -507,8 +563,16 @@ def test_marker_and_reference_labels_sit_on_a_white_halo_drawn_first():
 def test_a_marker_label_stays_inside_the_plot_at_either_end(x, anchor):
     """Rendered by Vega: at the right end the label turns to the left of its rule instead of running off the chart."""
     curve = pd.DataFrame({"x": [1.0, 10.0], "y": [1.0, 2.0]})
-    spec = engine.chart_spec(lines_bars.lines_marked, curve, frames.point_frame(x, 1.5, "marked here"), x="x", y="y",
-                             title="t", x_title="x", y_title="y")  # fmt: skip
+    spec = engine.chart_spec(
+        lines_bars.lines_marked,
+        curve,
+        frames.point_frame(x, 1.5, "marked here"),
+        x="x",
+        y="y",
+        title="t",
+        x_title="x",
+        y_title="y",
+    )
     label = [t for t in engine.to_svg(spec).split("<text")[1:] if ">marked here</text>" in t]
     assert len(label) == 2 and all(f'text-anchor="{anchor}"' in t for t in label)
 
@@ -538,9 +602,13 @@ def test_a_linear_x_axis_of_lines_ends_at_the_data_not_at_a_rounder_number():
 def test_heatmap_panels_draw_every_panel_in_its_place_with_one_legend_a_live_domain_and_each_note():
     """Rendered by Vega: titles in panel_index order (not alphabetical), the note only in its panel, the colour
     domain read from the live dataset, one colour legend for all panels."""
-    cells = pd.concat([eye_cells().assign(panel="zeta", panel_index=0, note="all zeros"),
-                       (eye_cells().assign(value=lambda f: f["value"] * 2.0)
-                        .assign(panel="alpha", panel_index=1, note=""))], ignore_index=True)  # fmt: skip
+    cells = pd.concat(
+        [
+            eye_cells().assign(panel="zeta", panel_index=0, note="all zeros"),
+            (eye_cells().assign(value=lambda f: f["value"] * 2.0).assign(panel="alpha", panel_index=1, note="")),
+        ],
+        ignore_index=True,
+    )
     shape = dict(row_title="t", col_title="dim", width=120, scheme=images.WEIGHT_SCHEME, notes=True)
     spec = engine.chart_spec(heatmaps.heatmap_panels, cells, domain=(0.0, 2.0), **shape)
     assert spec["facet"]["sort"] == {"field": "panel_index", "op": "min"}

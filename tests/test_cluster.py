@@ -137,8 +137,9 @@ def test_a_room_opened_on_one_replica_is_followed_from_the_other(chromium, clust
     assert cluster.replica_of(lecturer.context) == "r1" and cluster.replica_of(student.context) == "r2"
 
     def on_step(page, step: int) -> None:
-        page.wait_for_function("t => document.body.innerText.includes(t)", arg=f"step {step} / {len(STEPS)} ·",
-                               timeout=15_000)  # fmt: skip
+        page.wait_for_function(
+            "t => document.body.innerText.includes(t)", arg=f"step {step} / {len(STEPS)} ·", timeout=15_000
+        )
 
     on_step(student, 1)
     lecturer.keyboard.press("PageDown")

@@ -176,17 +176,21 @@ def test_the_offline_copy_loads_nothing_from_elsewhere(small_deck):
     assert len(ids) == len(set(ids))  # two charts' gradients and clips do not share an id
 
 
+def export(steps: str, out: Path) -> subprocess.CompletedProcess:
+    """`python -m posviz lecture export --steps <steps> -o <out>`, run from the repository."""
+    command = [sys.executable, "-m", "posviz", "lecture", "export", "--steps", steps, "-o", str(out)]
+    return subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+
+
 @needs_svg
 def test_the_export_command_writes_the_deck_and_says_its_size_and_time(tmp_path):
     out = tmp_path / "deck.html"
-    run = subprocess.run([sys.executable, "-m", "posviz", "lecture", "export", "--steps", "norms:d=16,shuffle",
-                          "-o", str(out)], capture_output=True, text=True, check=False, cwd=ROOT)  # fmt: skip
+    run = export("norms:d=16,shuffle", out)
     assert run.returncode == 0, run.stderr
     assert re.search(r"2 steps, [\d.]+ MB \([\d,]+ bytes\) in [\d.]+ s", run.stdout), run.stdout
     html = out.read_text()
     assert escape(lecture.slide(10, d=16).claim) in html and "step 2 / 2" in html
-    bad = subprocess.run([sys.executable, "-m", "posviz", "lecture", "export", "--steps", "nope", "-o", str(out)],
-                         capture_output=True, text=True, check=False, cwd=ROOT)  # fmt: skip
+    bad = export("nope", out)
     assert bad.returncode == 2 and "got 'nope'" in bad.stderr
 
 
@@ -215,8 +219,9 @@ def test_the_offline_file_shows_every_step_and_its_keys_work_with_the_network_bl
         shown = lambda: page.locator("section.step:not([hidden])")  # noqa: E731
         for place in range(1, len(deck) + 1):
             assert shown().count() == 1 and shown().get_attribute("id") == f"step-{place}"
-            bottom = page.evaluate("() => document.querySelector('section.step:not([hidden]) footer')"
-                                   ".getBoundingClientRect().bottom")  # fmt: skip
+            bottom = page.evaluate(
+                "() => document.querySelector('section.step:not([hidden]) footer').getBoundingClientRect().bottom"
+            )
             assert bottom <= 720 - 40, (place, bottom)  # above the nav bar, on a 1280 x 720 screen
             page.keyboard.press("PageDown")
         assert shown().get_attribute("id") == f"step-{len(deck)}"  # PageDown at the end stays

@@ -36,8 +36,9 @@ def test_every_control_value_gives_a_slide_with_valid_charts(index, option):
     slide = lecture.slide(index, **{name: value})
     for figure in slide.figures:
         if figure.builder is not None:
-            Root.validate(engine.inline(engine.chart_spec(figure.builder, *figure.frames, presenter=True,
-                                                          **figure.shape)))  # fmt: skip
+            Root.validate(
+                engine.inline(engine.chart_spec(figure.builder, *figure.frames, presenter=True, **figure.shape))
+            )
         else:
             assert figure.image is not None and figure.image.values.size > 0
 

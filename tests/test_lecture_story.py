@@ -1,9 +1,6 @@
 """The lecture's story: the families named where they first appear, one width per stretch, the real models' bridge
 and recap computed live, and speaker notes for every step that never reach the projected screen."""
 
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,6 +10,7 @@ from posviz.experiments import decoder
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
 from posviz.maths.encodings import sinusoidal
+from tests.harness import routed
 
 KEYS = [s.key for s in lecture.STEPS]
 
@@ -81,10 +79,19 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
 def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_core():
     slide = at("recap")
     table = slide.figures[0].frames[0]
-    assert list(dict.fromkeys(table.row)) == ["sinusoidal rows", "learned table", "rotary (RoPE)",
-                                              "bias on the scores", "causal mask"]  # fmt: skip
-    assert list(dict.fromkeys(table.column)) == ["family", "enters", "past the trained length",
-                                                 "scores, every position +100"]  # fmt: skip
+    assert list(dict.fromkeys(table.row)) == [
+        "sinusoidal rows",
+        "learned table",
+        "rotary (RoPE)",
+        "bias on the scores",
+        "causal mask",
+    ]
+    assert list(dict.fromkeys(table.column)) == [
+        "family",
+        "enters",
+        "past the trained length",
+        "scores, every position +100",
+    ]
     cell = table.set_index(["row", "column"]).text
     families_ = [cell[(r, "family")].split("\n")[0] for r in dict.fromkeys(table.row)]
     assert families_ == ["1: absolute", "1: absolute", "2: relative", "2: relative", "3: implicit"]
@@ -111,8 +118,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
 
 
 def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
-    router = (Path(__file__).resolve().parents[1] / "router.py").read_text()
-    routed = dict(re.findall(r'title="([^"]+)".*?url_path="([^"]+)"', router))
+    titles = {title: path for path, title, _ in routed()}
     assert {path for _, path in families.PAGES} >= {
         "sinusoids",
         "rotary",
@@ -123,7 +129,7 @@ def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
         "llm",
     }
     for title, path in families.PAGES:
-        assert routed.get(title) == path, (title, path)
+        assert titles.get(title) == path, (title, path)
         assert f"[{title}](./{path})" in at("recap").caption
 
 
@@ -139,8 +145,9 @@ def test_every_step_has_speaker_notes_that_never_reach_the_screen(key):
     assert 2 <= note.say.count(". ") + 1 <= 3  # two or three sentences
     assert note.ask.endswith("?")
     slide = at(key)
-    shown = " ".join([*(getattr(slide, name) for name in SLIDE_TEXT),
-                      *(str(f.shape.get("title", "")) for f in slide.figures)])  # fmt: skip
+    shown = " ".join(
+        [*(getattr(slide, name) for name in SLIDE_TEXT), *(str(f.shape.get("title", "")) for f in slide.figures)]
+    )
     for text in fields:
         assert text not in shown, (key, text)
 

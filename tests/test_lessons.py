@@ -141,8 +141,9 @@ def test_whole_sentences_aligned_by_word_agree_without_position_and_differ_with_
 def test_the_shuffle_test_runs_the_same_tokens_without_and_with_the_signal():
     from posviz.experiments import shuffles
 
-    test = shuffles.shuffle_test(seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position="ramp",
-                                 scale=0.6)  # fmt: skip
+    test = shuffles.shuffle_test(
+        seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position="ramp", scale=0.6
+    )
     np.testing.assert_allclose(test.bare.x, test.signal.x)
     assert test.bare.max_diff <= 1e-15 and test.signal.max_diff == pytest.approx(3.499757764020842, abs=1e-9)
     assert test.bare_verdict == (True, "order-blind: 0 up to rounding", "")
@@ -153,8 +154,17 @@ def test_the_shuffle_test_runs_the_same_tokens_without_and_with_the_signal():
 def test_only_the_tests_own_bug_makes_the_shuffle_verdict_a_problem():
     from posviz.experiments import shuffles
 
-    forgot = shuffles.shuffle_test(seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position="ramp",
-                                   scale=0.6, causal=True, forget_reorder=True)  # fmt: skip
+    forgot = shuffles.shuffle_test(
+        seed=42,
+        T=6,
+        d=8,
+        weight_scale=0.5,
+        perm=lessons.LESSON_PERM,
+        position="ramp",
+        scale=0.6,
+        causal=True,
+        forget_reorder=True,
+    )
     assert forgot.bare_verdict[0] is False and "bug in the test" in forgot.bare_verdict[2]
     assert forgot.setting.endswith("·  causal  ·  reference NOT reordered")
     long = shuffles.shuffle_test(seed=0, T=40, d=8, weight_scale=0.5, perm=tuple(range(40)), position="none", scale=0)
@@ -192,8 +202,9 @@ def test_twin_copies_past_the_last_token_move_to_it():
 def test_the_pair_move_runs_an_additive_signal_in_place_of_one_that_adds_nothing(position, scale, ran):
     from posviz.experiments import shuffles
 
-    pairs = shuffles.pair_moves(seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position=position,
-                                scale=scale)  # fmt: skip
+    pairs = shuffles.pair_moves(
+        seed=42, T=6, d=8, weight_scale=0.5, perm=lessons.LESSON_PERM, position=position, scale=scale
+    )
     assert (pairs.position, pairs.scale) == ran
     direct = lessons.pair_move_experiment(position=ran[0], scale=ran[1])
     assert pairs.moves == direct and pairs.moves.together <= 1e-15

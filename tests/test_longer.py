@@ -89,8 +89,7 @@ def test_the_reindexed_sink_cache_is_exact_and_original_positions_are_not():
     frame = frames.sink_errors_frame(ways)
     # named like the headlines' metric; the re-indexed cache's bars are all at 0, and its entry says so
     assert set(frame["way"]) == {"error, re-indexed cache (rounding only: at 0)", "error, text positions"}
-    np.testing.assert_array_equal(frame[frame["way"] == "error, text positions"]["error"],
-                                  ways["original"].errors)  # fmt: skip
+    np.testing.assert_array_equal(frame[frame["way"] == "error, text positions"]["error"], ways["original"].errors)
 
 
 @pytest.mark.parametrize("bug", ["original", "rotated_at_insert"])

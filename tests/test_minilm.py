@@ -107,12 +107,15 @@ def test_the_batched_curve_equals_the_token_row_of_the_whole_attention(model):
     scales = np.array([0.0, 0.01, 0.5, 1.0])
     first, second = minilm.tokenize("dog bites man").ids, minilm.tokenize("man bites dog").ids
     expected = [
-        np.abs(minilm.attention(model, minilm.embed(model, first, s))[1][3]
-               - minilm.attention(model, minilm.embed(model, second, s))[1][1]).max()
+        np.abs(
+            minilm.attention(model, minilm.embed(model, first, s))[1][3]
+            - minilm.attention(model, minilm.embed(model, second, s))[1][1]
+        ).max()
         for s in scales
-    ]  # fmt: skip
-    np.testing.assert_allclose(minilm.distance_curve(model, "dog bites man", "man bites dog", "man", scales), expected,
-                               atol=1e-12)  # fmt: skip
+    ]
+    np.testing.assert_allclose(
+        minilm.distance_curve(model, "dog bites man", "man bites dog", "man", scales), expected, atol=1e-12
+    )
 
 
 def test_tokenizer_reports_unknown_pieces_and_truncation():

@@ -1,9 +1,11 @@
 """Project hygiene: lint, and the layering: every import in posviz runs downward, none reaches streamlit."""
 
 import ast
+import io
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -131,3 +133,80 @@ def test_no_app_module_is_over_300_lines():
     ]
     long = {str(p.relative_to(ROOT)): n for p in app if (n := len(p.read_text().splitlines())) > 300}
     assert long == {}
+
+
+# `# fmt: skip` keeps a data table's aligned rows; everywhere else the formatter decides. A table is an assignment (or
+# a pytest.mark.parametrize decorator) whose value is a list, tuple, set or dict display of plain data.
+RECORDS = {"dict", "tuple", "frozenset", "float", "int"}
+
+
+def plain(node: ast.AST) -> bool:
+    """Data, not code: constants, names, displays, f-strings, and record constructors (a capitalised type, dict,
+    float) over data."""
+    match node:
+        case ast.Constant() | ast.Name():
+            return True
+        case ast.Attribute(value=inner) | ast.UnaryOp(operand=inner) | ast.FormattedValue(value=inner):
+            return plain(inner)
+        case ast.BinOp(left=left, right=right):
+            return plain(left) and plain(right)
+        case ast.JoinedStr(values=parts) | ast.List(elts=parts) | ast.Tuple(elts=parts) | ast.Set(elts=parts):
+            return all(plain(p) for p in parts)
+        case ast.Dict(keys=keys, values=values):
+            return all(k is not None and plain(k) for k in keys) and all(plain(v) for v in values)
+        case ast.Call(func=ast.Name(id=name) | ast.Attribute(attr=name), args=args, keywords=keywords):
+            made = name[0].isupper() or name in RECORDS
+            return made and plain(node.func) and all(plain(a) for a in [*args, *(k.value for k in keywords)])
+    return False
+
+
+def is_table(node: ast.AST) -> bool:
+    """A list, tuple, set or dict display of two or more rows of plain data."""
+    rows = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", [])
+    return isinstance(node, ast.List | ast.Tuple | ast.Set | ast.Dict) and len(rows) >= 2 and plain(node)
+
+
+def table_value(node: ast.AST) -> ast.AST | None:
+    """The value a statement or decorator lays out: an assignment's value, a parametrize decorator's cases."""
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parametrize":
+        return node.args[1] if len(node.args) > 1 else None
+    return None
+
+
+def misplaced_skips(path: Path) -> list[int]:
+    """The lines of a file whose `# fmt: skip` closes anything but a data table (is_table)."""
+    text = path.read_text()
+    marked = [
+        t.start[0]
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type == tokenize.COMMENT and t.string.startswith("# fmt: skip")
+    ]
+    closed: dict[int, ast.AST] = {}
+    for node in ast.walk(ast.parse(text)):
+        for part in [node, *getattr(node, "decorator_list", [])] if isinstance(node, ast.stmt) else []:
+            closed.setdefault(part.end_lineno, part)  # the outermost statement ending on a line
+    return [line for line in marked if not is_table(table_value(closed.get(line)))]
+
+
+def python_files() -> list[Path]:
+    return sorted(p for p in ROOT.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(ROOT).parts))
+
+
+def test_fmt_skip_only_keeps_data_tables():
+    wrong = [f"{p.relative_to(ROOT)}:{line}" for p in python_files() for line in misplaced_skips(p)]
+    assert wrong == [], "fmt: skip on something other than a data table (let ruff format it):\n" + "\n".join(wrong)
+
+
+def test_the_fmt_skip_check_catches_a_wrapped_call(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        'import pytest\nPALETTE = ("#1f77b4", "#ff7f0e",\n           "#2ca02c")  # fmt: skip\n'
+        "ROWS = {'a': Row(1, -2.5, f'{X}'), 'b': Row(3, 4.0, 'y')}  # fmt: skip\n"
+        "total = sum(a,\n            b)  # fmt: skip\n"
+        "@pytest.mark.parametrize(('x', 'y'), [(1, 2), (3, 4)])  # fmt: skip\ndef test_x(x, y):\n"
+        "    print('a',\n          'b')  # fmt: skip\n"
+        "    rows = [f(x) for x in y]  # fmt: skip\n    call = [g(1), g(2)]  # fmt: skip\n"
+    )
+    assert misplaced_skips(bad) == [6, 10, 11, 12]

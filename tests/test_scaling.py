@@ -99,11 +99,11 @@ def test_linear_and_yarn_with_factor_1_are_the_default(dim, base):
 
 
 @settings(max_examples=40, deadline=None)
-@given(dim=dims, base=bases, factor=st.floats(1.0, 64.0), high=st.floats(1.5, 32.0),
-       original=st.integers(64, 1 << 17))  # fmt: skip
+@given(dim=dims, base=bases, factor=st.floats(1.0, 64.0), high=st.floats(1.5, 32.0), original=st.integers(64, 1 << 17))
 def test_llama3_leaves_pairs_faster_than_original_over_high_freq_factor_untouched(dim, base, factor, high, original):
-    params = RopeParameters("llama3", factor=factor, low_freq_factor=1.0, high_freq_factor=high,
-                            original_max_position_embeddings=original)  # fmt: skip
+    params = RopeParameters(
+        "llama3", factor=factor, low_freq_factor=1.0, high_freq_factor=high, original_max_position_embeddings=original
+    )
     plain = frequencies(dim, base)
     scaled, _ = inv_freq(params, dim, base)
     short = 2 * math.pi / plain < original / high
@@ -177,7 +177,7 @@ def test_presets_name_their_source_and_compute():
                 128,
             ),
             "high_freq_factor must be greater than low_freq_factor 4.0, got 1.0",
-        ),  # fmt: skip
+        ),
         (
             lambda: inv_freq(
                 RopeParameters(
@@ -190,7 +190,7 @@ def test_presets_name_their_source_and_compute():
                 8,
             ),
             "short_factor must hold 4 positive numbers.*got shape \\(1,\\)",
-        ),  # fmt: skip
+        ),
         (lambda: inv_freq(RopeParameters(), 7), "must be even and >= 2, got 7"),
         (lambda: scaling.rotary_dim(96, 1.5), "partial_rotary_factor must be in \\(0, 1\\], got 1.5"),
         (lambda: scaling.rotary_dim(10, 0.3), "must be even and >= 2, got 3"),

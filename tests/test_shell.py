@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import subprocess
 import sys
 
@@ -15,18 +14,26 @@ from streamlit.web.server.starlette.starlette_app import create_streamlit_middle
 from streamlit.web.server.starlette.starlette_static_routes import create_streamlit_static_assets_routes
 
 import shell
-from tests.harness import PAGES, ROOT
+from tests.harness import PAGES, ROOT, routed
 
 
 def call(app, url: str, method: str = "GET", headers: dict[str, str] | None = None) -> tuple[int, dict, bytes]:
     """One HTTP request through an ASGI app, as a server makes it: status, headers, body."""
     path, _, query = url.partition("?")
     scope = {
-        "type": "http", "method": method, "path": path, "raw_path": path.encode(), "root_path": "",
-        "query_string": query.encode(), "scheme": "http", "http_version": "1.1", "asgi": {"version": "3.0"},
+        "type": "http",
+        "method": method,
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": query.encode(),
+        "scheme": "http",
+        "http_version": "1.1",
+        "asgi": {"version": "3.0"},
         "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()],
-        "server": ("testserver", 80), "client": ("testclient", 1),
-    }  # fmt: skip
+        "server": ("testserver", 80),
+        "client": ("testclient", 1),
+    }
     first, sent = [{"type": "http.request", "body": b"", "more_body": False}], []
 
     async def receive():
@@ -51,10 +58,8 @@ def streamlit_with_shell(base: str) -> Starlette:
 def test_the_shell_covers_exactly_the_router_url_paths():
     """Each st.Page's url_path is its file name, so shell.page_names() lists the router's paths ("home" is "/")."""
     router = (ROOT / "router.py").read_text(encoding="utf-8")
-    listed = set(re.findall(r'url_path="([^"]+)"', router)) - {"home"}
-    assert listed == set(shell.page_names())  # tests.harness.PAGES is this list too
-    files = dict(re.findall(r'st\.Page\(\s*"app_pages/(\w+)\.py"[^)]*url_path="(\w+)"', router))
-    assert all(name == path for name, path in files.items() if path != "home"), files
+    assert 'st.Page(f"app_pages/{name}.py", title=title, icon=icon, url_path=name)' in router
+    assert sorted(name for name, _, _ in routed()) == shell.page_names()  # tests.harness.PAGES is this list too
 
 
 def test_the_script_comes_first_in_the_head_and_only_once():

@@ -60,10 +60,14 @@ def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config
     w = {f.name: getattr(layer, f.name).astype(np.float64).tolist() for f in dataclasses.fields(layer)}
     T, H, G, dk = len(x), cfg.heads, cfg.kv_heads, cfg.d_k
     h = [scalar_rms_norm(row, w["attn_norm"], cfg.eps) for row in x]
-    q = [[scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], offset + t, cfg.base)
-          for t in range(T)] for j in range(H)]  # fmt: skip
-    k = [[scalar_rope([dot(w["w_k"][g * dk + c], h[t]) for c in range(dk)], offset + t, cfg.base)
-          for t in range(T)] for g in range(G)]  # fmt: skip
+    q = [
+        [scalar_rope([dot(w["w_q"][j * dk + c], h[t]) for c in range(dk)], offset + t, cfg.base) for t in range(T)]
+        for j in range(H)
+    ]
+    k = [
+        [scalar_rope([dot(w["w_k"][g * dk + c], h[t]) for c in range(dk)], offset + t, cfg.base) for t in range(T)]
+        for g in range(G)
+    ]
     v = [[[dot(w["w_v"][g * dk + c], h[t]) for c in range(dk)] for t in range(T)] for g in range(G)]
     weights = [[[0.0] * T for _ in range(T)] for _ in range(H)]
     mixed = [[0.0] * (H * dk) for _ in range(T)]
@@ -90,8 +94,9 @@ def scalar_layer(layer: smollm2.Layer, x: list[list[float]], cfg: smollm2.Config
 
 def test_the_config_is_the_published_smollm2_135m(model):
     """The scalar reference reads theta, eps, d_k, H and G from model.config: they are pinned here to the model card."""
-    published = smollm2.Config(d=576, heads=9, kv_heads=3, d_k=64, base=100_000.0, eps=1e-5, vocab=49_152,
-                               model_layers=30, context=8192)  # fmt: skip
+    published = smollm2.Config(
+        d=576, heads=9, kv_heads=3, d_k=64, base=100_000.0, eps=1e-5, vocab=49_152, model_layers=30, context=8192
+    )
     assert model.config.eps == pytest.approx(published.eps, rel=1e-7)  # the GGUF stores it as float32
     assert dataclasses.replace(model.config, eps=published.eps) == published
     assert len(model.layers) == 5 and model.layers[0].w_gate.shape == (1536, 576)
@@ -133,8 +138,7 @@ def test_gguf_interleaved_rows_and_hf_rotate_half_rows_give_the_same_scores(mode
 
     w_q, w_k = layer.w_q.astype(np.float64), layer.w_k.astype(np.float64)
     gguf_form = scores(w_q, w_k, True)
-    hf_form = scores(smollm2.gguf_to_hf_rows(w_q, cfg.heads), smollm2.gguf_to_hf_rows(w_k, cfg.kv_heads),
-                     False)  # fmt: skip
+    hf_form = scores(smollm2.gguf_to_hf_rows(w_q, cfg.heads), smollm2.gguf_to_hf_rows(w_k, cfg.kv_heads), False)
     np.testing.assert_allclose(hf_form, gguf_form, rtol=1e-10, atol=1e-10 * np.abs(gguf_form).max())
     wrong = scores(w_q, w_k, False)  # rotate-half applied to GGUF rows
     assert np.abs(wrong - gguf_form).max() > 0.1 * np.abs(gguf_form).max()
@@ -148,8 +152,9 @@ def test_the_two_row_permutations_undo_each_other(model):
 
 def test_hf_rows_with_rotate_half_give_the_same_layer_output(model, ids):
     layer, cfg = model.layers[1], model.config
-    hf = dataclasses.replace(layer, w_q=smollm2.gguf_to_hf_rows(layer.w_q, cfg.heads),
-                             w_k=smollm2.gguf_to_hf_rows(layer.w_k, cfg.kv_heads))  # fmt: skip
+    hf = dataclasses.replace(
+        layer, w_q=smollm2.gguf_to_hf_rows(layer.w_q, cfg.heads), w_k=smollm2.gguf_to_hf_rows(layer.w_k, cfg.kv_heads)
+    )
     x, angles = model.embed(ids), rotary.angles(ids.size, cfg.d_k, 0, cfg.base)
     a = smollm2.layer_forward(layer, x, angles, cfg)
     b = smollm2.layer_forward(hf, x, angles, cfg, interleaved=False)

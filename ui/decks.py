@@ -45,8 +45,13 @@ def composer(deck: decks.Deck) -> decks.Deck | None:
     picked yet)."""
     with st.expander("Your own deck: pick steps and presets, get one link", icon=":material/playlist_add:"):
         start = [] if deck == decks.WHOLE else [e.key for e in deck.entries]
-        keys = st.multiselect("steps, in the order you pick them", list(TITLES), default=start,
-                              format_func=lambda k: TITLES[k], key="deck-steps")  # fmt: skip
+        keys = st.multiselect(
+            "steps, in the order you pick them",
+            list(TITLES),
+            default=start,
+            format_func=lambda k: TITLES[k],
+            key="deck-steps",
+        )
         entries = [decks.Entry(key, presets(key, deck)) for key in keys]
         if not entries:
             st.caption("Pick steps above: the link appears here. Each step keeps its control presets in the link.")
@@ -64,8 +69,13 @@ def presets(key: str, deck: decks.Deck) -> tuple[tuple[str, object], ...]:
     chosen = []
     current = deck.values(key)
     for c in step.controls:
-        value = st.segmented_control(f"{TITLES[key]}: {c.label}", c.options, default=current[c.name],
-                                     key=f"deck-{key}-{c.name}", format_func=_shown)  # fmt: skip
+        value = st.segmented_control(
+            f"{TITLES[key]}: {c.label}",
+            c.options,
+            default=current[c.name],
+            key=f"deck-{key}-{c.name}",
+            format_func=_shown,
+        )
         if value is not None and value != c.default:
             chosen.append((c.name, value))
     return tuple(chosen)

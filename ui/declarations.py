@@ -225,8 +225,15 @@ def weight_scale_param() -> Param:
 def part_param(parts: Mapping[str, str]) -> Param:
     """The switch of a page in parts: `parts` maps each part's URL value to its name, the first drawn on arrival."""
     count = {2: "two", 3: "three"}.get(len(parts), str(len(parts)))
-    return Param("part", next(iter(parts)), "choice", options=tuple(parts), names=dict(parts),
-                 label=f"this page has {count} parts", widget="segmented")  # fmt: skip
+    return Param(
+        "part",
+        next(iter(parts)),
+        "choice",
+        options=tuple(parts),
+        names=dict(parts),
+        label=f"this page has {count} parts",
+        widget="segmented",
+    )
 
 
 @shared("s1", "s2")

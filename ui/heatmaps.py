@@ -68,8 +68,16 @@ def matrix_chart(
     m = np.asarray(m, dtype=np.float64)
     domain = heatmaps.signed_domain(m) if domain is None else domain
     rows, cols = m.shape
-    common = dict(title=title, row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
-                  value_title=value_title, height=height, legend=legend_side() if legend else "none")  # fmt: skip
+    common = dict(
+        title=title,
+        row_title=row_title,
+        col_title=col_title,
+        scheme=scheme,
+        domain=domain,
+        value_title=value_title,
+        height=height,
+        legend=legend_side() if legend else "none",
+    )
     if note is not None:
         common["note"] = note
     if square:
@@ -85,19 +93,41 @@ def matrix_chart(
             common["legend"] = "none"
         limit = {} if row_label_limit is None else {"row_label_limit": row_label_limit}
         frame = frames.masked_frame(frame) if causal else frame
-        show_chart(heatmaps.token_heatmap, frame, name=name, annotate=annotate, angled=cols > 8, masked=causal, **limit,
-                   **common)  # fmt: skip
+        show_chart(
+            heatmaps.token_heatmap,
+            frame,
+            name=name,
+            annotate=annotate,
+            angled=cols > 8,
+            masked=causal,
+            **limit,
+            **common,
+        )
         return
     across = min(container_width(in_columns), height + AXIS_WIDTH) if square else container_width(in_columns)
     if not pictured(m.shape, across, height):
-        reduced_heatmap(grids.reduced(m, 1, 1).shifted(row_offset, col_offset), name=name, hover=hover,
-                        in_columns=in_columns, **common)  # fmt: skip
+        reduced_heatmap(
+            grids.reduced(m, 1, 1).shifted(row_offset, col_offset),
+            name=name,
+            hover=hover,
+            in_columns=in_columns,
+            **common,
+        )
         return
     picture = grids.reduced(m, 1, 1)  # show_image averages it down to its pixels (no axes beside a picture)
     start = f" from ({row_offset}, {col_offset})" if row_offset or col_offset else ""
-    show_image(picture, title=title, scheme=scheme, domain=domain, value_title=value_title,
-               what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}", height=height, fill=True,
-               in_columns=in_columns, square=square)  # fmt: skip
+    show_image(
+        picture,
+        title=title,
+        scheme=scheme,
+        domain=domain,
+        value_title=value_title,
+        what=f"{col_title or 'column'} →, {row_title or 'row'} ↓{start}",
+        height=height,
+        fill=True,
+        in_columns=in_columns,
+        square=square,
+    )
     if note:
         st.markdown(f"**{escape(note.replace(chr(10), ' '))}**")  # a picture has no layer to write it on
     if not presenter():
@@ -144,8 +174,15 @@ def matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int, label
         rows = [str(row_offset + i) for i in range(m.shape[0])]
         return frames.matrix_frame(m, rows, [str(col_offset + j) for j in range(m.shape[1])]).to_csv(index=False)
 
-    st.download_button(label, data=csv, file_name=f"{name}.csv", mime="text/csv",
-                       key=f"csv-{name}", on_click="ignore", icon=":material/download:")  # fmt: skip
+    st.download_button(
+        label,
+        data=csv,
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        key=f"csv-{name}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def weights_chart(
@@ -167,10 +204,23 @@ def weights_chart(
     `numbered=False` takes `tokens` as the labels themselves (they must differ: "t0", "t1", ...); `in_columns` and
     `causal`: as `matrix_chart`'s."""
     labels = frames.labelled(tokens) if numbered else list(tokens)
-    matrix_chart(weights, title=title, row_title="query", col_title="key", domain=(0.0, 1.0),
-                 scheme=images.WEIGHT_SCHEME, value_title="weight", row_labels=labels, col_labels=labels,
-                 name=name, height=height or weights_height(len(labels)), annotate_cols=annotate_cols,
-                 legend=legend, in_columns=in_columns, causal=causal)  # fmt: skip
+    matrix_chart(
+        weights,
+        title=title,
+        row_title="query",
+        col_title="key",
+        domain=(0.0, 1.0),
+        scheme=images.WEIGHT_SCHEME,
+        value_title="weight",
+        row_labels=labels,
+        col_labels=labels,
+        name=name,
+        height=height or weights_height(len(labels)),
+        annotate_cols=annotate_cols,
+        legend=legend,
+        in_columns=in_columns,
+        causal=causal,
+    )
 
 
 def weights_height(tokens: int) -> int:

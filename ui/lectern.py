@@ -116,8 +116,9 @@ def _panel(member: rooms.Member) -> None:
         if st.button("Show the follow link and QR code", icon=":material/qr_code_2:", key="room-show"):
             _share(member.code, member.secret)
         if not member.speaker:
-            st.link_button("Open the speaker view", links(member.code, member.secret)["speaker"],
-                           icon=":material/speaker_notes:")  # fmt: skip
+            st.link_button(
+                "Open the speaker view", links(member.code, member.secret)["speaker"], icon=":material/speaker_notes:"
+            )
         if st.button("End the room", icon=":material/logout:", key="room-end"):
             rooms._guard(lambda: rooms.store().end(member.code, member.secret))
             for key in ("room", "secret", "speaker"):

@@ -62,8 +62,17 @@ def _charts_in_columns(
         for column, p, m in row:
             own = {"domain": p.domain} if p.domain is not None and "domain" not in common else {}
             with column:
-                matrix_chart(m, title=p.title, name=p.name, row_labels=p.rows, col_labels=p.cols, note=p.note,
-                             in_columns=in_columns * columns, **own, **common)  # fmt: skip
+                matrix_chart(
+                    m,
+                    title=p.title,
+                    name=p.name,
+                    row_labels=p.rows,
+                    col_labels=p.cols,
+                    note=p.note,
+                    in_columns=in_columns * columns,
+                    **own,
+                    **common,
+                )
 
 
 def matrix_panels(
@@ -93,9 +102,20 @@ def matrix_panels(
     matrices = _checked(panels)
     columns = columns or len(panels)
     if not all(heatmaps.labels_cells(m.shape) for m in matrices):
-        _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
-                           domain=domain, scheme=scheme, value_title=value_title, height=height,
-                           annotate_cols=annotate_cols, legend=legend_each)  # fmt: skip
+        _charts_in_columns(
+            panels,
+            matrices,
+            columns,
+            in_columns,
+            row_title=row_title,
+            col_title=col_title,
+            domain=domain,
+            scheme=scheme,
+            value_title=value_title,
+            height=height,
+            annotate_cols=annotate_cols,
+            legend=legend_each,
+        )
         return
     shapes = [(p, m.shape) for p, m in zip(panels, matrices, strict=True)]
     rows = [[str(r) for r in (range(shape[0]) if p.rows is None else p.rows)] for p, shape in shapes]
@@ -122,10 +142,25 @@ def matrix_panels(
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
     width = panel_width(layout.LEGEND_WIDTH if legend == "right" else 0)
     angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
-    show_chart(heatmaps.heatmap_panels, cells, name=name, row_title=row_title, col_title=col_title, width=width,
-               height=height, columns=columns, shared=shared, scheme=scheme, domain=domain, value_title=value_title,
-               annotate=annotate, angled=angled, legend=legend, notes=any(p.note for p in panels),
-               title_width=width + PANEL_GAP + (0 if shared else axis))  # fmt: skip
+    show_chart(
+        heatmaps.heatmap_panels,
+        cells,
+        name=name,
+        row_title=row_title,
+        col_title=col_title,
+        width=width,
+        height=height,
+        columns=columns,
+        shared=shared,
+        scheme=scheme,
+        domain=domain,
+        value_title=value_title,
+        annotate=annotate,
+        angled=angled,
+        legend=legend,
+        notes=any(p.note for p in panels),
+        title_width=width + PANEL_GAP + (0 if shared else axis),
+    )
 
 
 def matrix_grid(
@@ -143,8 +178,9 @@ def matrix_grid(
     matrices = _checked(panels)
     across = column_width(container_width(in_columns), columns)  # a grid cell is as wide as a column of st.columns
     if not all(pictured(m.shape, across, height) for m in matrices):
-        _charts_in_columns(panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title,
-                           height=height)  # fmt: skip
+        _charts_in_columns(
+            panels, matrices, columns, in_columns, row_title=row_title, col_title=col_title, height=height
+        )
         return
     caption_size = "1rem" if presenter() else "0.875rem"  # as st.image's caption on each screen
     cells = []
@@ -185,14 +221,32 @@ def matrix_row(panels: Sequence[Panel], *, row_title: str, col_title: str, heigh
     """Matrices side by side, a `matrix_chart` each in its own column on its own colour scale (`Panel.domain`)."""
     for column, p in zip(st.columns(len(panels)), panels, strict=True):
         with column:
-            matrix_chart(p.matrix, title=p.title, row_title=row_title, col_title=col_title, name=p.name,
-                         domain=p.domain, row_labels=p.rows, col_labels=p.cols, value_title=p.value_title,
-                         height=height, note=p.note, in_columns=len(panels))  # fmt: skip
+            matrix_chart(
+                p.matrix,
+                title=p.title,
+                row_title=row_title,
+                col_title=col_title,
+                name=p.name,
+                domain=p.domain,
+                row_labels=p.rows,
+                col_labels=p.cols,
+                value_title=p.value_title,
+                height=height,
+                note=p.note,
+                in_columns=len(panels),
+            )
 
 
 def weights_row(panels: Sequence[Panel], *, height: int | None = None, annotate_cols: int = 6) -> None:
     """Attention weights side by side, a `weights_chart` each in its own column (`Panel.rows`: its tokens)."""
     for column, p in zip(st.columns(len(panels)), panels, strict=True):
         with column:
-            weights_chart(p.matrix, p.rows, title=p.title, name=p.name, height=height, annotate_cols=annotate_cols,
-                          in_columns=len(panels))  # fmt: skip
+            weights_chart(
+                p.matrix,
+                p.rows,
+                title=p.title,
+                name=p.name,
+                height=height,
+                annotate_cols=annotate_cols,
+                in_columns=len(panels),
+            )

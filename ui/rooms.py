@@ -146,8 +146,9 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
         st.rerun()
     if clock:
         minutes, seconds = divmod(int(time.time() - room.created), 60)
-        st.markdown(f"**{minutes // 60}:{minutes % 60:02d}:{seconds:02d}** since the lecture started · "
-                    f"room {show_code(code)}")  # fmt: skip
+        st.markdown(
+            f"**{minutes // 60}:{minutes % 60:02d}:{seconds:02d}** since the lecture started · room {show_code(code)}"
+        )
     elif lecturer:
         st.caption(f"Room {show_code(code)} is open; it ends when you end it or after 2 h without a move.")
     elif exploring:

@@ -118,8 +118,16 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
             "shown": [number(v) for v in values],
         }
     )
-    shape = dict(x="what moves", y="max difference", title=pair_moves_title(signal), x_title="",
-                 y_title="max abs difference", log_y=True, text="shown", height=height)  # fmt: skip
+    shape = dict(
+        x="what moves",
+        y="max difference",
+        title=pair_moves_title(signal),
+        x_title="",
+        y_title="max abs difference",
+        log_y=True,
+        text="shown",
+        height=height,
+    )
     return Figure("pairs", lines_bars.bars, (moves,), shape)
 
 
@@ -158,8 +166,9 @@ def word_outputs(a: np.ndarray, b: np.ndarray, word: str) -> Figure:
     bars = frames.vectors_frame([a, b], names)
     # blue and reddish purple: orange would sit beside the marked scale's vermillion (colours.ACCENT) on the same page
     keyed = tuple(zip(names, (colours.SERIES_COLORS[0], colours.SERIES_COLORS[3]), strict=True))
-    shape = dict(x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output",
-                 colours=keyed)  # fmt: skip
+    shape = dict(
+        x="component", y="value", group="vector", title=f"'{word}' in each sentence", y_title="output", colours=keyed
+    )
     return Figure("word-outputs", lines_bars.grouped_bars_keyed, (bars,), shape)
 
 
@@ -201,9 +210,15 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
     title = f"slowdown of each pair, {preset.original:,} -> {preset.extended:,} tokens"
     frame = frames.divisor_frame(preset)
     factor = longer.scaling_factor(preset)
-    shape = dict(x="pair", y="divisor", color="method", x_title="pair i (dimensions 2i, 2i+1)",
-                 colours=colours.method_colours(scaling.METHODS), whole_x=True,
-                 y_ticks=factor_ticks(float(frame["divisor"].max()), factor))  # fmt: skip
+    shape = dict(
+        x="pair",
+        y="divisor",
+        color="method",
+        x_title="pair i (dimensions 2i, 2i+1)",
+        colours=colours.method_colours(scaling.METHODS),
+        whole_x=True,
+        y_ticks=factor_ticks(float(frame["divisor"].max()), factor),
+    )
     return Figure(
         "rope-divisors",
         lines_bars.lines_keyed,
@@ -217,18 +232,38 @@ def rope_wavelengths(view: longer.Scaled) -> Figure:
     frame, levels = frames.scaled_wavelength_frame(view), frames.window_levels(view.preset)
     keyed = colours.method_colours(list(dict.fromkeys(frame["rope"])))
     # the windows in black: vermillion (colours.ACCENT) sits too near linear's orange on a projector
-    shape = dict(x="pair", y="wavelength", color="rope", x_title="pair i", y_title="tokens per full turn",
-                 colours=keyed, overlay="reference", whole_x=True, reference_colour="#000000")  # fmt: skip
-    return Figure("wavelengths", lines_bars.lines_keyed, (frame, levels),
-                  dict(title="wavelength of each pair", log_y=True, **shape))  # fmt: skip
+    shape = dict(
+        x="pair",
+        y="wavelength",
+        color="rope",
+        x_title="pair i",
+        y_title="tokens per full turn",
+        colours=keyed,
+        overlay="reference",
+        whole_x=True,
+        reference_colour="#000000",
+    )
+    return Figure(
+        "wavelengths",
+        lines_bars.lines_keyed,
+        (frame, levels),
+        dict(title="wavelength of each pair", log_y=True, **shape),
+    )
 
 
 def rope_scores(view: longer.Scaled, seed: int) -> Figure:
     """The rotary score of fixed content with itself against the distance, unscaled and scaled, with the window."""
     scores = frames.score_frame(view, seed, points=600)  # 600 samples a curve: one or two a pixel of its chart
     keyed = colours.method_colours(list(dict.fromkeys(scores["curve"])))
-    shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens)", y_title="q · R(m) q",
-                 colours=keyed, overlay="marker")  # fmt: skip
+    shape = dict(
+        x="distance",
+        y="score",
+        color="curve",
+        x_title="distance m (tokens)",
+        y_title="q · R(m) q",
+        colours=keyed,
+        overlay="marker",
+    )
     point = frames.score_window_point(view, scores)
     return Figure(
         "scores-by-distance",
@@ -243,11 +278,19 @@ def decay_curves(decay: longer.Decay) -> tuple[Figure, Figure]:
     bound_frame, measured_frame = frames.decay_frames(decay)
     keyed = tuple(zip(decay.names, colours.DECAY_COLOURS[: len(decay.names)], strict=True))  # two bases, two colours
     common = dict(x="distance", y="value", color="curve", x_title="relative distance m", colours=keyed)
-    bound = Figure("decay-bound", lines_bars.lines_keyed, (bound_frame,),
-                   dict(title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common))  # fmt: skip
+    bound = Figure(
+        "decay-bound",
+        lines_bars.lines_keyed,
+        (bound_frame,),
+        dict(title="the bound's average over pairs", y_title="(1/(d/2)) Σ|S_j|", **common),
+    )
     title = "measured: 256 random q with themselves"
-    measured = Figure("decay-measured", lines_bars.lines_keyed, (measured_frame,),
-                      dict(title=title, y_title="mean q · R(m) q", **common))  # fmt: skip
+    measured = Figure(
+        "decay-measured",
+        lines_bars.lines_keyed,
+        (measured_frame,),
+        dict(title=title, y_title="mean q · R(m) q", **common),
+    )
     return bound, measured
 
 
@@ -297,9 +340,13 @@ def learned_table_picture(table: frames.PositionTable, *, value_title: str | Non
     """
     clip = heatmaps.robust_domain(table.table)
     rows, cols = table.table.shape
-    shape = dict(title=f"position rows ({rows} x {cols})", scheme=images.SIGNED_SCHEME, domain=clip,
-                 value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
-                 what="dimension →, position ↓")  # fmt: skip
+    shape = dict(
+        title=f"position rows ({rows} x {cols})",
+        scheme=images.SIGNED_SCHEME,
+        domain=clip,
+        value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
+        what="dimension →, position ↓",
+    )
     return Figure("minilm-table", image=grids.reduced(table.table, 1, 1), shape=shape)
 
 
@@ -310,12 +357,22 @@ def position_cosine_pictures(table: frames.PositionTable) -> tuple[Figure, Figur
     ['cosine between positions: MiniLM (learned)', 'cosine between positions: sinusoidal']
     """
     return tuple(
-        Figure(f"{name}-cosine", image=grids.reduced(cosine, 1, 1),
-               shape=dict(title=f"cosine between positions: {which}", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0),
-                          value_title="cosine", what="position →, position ↓"))
-        for name, cosine, which in (("minilm", table.cosine, "MiniLM (learned)"),
-                                    ("sinusoid", table.sinusoid_cosine, "sinusoidal"))
-    )  # fmt: skip
+        Figure(
+            f"{name}-cosine",
+            image=grids.reduced(cosine, 1, 1),
+            shape=dict(
+                title=f"cosine between positions: {which}",
+                scheme=images.SIGNED_SCHEME,
+                domain=(-1.0, 1.0),
+                value_title="cosine",
+                what="position →, position ↓",
+            ),
+        )
+        for name, cosine, which in (
+            ("minilm", table.cosine, "MiniLM (learned)"),
+            ("sinusoid", table.sinusoid_cosine, "sinusoidal"),
+        )
+    )
 
 
 def _table(T: int = 8, d: int = 4) -> frames.PositionTable:

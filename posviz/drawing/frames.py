@@ -545,8 +545,9 @@ def picture_panels_frame(
         url = "data:image/png;base64," + base64.b64encode(picture).decode("ascii")
         rows.append({"panel": title, "panel_index": i, "kind": "picture", "url": url, "x": 0.0, "y": 0.0, "value": 0.0})
         for x, y, value in ((-0.5, -0.5, domain[0]), (k - 0.5, r - 0.5, domain[1])):
-            rows.append({"panel": title, "panel_index": i, "kind": "corner", "url": "", "x": x, "y": y,
-                         "value": float(value)})  # fmt: skip
+            rows.append(
+                {"panel": title, "panel_index": i, "kind": "corner", "url": "", "x": x, "y": y, "value": float(value)}
+            )
     return pd.DataFrame(rows)
 
 

@@ -53,7 +53,7 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
     else:
         legend = alt.Legend(
             orient="bottom", direction="horizontal", gradientLength=110, titleOrient="top", offset=6, values=ticks
-        )  # fmt: skip (title above: a narrow panel keeps the whole bar)
+        )  # title above: a narrow panel keeps the whole bar
     return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
 
 
@@ -76,6 +76,15 @@ def _cell_axes(row_title: str, col_title: str) -> dict[str, alt.X | alt.Y]:
         "x": alt.X("x:Q", title=col_title, scale=loose, axis=whole),
         "y": alt.Y("y:Q", title=row_title, scale=alt.Scale(nice=False, zero=False, reverse=True), axis=whole),
     }
+
+
+def _picture_mark(chart: alt.Chart, size: str = "") -> alt.Chart:
+    """A picture's `url` as one image mark filling the plot from its top-left corner, unsmoothed (a pixel a value);
+    `size` prefixes the plot's width and height signals ("child_" for a panel inside a facet)."""
+    fill = dict(width=alt.ExprRef(f"{size}width"), height=alt.ExprRef(f"{size}height"), aspect=False)
+    return chart.mark_image(**fill, align="left", baseline="top", smooth=False).encode(
+        x=alt.value(0), y=alt.value(0), url="url:N"
+    )
 
 
 def grid_heatmap(
@@ -126,12 +135,7 @@ def grid_heatmap(
             )
         ]
     else:
-        image = (
-            alt.Chart(picture)
-            .mark_image(width=alt.ExprRef("width"), height=alt.ExprRef("height"), aspect=False, align="left",
-                        baseline="top", smooth=False)
-            .encode(x=alt.value(0), y=alt.value(0), url="url:N")
-        )  # fmt: skip
+        image = _picture_mark(alt.Chart(picture))
         axes = alt.Chart(cells).mark_point(opacity=0).encode(**_cell_axes(row_title, col_title), color=color)
         marks = [image, axes]
     if note is not None:
@@ -201,9 +205,19 @@ def token_heatmap(
     `masked`: `cells` has a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are drawn
     in MASKED_GREY with no value, so a hidden key does not look like a small weight.
     """
-    layers = _cell_layers(alt.Chart(cells), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
-                          value_title=value_title, annotate=annotate, angled=angled, legend=legend,
-                          row_label_limit=row_label_limit, masked=masked)  # fmt: skip
+    layers = _cell_layers(
+        alt.Chart(cells),
+        row_title=row_title,
+        col_title=col_title,
+        scheme=scheme,
+        domain=domain,
+        value_title=value_title,
+        annotate=annotate,
+        angled=angled,
+        legend=legend,
+        row_label_limit=row_label_limit,
+        masked=masked,
+    )
     extra = [] if note is None else [_centre_note(cells, note)]
     return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
 
@@ -229,17 +243,26 @@ def _cell_layers(
     x_axis = alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120, **({"labelOverlap": False} if panels else {}))
     base = base.encode(
         x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"), axis=x_axis),
-        y=alt.Y("row:O", title=row_title, sort=alt.EncodingSortField("row_index", op="min"),
-                axis=alt.Axis(labelLimit=row_label_limit)),
-        tooltip=[alt.Tooltip("panel:N", title="panel")] * panels + [
+        y=alt.Y(
+            "row:O",
+            title=row_title,
+            sort=alt.EncodingSortField("row_index", op="min"),
+            axis=alt.Axis(labelLimit=row_label_limit),
+        ),
+        tooltip=[alt.Tooltip("panel:N", title="panel")] * panels
+        + [
             alt.Tooltip("row:N", title=row_title),
             alt.Tooltip("col:N", title=col_title),
             alt.Tooltip("value:Q", title=value_title, format=".6g"),
-        ] + [alt.Tooltip("masked:N", title="masked")] * masked,
-    )  # fmt: skip
+        ]
+        + [alt.Tooltip("masked:N", title="masked")] * masked,
+    )
     colour = value_color(scheme, domain, value_title, legend=legend)
-    layers = [base.mark_rect().encode(color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if masked
-                                      else colour)]  # fmt: skip
+    layers = [
+        base.mark_rect().encode(
+            color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if masked else colour
+        )
+    ]
     if masked:
         base = base.transform_filter("!datum.masked")  # a hidden key prints no value
     if annotate:
@@ -252,6 +275,19 @@ def _cell_layers(
             )
         )
     return layers
+
+
+def _panel_facet(title_width: int) -> alt.Facet:
+    """Panels in `panel_index` order, each titled like a chart (bold, from the left, cut at `title_width` px)."""
+    header = alt.Header(
+        title=None,
+        labelAnchor="start",
+        labelFontWeight="bold",
+        labelLimit=title_width,
+        labelPadding=6,
+        labelColor=TEXT_COLOUR,
+    )
+    return alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
 
 
 def heatmap_panels(
@@ -281,9 +317,18 @@ def heatmap_panels(
     `title_width`: pixels a panel's title may take (default `width`; more where the next panel's labels leave
     room above them). Every column label is drawn (`angled` tilts them when a cell is narrower than its label).
     """
-    layers = _cell_layers(alt.Chart(), row_title=row_title, col_title=col_title, scheme=scheme, domain=domain,
-                          value_title=value_title, annotate=annotate, angled=angled, legend=legend,
-                          panels=True)  # fmt: skip
+    layers = _cell_layers(
+        alt.Chart(),
+        row_title=row_title,
+        col_title=col_title,
+        scheme=scheme,
+        domain=domain,
+        value_title=value_title,
+        annotate=annotate,
+        angled=angled,
+        legend=legend,
+        panels=True,
+    )
     if notes:  # one datum a panel (its first cell) carries the panel's note to the middle of its plot
         layers.append(
             alt.Chart()
@@ -295,10 +340,7 @@ def heatmap_panels(
                 y=alt.YValue(alt.ExprRef("child_height / 2")),
             )
         )
-    # a panel's title looks like a chart's
-    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
-                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
-    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    facet = _panel_facet(title_width or width)
     panels = alt.layer(*layers).properties(width=width, height=height)
     spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
     chart = panels.facet(facet=facet, columns=columns, data=cells, spacing=spacing)
@@ -330,22 +372,14 @@ def picture_panels(
     domain's ends (value), for the axes and the legend (`extent_frame` of each panel): a panel of T x T costs one
     mark, not T² of them.
     """
-    image = (
-        alt.Chart()
-        .transform_filter("datum.kind == 'picture'")
-        .mark_image(width=alt.ExprRef("child_width"), height=alt.ExprRef("child_height"), aspect=False, align="left",
-                    baseline="top", smooth=False)
-        .encode(x=alt.value(0), y=alt.value(0), url="url:N")
-    )  # fmt: skip
+    image = _picture_mark(alt.Chart().transform_filter("datum.kind == 'picture'"), "child_")
     axes = (
         alt.Chart()
         .transform_filter("datum.kind == 'corner'")
         .mark_point(opacity=0)
         .encode(**_cell_axes(row_title, col_title), color=value_color(scheme, domain, value_title, legend=legend))
     )
-    header = alt.Header(title=None, labelAnchor="start", labelFontWeight="bold", labelLimit=title_width or width,
-                        labelPadding=6, labelColor=TEXT_COLOUR)  # fmt: skip
-    facet = alt.Facet("panel:N", sort=alt.EncodingSortField("panel_index", op="min"), header=header)
+    facet = _panel_facet(title_width or width)
     panels = alt.layer(image, axes).properties(width=width, height=height)
     spacing = alt.RowColnumber(column=PANEL_SPACING, row=12)
     return panels.facet(facet=facet, columns=columns, data=pictures, spacing=spacing, title=title_params(title))

@@ -20,11 +20,18 @@ from posviz.drawing.engine import Data, Text, title_params
 def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = "") -> alt.LayerChart:
     """The cells of `cells_frame` written in a grid: headings on top, row names on the left, light rules between
     rows; rows and columns keep the frame's order."""
-    x = alt.X("column:N", sort=None, title=None,
-              axis=alt.Axis(orient="top", labelAngle=0, labelLimit=400, labelFontWeight="bold", ticks=False,
-                            domain=False))  # fmt: skip
-    y = alt.Y("row:N", sort=None, title=row_title or None,
-              axis=alt.Axis(labelLimit=260, labelFontWeight="bold", ticks=False, domain=False, grid=False))  # fmt: skip
+    x = alt.X(
+        "column:N",
+        sort=None,
+        title=None,
+        axis=alt.Axis(orient="top", labelAngle=0, labelLimit=400, labelFontWeight="bold", ticks=False, domain=False),
+    )
+    y = alt.Y(
+        "row:N",
+        sort=None,
+        title=row_title or None,
+        axis=alt.Axis(labelLimit=260, labelFontWeight="bold", ticks=False, domain=False, grid=False),
+    )
     base = alt.Chart(cells).encode(x=x, y=y)
     band = base.mark_rect(fill="#f0f2f6", stroke="white", strokeWidth=3)
     one, two = base.transform_filter("datum.second == ''"), base.transform_filter("datum.second != ''")
@@ -51,13 +58,18 @@ def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int 
     return alt.layer(band, line, edge, words, title=title_params(title), height=height)
 
 
-def across_bars(data: Data, *, category: str, value: str, text: str, title: Text, x_title: str,
-                height: int = 160) -> alt.LayerChart:  # fmt: skip
+def across_bars(
+    data: Data, *, category: str, value: str, text: str, title: Text, x_title: str, height: int = 160
+) -> alt.LayerChart:
     """One horizontal bar of `value` per `category` (which may hold "\\n" for a second line), its `text` at the
     bar's end; bars keep the data's order, the value axis runs from 0 to 1.2 (a cosine's scale, room for the text)."""
     lines = "split(datum.label, '\\n')"  # a label's "\\n" starts its second line
-    y = alt.Y(f"{category}:N", sort=None, title=None,
-              axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False))  # fmt: skip
+    y = alt.Y(
+        f"{category}:N",
+        sort=None,
+        title=None,
+        axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False),
+    )
     x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domainMin=0, domainMax=1.2))
     base = alt.Chart(data).encode(x=x, y=y)
     bar = base.mark_bar(color=SERIES_COLORS[0]).encode(tooltip=[alt.Tooltip(f"{value}:Q", format=".6g")])

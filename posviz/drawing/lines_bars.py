@@ -207,11 +207,15 @@ def grouped_bars(bars: Data, *, x: str, y: str, group: str, title: Text, y_title
             x=alt.X(f"{x}:O", title=x, axis=alt.Axis(labelAngle=0)),
             xOffset=f"{group}:N",
             y=alt.Y(f"{y}:Q", title=y_title),
-            color=alt.Color(f"{group}:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2])),
-                            legend=alt.Legend(orient="bottom", direction="horizontal")),
+            color=alt.Color(
+                f"{group}:N",
+                title=None,
+                scale=alt.Scale(range=list(SERIES_COLORS[:2])),
+                legend=alt.Legend(orient="bottom", direction="horizontal"),
+            ),
             tooltip=[f"{group}:N", f"{x}:O", alt.Tooltip(f"{y}:Q", format=".6g")],
         )
-    )  # fmt: skip
+    )
 
 
 def grouped_bars_keyed(bars: Data, *, colours: tuple[tuple[str, str], ...], **shape: object) -> alt.Chart:
@@ -273,11 +277,15 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
             x=alt.X("token:O", title="token t", axis=alt.Axis(labelAngle=0, labelOverlap=True)),
             y=y,
             y2="floor:Q",
-            color=alt.Color("phase:N", title=None, scale=alt.Scale(range=list(SERIES_COLORS[:2])),
-                            legend=alt.Legend(orient="bottom")),
+            color=alt.Color(
+                "phase:N",
+                title=None,
+                scale=alt.Scale(range=list(SERIES_COLORS[:2])),
+                legend=alt.Legend(orient="bottom"),
+            ),
             tooltip=["token:O", "phase:N", alt.Tooltip("error:Q", format=".3g")],
         )
-    )  # fmt: skip
+    )
     zero = (
         alt.Chart(steps)
         .transform_filter("datum.error == 0")

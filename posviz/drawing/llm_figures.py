@@ -43,22 +43,39 @@ def head_panels(reading: decoder.Reading, layer: int, *, across: float, columns:
     pngs = [images.png(*images.indexed(w, images.WEIGHT_STOPS, (0.0, 1.0), levels=images.PNG_LEVELS)) for w in weights]
     frame = frames.picture_panels_frame(list(weights), titles, pngs, (0.0, 1.0))
     table = pd.concat(
-        [frames.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)
-         for w, t in zip(weights, titles, strict=True)],
+        [
+            frames.matrix_frame(w, list(map(str, range(len(w)))), list(map(str, range(len(w)))), head=t)
+            for w, t in zip(weights, titles, strict=True)
+        ],
         ignore_index=True,
-    )  # fmt: skip
+    )
     width = panel_width(across, columns, legend)
-    shape = dict(row_title="query t", col_title="key s", width=width, height=width, columns=columns, legend=legend,
-                 title=f"layer {layer}: each head's causal attention, {reading.T} tokens")  # fmt: skip
+    shape = dict(
+        row_title="query t",
+        col_title="key s",
+        width=width,
+        height=width,
+        columns=columns,
+        legend=legend,
+        title=f"layer {layer}: each head's causal attention, {reading.T} tokens",
+    )
     return Figure(f"llm-heads-{layer}", heatmaps.picture_panels, (frame,), shape, table=table)
 
 
 def by_distance(reading: decoder.Reading, layer: int, *, height: int = 280, legend: str = "bottom") -> Figure:
     """Each head's mean weight at each relative distance t − s, the positional heads in colour (frame: H x N rows)."""
     frame = frames.by_distance_frame(reading, layer)
-    shape = dict(x="distance", y="weight", color="series", detail="head", x_title="distance t − s (tokens)",
-                 y_title="mean attention weight", title=f"layer {layer}: attention against distance, each head",
-                 legend=legend, height=height)  # fmt: skip
+    shape = dict(
+        x="distance",
+        y="weight",
+        color="series",
+        detail="head",
+        x_title="distance t − s (tokens)",
+        y_title="mean attention weight",
+        title=f"layer {layer}: attention against distance, each head",
+        legend=legend,
+        height=height,
+    )
     return Figure(f"llm-distance-{layer}", lines_bars.lines, (frame,), shape)
 
 
@@ -66,31 +83,59 @@ def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, anno
     """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
     whole-model maps drawn side by side mean the same by the same colour."""
     frame = frames.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
-    shape = dict(title=title, row_title="", col_title="head", scheme=images.WEIGHT_SCHEME, domain=(0.0, 1.0),
-                 value_title=value_title, annotate=annotate, height=height, legend="right")  # fmt: skip
+    shape = dict(
+        title=title,
+        row_title="",
+        col_title="head",
+        scheme=images.WEIGHT_SCHEME,
+        domain=(0.0, 1.0),
+        value_title=value_title,
+        annotate=annotate,
+        height=height,
+        legend="right",
+    )
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
 def sink_live(reading: decoder.Reading, *, height: int = 240) -> Figure:
     """Each live layer's and head's mean weight on token 0, every value written (frame: L x H rows)."""
-    return _layer_heads(reading.sink, "llm-sink-live", f"live: weight on token 0, {reading.T} tokens",
-                        value_title="weight on token 0", annotate=True, height=height)  # fmt: skip
+    return _layer_heads(
+        reading.sink,
+        "llm-sink-live",
+        f"live: weight on token 0, {reading.T} tokens",
+        value_title="weight on token 0",
+        annotate=True,
+        height=height,
+    )
 
 
 def sink_model(model: decoder.WholeModel, *, height: int = 420) -> Figure:
     """Each of the 30 layers' heads' mean weight on token 0, from extraction (frame: M x H rows)."""
-    return _layer_heads(model.sink, "llm-sink-model", "whole model, at extraction: weight on token 0",
-                        value_title="weight on token 0", annotate=False, height=height)  # fmt: skip
+    return _layer_heads(
+        model.sink,
+        "llm-sink-model",
+        "whole model, at extraction: weight on token 0",
+        value_title="weight on token 0",
+        annotate=False,
+        height=height,
+    )
 
 
 def pair_shares(reading: decoder.Reading, layer: int, *, height: int = 300, legend: str = "bottom") -> Figure:
     """Each query and key head's energy per rotated pair as a share of its total, fast pairs (i = 0) on the left."""
     shares, names = reading.energy_shares(layer)
     frame = frames.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
-    shape = dict(title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)", row_title="",
-                 col_title="pair i (dimensions 2i, 2i+1)", scheme=images.WEIGHT_SCHEME,
-                 domain=(0.0, float(shares.max())), value_title="share of energy", annotate=False,
-                 height=height, legend=legend)  # fmt: skip
+    shape = dict(
+        title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)",
+        row_title="",
+        col_title="pair i (dimensions 2i, 2i+1)",
+        scheme=images.WEIGHT_SCHEME,
+        domain=(0.0, float(shares.max())),
+        value_title="share of energy",
+        annotate=False,
+        height=height,
+        legend=legend,
+    )
     return Figure(f"llm-pairs-{layer}", heatmaps.token_heatmap, (frame,), shape)
 
 
@@ -105,9 +150,19 @@ def ablation_gaps(result: decoder.Ablation, *, height: int = 280) -> Figure:
     0..L-1; the legend under the plot, where the three long names fit (a right legend cut them at 1280 px)."""
     legend = "bottom"
     frame = frames.ablation_frame(result)
-    shape = dict(x="layer", y="shown", color="ablation", x_title="layer", y_title="max |Δ| (log)",
-                 title="each layer: reordered or shifted against the plain run", log_y=True, points=True,
-                 legend=legend, height=height, whole_x=True)  # fmt: skip
+    shape = dict(
+        x="layer",
+        y="shown",
+        color="ablation",
+        x_title="layer",
+        y_title="max |Δ| (log)",
+        title="each layer: reordered or shifted against the plain run",
+        log_y=True,
+        points=True,
+        legend=legend,
+        height=height,
+        whole_x=True,
+    )
     return Figure("llm-ablations", lines_bars.lines, (frame,), shape)
 
 
@@ -115,9 +170,17 @@ def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: st
     """A real query/key pair's rotary logit against the distance, unscaled and under a rope_scaling preset (log x)."""
     scores = frames.logit_frame(logits)
     point = frames.logit_window_point(scores)
-    shape = dict(x="distance", y="score", color="curve", x_title="distance m (tokens, log)",
-                 y_title="q · R(m) k / √64", title=f"{logits.pair.label}: logit against distance", log_x=True,
-                 legend=legend, height=height)  # fmt: skip
+    shape = dict(
+        x="distance",
+        y="score",
+        color="curve",
+        x_title="distance m (tokens, log)",
+        y_title="q · R(m) k / √64",
+        title=f"{logits.pair.label}: logit against distance",
+        log_x=True,
+        legend=legend,
+        height=height,
+    )
     return Figure("llm-scaled-scores", lines_bars.lines_marked, (scores, point), shape)
 
 
@@ -125,8 +188,14 @@ def head_profile(reading: decoder.Reading, layer: int, h: int, *, height: int = 
     """One head's mean weight at each distance, as bars (the lecture's step)."""
     curve = reading.by_distance(layer)[h, :16]
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
-    shape = dict(x="distance", y="weight", x_title="distance t − s (tokens)", y_title="mean weight",
-                 title=f"head {decoder.head(layer, h)}: attention against distance", height=height)  # fmt: skip
+    shape = dict(
+        x="distance",
+        y="weight",
+        x_title="distance t − s (tokens)",
+        y_title="mean weight",
+        title=f"head {decoder.head(layer, h)}: attention against distance",
+        height=height,
+    )
     return Figure(f"llm-profile-{layer}-{h}", lines_bars.bars, (frame,), shape)
 
 

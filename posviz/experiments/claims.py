@@ -365,32 +365,52 @@ def _smollm2_order(gaps, ids: np.ndarray) -> list[Claim]:
     hidden = "max |Δ hidden| / max |hidden|, layer by layer"
     last = "max |Δ hidden| / max |hidden|, the last layer"
     return [
-        Claim(17, "", "Rotation removed (every angle 0) and the causal mask removed, permuting the input permutes "
-              f"the outputs (lesson 000's identity), in the real model {_smollm2_name()}, "
-              f"{_smollm2_where(ids, every)}",
-              (_bound(hidden, float(gaps.blind.max()), "at_most", "equivariant"),
-               _bound("max |Δ attention weight|", float(gaps.blind_weights.max()), "at_most", "equivariant")),
-              "llm", _smollm2_source(), "lesson 000's identity: 0 up to float32"),
-        Claim(18, "", "Rotation removed, the causal mask kept: permuting the input does not permute the outputs, the "
-              f"mask alone carries order (lesson 003's caveat), in the real model {_smollm2_name()}, "
-              f"{_smollm2_where(ids, every)}",
-              (_bound(last, float(gaps.order[-1]), "at_least", "order"),),
-              "llm", _smollm2_source(), "lesson 003's caveat: large"),
-    ]  # fmt: skip
+        Claim(
+            17,
+            "",
+            "Rotation removed (every angle 0) and the causal mask removed, permuting the input permutes "
+            f"the outputs (lesson 000's identity), in the real model {_smollm2_name()}, "
+            f"{_smollm2_where(ids, every)}",
+            (
+                _bound(hidden, float(gaps.blind.max()), "at_most", "equivariant"),
+                _bound("max |Δ attention weight|", float(gaps.blind_weights.max()), "at_most", "equivariant"),
+            ),
+            "llm",
+            _smollm2_source(),
+            "lesson 000's identity: 0 up to float32",
+        ),
+        Claim(
+            18,
+            "",
+            "Rotation removed, the causal mask kept: permuting the input does not permute the outputs, the "
+            f"mask alone carries order (lesson 003's caveat), in the real model {_smollm2_name()}, "
+            f"{_smollm2_where(ids, every)}",
+            (_bound(last, float(gaps.order[-1]), "at_least", "order"),),
+            "llm",
+            _smollm2_source(),
+            "lesson 003's caveat: large",
+        ),
+    ]
 
 
 def _smollm2_shift(gaps, ids: np.ndarray) -> list[Claim]:
     """Claims 19-20 from the ablations' plain run and its shifted twin."""
     layers = gaps.shift.size
     shift = Claim(
-        19, "", f"Every position shifted by {SMOLLM2_SHIFT} leaves the attention weights unchanged (RoPE's scores "
+        19,
+        "",
+        f"Every position shifted by {SMOLLM2_SHIFT} leaves the attention weights unchanged (RoPE's scores "
         "depend only on t - s), though the rotated queries move, in the real model "
         f"{_smollm2_name()}, {_smollm2_where(ids, layers)}",
-        (_bound("max |Δ attention weight|", float(gaps.shift.max()), "at_most", "shift"),
-         _bound("max |Δ hidden| / max |hidden|, layer by layer", float(gaps.shift_hidden.max()), "at_most", "shift"),
-         _bound("max |Δ rotated q| / max |q|, layer by layer", float(gaps.shift_q.max()), "at_least", "moved")),
-        "llm", _smollm2_source(), "RoPE's relative property",
-    )  # fmt: skip
+        (
+            _bound("max |Δ attention weight|", float(gaps.shift.max()), "at_most", "shift"),
+            _bound("max |Δ hidden| / max |hidden|, layer by layer", float(gaps.shift_hidden.max()), "at_most", "shift"),
+            _bound("max |Δ rotated q| / max |q|, layer by layer", float(gaps.shift_q.max()), "at_least", "moved"),
+        ),
+        "llm",
+        _smollm2_source(),
+        "RoPE's relative property",
+    )
     return [shift, _smollm2_sink(gaps.base.weights, _smollm2_where(ids, layers))]
 
 
@@ -402,16 +422,27 @@ def _smollm2_sink(weights: np.ndarray, where: str) -> Claim:
     sink = float(decoder.sink_weight(weights[layer], first=first).mean())  # over heads and queries t >= first
     uniform = verdicts.uniform_sink(T, first)  # what uniform causal attention gives token 0
     return Claim(
-        20, "", f"An attention sink: in layer {layer} the queries t >= {first} put on token 0 more than "
+        20,
+        "",
+        f"An attention sink: in layer {layer} the queries t >= {first} put on token 0 more than "
         f"{factor.bound:g} times the {uniform:.3f} that uniform causal attention gives it, in the real model "
         f"{_smollm2_name()}, {where} (the whole model over the extraction's eight longer texts: "
         f"{_recorded_sink(layer):.3f} "
         f"in layer {layer}, recorded at extraction; tests/test_smollm2.py reruns that, too slow for this table)",
-        (Check(f"layer {layer}: mean weight on token 0, queries t >= {first}", factor.bound * uniform, sink,
-               "at_least", factor.bound * uniform, why=factor.why),),
-        "llm", f"StreamingLLM (Xiao et al. 2023), observed live; {_smollm2_source()}",
+        (
+            Check(
+                f"layer {layer}: mean weight on token 0, queries t >= {first}",
+                factor.bound * uniform,
+                sink,
+                "at_least",
+                factor.bound * uniform,
+                why=factor.why,
+            ),
+        ),
+        "llm",
+        f"StreamingLLM (Xiao et al. 2023), observed live; {_smollm2_source()}",
         "StreamingLLM's observation: well above uniform",
-    )  # fmt: skip
+    )
 
 
 def _recorded_sink(layer: int) -> float:

@@ -100,9 +100,16 @@ def ablation_gaps(
     blind, blind_weights = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=False)
     shifted = run(ids, layers=count, model=model, start=k)
     return Ablation(
-        perm, int(k), base, order, blind, blind_weights, layer_gaps(shifted.weights, base.weights, relative=False),
-        layer_gaps(shifted.hidden, base.hidden), layer_gaps(shifted.q, base.q),
-    )  # fmt: skip
+        perm,
+        int(k),
+        base,
+        order,
+        blind,
+        blind_weights,
+        layer_gaps(shifted.weights, base.weights, relative=False),
+        layer_gaps(shifted.hidden, base.hidden),
+        layer_gaps(shifted.q, base.q),
+    )
 
 
 def by_distance(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
@@ -430,12 +437,17 @@ def whole_model(im_start: bool = True) -> WholeModel:
     energy = stats["with_im_start"]["layers"]  # the pair energies were measured with <|im_start|> fed only
     names = ", ".join(t["name"] for t in stats["texts"])
     return WholeModel(
-        sink=np.array([r["sink"] for r in layers]), previous=np.array([r["previous"] for r in layers]),
-        roles=np.array([r["verdict"] for r in layers]), q_energy=np.array([r["q_energy"] for r in energy]),
-        k_energy=np.array([r["k_energy"] for r in energy]), rule=stats["rule"],
-        texts=f"{len(stats['texts'])} texts ({names}), {part['tokens']} tokens", im_start=bool(part["im_start"]),
-        text_count=len(stats["texts"]), tokens=int(part["tokens"]),
-    )  # fmt: skip
+        sink=np.array([r["sink"] for r in layers]),
+        previous=np.array([r["previous"] for r in layers]),
+        roles=np.array([r["verdict"] for r in layers]),
+        q_energy=np.array([r["q_energy"] for r in energy]),
+        k_energy=np.array([r["k_energy"] for r in energy]),
+        rule=stats["rule"],
+        texts=f"{len(stats['texts'])} texts ({names}), {part['tokens']} tokens",
+        im_start=bool(part["im_start"]),
+        text_count=len(stats["texts"]),
+        tokens=int(part["tokens"]),
+    )
 
 
 # ----- ablations: the lessons in a real model ---------------------------------------------------------------------

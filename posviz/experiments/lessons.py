@@ -442,8 +442,7 @@ def pair_move_experiment(
     """
     if position in ("none", "rotary"):
         raise ValueError(f"position must be an additive signal (not none or rotary), got {position!r}")
-    base = order_experiment(seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm,
-                            position=position, scale=scale)  # fmt: skip
+    base = order_experiment(seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm, position=position, scale=scale)
     p = base.perm
     together = self_attention(base.x[p] + base.pos[p], *base.w)
     moved_positions = self_attention(base.x + base.pos[p], *base.w)

@@ -37,21 +37,45 @@ MISTAKES = {
     m.name: m
     for m in (
         Mistake("none", variants.BUGS["none"], "The reference: every check passes.", table_bug="none"),
-        Mistake("2i exponent", variants.BUGS["2i exponent"], "Recognise it: sine and cosine of a pair run at "
-                "different speeds, so rows stop having norm d/2.", table_bug="2i exponent"),
-        Mistake("multiply", variants.BUGS["multiply"], "Recognise it: the right half of the heatmap is noise instead "
-                "of slow, smooth columns; norms still pass, the wavelengths are wrong.", table_bug="multiply"),
-        Mistake("odd width", variants.BUGS["odd width"], "Recognise it: one column has no partner; the squared norms "
-                "wobble around (d-1)/2.", table_bug="odd width"),
-        Mistake("concat read as interleaved", variants.BUGS["concat read as interleaved"], "Recognise it: position 0 "
-                "is not (0, 1, 0, 1, …) and no single rotation moves a row to the next.",
-                table_bug="concat read as interleaved"),
-        Mistake("start reset to 0", _GENERATION, "Recognise it: generation with a cache stops matching a full "
-                "recompute right after the prompt.", start_bug="reset"),
-        Mistake("off-by-one start", _GENERATION, "Recognise it: the same drift, smaller; every new token sits one "
-                "position too late.", start_bug="off_by_one"),
+        Mistake(
+            "2i exponent",
+            variants.BUGS["2i exponent"],
+            "Recognise it: sine and cosine of a pair run at different speeds, so rows stop having norm d/2.",
+            table_bug="2i exponent",
+        ),
+        Mistake(
+            "multiply",
+            variants.BUGS["multiply"],
+            "Recognise it: the right half of the heatmap is noise instead "
+            "of slow, smooth columns; norms still pass, the wavelengths are wrong.",
+            table_bug="multiply",
+        ),
+        Mistake(
+            "odd width",
+            variants.BUGS["odd width"],
+            "Recognise it: one column has no partner; the squared norms wobble around (d-1)/2.",
+            table_bug="odd width",
+        ),
+        Mistake(
+            "concat read as interleaved",
+            variants.BUGS["concat read as interleaved"],
+            "Recognise it: position 0 is not (0, 1, 0, 1, …) and no single rotation moves a row to the next.",
+            table_bug="concat read as interleaved",
+        ),
+        Mistake(
+            "start reset to 0",
+            _GENERATION,
+            "Recognise it: generation with a cache stops matching a full recompute right after the prompt.",
+            start_bug="reset",
+        ),
+        Mistake(
+            "off-by-one start",
+            _GENERATION,
+            "Recognise it: the same drift, smaller; every new token sits one position too late.",
+            start_bug="off_by_one",
+        ),
     )
-}  # fmt: skip
+}
 
 
 class Check(NamedTuple):
@@ -92,13 +116,25 @@ def spot_table(T: int, d: int, bug: str) -> TableSpot:
     (correct, good), (broken, bad) = variants.table_with_checks(T, d, "none"), variants.table_with_checks(T, d, bug)
     pairs = bad.offset_residual is not None
     checks = (
-        Check("buggy table: max |‖pe_t‖² − d/2|", bad.norm_deviation, negligible(good.norm_deviation),
-              negligible(bad.norm_deviation)),
-        Check("buggy table: max |pe_0 − (0, 1, 0, 1, …)|", max(bad.first_row), machine_zero(max(good.first_row)),
-              machine_zero(max(bad.first_row))),
-        Check("buggy table: max |pe[t+1] − M₁ pe[t]|", bad.offset_residual if pairs else "no pairs",
-              negligible(good.offset_residual or 0.0), pairs and negligible(bad.offset_residual)),
-    )  # fmt: skip
+        Check(
+            "buggy table: max |‖pe_t‖² − d/2|",
+            bad.norm_deviation,
+            negligible(good.norm_deviation),
+            negligible(bad.norm_deviation),
+        ),
+        Check(
+            "buggy table: max |pe_0 − (0, 1, 0, 1, …)|",
+            max(bad.first_row),
+            machine_zero(max(good.first_row)),
+            machine_zero(max(bad.first_row)),
+        ),
+        Check(
+            "buggy table: max |pe[t+1] − M₁ pe[t]|",
+            bad.offset_residual if pairs else "no pairs",
+            negligible(good.offset_residual or 0.0),
+            pairs and negligible(bad.offset_residual),
+        ),
+    )
     return TableSpot(correct, broken, checks)
 
 

@@ -137,8 +137,9 @@ def shuffle_test(
     >>> test.bare.order_blind, test.signal.order_blind, test.signal.out.shape
     (True, False, (6, 8))
     """
-    common = dict(seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm, causal=causal,
-                  forget_reorder=forget_reorder)  # fmt: skip
+    common = dict(
+        seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm, causal=causal, forget_reorder=forget_reorder
+    )
     bare = order_experiment(**common)
     return ShuffleTest(bare, order_experiment(**common, position=position, scale=scale), causal, forget_reorder)
 
@@ -189,8 +190,15 @@ def twin_test(
     >>> test.second, test.plain.row_diff, test.marked.row_diff > 0.1
     (5, 0.0, True)
     """
-    common = dict(seed=seed, T=T, d=d, weight_scale=weight_scale, first=min(first, T - 1), second=min(second, T - 1),
-                  causal=causal)  # fmt: skip
+    common = dict(
+        seed=seed,
+        T=T,
+        d=d,
+        weight_scale=weight_scale,
+        first=min(first, T - 1),
+        second=min(second, T - 1),
+        causal=causal,
+    )
     return TwinTest(twin_experiment(**common), twin_experiment(**common, position=position, scale=scale))
 
 
@@ -215,6 +223,7 @@ def pair_moves(
     """
     position = position if position not in ("none", "rotary") else "sinusoidal"
     scale = scale or 1.0
-    moves = pair_move_experiment(seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm, position=position,
-                                 scale=scale)  # fmt: skip
+    moves = pair_move_experiment(
+        seed=seed, T=T, d=d, weight_scale=weight_scale, perm=perm, position=position, scale=scale
+    )
     return PairMoves(moves, position, scale)

@@ -56,8 +56,9 @@ def section(place: int, total: int, entry: decks.Entry, slide: steps.Slide, with
     shown = slide.verdict if slide.ok else slide.otherwise
     tone = "problem" if slide.tone == "problem" else "state" if slide.tone == "state" else "ok" if slide.ok else "no"
     width = (WIDTH - GAP * (len(slide.figures) - 1)) // max(1, len(slide.figures))
-    figures = "".join(f"<div class='figure'>{figure(f, width, f'{entry.key}-{i}')}</div>" for i, f in
-                      enumerate(slide.figures))  # fmt: skip
+    figures = "".join(
+        f"<div class='figure'>{figure(f, width, f'{entry.key}-{i}')}</div>" for i, f in enumerate(slide.figures)
+    )
     return (
         f"<section class='step' id='step-{place}' data-key='{entry.key}' hidden>"
         f"<header><span class='place'>step {place} / {total}</span> · {escape(entry.step.title)}</header>"
@@ -121,9 +122,15 @@ def svg(spec: dict, name: str) -> str:
 
 
 def picture(
-    reduced: grids.Reduced, width: int, *, title: str, domain: tuple[float, float], value_title: str, what: str,
+    reduced: grids.Reduced,
+    width: int,
+    *,
+    title: str,
+    domain: tuple[float, float],
+    value_title: str,
+    what: str,
     scheme: str = images.SIGNED_SCHEME,
-) -> str:  # fmt: skip
+) -> str:
     """A matrix as a PNG `width` x FIGURE_HEIGHT px (as the lecture draws it), its colour bar and what it shows."""
     height = steps.FIGURE_HEIGHT
     fitted = grids.fit_picture(reduced, height, width)

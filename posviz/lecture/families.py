@@ -109,20 +109,42 @@ def rows() -> tuple[Row, ...]:
     first_last = int(np.argmax(bucket == bucket.max()))  # the first offset that falls in T5's last bucket
     alibi = float(biases.bias("alibi", np.array([PAST]))[0])
     return (
-        Row("sinusoidal rows", "1: absolute", "added to the input",
+        Row(
+            "sinusoidal rows",
+            "1: absolute",
+            "added to the input",
             f"a row for any t from the formula\n(t = {PAST}: ‖pe‖² = {number(norm)} at d = 8)",
-            relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal")),
-        Row("learned table", "1: absolute", "added to the input",
-            f"no row past {last - 1}\n({last} rows: {refuses})", learned_change()),
-        Row("rotary (RoPE)", "2: relative", "rotates q and k",
-            "any angle computes;\nfar offsets: angles never trained", relative.shift_change(q, k, T, SHIFT,
-                                                                                         scheme="rotary")),
-        Row("bias on the scores", "2: relative", "added to the scores\n(ALiBi, T5)",
+            relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
+        ),
+        Row(
+            "learned table",
+            "1: absolute",
+            "added to the input",
+            f"no row past {last - 1}\n({last} rows: {refuses})",
+            learned_change(),
+        ),
+        Row(
+            "rotary (RoPE)",
+            "2: relative",
+            "rotates q and k",
+            "any angle computes;\nfar offsets: angles never trained",
+            relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
+        ),
+        Row(
+            "bias on the scores",
+            "2: relative",
+            "added to the scores\n(ALiBi, T5)",
             f"ALiBi keeps falling ({number(alibi)} at {PAST});\nT5: offsets ≥ {first_last} share one bucket",
-            max(bias_change("alibi"), bias_change("t5"))),
-        Row("causal mask", "3: implicit\n(order, not distance)", "masks the scores\n(keys after the query)",
-            "nothing to run out of:\nno table, no angle", mask_change()),
-    )  # fmt: skip
+            max(bias_change("alibi"), bias_change("t5")),
+        ),
+        Row(
+            "causal mask",
+            "3: implicit\n(order, not distance)",
+            "masks the scores\n(keys after the query)",
+            "nothing to run out of:\nno table, no angle",
+            mask_change(),
+        ),
+    )
 
 
 def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:

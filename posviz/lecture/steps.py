@@ -110,9 +110,19 @@ def _heat(
     scheme = images.SIGNED_SCHEME if signed else images.WEIGHT_SCHEME
     domain = domain or (heatmaps.signed_domain(m) if signed else (0.0, 1.0))
     annotate = annotate and heatmaps.prints_values(m.shape, VALUE_COLUMNS)
-    shape = dict(title=title, row_title=rows, col_title=cols, scheme=scheme, domain=domain,
-                 value_title="value" if signed else "weight", annotate=annotate, angled=k > 8,
-                 height=FIGURE_HEIGHT, legend="right", masked=causal)  # fmt: skip
+    shape = dict(
+        title=title,
+        row_title=rows,
+        col_title=cols,
+        scheme=scheme,
+        domain=domain,
+        value_title="value" if signed else "weight",
+        annotate=annotate,
+        angled=k > 8,
+        height=FIGURE_HEIGHT,
+        legend="right",
+        masked=causal,
+    )
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
@@ -210,8 +220,16 @@ def pairs(position: str = "sinusoidal") -> Slide:
             "shown": [number(v) for v in (r.together, r.tokens_only, r.positions_only)],
         }
     )
-    shape = dict(x="what moves", y="max difference", title=figures.pair_moves_title(f"{position} × 1"),
-                 x_title="", y_title="max abs difference", log_y=True, text="shown", height=FIGURE_HEIGHT)  # fmt: skip
+    shape = dict(
+        x="what moves",
+        y="max difference",
+        title=figures.pair_moves_title(f"{position} × 1"),
+        x_title="",
+        y_title="max abs difference",
+        log_y=True,
+        text="shown",
+        height=FIGURE_HEIGHT,
+    )
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
@@ -248,13 +266,24 @@ def offset(scale: float = 0.6) -> Slide:
         verdicts.machine_zero(r.max_diff),
         "0 up to rounding: still order-blind",
         (
-            _heat("offset-rows", r.pos, f"the added rows: all {number(scale)}", rows="position", cols="feature",
-                  domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)), annotate=False),
-            _outputs("offset-difference", r.difference,
-                     f"shuffled − reordered, on the outputs' ±{number(domain[1], 2)} scale: all ≈ 0", domain),
+            _heat(
+                "offset-rows",
+                r.pos,
+                f"the added rows: all {number(scale)}",
+                rows="position",
+                cols="feature",
+                domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)),
+                annotate=False,
+            ),
+            _outputs(
+                "offset-difference",
+                r.difference,
+                f"shuffled − reordered, on the outputs' ±{number(domain[1], 2)} scale: all ≈ 0",
+                domain,
+            ),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
-    )  # fmt: skip
+    )
 
 
 def causal() -> Slide:
@@ -266,10 +295,21 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_heat("causal-weights", r.weights, "causal attention weights (grey: masked)", rows="query", cols="key",
-               signed=False, row_labels=tokens, col_labels=tokens, causal=True),),
+        (
+            _heat(
+                "causal-weights",
+                r.weights,
+                "causal attention weights (grey: masked)",
+                rows="query",
+                cols="key",
+                signed=False,
+                row_labels=tokens,
+                col_labels=tokens,
+                causal=True,
+            ),
+        ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
-    )  # fmt: skip
+    )
 
 
 # ----- lesson 002: dog bites man ----------------------------------------------------------------------------------
@@ -346,10 +386,18 @@ def table(d: int = WIDTH) -> Slide:
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
-        (_grid("table", pe, f"sinusoidal table: 64 positions × {d} dimensions", rows="position t", cols="dimension",
-               domain=(-1.0, 1.0)),),
+        (
+            _grid(
+                "table",
+                pe,
+                f"sinusoidal table: 64 positions × {d} dimensions",
+                rows="position t",
+                cols="dimension",
+                domain=(-1.0, 1.0),
+            ),
+        ),
         "the sinusoid formula with base 10,000",
-    )  # fmt: skip
+    )
 
 
 def norms(d: int = WIDTH) -> Slide:
@@ -357,8 +405,14 @@ def norms(d: int = WIDTH) -> Slide:
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
     frame = frames.row_norms(squared, name="squared norm")
-    shape = dict(x="position", y="squared norm", title="‖peₜ‖² of every row: each bar reaches d/2",
-                 x_title="position t", y_title="‖peₜ‖²", height=FIGURE_HEIGHT)  # fmt: skip
+    shape = dict(
+        x="position",
+        y="squared norm",
+        title="‖peₜ‖² of every row: each bar reaches d/2",
+        x_title="position t",
+        y_title="‖peₜ‖²",
+        height=FIGURE_HEIGHT,
+    )
     level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
     return Slide(
         "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
@@ -381,14 +435,28 @@ def shift(k: int = 3) -> Slide:
         residual,
         verdicts.negligible(residual),
         "one matrix shifts every row",
-        (_heat("shift-matrix", m, f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal", rows="", cols="",
-               domain=(-1.0, 1.0),
-               annotate=False),
-         _grid("shift-similarity", properties.similarity(pe[:32]), "pe · peᵀ: constant along diagonals",
-               rows="position t", cols="position u", domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
-               square=True)),
+        (
+            _heat(
+                "shift-matrix",
+                m,
+                f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
+                rows="",
+                cols="",
+                domain=(-1.0, 1.0),
+                annotate=False,
+            ),
+            _grid(
+                "shift-similarity",
+                properties.similarity(pe[:32]),
+                "pe · peᵀ: constant along diagonals",
+                rows="position t",
+                cols="position u",
+                domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
+                square=True,
+            ),
+        ),
         "≈ 0: the offset property of the sinusoid formula",
-    )  # fmt: skip
+    )
 
 
 def rotary(shift: int = 100) -> Slide:
@@ -403,10 +471,19 @@ def rotary(shift: int = 100) -> Slide:
         moved,
         verdicts.negligible(moved),
         f"unchanged (added sinusoids change by {number(added)})",
-        (_grid("rotary-scores", scores, "rotary score q·k, query i, key j", rows="query position i",
-               cols="key position j", domain=heatmaps.signed_domain(scores), square=True),),
+        (
+            _grid(
+                "rotary-scores",
+                scores,
+                "rotary score q·k, query i, key j",
+                rows="query position i",
+                cols="key position j",
+                domain=heatmaps.signed_domain(scores),
+                square=True,
+            ),
+        ),
         "RoFormer (Su et al.), computed from the formula",
-    )  # fmt: skip
+    )
 
 
 def real_model() -> Slide:
@@ -437,8 +514,9 @@ def last_row(T: int = 640) -> Slide:
     missing = max(0, T - rows)
     curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
     gap = frames.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
-    shape = dict(title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖",
-                 height=FIGURE_HEIGHT)  # fmt: skip
+    shape = dict(
+        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖", height=FIGURE_HEIGHT
+    )
     return Slide(
         f"A learned table ends at its last row: MiniLM has no row for position {rows} or past it, so a longer input "
         "cannot be encoded.",
@@ -465,14 +543,21 @@ def real_sentences(scale: float = 1.0) -> Slide:
 
     pair = encoder.compare_texts(*SENTENCES, scale)
     said = "the model" if scale == 1.0 else f"position × {number(scale)}"  # the sentences page's words
-    layers = frames.layer_distance_frame(pair.layer_distance, pair.layer_distance_plain,
-                                                  labels=(said, "position rows removed"))  # fmt: skip
+    layers = frames.layer_distance_frame(
+        pair.layer_distance, pair.layer_distance_plain, labels=(said, "position rows removed")
+    )
     model = encoder.default_encoder()
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
-    cosines = [encoder.cosine(first, encoder.embed_sentence(model, minilm.tokenize(text).ids, scale))
-               for _, text in REFERENCES]  # fmt: skip
-    references = pd.DataFrame({"compared with": [f"{name}\n'{text}'" for name, text in REFERENCES],
-                               "cosine": cosines, "shown": [number(c) for c in cosines]})  # fmt: skip
+    cosines = [
+        encoder.cosine(first, encoder.embed_sentence(model, minilm.tokenize(text).ids, scale)) for _, text in REFERENCES
+    ]
+    references = pd.DataFrame(
+        {
+            "compared with": [f"{name}\n'{text}'" for name, text in REFERENCES],
+            "cosine": cosines,
+            "shown": [number(c) for c in cosines],
+        }
+    )
     height = FIGURE_HEIGHT - 100
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
@@ -481,17 +566,32 @@ def real_sentences(scale: float = 1.0) -> Slide:
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         f"below 1: word order matters; without position rows: cosine {number(pair.cosine_plain)}",
-        (Figure("real-references", lecture_charts.across_bars, (references,),
-                dict(category="compared with", value="cosine", text="shown", title=f"cosine with '{SENTENCES[0]}'",
-                     x_title=f"cosine, {said}", height=height + 50)),
-         Figure("real-layers", sentence_charts.layer_distances, (layers,),
-                dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine",
-                     height=height))),
+        (
+            Figure(
+                "real-references",
+                lecture_charts.across_bars,
+                (references,),
+                dict(
+                    category="compared with",
+                    value="cosine",
+                    text="shown",
+                    title=f"cosine with '{SENTENCES[0]}'",
+                    x_title=f"cosine, {said}",
+                    height=height + 50,
+                ),
+            ),
+            Figure(
+                "real-layers",
+                sentence_charts.layer_distances,
+                (layers,),
+                dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine", height=height),
+            ),
+        ),
         f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
         caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
         f"in either order (1 − cosine {number(pair.layer_distance[0])}).",
-    )  # fmt: skip
+    )
 
 
 def decoder() -> Slide:
@@ -501,13 +601,30 @@ def decoder() -> Slide:
 
     mini = encoder.compare_texts(*SENTENCES)
     model, sink = sentence_cosine()
-    runs = {"MiniLM: the model": mini.cosine, "MiniLM: position rows removed": mini.cosine_plain,
-            "SmolLM2: the model": model, "SmolLM2: RoPE off": sentence_cosine("none")[0],
-            "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0]}  # fmt: skip
-    bars = pd.DataFrame({"run": list(runs), "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
-                         "shown": [f"cos {number(c)}" for c in runs.values()]})  # fmt: skip
-    shape = dict(x="run", y="1 − cosine", title="1 − cosine of the two sentences (log axis)", x_title="",
-                 y_title="1 − cosine (log)", log_y=True, text="shown", height=FIGURE_HEIGHT - 30)  # fmt: skip
+    runs = {
+        "MiniLM: the model": mini.cosine,
+        "MiniLM: position rows removed": mini.cosine_plain,
+        "SmolLM2: the model": model,
+        "SmolLM2: RoPE off": sentence_cosine("none")[0],
+        "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0],
+    }
+    bars = pd.DataFrame(
+        {
+            "run": list(runs),
+            "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
+            "shown": [f"cos {number(c)}" for c in runs.values()],
+        }
+    )
+    shape = dict(
+        x="run",
+        y="1 − cosine",
+        title="1 − cosine of the two sentences (log axis)",
+        x_title="",
+        y_title="1 − cosine (log)",
+        log_y=True,
+        text="shown",
+        height=FIGURE_HEIGHT - 30,
+    )
     layers, _ = shipped_layers()
     return Slide(
         "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
@@ -533,10 +650,17 @@ def llm_head() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
-    picture = Figure(f"llm-weights-{layer}-{head}", image=grids.reduced(weights, 1, 1),
-                     shape=dict(title=f"head {layer}.{head}: causal attention, {reading.T} tokens",
-                                scheme=images.WEIGHT_SCHEME, domain=(0.0, 1.0), value_title="weight",
-                                what="key s →, query t ↓"))  # fmt: skip
+    picture = Figure(
+        f"llm-weights-{layer}-{head}",
+        image=grids.reduced(weights, 1, 1),
+        shape=dict(
+            title=f"head {layer}.{head}: causal attention, {reading.T} tokens",
+            scheme=images.WEIGHT_SCHEME,
+            domain=(0.0, 1.0),
+            value_title="weight",
+            what="key s →, query t ↓",
+        ),
+    )
     value = float(reading.previous[layer, head])
     return Slide(
         f"A modern LLM ({smollm2.NAME}) is family 2: it adds no position vector, and RoPE alone lets head "
@@ -564,14 +688,16 @@ def llm_sink() -> Slide:
         reading.sink_mean,
         reading.has_sink,
         "token 0 draws more than twice the share uniform attention gives it",
-        (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
-         llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)),
+        (
+            llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
+            llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30),
+        ),
         "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
         "no more than twice the share uniform attention gives it",
         caption=f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys "
         f"per query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
         f"{number(reading.sink_mean, 2)} here.",
-    )  # fmt: skip
+    )
 
 
 def recap() -> Slide:

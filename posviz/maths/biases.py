@@ -126,9 +126,18 @@ def stand_in_table(size: int, seed: int = 0) -> np.ndarray:
 
 
 def bias(
-    kind: str, relative_position: np.ndarray, *, num_buckets: int = 32, max_distance: int = 128, clip: int = 4,
-    heads: int = 8, head: int = 1, r1: float = 1.0, r2: float = 1.0, seed: int = 0,
-) -> np.ndarray:  # fmt: skip
+    kind: str,
+    relative_position: np.ndarray,
+    *,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+    clip: int = 4,
+    heads: int = 8,
+    head: int = 1,
+    r1: float = 1.0,
+    r2: float = 1.0,
+    seed: int = 0,
+) -> np.ndarray:
     """The bias one head adds to the logit of each offset j - i, for kind in KINDS.
 
     t5 / t5_causal: table[t5_bucket]; shaw: table[shaw_index]; alibi: -slope_h * |j - i| (the

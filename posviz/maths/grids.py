@@ -175,8 +175,9 @@ def fit_picture(picture: Reduced, max_rows: int, max_cols: int) -> Reduced:
     if (fr, fc) == (1, 1):
         return picture
     values = block_mean_by(picture.values, fr, fc)
-    return Reduced(values, picture.row_factor * fr, picture.col_factor * fc, picture.row_starts[::fr],
-                   picture.col_starts[::fc])  # fmt: skip
+    return Reduced(
+        values, picture.row_factor * fr, picture.col_factor * fc, picture.row_starts[::fr], picture.col_starts[::fc]
+    )
 
 
 def stride(count: int, most: int) -> int:

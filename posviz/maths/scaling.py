@@ -93,9 +93,14 @@ def dynamic_base(base: float, dim: int, factor: float, max_position_embeddings: 
 
 
 def yarn_correction_range(
-    dim: int, base: float, original_max_position_embeddings: int, beta_fast: float = 32.0,
-    beta_slow: float = 1.0, *, truncate: bool = True,
-) -> tuple[float, float]:  # fmt: skip
+    dim: int,
+    base: float,
+    original_max_position_embeddings: int,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    *,
+    truncate: bool = True,
+) -> tuple[float, float]:
     """YaRN's pair range (low, high) between which frequencies blend from kept to interpolated.
 
     find_correction_dim(n) = r * ln(L / (2 pi n)) / (2 ln theta); low = floor(dim(beta_fast)),
@@ -139,9 +144,13 @@ def _yarn(inv: np.ndarray, dim: int, base: float, params: RopeParameters) -> tup
         else:
             attention = yarn_mscale(factor)
     low, high = yarn_correction_range(
-        dim, base, params.original_max_position_embeddings,
-        params.beta_fast or YARN_BETA_FAST, params.beta_slow or YARN_BETA_SLOW, truncate=params.truncate,
-    )  # fmt: skip
+        dim,
+        base,
+        params.original_max_position_embeddings,
+        params.beta_fast or YARN_BETA_FAST,
+        params.beta_slow or YARN_BETA_SLOW,
+        truncate=params.truncate,
+    )
     if low == high:
         high += 0.001  # transformers' guard against a zero-width ramp
     ramp = np.clip((np.arange(dim // 2) - low) / (high - low), 0.0, 1.0)
@@ -195,9 +204,13 @@ def _longrope(inv: np.ndarray, params: RopeParameters, seq_len: int | None) -> t
 
 
 def inv_freq(
-    params: RopeParameters, head_dim: int, base: float = 10_000.0, *, partial_rotary_factor: float = 1.0,
+    params: RopeParameters,
+    head_dim: int,
+    base: float = 10_000.0,
+    *,
+    partial_rotary_factor: float = 1.0,
     seq_len: int | None = None,
-) -> tuple[np.ndarray, float]:  # fmt: skip
+) -> tuple[np.ndarray, float]:
     """Inverse frequency of each rotated pair and the attention factor, as transformers computes them.
 
     default: theta_i = base ** (-2i / r); linear: theta_i / factor; dynamic: default with
@@ -250,9 +263,12 @@ def wavelengths(inv: np.ndarray) -> np.ndarray:
 
 
 def rotary_scores(
-    q: np.ndarray, k: np.ndarray, distances: Sequence[int] | np.ndarray, inv: np.ndarray,
+    q: np.ndarray,
+    k: np.ndarray,
+    distances: Sequence[int] | np.ndarray,
+    inv: np.ndarray,
     attention_factor: float = 1.0,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """Score of query content q at position m + n with key content k at position n, for each distance m.
 
     score(m) = a^2 * rotate(q, m theta) . k + q_rest . k_rest: RoPE's scores depend only on m, so q is turned
@@ -292,9 +308,13 @@ def decay_bound(distances: Sequence[int] | np.ndarray, dim: int, base: float = 1
 
 
 def self_scores(
-    distances: Sequence[int] | np.ndarray, dim: int, base: float = 10_000.0, *, samples: int = 256,
+    distances: Sequence[int] | np.ndarray,
+    dim: int,
+    base: float = 10_000.0,
+    *,
+    samples: int = 256,
     seed: int = 0,
-) -> np.ndarray:  # fmt: skip
+) -> np.ndarray:
     """Measured mean rotary score of random content with itself m positions apart (q = k ~ N(0, I_d)).
 
     mean over S draws of sum_i |q~_i|^2 cos(m theta_i); divide by d for the score per dimension.
@@ -328,8 +348,13 @@ class Preset:
 
     def inv_freq(self, seq_len: int | None = None) -> tuple[np.ndarray, float]:
         """This preset's inverse frequencies and attention factor (`inv_freq`), at seq_len if it matters."""
-        return inv_freq(self.params, self.head_dim, self.rope_theta,
-                        partial_rotary_factor=self.partial_rotary_factor, seq_len=seq_len)  # fmt: skip
+        return inv_freq(
+            self.params,
+            self.head_dim,
+            self.rope_theta,
+            partial_rotary_factor=self.partial_rotary_factor,
+            seq_len=seq_len,
+        )
 
 
 PRESETS = {
@@ -396,8 +421,13 @@ def method_parameters(method: str, preset: Preset) -> RopeParameters:
     if method == "yarn":
         return RopeParameters("yarn", factor=factor, original_max_position_embeddings=preset.original)
     if method == "llama3":
-        return RopeParameters("llama3", factor=factor, low_freq_factor=1.0, high_freq_factor=4.0,
-                              original_max_position_embeddings=preset.original)  # fmt: skip
+        return RopeParameters(
+            "llama3",
+            factor=factor,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            original_max_position_embeddings=preset.original,
+        )
     raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
 
@@ -412,7 +442,12 @@ def divisors(preset: Preset, methods: Sequence[str] = METHODS) -> dict[str, np.n
     plain = frequencies(rotary_dim(preset.head_dim, preset.partial_rotary_factor), preset.rope_theta)
     out = {}
     for method in methods:
-        scaled, _ = inv_freq(method_parameters(method, preset), preset.head_dim, preset.rope_theta,
-                             partial_rotary_factor=preset.partial_rotary_factor, seq_len=preset.extended)  # fmt: skip
+        scaled, _ = inv_freq(
+            method_parameters(method, preset),
+            preset.head_dim,
+            preset.rope_theta,
+            partial_rotary_factor=preset.partial_rotary_factor,
+            seq_len=preset.extended,
+        )
         out[method] = plain / scaled
     return out

@@ -63,9 +63,16 @@ class StreamingResult:
 
 
 def streaming_generation(
-    x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray, *, sinks: int, window: int,
-    positions: str = "cache", base: float = DEFAULT_BASE,
-) -> StreamingResult:  # fmt: skip
+    x: np.ndarray,
+    w_q: np.ndarray,
+    w_k: np.ndarray,
+    w_v: np.ndarray,
+    *,
+    sinks: int,
+    window: int,
+    positions: str = "cache",
+    base: float = DEFAULT_BASE,
+) -> StreamingResult:
     """Generate one token at a time with a sinks + recent-window cache and rotary positions.
 
     positions "cache": keys cached unrotated, rotated each step to their index in the cache, the query

@@ -155,6 +155,7 @@ def table_difference(correct: np.ndarray, broken: np.ndarray) -> np.ndarray:
     (3, 3)
     """
     if correct.shape[0] != broken.shape[0] or broken.shape[1] > correct.shape[1]:
-        raise ValueError(f"expected a broken table with the same rows and no more columns, got {correct.shape} "
-                         f"and {broken.shape}")  # fmt: skip
+        raise ValueError(
+            f"expected a broken table with the same rows and no more columns, got {correct.shape} and {broken.shape}"
+        )
     return correct[:, : broken.shape[1]] - broken

@@ -127,12 +127,16 @@ def config_from_gguf(reader: gguf.GGUFReader) -> Config:
     heads = int(_field(reader, "llama.attention.head_count"))
     d = int(_field(reader, "llama.embedding_length"))
     return Config(
-        d=d, heads=heads, kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
-        d_k=d // heads, base=float(_field(reader, "llama.rope.freq_base")),
+        d=d,
+        heads=heads,
+        kv_heads=int(_field(reader, "llama.attention.head_count_kv")),
+        d_k=d // heads,
+        base=float(_field(reader, "llama.rope.freq_base")),
         eps=float(_field(reader, "llama.attention.layer_norm_rms_epsilon")),
-        vocab=int(_field(reader, "llama.vocab_size")), model_layers=int(_field(reader, "llama.block_count")),
+        vocab=int(_field(reader, "llama.vocab_size")),
+        model_layers=int(_field(reader, "llama.block_count")),
         context=int(_field(reader, "llama.context_length")),
-    )  # fmt: skip
+    )
 
 
 def dequantize(tensor: gguf.ReaderTensor) -> np.ndarray:
@@ -218,10 +222,13 @@ def _load(folder: Path) -> SmolLM2:
     shipped, config = int(_field(reader, "posviz.layers_shipped")), config_from_gguf(reader)
     table = tensors["token_embd.weight"]
     return SmolLM2(
-        config=config, layers=tuple(check_layer(read_layer(tensors, i), config) for i in range(shipped)),
-        token_blocks=table.data, token_type=table.tensor_type, tokenizer=tokenizer_from_gguf(reader),
+        config=config,
+        layers=tuple(check_layer(read_layer(tensors, i), config) for i in range(shipped)),
+        token_blocks=table.data,
+        token_type=table.tensor_type,
+        tokenizer=tokenizer_from_gguf(reader),
         folder=Path(folder),
-    )  # fmt: skip
+    )
 
 
 @lru_cache(maxsize=1)

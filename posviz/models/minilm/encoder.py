@@ -305,12 +305,15 @@ def compare(model: Encoder, sentence1: str, sentence2: str, scale: float = 1.0) 
     real_a, real_b, plain_a, plain_b = np.split(every, np.cumsum([len(i) for i in ids])[:-1], axis=1)
     real, plain = (real_a, real_b), (plain_a, plain_b)
     return SentencePair(
-        first, second, float(scale),
+        first,
+        second,
+        float(scale),
         cosine=cosine(pool(real[0][-1]), pool(real[1][-1])),
         cosine_plain=cosine(pool(plain[0][-1]), pool(plain[1][-1])),
         cosine_average=cosine(average_words(model, first), average_words(model, second)),
-        layer_distance=_layer_distance(*real), layer_distance_plain=_layer_distance(*plain),
-    )  # fmt: skip
+        layer_distance=_layer_distance(*real),
+        layer_distance_plain=_layer_distance(*plain),
+    )
 
 
 def scale_curve(
@@ -325,7 +328,7 @@ def scale_curve(
     (float32 by default, the dtype ROWS_PER_PASS is sized for), at most `rows` token rows a pass.
 
     Returns: (S,)
-    """  # fmt: skip
+    """
     first, second = (tokenize(text, model.embeddings.folder) for text in (sentence1, sentence2))
     scales = np.asarray(scales, dtype=float)
     per_pass = max(1, rows // (len(first.ids) + len(second.ids)))  # bounds the memory of one pass

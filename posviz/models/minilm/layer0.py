@@ -82,10 +82,27 @@ def load_minilm(folder: Path = DATA) -> MiniLM:
     as_float = {k: v.astype(np.float64) for k, v in arrays.items() if k not in raw}
     as_float.setdefault("word_scale", None)
     return MiniLM(
-        word=arrays["word"], heads=int(arrays["heads"]), eps=float(arrays["layer_norm_eps"]), folder=folder,
-        **{k: as_float[k] for k in ("word_scale", "position", "token_type", "ln_weight", "ln_bias",
-                                    "w_q", "b_q", "w_k", "b_k", "w_v", "b_v")},
-    )  # fmt: skip
+        word=arrays["word"],
+        heads=int(arrays["heads"]),
+        eps=float(arrays["layer_norm_eps"]),
+        folder=folder,
+        **{
+            k: as_float[k]
+            for k in (
+                "word_scale",
+                "position",
+                "token_type",
+                "ln_weight",
+                "ln_bias",
+                "w_q",
+                "b_q",
+                "w_k",
+                "b_k",
+                "w_v",
+                "b_v",
+            )
+        },
+    )
 
 
 def embed(model: MiniLM, ids: np.ndarray, position_scale: float = 1.0) -> np.ndarray:
@@ -155,10 +172,14 @@ def compare(model: MiniLM, sentence1: str, sentence2: str, scale: float = 1.0) -
     with_pos = [attention(model, embed(model, t.ids, scale)) for t in (first, second)]
     plain = [attention(model, embed(model, t.ids, 0.0)) for t in (first, second)]
     return RealPair(
-        first, second, float(scale),
-        weights=(with_pos[0][0], with_pos[1][0]), weights_plain=(plain[0][0], plain[1][0]),
-        outputs=(with_pos[0][1], with_pos[1][1]), outputs_plain=(plain[0][1], plain[1][1]),
-    )  # fmt: skip
+        first,
+        second,
+        float(scale),
+        weights=(with_pos[0][0], with_pos[1][0]),
+        weights_plain=(plain[0][0], plain[1][0]),
+        outputs=(with_pos[0][1], with_pos[1][1]),
+        outputs_plain=(plain[0][1], plain[1][1]),
+    )
 
 
 def distance_curve(model: MiniLM, sentence1: str, sentence2: str, token: str, scales: np.ndarray) -> np.ndarray:
