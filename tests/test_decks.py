@@ -176,7 +176,7 @@ def test_the_offline_copy_loads_nothing_from_elsewhere(small_deck):
     assert len(ids) == len(set(ids))  # two charts' gradients and clips do not share an id
 
 
-def export(steps: str, out: Path) -> subprocess.CompletedProcess:
+def run_export(steps: str, out: Path) -> subprocess.CompletedProcess:
     """`python -m posviz lecture export --steps <steps> -o <out>`, run from the repository."""
     command = [sys.executable, "-m", "posviz", "lecture", "export", "--steps", steps, "-o", str(out)]
     return subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
@@ -185,12 +185,12 @@ def export(steps: str, out: Path) -> subprocess.CompletedProcess:
 @needs_svg
 def test_the_export_command_writes_the_deck_and_says_its_size_and_time(tmp_path):
     out = tmp_path / "deck.html"
-    run = export("norms:d=16,shuffle", out)
+    run = run_export("norms:d=16,shuffle", out)
     assert run.returncode == 0, run.stderr
     assert re.search(r"2 steps, [\d.]+ MB \([\d,]+ bytes\) in [\d.]+ s", run.stdout), run.stdout
     html = out.read_text()
     assert escape(lecture.slide(10, d=16).claim) in html and "step 2 / 2" in html
-    bad = export("nope", out)
+    bad = run_export("nope", out)
     assert bad.returncode == 2 and "got 'nope'" in bad.stderr
 
 
