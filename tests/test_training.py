@@ -24,7 +24,7 @@ from tools.matched import data, export, model, train  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "posviz" / "data" / "matched"
 TINY = {"layers": 1, "d": 16, "heads": 2, "mlp": 32, "T_train": 16}
-REFERENCE_ATOL = 2e-5  # nats: ten times the largest difference measured (2.1e-6, float32 against float64)
+REFERENCE_ATOL = 5e-5  # nats: about 8 times the largest difference measured (6.4e-6, float32 against float64)
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def test_the_scalar_reference_matches_the_losses_jax_recorded(scheme: str, seed:
         pytest.skip(f"{name} is not shipped")
     entry, T = prov["models"][name], prov["recipe"]["model"]["T_train"]
     # seed 0 a little past the training window (the table's last row for learned), seed 1 a short prefix: speed
-    n = (T if scheme == "learned" else T + 8) if seed == 0 else 24
+    n = (T if scheme == "learned" else T + 4) if seed == 0 else 24
     weights = export.load(SHIPPED / entry["file"])
     losses = matched_reference.token_losses(weights, window0_tokens(prov)[: n + 1], scheme, prov["recipe"]["model"])
     np.testing.assert_allclose(losses, entry["window0_losses"][:n], rtol=0, atol=REFERENCE_ATOL)

@@ -18,17 +18,17 @@ from tools.matched.model import Config, token_losses
 class Recipe:
     """The optimiser and schedule, shared by every scheme."""
 
-    steps: int = 200
-    batch: int = 16
+    steps: int = 1200
+    batch: int = 8
     lr: float = 3e-3
-    warmup: int = 20
+    warmup: int = 60
     min_lr_ratio: float = 0.1  # cosine decay from lr to lr * min_lr_ratio
     beta1: float = 0.9
     beta2: float = 0.95
     eps: float = 1e-8
     clip: float = 1.0  # global gradient norm
-    log_every: int = 10  # training loss recorded as the mean over each 10 steps
-    eval_every: int = 50  # held-out loss inside T_train
+    log_every: int = 20  # training loss recorded as the mean over each 20 steps
+    eval_every: int = 100  # held-out loss inside T_train
 
     def check(self) -> Recipe:
         for name in ("steps", "batch", "log_every", "eval_every"):
