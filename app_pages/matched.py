@@ -84,8 +84,8 @@ elif s.part == "probe":
     none = np.mean([v[-1] for k, v in r2.items() if k.startswith("none-")])
     ui.takeaway(
         f"R² 1: position read exactly; 0: no better than guessing the mean position. The model with no position "
-        f"signal reaches R² {none:.3f} after its last layer. The causal mask (the lecture's third family) lets a "
-        "model count how many tokens it sees; these briefly trained models measured here barely use it."
+        f"signal reaches R² {none:.3f} after its last layer: the causal mask (the lecture's third family) is the only "
+        "way it can know where a token is, by what it sees before it."
     )
 elif s.part == "attention":
     ids = matched.encode(s.text)
