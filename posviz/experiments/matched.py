@@ -37,16 +37,23 @@ SCALING = scaling.METHODS  # the core's scaling methods, applied to the RoPE mod
 RECENT = 4  # "recent" keys: the query itself and the 3 before it
 
 
+def spread_windows(length: int, count: int) -> np.ndarray:
+    """`count` held-out windows of length + 1 bytes (at the evaluation's stride), evenly spread over all of them.
+
+    Returns: (N, length + 1)
+    """
+    every = matched.windows(length, matched.provenance()["evaluation"]["stride"])
+    if not 1 <= count <= len(every):
+        raise ValueError(f"count must be in 1..{len(every)} (the held-out windows), got {count}")
+    return every[np.unique(np.linspace(0, len(every) - 1, count).round().astype(int))]
+
+
 def long_windows(count: int = WINDOWS) -> np.ndarray:
     """`count` of the held-out evaluation windows (FACTOR x T_train + 1 bytes), evenly spread over all of them.
 
     Returns: (N, FACTOR T_train + 1)
     """
-    ev = matched.provenance()["evaluation"]
-    every = matched.windows(ev["window_tokens"], ev["stride"])
-    if not 1 <= count <= len(every):
-        raise ValueError(f"count must be in 1..{len(every)} (the held-out windows), got {count}")
-    return every[np.unique(np.linspace(0, len(every) - 1, count).round().astype(int))]
+    return spread_windows(matched.provenance()["evaluation"]["window_tokens"], count)
 
 
 def reach(scheme: str, T: int) -> int:
@@ -167,9 +174,7 @@ def position_probe(scheme: str, seed: int, count: int = 32) -> np.ndarray:
     Returns: (L + 1,)
     """
     T = matched.config().T_train
-    ev = matched.provenance()["evaluation"]
-    every = matched.windows(T, ev["stride"])
-    w = every[np.unique(np.linspace(0, len(every) - 1, count).round().astype(int))][:, :T]
+    w = spread_windows(T, count)[:, :T]
     hidden = matched.forward(matched.load(scheme, seed), w, keep=True).hidden.astype(np.float64)  # (L+1, N, T, d)
     half = len(w) // 2
     y = np.tile(np.arange(T, dtype=float), len(w)).reshape(len(w), T)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from posviz.experiments import matched as matched_experiments
 from tools.matched.model import PARAM_SHAPES
 
 
@@ -28,12 +29,8 @@ def load(path: Path) -> dict[str, np.ndarray]:
 
 
 def bins(T_train: int, factor: int) -> list[tuple[int, int]]:
-    """Position bins [0, T), [T, 2T), [2T, 4T), ... up to factor x T_train."""
-    edges, k = [0, T_train], 2
-    while k <= factor:
-        edges.append(k * T_train)
-        k *= 2
-    return list(zip(edges[:-1], edges[1:], strict=True))
+    """Position bins [0, T), [T, 2T), [2T, 4T), ... up to factor x T_train: posviz's own (the page's table)."""
+    return matched_experiments.bins(T_train, factor)
 
 
 def table(provenance: dict) -> str:
