@@ -58,7 +58,8 @@ if s.part == "long":
         ui.takeaway(
             "Loss past the window minus inside it (nats per byte, seed mean): "
             + ", ".join(f"{k} {v:+.3f}" for k, v in gaps.items())
-            + f". The learned table has {T} rows, so it cannot read position {T}: its lines stop there."
+            + f". The learned table has {T} rows, so it cannot read position {T}: its lines stop there. A gap smaller "
+            "than the seeds' spread in the table below is noise."
         )
     ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 250))
     table = frames.bin_table_frame(rows, ex.bins(T), matched.SCHEMES)
