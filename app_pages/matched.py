@@ -57,11 +57,11 @@ if s.part == "long":
         gaps = {k: last[k].mean - inside[k].mean for k in last if np.isfinite(last[k].mean)}
         ui.takeaway(
             "Loss past the window minus inside it (nats per byte, seed mean): "
-            + ", ".join(f"{k} {v:+.3f}" for k, v in gaps.items())
-            + f". The learned table has {T} rows, so it cannot read position {T}: its lines stop there. A gap smaller "
-            "than the seeds' spread in the table below is noise."
+            + ", ".join(f"{k} {v:+.2f}" for k, v in gaps.items())
+            + f". The learned table has {T} rows, so its lines stop at {T}. Gaps within the seeds' spread (table "
+            "below) are noise."
         )
-    ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 250))
+    ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 230))
     table = frames.bin_table_frame(rows, ex.bins(T), matched.SCHEMES)
     st.dataframe(table, hide_index=True)
     st.caption(
