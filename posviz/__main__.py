@@ -1,5 +1,6 @@
 """Command line: `posviz verify` (or `python -m posviz verify`) reproduces every claim; exit 1 if one fails.
 `posviz lecture export [--steps DECK] [--notes] -o FILE` writes a deck of the lecture as one offline HTML file.
+`posviz inspect MODEL.gguf [--html FILE]` reports a GGUF file's position scheme from its header.
 """
 
 from __future__ import annotations
@@ -78,6 +79,33 @@ def export_lecture(steps: str | None, with_notes: bool, out: Path) -> int:
     return 0
 
 
+def inspect_file(path: Path, out: Path | None) -> int:
+    """Print the report on a GGUF file's position scheme; with `out`, also write it as one offline HTML file."""
+    from posviz.drawing import model_report
+    from posviz.experiments import inspection
+
+    try:
+        report = inspection.inspect(path)
+    except ValueError as error:
+        print(f"posviz inspect: {error}", file=sys.stderr)
+        return 2
+    print(model_report.text(report))
+    if out is None:
+        return 0
+    from posviz.lecture import export
+
+    if not export.available():
+        print(f"posviz inspect --html draws its charts with vl-convert, which is not installed: {export.INSTALL}")
+        return 1
+    try:
+        out.write_text(model_report.page(report, export.figure), encoding="utf-8")
+    except OSError as error:
+        print(f"posviz inspect: cannot write {out}: {error.strerror}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}: {out.stat().st_size / 1e6:.2f} MB")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="posviz", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -88,7 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     exporting.add_argument("--steps", help="a deck as in the lecture link: shuffle,ramp:scale=0.3,norms (default: all)")
     exporting.add_argument("--notes", action="store_true", help="add the speaker notes (N shows them)")
     exporting.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    inspecting = commands.add_parser("inspect", help="a GGUF file's position scheme, read from its header")
+    inspecting.add_argument("file", type=Path, help="the GGUF file (only its header is read)")
+    inspecting.add_argument("--html", type=Path, help="also write the report as one HTML file that works offline")
     args = parser.parse_args(argv)
+    if args.command == "inspect":
+        return inspect_file(args.file, args.html)
     if args.command == "lecture":
         return export_lecture(args.steps, args.notes, args.output)
     return verify()
