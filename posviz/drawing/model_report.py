@@ -7,15 +7,19 @@ loads nothing from elsewhere. Numbers are `display.number`'s.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from html import escape
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from posviz.drawing import figures
 from posviz.drawing.display import number
-from posviz.drawing.figures import Figure
 from posviz.experiments.inspection import Report
+from posviz.maths.scaling import YARN_BETA_FAST, YARN_BETA_SLOW
+
+if TYPE_CHECKING:
+    from posviz.drawing.figures import Figure
 
 SHORT_ROWS = 8  # pairs in the words' table, evenly spaced, plus the last that turns and the first that does not
 
@@ -54,15 +58,15 @@ def _scaling(report: Report) -> str:
     parts = [s.rope_type, f"factor {number(s.factor) if s.factor is not None else 'not stated'}"]
     parts.append(f"original context {_count(s.original)}")
     if s.rope_type == "yarn":
-        parts += [_given("beta_fast", s.beta_fast), _given("beta_slow", s.beta_slow)]
+        parts += [_given("beta_fast", s.beta_fast, YARN_BETA_FAST), _given("beta_slow", s.beta_slow, YARN_BETA_SLOW)]
     if report.view is not None:
         stated = "stated" if s.attention_factor is not None else "computed"
         parts.append(f"attention factor {number(report.view.attention)} ({stated})")
     return ", ".join(parts)
 
 
-def _given(name: str, value: float | None) -> str:
-    return f"{name} {number(value)}" if value is not None else f"{name} not stated (the maths layer's default)"
+def _given(name: str, value: float | None, default: float) -> str:
+    return f"{name} {number(value)}" if value is not None else f"{name} {number(default)} (default: not stated)"
 
 
 def summary(report: Report) -> list[str]:
@@ -126,7 +130,7 @@ def short_pairs(report: Report) -> np.ndarray:
 def text(report: Report) -> str:
     """The report in words: facts, the sentences, and the short table of pairs."""
     s = report.scheme
-    lines = [f"{s.path} ({s.size / 1e6:.1f} MB, {s.tensors:,} tensors; read from the header, no tensor read)"]
+    lines = [f"{s.path} ({s.size:,} bytes, {s.tensors:,} tensors; read from its header, no tensor read)"]
     width = max(len(label) for label, _ in facts(report))
     lines += [f"  {label.ljust(width)}  {value}" for label, value in facts(report)]
     lines += ["", *summary(report)]
@@ -141,11 +145,28 @@ def text(report: Report) -> str:
 def report_figures(report: Report) -> list[Figure]:
     """The Longer contexts page's charts for this file: wavelengths against the windows, and (when scaled) each
     method's slowdown at the file's factor."""
+    from posviz.drawing import figures  # Altair and pandas load here: the words alone start in a third of the time
+
     if report.view is None:
         return []
     out = [figures.rope_wavelengths(report.view)]
+    if report.view.scales:  # the Longer contexts page names llama's dimensions (2i, 2i+1); the layout may differ
+        divisors = figures.rope_divisors(report.view.preset)
+        out.append(dataclasses.replace(divisors, shape={**divisors.shape, "x_title": "pair i"}))
+    return out
+
+
+def captions(report: Report) -> list[str]:
+    """One line under each of `report_figures`."""
+    if report.view is None:
+        return []
+    window = f"the dashed lines: the original context and the context the file is for ({report.scheme.context:,})"
+    out = [f"Tokens per full turn of each pair, unscaled and with the file's scaling; {window}."]
     if report.view.scales:
-        out.append(figures.rope_divisors(report.view.preset))
+        out.append(
+            f"What each scaling method posviz computes would do at the file's factor, with each method's default "
+            f"parameters (the file's own {report.scheme.rope_type} is the wavelength chart above)."
+        )
     return out
 
 
@@ -156,8 +177,9 @@ def page(report: Report, draw: Callable[[Figure, int, str], str], width: int = 9
     body = [f"<h1>{escape(s.path.name)}</h1>", f"<p class='what'>{escape(text(report).splitlines()[0])}</p>"]
     body.append(_table([("", ""), *facts(report)], header=False, cls="facts"))
     body += [f"<p>{escape(line)}</p>" for line in summary(report)]
-    for i, fig in enumerate(report_figures(report)):
+    for i, (fig, caption) in enumerate(zip(report_figures(report), captions(report), strict=True)):
         body.append(f"<div class='figure'>{draw(fig, width, f'inspect-{i}')}</div>")
+        body.append(f"<p class='what'>{escape(caption)}</p>")
     if report.view is not None:
         body.append(_table(pair_rows(report)))
     return (
