@@ -261,3 +261,52 @@ def test_the_shipped_smollm2_header_reads_as_the_forward_pass_reads_it():
     assert (scheme.architecture, scheme.rope_type) == ("llama", "none")
     report = inspection.report(scheme)
     np.testing.assert_allclose(report.wavelengths, hand_wavelengths(config.d_k, config.base), rtol=1e-12)
+
+
+def every_value_type(path: Path) -> Path:
+    """A header holding each GGUF value type, arrays of numbers, strings and arrays, and an alignment of 64."""
+    w = gguf.GGUFWriter(path, "llama")
+    w.add_uint32("general.alignment", 64)
+    for name, add, value in [
+        ("u8", w.add_uint8, 7),
+        ("i8", w.add_int8, -7),
+        ("u16", w.add_uint16, 700),
+        ("i16", w.add_int16, -700),
+        ("u32", w.add_uint32, 70_000),
+        ("i32", w.add_int32, -70_000),
+        ("f32", w.add_float32, 0.5),
+        ("b", w.add_bool, True),
+        ("u64", w.add_uint64, 2**40),
+        ("i64", w.add_int64, -(2**40)),
+        ("f64", w.add_float64, 0.1),
+        ("s", w.add_string, "héllo"),
+    ]:
+        add(f"x.{name}", value)
+    w.add_array("x.numbers", [1.5, 2.5, 3.5])
+    w.add_array("x.words", ["a", "bb", "ccc", ""])
+    w.add_array("x.nested", [[1, 2], [3]])
+    w.add_tensor("a.weight", np.zeros((3, 5), np.float32))
+    w.add_tensor("b.weight", np.zeros((2, 64), np.float16))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return path
+
+
+@pytest.mark.parametrize("which", ["shipped", "every type"])
+def test_the_header_walk_agrees_with_ggufs_reader_on_every_key_and_tensor(tmp_path, which):
+    path = smollm2.DATA / smollm2.GGUF_FILE if which == "shipped" else every_value_type(tmp_path / "all.gguf")
+    header = gguf_inspect.read_header(path, path.stat().st_size)
+    reader = gguf.GGUFReader(path)
+    fields = {k: f for k, f in reader.fields.items() if not k.startswith("GGUF.")}
+    assert list(header.keys) == list(fields)
+    for key, field in fields.items():
+        value = header.keys[key]
+        if isinstance(value, gguf_inspect.Array):
+            nested = field.types[1] == gguf.GGUFValueType.ARRAY  # gguf's reader flattens arrays of arrays
+            assert (value.kind, value.count) == (field.types[1], 2 if nested else len(field.contents())), key
+        else:
+            assert value == pytest.approx(field.contents()) if isinstance(value, float) else value == field.contents()
+    ends = {t.name: t.data_offset + int(t.n_bytes) for t in reader.tensors}
+    assert header.tensors == ends

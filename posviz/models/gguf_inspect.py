@@ -1,7 +1,9 @@
 """What a GGUF file states about its position scheme, read from its header alone (tensors are never read).
 
-gguf's reader maps the file and parses the header's keys and tensor list; no tensor's bytes are touched. The keys
-read are llama.cpp's, for the architecture `general.architecture` names (`{arch}` below):
+`read_header` walks the mapped header with gguf's value types and block sizes, reading scalar keys and skipping
+arrays (gguf.GGUFReader builds Python objects for every vocabulary string: seconds and ~150 MiB on SmolLM2's
+header, benchmarks/inspect_bench.py); no tensor byte is touched. The keys interpreted are llama.cpp's, for the
+architecture `general.architecture` names (`{arch}` below):
     {arch}.context_length                     the context the file is for (Hugging Face's max_position_embeddings)
     {arch}.embedding_length, .attention.head_count, .attention.head_count_kv, .attention.key_length (head width)
     {arch}.rope.dimension_count               the rotated width r (partial rotary: r < head width)
@@ -15,6 +17,8 @@ Dimension letters: d head width, r rotated width, P = r/2 rotated pairs.
 
 from __future__ import annotations
 
+import math
+import mmap
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,8 +143,27 @@ class Scheme:
         return scaling.Preset(self.path.name, source, self.head_dim, self.base, params, original, extended, share)
 
 
-def check_header(path: Path) -> int:
-    """The file's size, once its fixed header (magic, version, counts) is a GGUF's; else a ValueError."""
+@dataclass(frozen=True)
+class Array:
+    """An array value of the header, skipped rather than read (a vocabulary holds ~10^5 strings)."""
+
+    kind: gguf.GGUFValueType
+    count: int
+
+
+@dataclass(frozen=True)
+class Header:
+    """A GGUF header: every key (scalars read, arrays as `Array`) and each tensor's name and end byte."""
+
+    keys: dict[str, object]
+    tensors: dict[str, int]  # name -> the byte where its data ends (-1: a type gguf does not know)
+
+
+SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}  # struct
+
+
+def check_start(path: Path) -> int:
+    """The file's size, once its fixed start (magic, version, counts) is a GGUF's; else a ValueError."""
     if not path.exists():
         raise ValueError(f"expected a GGUF file at {path}, got no file there")
     if not path.is_file():
@@ -163,28 +186,100 @@ def check_header(path: Path) -> int:
     return size
 
 
-def open_reader(path: Path, size: int) -> gguf.GGUFReader:
-    """gguf's reader over the mapped file (no tensor bytes read); its errors as a ValueError naming the file."""
+class _Cursor:
+    """Little-endian reads from a memory map, each at the cursor, which moves past what it read."""
+
+    def __init__(self, data: mmap.mmap, at: int) -> None:
+        self.data, self.at = data, at
+
+    def take(self, fmt: str) -> object:
+        (value,) = struct.unpack_from("<" + fmt, self.data, self.at)
+        self.at += struct.calcsize("<" + fmt)
+        return value
+
+    def skip(self, n: int) -> None:
+        if self.at + n > len(self.data):
+            raise struct.error(f"{n:,} bytes at byte {self.at:,} run past the end")
+        self.at += n
+
+    def string(self) -> str:
+        n = self.take("Q")
+        self.skip(n)
+        return self.data[self.at - n : self.at].decode("utf-8")
+
+    def value(self, kind: int) -> object:
+        if kind == gguf.GGUFValueType.STRING:
+            return self.string()
+        if kind == gguf.GGUFValueType.ARRAY:
+            return self.array()
+        if kind not in SCALARS:
+            raise ValueError(f"expected a GGUF value type (0-12), got {kind}")
+        return self.take(SCALARS[kind])
+
+    def array(self) -> Array:
+        kind, count = self.take("I"), self.take("Q")
+        if kind in SCALARS:
+            self.skip(count * struct.calcsize(SCALARS[kind]))
+        elif kind == gguf.GGUFValueType.STRING:
+            if count * 8 > len(self.data) - self.at:  # each string takes at least its 8-byte length
+                raise struct.error(f"{count:,} strings cannot fit in the {len(self.data) - self.at:,} bytes left")
+            for _ in range(count):
+                self.skip(self.take("Q"))
+        else:  # arrays of arrays: no key posviz reads is one
+            for _ in range(count):
+                self.value(kind)
+        return Array(gguf.GGUFValueType(kind), count)
+
+
+def read_header(path: Path, size: int) -> Header:
+    """The header's keys and tensor list, read from the mapped file (arrays skipped, no tensor byte touched).
+
+    The layout is GGUF v2/v3's, with gguf's value types and block sizes: after the 24-byte start, each key
+    (string, uint32 type, value), then each tensor (name, uint32 dims, uint64 x dims, uint32 type, uint64 offset);
+    tensor data starts at the next multiple of general.alignment (32 when absent).
+    """
+    with path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        _, tensor_count, key_count = struct.unpack_from("<IQQ", data, 4)
+        at = _Cursor(data, 24)
+        try:
+            keys = {}
+            for _ in range(key_count):
+                key = at.string()
+                keys[key] = at.value(at.take("I"))
+            infos = []
+            for _ in range(tensor_count):
+                name, dims = at.string(), at.take("I")
+                shape = [at.take("Q") for _ in range(dims)]
+                infos.append((name, shape, at.take("I"), at.take("Q")))
+        except (struct.error, UnicodeDecodeError, ValueError) as error:
+            raise ValueError(
+                f"{path.name} is cut short or its header is corrupt: expected {key_count:,} keys and "
+                f"{tensor_count:,} tensors, got {size:,} bytes that end or break at byte {at.at:,} ({error})"
+            ) from None
+    align = keys.get("general.alignment", gguf.GGUF_DEFAULT_ALIGNMENT)
+    if not isinstance(align, int) or align < 1 or align & (align - 1):
+        raise ValueError(f"{path.name}: expected general.alignment to be a power of two, got {align!r}")
+    start = -(-at.at // align) * align
+    return Header(keys, {name: _end(start, shape, kind, offset) for name, shape, kind, offset in infos})
+
+
+def _end(start: int, shape: list[int], kind: int, offset: int) -> int:
+    """Where a tensor's data ends: start + offset + elements / block size * block bytes; -1 for an unknown type."""
     try:
-        reader = gguf.GGUFReader(path)
-    except (ValueError, IndexError, KeyError, OverflowError, struct.error, UnicodeDecodeError) as error:
-        raise ValueError(
-            f"{path.name} is cut short or its header is corrupt: expected a whole GGUF file, got {size:,} bytes "
-            f"that gguf's reader cannot parse ({type(error).__name__}: {error})"
-        ) from None
-    end = max((t.data_offset + int(t.n_bytes) for t in reader.tensors), default=0)
-    if end > size:
-        raise ValueError(f"{path.name} is cut short: its tensors end at byte {end:,}, the file has {size:,}")
-    return reader
+        block, nbytes = gguf.GGML_QUANT_SIZES[gguf.GGMLQuantizationType(kind)]
+    except (ValueError, KeyError):
+        return -1
+    return start + offset + math.prod(shape) // block * nbytes
 
 
-def _value(fields: dict, key: str, kind: type) -> object:
-    if key not in fields:
+def _value(keys: dict, key: str, kind: type) -> object:
+    if key not in keys:
         return None
-    value = fields[key].contents()
+    value = keys[key]
     wrong = not isinstance(value, str) if kind is str else isinstance(value, bool) or not isinstance(value, int | float)
     if wrong:
-        raise ValueError(f"{key} should be one {kind.__name__}, got {value!r}")
+        shown = f"an array of {value.count:,} {value.kind.name}" if isinstance(value, Array) else repr(value)
+        raise ValueError(f"{key} should be one {kind.__name__}, got {shown}")
     return kind(value)
 
 
@@ -195,19 +290,21 @@ def read(path: str | Path) -> Scheme:
     else the head width.
     """
     path = Path(path)
-    size = check_header(path)
-    reader = open_reader(path, size)
-    fields = reader.fields
-    arch = _value(fields, "general.architecture", str)
+    size = check_start(path)
+    header = read_header(path, size)
+    end = max(header.tensors.values(), default=0)
+    if end > size:
+        raise ValueError(f"{path.name} is cut short: its tensors end at byte {end:,}, the file has {size:,}")
+    keys = header.keys
+    arch = _value(keys, "general.architecture", str)
     if arch is None:
         raise ValueError(f"{path.name}: expected the key general.architecture, got a header without it")
 
     def get(name: str, kind: type) -> object:
-        return _value(fields, f"{arch}.{name}", kind)
+        return _value(keys, f"{arch}.{name}", kind)
 
     heads, width = get("attention.head_count", int), get("embedding_length", int)
     head_dim = get("attention.key_length", int) or (width // heads if width and heads else None)
-    names = {t.name for t in reader.tensors}
     return Scheme(
         path=path,
         size=size,
@@ -225,7 +322,7 @@ def read(path: str | Path) -> Scheme:
         beta_fast=get("rope.scaling.yarn_beta_fast", float),
         beta_slow=get("rope.scaling.yarn_beta_slow", float),
         attention_factor=get("rope.scaling.attn_factor", float),
-        tensors=len(reader.tensors),
-        factor_tensors=tuple(n for n in FACTOR_TENSORS if n in names),
-        unread=tuple(k for k in fields if k.startswith(f"{arch}.") and k.removeprefix(f"{arch}.") not in READ),
+        tensors=len(header.tensors),
+        factor_tensors=tuple(n for n in FACTOR_TENSORS if n in header.tensors),
+        unread=tuple(k for k in keys if k.startswith(f"{arch}.") and k.removeprefix(f"{arch}.") not in READ),
     )
