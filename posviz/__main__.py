@@ -102,7 +102,7 @@ def inspect_file(path: Path, out: Path | None) -> int:
     except OSError as error:
         print(f"posviz inspect: cannot write {out}: {error.strerror}", file=sys.stderr)
         return 2
-    print(f"wrote {out}: {out.stat().st_size / 1e6:.2f} MB")
+    print(f"wrote {out}: {out.stat().st_size:,} bytes")
     return 0
 
 

@@ -161,6 +161,7 @@ def test_an_unknown_architecture_is_named_and_no_pair_is_guessed(tmp_path):
     words = model_report.text(report)
     assert "mamba9 (unknown to posviz" in words and "Pairs not computed: architecture 'mamba9' is unknown" in words
     assert "wavelength" not in words
+    assert "head width d = not stated" in words and "r = not stated" in words  # the llama family's rules not applied
     with pytest.raises(ValueError, match="architecture 'mamba9' is unknown"):
         report.scheme.preset()
 

@@ -287,7 +287,7 @@ def read(path: str | Path) -> Scheme:
     """The position scheme a GGUF file's header states; ValueError for a missing, foreign, cut or corrupt file.
 
     Head width: attention.key_length, else embedding_length / head_count; rotated width: rope.dimension_count,
-    else the head width.
+    else the head width (both fallbacks only for an architecture in ARCHITECTURES).
     """
     path = Path(path)
     size = check_start(path)
@@ -304,17 +304,19 @@ def read(path: str | Path) -> Scheme:
         return _value(keys, f"{arch}.{name}", kind)
 
     heads, width = get("attention.head_count", int), get("embedding_length", int)
-    head_dim = get("attention.key_length", int) or (width // heads if width and heads else None)
+    known = arch in ARCHITECTURES  # the widths' fallbacks are these architectures' rules, not guessed for others
+    head_dim = get("attention.key_length", int) or (width // heads if known and width and heads else None)
+    rotary_dim = get("rope.dimension_count", int) or (head_dim if known else None)
     return Scheme(
         path=path,
         size=size,
         architecture=arch,
-        known=arch in ARCHITECTURES,
+        known=known,
         context=get("context_length", int),
         heads=heads,
         kv_heads=get("attention.head_count_kv", int),
         head_dim=head_dim,
-        rotary_dim=get("rope.dimension_count", int) or head_dim,
+        rotary_dim=rotary_dim,
         base=get("rope.freq_base", float),
         rope_type=get("rope.scaling.type", str) or "none",
         factor=get("rope.scaling.factor", float),
