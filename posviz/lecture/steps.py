@@ -71,6 +71,9 @@ class Step:
     title: str  # short, for the jump list
     slide: Callable[..., Slide]
     controls: tuple[Control, ...] = ()
+    slow: Callable[[], object] | None = None  # work the slide waits for, cached per process: the app runs it in the
+    # background first, with `slow_note` beside a spinner (the server warms it at start)
+    slow_note: str = ""
 
     def url_key(self, control: Control) -> str:
         """The control's URL key, unique across steps: "ramp_scale"."""
@@ -531,6 +534,83 @@ def last_row(T: int = 640) -> Slide:
     )
 
 
+SCHEME_NAMES = {
+    "none": "no position (the mask only)",
+    "learned": "a learned table",
+    "sinusoid": "added sinusoids",
+    "rope": "RoPE",
+    "alibi": "ALiBi",
+}
+MATCHED_NOTE = "the matched models' held-out loss: computed once per server (about a minute on two cores)"
+
+
+def _matched_curves() -> dict[str, np.ndarray]:
+    """The matched family's held-out curves, computed once per process (the server starts them at launch)."""
+    from posviz.experiments import matched
+
+    return matched.family_curves()
+
+
+def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
+    from posviz.drawing import lecture_charts
+    from posviz.drawing.colours import SCHEME_COLOURS
+    from posviz.experiments import matched as ex
+    from posviz.models import matched
+
+    cfg = matched.config()
+    T = cfg.T_train
+    spans = {b // T: (a, b) for a, b in ex.bins(T)[1:]}  # reach k x T_train: the bin [k/2 T, k T)
+    if reach not in spans:
+        raise ValueError(f"reach must be one of {', '.join(map(str, spans))} (x T_train), got {reach}")
+    a, b = spans[reach]
+    curves = _matched_curves()
+    rise = families.rises(curves, T, a, b)
+    mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
+    least, most = (f(rise.values(), key=lambda r: r.mean) for f in (min, max))
+    curve = figures.heldout_by_position(curves, T)
+    title = "held-out loss by position (a line per seed)"
+    curve = replace(curve, shape={**curve.shape, "title": title, "height": FIGURE_HEIGHT - 40})
+    kept = [k for k in matched.SCHEMES if k in rise]
+    bars = pd.DataFrame(
+        {
+            "category": kept,
+            "value": [rise[k].mean for k in kept],
+            "low": [rise[k].low for k in kept],
+            "high": [rise[k].high for k in kept],
+            "text_at": [max(rise[k].mean, rise[k].high) for k in kept],
+            "shown": [rise[k].shown.replace(" (seeds ", " (") for k in kept],
+            "chosen": [k == scheme for k in kept],
+        }
+    )
+    span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.75)  # room for the words
+    shape = dict(
+        colours=tuple((k, SCHEME_COLOURS[k]) for k in kept),
+        title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
+        x_title="nats per byte",
+        span=span,
+        height=FIGURE_HEIGHT - 40,
+    )
+    windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
+    apart = mine.high < other.low or other.high < mine.low
+    return Slide(
+        f"Small models trained alike but for position, read up to {reach}× their {T}-byte window: the loss rises "
+        f"least with {SCHEME_NAMES[least.scheme]}, most with {SCHEME_NAMES[most.scheme]}; a learned table has no row "
+        "there.",
+        f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
+        round(mine.mean, 2),
+        apart,
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: apart beyond the seeds' spread",
+        (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
+        f"measured live on the {len(curves)} models of {matched.NAME}, {windows}",
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: within the seeds' spread",
+        tone="state",
+        caption=f"{len(curves)} byte-level decoders trained here ({cfg.layers} layers, d = {cfg.d}, T_train = {T}), "
+        f"alike but for position, {len(matched.seeds())} seeds a scheme, read on {windows} of "
+        f"{ex.FACTOR * T} bytes: measurements on small models, not the papers' results. The learned table stops at "
+        "its last row.",
+    )
+
+
 SENTENCES = ("dog bites man", "man bites dog")
 REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites dog"),
               ("a paraphrase", "a man was bitten by a dog"), ("unrelated", "the stock market fell today"))  # fmt: skip
@@ -716,7 +796,7 @@ def recap() -> Slide:
         "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         "every cell computed now from the formulas and the shipped MiniLM table",
-        caption=families.links(),
+        caption=f"{families.past_note()} {families.links()}",
     )
 
 
@@ -747,12 +827,16 @@ STEPS: tuple[Step, ...] = (
     Step("real", "A real model's learned table", real_model),
     Step("lastrow", "A learned table's last row", last_row,
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
+    Step("buys", "What each scheme buys past its trained length", buys,
+         (Control("scheme", "the number for", "alibi", options=("alibi", "rope", "sinusoid", "none")),
+          Control("reach", "read up to × T_train", 8, options=(2, 4, 8))),
+         slow=_matched_curves, slow_note=MATCHED_NOTE),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
     Step("decoder", "Lesson 002's exercise 2: a real decoder", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
-    Step("recap", "Recap: three families of position", recap),
+    Step("recap", "Recap: three families of position", recap, slow=_matched_curves, slow_note=MATCHED_NOTE),
 )  # fmt: skip
 
 
