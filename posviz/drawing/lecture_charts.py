@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from posviz.drawing import lines_bars
 from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
 from posviz.drawing.engine import Data, Text, title_params
 
@@ -105,3 +106,19 @@ def spread_bars(
         x=alt.X("text_at:Q", scale=alt.Scale(domain=list(span), nice=False)), text="shown:N"
     )
     return alt.layer(bar, spread, words, title=title_params(title), height=height)
+
+
+def lines_unlabelled(curve: Data, *more: Data, **shape: object) -> alt.LayerChart:
+    """`lines_bars.lines_keyed` without its colour legend, for a chart whose neighbour names the colours (the
+    lecture's bars in the same colours), so that both fit one screen."""
+    chart = lines_bars.lines_keyed(curve, *more, **shape)
+    _drop_legends(chart)
+    return chart
+
+
+def _drop_legends(chart: alt.TopLevelMixin) -> None:
+    for layer in getattr(chart, "layer", [chart]):
+        if isinstance(layer, alt.LayerChart):
+            _drop_legends(layer)
+        elif isinstance(getattr(layer.encoding, "color", None), alt.Color):
+            layer.encoding.color.legend = None

@@ -208,14 +208,12 @@ def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
 
 
 def past_note() -> str:
-    """What the "past the trained length" column measured, in one sentence (the recap's caption starts with it)."""
+    """What the "past the trained length" column measured, in one line (the recap's expected value ends with it)."""
     T_train = matched.config().T_train
     a, b = past_window()
-    seeds = len(matched.seeds())
     return (
-        f"Past the trained length: held-out loss at positions {a}-{b - 1} minus 0-{T_train - 1} (nats per byte; mean "
-        f"and range of {seeds} seeds) of the small byte-level models trained here (What each scheme buys), not the "
-        "papers' results."
+        f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, mean "
+        f"(range) of {len(matched.seeds())} seeds, of small models trained here, not the papers' results"
     )
 
 

@@ -557,8 +557,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     from posviz.experiments import matched as ex
     from posviz.models import matched
 
-    cfg = matched.config()
-    T = cfg.T_train
+    T = matched.config().T_train
     spans = {b // T: (a, b) for a, b in ex.bins(T)[1:]}  # reach k x T_train: the bin [k/2 T, k T)
     if reach not in spans:
         raise ValueError(f"reach must be one of {', '.join(map(str, spans))} (x T_train), got {reach}")
@@ -567,28 +566,28 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     rise = families.rises(curves, T, a, b)
     mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
     least, most = (f(rise.values(), key=lambda r: r.mean) for f in (min, max))
-    curve = figures.heldout_by_position(curves, T)
+    curve = figures.heldout_by_position(curves, T)  # the matched page's chart; the bars beside it name the colours
     title = "held-out loss by position (a line per seed)"
-    curve = replace(curve, shape={**curve.shape, "title": title, "height": FIGURE_HEIGHT - 40})
-    kept = [k for k in matched.SCHEMES if k in rise]
+    shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
+    curve = Figure(curve.name, lecture_charts.lines_unlabelled, curve.frames, shape)
+    no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
         {
-            "category": kept,
-            "value": [rise[k].mean for k in kept],
-            "low": [rise[k].low for k in kept],
-            "high": [rise[k].high for k in kept],
-            "text_at": [max(rise[k].mean, rise[k].high) for k in kept],
-            "shown": [rise[k].shown.replace(" (seeds ", " (") for k in kept],
-            "chosen": [k == scheme for k in kept],
+            "category": list(matched.SCHEMES),
+            "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
+            "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
+            "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
+            "shown": [rise[k].shown.replace(" (seeds ", " (") if k in rise else no_row for k in matched.SCHEMES],
+            "chosen": [k == scheme for k in matched.SCHEMES],
         }
-    )
+    ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
     span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.75)  # room for the words
     shape = dict(
-        colours=tuple((k, SCHEME_COLOURS[k]) for k in kept),
+        colours=tuple(SCHEME_COLOURS.items()),
         title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
         x_title="nats per byte",
         span=span,
-        height=FIGURE_HEIGHT - 40,
+        height=FIGURE_HEIGHT - 100,
     )
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
     apart = mine.high < other.low or other.high < mine.low
@@ -601,13 +600,11 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         apart,
         f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: apart beyond the seeds' spread",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        f"measured live on the {len(curves)} models of {matched.NAME}, {windows}",
+        f"measured live on {matched.NAME}",
         f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: within the seeds' spread",
         tone="state",
-        caption=f"{len(curves)} byte-level decoders trained here ({cfg.layers} layers, d = {cfg.d}, T_train = {T}), "
-        f"alike but for position, {len(matched.seeds())} seeds a scheme, read on {windows} of "
-        f"{ex.FACTOR * T} bytes: measurements on small models, not the papers' results. The learned table stops at "
-        "its last row.",
+        caption=f"Byte-level models trained here (T_train = {T}, {len(matched.seeds())} seeds a scheme, {windows}): "
+        "measured, not the papers' results.",
     )
 
 
@@ -795,8 +792,8 @@ def recap() -> Slide:
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
         "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
-        "every cell computed now from the formulas and the shipped MiniLM table",
-        caption=f"{families.past_note()} {families.links()}",
+        f"every cell computed now from the formulas and the shipped MiniLM table; {families.past_note()}",
+        caption=families.links(),
     )
 
 
