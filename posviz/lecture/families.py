@@ -75,6 +75,20 @@ def rises(curves: dict[str, np.ndarray], T_train: int, start: int, stop: int) ->
     return {k: Rise(k, start, stop, float(np.mean(v)), min(v), max(v), len(v)) for k, v in per.items()}
 
 
+def extremes(rise: dict[str, Rise]) -> tuple[list[str], list[str]]:
+    """The schemes whose rise is least and most, each with any other whose seeds' range overlaps it (a difference
+    within the seeds' spread picks no single scheme).
+
+    >>> extremes({"a": Rise("a", 1, 2, 0.1, 0.0, 0.2, 2), "b": Rise("b", 1, 2, 0.15, 0.1, 0.2, 2),
+    ...           "c": Rise("c", 1, 2, 2.0, 1.9, 2.1, 2)})
+    (['a', 'b'], ['c'])
+    """
+    order = sorted(rise.values(), key=lambda r: r.mean)
+    least = [r.scheme for r in order if r is order[0] or r.low <= order[0].high]
+    most = [r.scheme for r in order[::-1] if r is order[-1] or r.high >= order[-1].low]
+    return least, most
+
+
 def past_window() -> tuple[int, int]:
     """The positions the recap's "past the trained length" column reads: the matched family's last bin (4-8 x T)."""
     return ex.bins(matched.config().T_train)[-1]

@@ -535,7 +535,7 @@ def last_row(T: int = 640) -> Slide:
 
 
 SCHEME_NAMES = {
-    "none": "no position (the mask only)",
+    "none": "no position signal",
     "learned": "a learned table",
     "sinusoid": "added sinusoids",
     "rope": "RoPE",
@@ -565,7 +565,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     curves = _matched_curves()
     rise = families.rises(curves, T, a, b)
     mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
-    least, most = (f(rise.values(), key=lambda r: r.mean) for f in (min, max))
+    least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in families.extremes(rise))
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart; the bars beside it name the colours
     title = "held-out loss by position (a line per seed)"
     shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
@@ -592,9 +592,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
-        f"Small models trained alike but for position, read up to {reach}× their {T}-byte window: the loss rises "
-        f"least with {SCHEME_NAMES[least.scheme]}, most with {SCHEME_NAMES[most.scheme]}; a learned table has no row "
-        "there.",
+        f"Small models trained alike but for position, read to {reach}× their {T}-byte window: loss rises least "
+        f"with {least}, most with {most}.",
         f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
         round(mine.mean, 2),
         apart,
