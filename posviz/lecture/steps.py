@@ -541,7 +541,7 @@ SCHEME_NAMES = {
     "rope": "RoPE",
     "alibi": "ALiBi",
 }
-MATCHED_NOTE = "the matched models' held-out loss: computed once per server (about a minute on two cores)"
+MATCHED_NOTE = "the matched models' held-out loss: computed once per server, from its start (1-3 minutes on two cores)"
 
 
 def _matched_curves() -> dict[str, np.ndarray]:
