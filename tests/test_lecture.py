@@ -11,12 +11,13 @@ STEPS = lecture.STEPS
 
 
 ORDER = ["shuffle", "twins", "ramp", "pairs", "forgot", "offset", "plain", "position", "magnitude", "table", "norms",
-         "shift", "causal", "rotary", "real", "lastrow", "sentences", "decoder", "llm", "llmsink", "recap"]  # fmt: skip
+         "shift", "causal", "rotary", "real", "lastrow", "buys", "sentences", "decoder", "llm", "llmsink",
+         "recap"]  # fmt: skip
 
 
 def test_the_path_has_the_lessons_argument_in_order():
     assert [s.key for s in STEPS] == ORDER
-    assert len(STEPS) <= 21
+    assert len(STEPS) <= 22
 
 
 @pytest.mark.parametrize("index", range(len(STEPS)))
@@ -114,3 +115,37 @@ def test_the_lectures_pair_move_uses_the_order_pages_labels_and_names_its_signal
     (fig,) = step.slide().figures
     assert fig.frames[0]["what moves"].tolist() == list(figures.PAIR_MOVES)
     assert fig.shape["title"] == figures.pair_moves_title(f"{step.defaults()['position']} × 1")
+
+
+def test_the_steps_that_wait_for_the_matched_models_say_so_and_share_the_pages_curves():
+    from posviz.experiments import matched
+
+    slow = [s for s in STEPS if s.slow is not None]
+    assert [s.key for s in slow] == ["buys", "recap"]
+    assert all("computed once per server" in s.slow_note for s in slow)
+    assert slow[0].slow() is matched.family_curves()  # one cache: the matched page's and the server's warm-up
+
+
+def test_a_second_caller_of_the_family_curves_waits_for_the_first_instead_of_computing_again(monkeypatch):
+    import functools
+    import threading
+    import time
+
+    from posviz.experiments import matched
+
+    calls = []
+
+    @functools.cache
+    def slow_curves(count: int) -> dict:
+        calls.append(count)
+        time.sleep(0.3)
+        return {"count": count}
+
+    monkeypatch.setattr(matched, "_family_curves", slow_curves)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(matched.family_curves(3))) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == [3] and results == [{"count": 3}] * 3

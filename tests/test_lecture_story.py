@@ -9,7 +9,6 @@ from posviz.drawing.display import number
 from posviz.experiments import decoder
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
-from posviz.maths.encodings import sinusoidal
 from tests.harness import routed
 
 KEYS = [s.key for s in lecture.STEPS]
@@ -105,16 +104,69 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     changes = {r.scheme: r.change for r in families.rows()}
     assert not verdicts.negligible(changes["sinusoidal rows"]) and not verdicts.negligible(changes["learned table"])
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
-    assert "no row past 511" in cell[("learned table", "past the trained length")]
-    assert "512 rows: lookup refused" in cell[("learned table", "past the trained length")]
-    norm = float((sinusoidal(1, 8, start=families.PAST) ** 2).sum())
-    assert f"‖pe‖² = {number(norm)}" in cell[("sinusoidal rows", "past the trained length")]
+    past = {r: cell[(r, "past the trained length")] for r in dict.fromkeys(table.row)}
+    assert (
+        "no row past 127 (trained here)" in past["learned table"]
+        and "512 rows: lookup refused" in past["learned table"]
+    )
+    rise = families.measured()
+    for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
+        assert past[row].startswith(f"loss {rise[scheme].shown}\n"), row
+    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].shown}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
     assert (
         last_bucket.tolist() == [30, 31, 31]
-        and "offsets ≥ 91" in cell[("bias on the scores", "past the trained length")]
+        and "T5 (one bucket from 91): not trained here" in past["bias on the scores"]
     )
+    assert "learned" not in rise  # no row past its table: words, not a number
+    assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert slide.ok and slide.value == max(changes[s] for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
+
+
+def test_the_past_column_measures_each_trained_schemes_rise_from_the_curves():
+    from posviz.experiments import matched
+
+    curves = matched.family_curves()
+    a, b = families.past_window()
+    T = b // 8
+    rise = families.measured()
+    for scheme in ("none", "sinusoid", "rope", "alibi"):
+        per_seed = [c[a:b].mean() - c[:T].mean() for k, c in curves.items() if k.startswith(f"{scheme}-seed")]
+        assert rise[scheme].mean == pytest.approx(np.mean(per_seed), abs=1e-12)
+        assert rise[scheme].low == min(per_seed) and rise[scheme].high == max(per_seed) and rise[scheme].seeds == 2
+    with pytest.raises(ValueError, match="expected 0 < T_train <= start < stop, got T_train 128, start 64"):
+        families.rises(curves, 128, 64, 256)
+
+
+def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes():
+    from posviz.experiments import matched
+
+    slide = at("buys")
+    rise = families.measured()
+    assert slide.value == round(rise["alibi"].mean, 2) and slide.shown == f"{rise['alibi'].mean:.2f}"
+    assert slide.ok == (rise["alibi"].high < rise["rope"].low or rise["rope"].high < rise["alibi"].low)
+    assert f"rope {rise['rope'].shown}" in (slide.verdict if slide.ok else slide.otherwise)
+    assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
+    curve, bars = slide.figures
+    assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(families.matched.SCHEMES)
+    table = bars.frames[0].set_index("category")
+    assert list(table.index) == list(families.matched.SCHEMES)  # the bars name the curves' colours
+    assert table.loc["learned", "shown"] == "no row past 127" and "learned" not in rise
+    assert table.loc["alibi", "chosen"] and not table.loc["rope", "chosen"]
+    assert table.value.drop("learned").to_dict() == pytest.approx({k: r.mean for k, r in rise.items()})
+    rope = at("buys", scheme="rope", reach=2)
+    early = families.rises(matched.family_curves(), 128, 128, 256)
+    assert rope.value == round(early["rope"].mean, 2) and "positions 128-255" in rope.label
+    least, most = families.extremes(early)
+    names = lecture.steps.SCHEME_NAMES
+    said = (" or ".join(names[k] for k in group) for group in (least, most))
+    assert rope.claim.endswith("least with {}, most with {}.".format(*said))
+    lowest = min(early.values(), key=lambda r: r.mean)
+    for k in least:  # a scheme named beside the lowest overlaps its seeds' range; one left out does not
+        assert early[k].low <= lowest.high
+    assert all(r.low > lowest.high for k, r in early.items() if k not in least)
+    with pytest.raises(ValueError, match="reach must be one of 2, 4, 8"):
+        at("buys", reach=3)
 
 
 def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
@@ -127,6 +179,7 @@ def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
         "longer",
         "minilm",
         "llm",
+        "matched",
     }
     for title, path in families.PAGES:
         assert titles.get(title) == path, (title, path)

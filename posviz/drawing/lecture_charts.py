@@ -1,4 +1,4 @@
-"""Altair builders for the lecture's later steps: a table of text cells, and a learned table that runs out.
+"""Altair builders for the lecture's later steps: a table of text cells, a learned table that runs out, bars.
 
 As the other builders: data first (long-form frames from `posviz.drawing.frames`), shape after; no maths, no
 streamlit. A table cell's text may hold "\\n" for a second line (Vega's text mark breaks lines there).
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from posviz.drawing import lines_bars
 from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
 from posviz.drawing.engine import Data, Text, title_params
 
@@ -75,3 +76,49 @@ def across_bars(
     bar = base.mark_bar(color=SERIES_COLORS[0]).encode(tooltip=[alt.Tooltip(f"{value}:Q", format=".6g")])
     values = base.mark_text(align="left", dx=6, fontWeight="bold", color=TEXT_COLOUR).encode(text=f"{text}:N")
     return alt.layer(bar, values, title=title_params(title), height=height)
+
+
+def spread_bars(
+    data: Data,
+    *,
+    colours: tuple[tuple[str, str], ...],
+    title: Text,
+    x_title: str,
+    span: tuple[float, float],
+    height: int = 160,
+) -> alt.LayerChart:
+    """One horizontal bar per row of `data` (category, value, low, high, text_at, shown, chosen): the bar to `value`
+    in its category's colour (`colours`: (category, colour) pairs), a dark rule from `low` to `high` (the seeds'
+    range), `shown` written from `text_at`; the `chosen` row drawn full, the others faded. Bars keep the data's
+    order; the value axis spans `span`."""
+    y = alt.Y("category:N", sort=None, title=None, axis=alt.Axis(labelLimit=300, ticks=False, labelOverlap=False))
+    x = alt.X("value:Q", title=x_title, scale=alt.Scale(domain=list(span), nice=False))
+    base = alt.Chart(data).encode(y=y)
+    scale = alt.Scale(domain=[k for k, _ in colours], range=[c for _, c in colours])
+    bar = base.mark_bar().encode(
+        x=x,
+        color=alt.Color("category:N", scale=scale, legend=None),
+        opacity=alt.condition("datum.chosen", alt.value(1.0), alt.value(0.4)),
+        tooltip=[alt.Tooltip("value:Q", format=".4f"), alt.Tooltip("low:Q", format=".4f"), "high:Q"],
+    )
+    spread = base.mark_rule(color=TEXT_COLOUR, size=2).encode(x="low:Q", x2="high:Q")
+    words = base.mark_text(align="left", dx=6, fontWeight="bold", color=TEXT_COLOUR).encode(
+        x=alt.X("text_at:Q", scale=alt.Scale(domain=list(span), nice=False)), text="shown:N"
+    )
+    return alt.layer(bar, spread, words, title=title_params(title), height=height)
+
+
+def lines_unlabelled(curve: Data, *more: Data, **shape: object) -> alt.LayerChart:
+    """`lines_bars.lines_keyed` without its colour legend, for a chart whose neighbour names the colours (the
+    lecture's bars in the same colours), so that both fit one screen."""
+    chart = lines_bars.lines_keyed(curve, *more, **shape)
+    _drop_legends(chart)
+    return chart
+
+
+def _drop_legends(chart: alt.TopLevelMixin) -> None:
+    for layer in getattr(chart, "layer", [chart]):
+        if isinstance(layer, alt.LayerChart):
+            _drop_legends(layer)
+        elif isinstance(getattr(layer.encoding, "color", None), alt.Color):
+            layer.encoding.color.legend = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -241,10 +242,14 @@ def sentence_cosine(scheme: str, seed: int, text1: str, text2: str, scales: np.n
     return np.array(out)
 
 
+_CURVES = threading.Lock()  # one computation at a time: a second caller (the lecture, the page) waits for the warm-up's
+
+
 def family_curves(count: int | None = None) -> dict[str, np.ndarray]:
     """Every shipped model's held-out loss by position on `count` windows (default WINDOWS), keyed scheme-seedK
-    (computed once per process and count)."""
-    return _family_curves(count or WINDOWS)
+    (computed once per process and count; a call while another computes them waits for its result)."""
+    with _CURVES:
+        return _family_curves(count or WINDOWS)
 
 
 @functools.cache

@@ -4,6 +4,8 @@ Family 1, absolute rows added to the input (sinusoidal, learned); family 2, rela
 is added to the scores); family 3, implicit (the causal mask). One measurement runs across every scheme: the
 largest change of the scores q·k (with the scheme's position in them) when every position moves by SHIFT.
 A relative scheme sees only j - i, so its change is rounding; an absolute one sees i and j themselves.
+What each scheme does past its trained length is measured on posviz's matched family (posviz.models.matched),
+for the schemes trained there: held-out loss at 4-8 x T_train minus inside the window, seed mean and range.
 
     >>> [row.scheme for row in rows()][:2]
     ['sinusoidal rows', 'learned table']
@@ -17,12 +19,14 @@ from functools import lru_cache
 import numpy as np
 
 from posviz.drawing.display import number
+from posviz.experiments import matched as ex
 from posviz.maths import biases, relative
-from posviz.maths.encodings import learned, sinusoidal
+from posviz.maths.encodings import learned
+from posviz.models import matched
 
 SHIFT = 100  # every position moves by this much
 T, D = 24, 16  # the positions and the width of the shift measurement (the rotary step's)
-PAST = 600  # a position past MiniLM's 512 rows, asked of each scheme
+PAST = 600  # a position past MiniLM's 512 rows: T5's buckets are read out to 4 x PAST
 COLUMNS = ("family", "enters", "past the trained length", f"scores, every position +{SHIFT}")
 PAGES = (  # the pages that show the schemes: (title, router url path)
     ("Sinusoids", "sinusoids"),
@@ -32,7 +36,67 @@ PAGES = (  # the pages that show the schemes: (title, router url path)
     ("Longer contexts", "longer"),
     ("MiniLM: a trained encoder", "minilm"),
     ("SmolLM2: a RoPE decoder", "llm"),
+    ("What each scheme buys", "matched"),
 )
+
+
+@dataclass(frozen=True)
+class Rise:
+    """One trained scheme's held-out loss at positions start..stop-1 minus inside its window [0, T_train), in
+    nats per byte: the mean over its seeds, the lowest and highest seed."""
+
+    scheme: str
+    start: int
+    stop: int
+    mean: float
+    low: float
+    high: float
+    seeds: int
+
+    @property
+    def shown(self) -> str:
+        return f"{self.mean:+.2f} (seeds {self.low:+.2f}..{self.high:+.2f})"
+
+
+def rises(curves: dict[str, np.ndarray], T_train: int, start: int, stop: int) -> dict[str, Rise]:
+    """Each scheme's rise from curves keyed scheme-seedK (loss per position): mean of curve[start:stop] minus mean
+    of curve[:T_train], per seed; a scheme whose curves stop before `stop` (the learned table) is left out.
+
+    >>> rises({"a-seed0": np.r_[np.ones(4), 3 * np.ones(4)], "a-seed1": np.ones(8)}, 4, 4, 8)["a"].shown
+    '+1.00 (seeds +0.00..+2.00)'
+    """
+    if not 0 < T_train <= start < stop:
+        raise ValueError(f"expected 0 < T_train <= start < stop, got T_train {T_train}, start {start}, stop {stop}")
+    per: dict[str, list[float]] = {}
+    for name, curve in curves.items():
+        scheme = name.rsplit("-seed", 1)[0]
+        if len(curve) >= stop:
+            per.setdefault(scheme, []).append(float(curve[start:stop].mean() - curve[:T_train].mean()))
+    return {k: Rise(k, start, stop, float(np.mean(v)), min(v), max(v), len(v)) for k, v in per.items()}
+
+
+def extremes(rise: dict[str, Rise]) -> tuple[list[str], list[str]]:
+    """The schemes whose rise is least and most, each with any other whose seeds' range overlaps it (a difference
+    within the seeds' spread picks no single scheme).
+
+    >>> extremes({"a": Rise("a", 1, 2, 0.1, 0.0, 0.2, 2), "b": Rise("b", 1, 2, 0.15, 0.1, 0.2, 2),
+    ...           "c": Rise("c", 1, 2, 2.0, 1.9, 2.1, 2)})
+    (['a', 'b'], ['c'])
+    """
+    order = sorted(rise.values(), key=lambda r: r.mean)
+    least = [r.scheme for r in order if r is order[0] or r.low <= order[0].high]
+    most = [r.scheme for r in order[::-1] if r is order[-1] or r.high >= order[-1].low]
+    return least, most
+
+
+def past_window() -> tuple[int, int]:
+    """The positions the recap's "past the trained length" column reads: the matched family's last bin (4-8 x T)."""
+    return ex.bins(matched.config().T_train)[-1]
+
+
+def measured() -> dict[str, Rise]:
+    """The matched family's rise past its window (`past_window`), every trained scheme that reads that far."""
+    return rises(ex.family_curves(), matched.config().T_train, *past_window())
 
 
 @dataclass(frozen=True)
@@ -100,48 +164,48 @@ def refusal(length: int) -> str | None:
 
 @lru_cache(maxsize=1)
 def rows() -> tuple[Row, ...]:
-    """The recap's five schemes, every number computed now."""
+    """The recap's five schemes, every number computed now (the matched family's curves are computed once)."""
     q, k = _content()
-    norm = float((sinusoidal(1, 8, start=PAST) ** 2).sum())
     last = table_rows()
     refuses = "lookup refused" if refusal(last + 1) else "lookup ran"
     bucket = biases.t5_bucket(np.arange(0, 4 * PAST))
     first_last = int(np.argmax(bucket == bucket.max()))  # the first offset that falls in T5's last bucket
-    alibi = float(biases.bias("alibi", np.array([PAST]))[0])
+    rise = measured()
+    T_train = matched.config().T_train
     return (
         Row(
             "sinusoidal rows",
             "1: absolute",
             "added to the input",
-            f"a row for any t from the formula\n(t = {PAST}: ‖pe‖² = {number(norm)} at d = 8)",
+            f"loss {rise['sinusoid'].shown}\na row for any t, from the formula",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
         ),
         Row(
             "learned table",
             "1: absolute",
             "added to the input",
-            f"no row past {last - 1}\n({last} rows: {refuses})",
+            f"no row past {T_train - 1} (trained here)\nnor past {last - 1} ({last} rows: {refuses})",
             learned_change(),
         ),
         Row(
             "rotary (RoPE)",
             "2: relative",
             "rotates q and k",
-            "any angle computes;\nfar offsets: angles never trained",
+            f"loss {rise['rope'].shown}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
         ),
         Row(
             "bias on the scores",
             "2: relative",
             "added to the scores\n(ALiBi, T5)",
-            f"ALiBi keeps falling ({number(alibi)} at {PAST});\nT5: offsets ≥ {first_last} share one bucket",
+            f"ALiBi: loss {rise['alibi'].shown}\nT5 (one bucket from {first_last}): not trained here",
             max(bias_change("alibi"), bias_change("t5")),
         ),
         Row(
             "causal mask",
             "3: implicit\n(order, not distance)",
             "masks the scores\n(keys after the query)",
-            "nothing to run out of:\nno table, no angle",
+            f"loss {rise['none'].shown}\nno table, no angle to run out of",
             mask_change(),
         ),
     )
@@ -155,6 +219,16 @@ def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
         COLUMNS[2]: [r.past for r in every],
         COLUMNS[3]: [f"max change {number(r.change)}" for r in every],
     }
+
+
+def past_note() -> str:
+    """What the "past the trained length" column measured, in one line (the recap's expected value ends with it)."""
+    T_train = matched.config().T_train
+    a, b = past_window()
+    return (
+        f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, mean "
+        f"(range) of {len(matched.seeds())} seeds, of small models trained here, not the papers' results"
+    )
 
 
 def links() -> str:

@@ -135,6 +135,15 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
         "Cut or split the text, or extend the table and train the new rows; a formula or rotary has no such end.",
         "That a model degrades gently past its training length; a learned table simply stops.",
     ),
+    "buys": Note(
+        "Ten small models were trained here alike in text, bytes, starting weights and steps; only where position "
+        "comes in differs. Read on text they never saw, out to eight times their window, each scheme's line shows "
+        "what it buys past the window, and the two seeds of a scheme show how large a difference noise makes.",
+        "Why does the model with no position signal hold up past its window while RoPE's loss climbs?",
+        "Its only position signal, the mask, works the same at any length; RoPE meets angles between far tokens "
+        "that training never produced.",
+        "That a relative scheme reads past its training length for free: RoPE is relative, and its loss climbs here.",
+    ),
     "sentences": Note(
         "Through the whole encoder, the two orders get a cosine below 1, and 1 up to rounding with the position "
         "rows removed. The bars give the number a scale: the same sentence is 1, a paraphrase lower, an unrelated "
@@ -172,7 +181,8 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
         "by 100 and only the absolute ones change the scores. Past the trained length a learned table runs out, "
         "while the others compute on values never trained.",
         "Which family lets a model read past its training length without an error?",
-        "All but the learned table compute past it; whether the model then works is a separate question.",
+        "All but the learned table compute past it; whether the model then works is what the trained models' step "
+        "measured.",
         "That relative schemes make long inputs free; they avoid the missing row, not the untrained distances.",
     ),
 }

@@ -71,6 +71,9 @@ class Step:
     title: str  # short, for the jump list
     slide: Callable[..., Slide]
     controls: tuple[Control, ...] = ()
+    slow: Callable[[], object] | None = None  # work the slide waits for, cached per process: the app runs it in the
+    # background first, with `slow_note` beside a spinner (the server warms it at start)
+    slow_note: str = ""
 
     def url_key(self, control: Control) -> str:
         """The control's URL key, unique across steps: "ramp_scale"."""
@@ -531,6 +534,79 @@ def last_row(T: int = 640) -> Slide:
     )
 
 
+SCHEME_NAMES = {
+    "none": "no position signal",
+    "learned": "a learned table",
+    "sinusoid": "added sinusoids",
+    "rope": "RoPE",
+    "alibi": "ALiBi",
+}
+MATCHED_NOTE = "the matched models' held-out loss: computed once per server, from its start (1-3 minutes on two cores)"
+
+
+def _matched_curves() -> dict[str, np.ndarray]:
+    """The matched family's held-out curves, computed once per process (the server starts them at launch)."""
+    from posviz.experiments import matched
+
+    return matched.family_curves()
+
+
+def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
+    from posviz.drawing import lecture_charts
+    from posviz.drawing.colours import SCHEME_COLOURS
+    from posviz.experiments import matched as ex
+    from posviz.models import matched
+
+    T = matched.config().T_train
+    spans = {b // T: (a, b) for a, b in ex.bins(T)[1:]}  # reach k x T_train: the bin [k/2 T, k T)
+    if reach not in spans:
+        raise ValueError(f"reach must be one of {', '.join(map(str, spans))} (x T_train), got {reach}")
+    a, b = spans[reach]
+    curves = _matched_curves()
+    rise = families.rises(curves, T, a, b)
+    mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
+    least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in families.extremes(rise))
+    curve = figures.heldout_by_position(curves, T)  # the matched page's chart; the bars beside it name the colours
+    title = "held-out loss by position (a line per seed)"
+    shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
+    curve = Figure(curve.name, lecture_charts.lines_unlabelled, curve.frames, shape)
+    no_row = f"no row past {T - 1}"  # the learned table
+    bars = pd.DataFrame(
+        {
+            "category": list(matched.SCHEMES),
+            "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
+            "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
+            "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
+            "shown": [rise[k].shown.replace(" (seeds ", " (") if k in rise else no_row for k in matched.SCHEMES],
+            "chosen": [k == scheme for k in matched.SCHEMES],
+        }
+    ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
+    span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.75)  # room for the words
+    shape = dict(
+        colours=tuple(SCHEME_COLOURS.items()),
+        title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
+        x_title="nats per byte",
+        span=span,
+        height=FIGURE_HEIGHT - 100,
+    )
+    windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
+    apart = mine.high < other.low or other.high < mine.low
+    return Slide(
+        f"Small models trained alike but for position, read to {reach}× their {T}-byte window: loss rises least "
+        f"with {least}, most with {most}.",
+        f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
+        round(mine.mean, 2),
+        apart,
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: apart beyond the seeds' spread",
+        (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
+        f"measured live on {matched.NAME}",
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: within the seeds' spread",
+        tone="state",
+        caption=f"Byte-level models trained here (T_train = {T}, {len(matched.seeds())} seeds a scheme, {windows}): "
+        "measured, not the papers' results.",
+    )
+
+
 SENTENCES = ("dog bites man", "man bites dog")
 REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites dog"),
               ("a paraphrase", "a man was bitten by a dog"), ("unrelated", "the stock market fell today"))  # fmt: skip
@@ -715,7 +791,7 @@ def recap() -> Slide:
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
         "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
-        "every cell computed now from the formulas and the shipped MiniLM table",
+        f"every cell computed now from the formulas and the shipped MiniLM table; {families.past_note()}",
         caption=families.links(),
     )
 
@@ -747,12 +823,16 @@ STEPS: tuple[Step, ...] = (
     Step("real", "A real model's learned table", real_model),
     Step("lastrow", "A learned table's last row", last_row,
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
+    Step("buys", "What each scheme buys past its trained length", buys,
+         (Control("scheme", "the number for", "alibi", options=("alibi", "rope", "sinusoid", "none")),
+          Control("reach", "read up to × T_train", 8, options=(2, 4, 8))),
+         slow=_matched_curves, slow_note=MATCHED_NOTE),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
     Step("decoder", "Lesson 002's exercise 2: a real decoder", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
-    Step("recap", "Recap: three families of position", recap),
+    Step("recap", "Recap: three families of position", recap, slow=_matched_curves, slow_note=MATCHED_NOTE),
 )  # fmt: skip
 
 
