@@ -24,24 +24,37 @@ PARTS = {
     "magnitude": "the position signal scaled",
 }
 TEXT = "The interpreter reads the file line by line; each statement runs in order. " * 6
+cfg = matched.config()
 P = ui.params(
     ui.part_param(PARTS),
-    ui.Param("scheme", "rope", "choice", options=matched.SCHEMES, label="model's scheme"),
-    ui.Param("seed", 0, "choice", options=tuple(matched.seeds()), label="seed"),
-    ui.Param("text", TEXT, "text", max_len=1000, label="text (UTF-8 bytes, up to 1000)"),
-    ui.Param("layer", 0, "int", 0, matched.config().layers - 1, label="layer"),
+    ui.Param("scheme", "rope", "choice", options=matched.SCHEMES, label="scheme of the heatmap"),
+    ui.Param("seed", 0, "choice", options=tuple(matched.seeds()), label="seed of the heatmap"),
+    ui.Param("text", TEXT, "text", max_len=ex.MAX_BYTES, label=f"your text (UTF-8 bytes, up to {ex.MAX_BYTES})"),
+    ui.Param("layer", 0, "int", 0, cfg.layers - 1, label="layer"),
+    ui.Param("head", 0, "int", 0, cfg.heads - 1, label="head of the heatmap"),
 )
 keys = {
-    "long": (),
+    "long": ("text",),
     "scaling": (),
     "probe": (),
-    "attention": ("text", "layer"),
-    "magnitude": ("scheme", "seed"),
+    "attention": ("text", "layer", "scheme", "seed", "head"),
+    "magnitude": (),
 }
 s = ui.sidebar(P, page="matched", keys=keys)
-cfg, recipe = matched.config(), matched.provenance()["recipe"]
+recipe = matched.provenance()["recipe"]
 T = cfg.T_train
 FIRST = "computed once per server from the shipped weights (about a minute on two cores; later visits are instant)"
+st.caption(
+    "Schemes: **none**, the causal mask only; **learned**, a trained row a position added to the input; "
+    "**sinusoid**, fixed sine and cosine rows added; **rope**, q and k turned by position; **alibi**, a penalty "
+    "growing with distance added to the scores."
+)
+
+
+text = ex.typed(s.text)  # the typed text (long, attention), cut to MAX_BYTES bytes
+if s.part in ("long", "attention") and matched.encode(text).size < 2:
+    st.info("Type at least 2 bytes of text; showing the default text.")
+    text = TEXT
 
 
 if s.part == "long":
@@ -58,10 +71,19 @@ if s.part == "long":
         ui.takeaway(
             "Loss past the window minus inside it (nats per byte, seed mean): "
             + ", ".join(f"{k} {v:+.2f}" for k, v in gaps.items())
-            + f". The learned table has {T} rows, so its lines stop at {T}. Gaps within the seeds' spread (table "
-            "below) are noise."
+            + ". Gaps within the seeds' spread (table below) are noise."
         )
-    ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 230))
+    ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 200))
+    ui.takeaway(
+        f"The learned table (dashed) has {T} rows, one a position it was trained on: past position {T - 1} it has no "
+        "row to add, so its lines stop there and its columns below are empty."
+    )
+    mine = ui.result_of(ui.later(ex.text_curves, text), "every model reading your text")
+    ui.figure(figures.text_by_position(mine, T), height=ui.fit(260, 200))
+    ui.takeaway(
+        f"Your text (the sidebar): {matched.encode(text).size} bytes, read by all ten models; one text is noisier "
+        "than the held-out mean above."
+    )
     table = frames.bin_table_frame(rows, ex.bins(T), matched.SCHEMES)
     st.dataframe(table, hide_index=True)
     st.caption(
@@ -70,14 +92,33 @@ if s.part == "long":
     )
 elif s.part == "scaling":
     curves = ui.result_of(ui.later(ex.family_scaled), f"the RoPE models with each scaling method: {FIRST}")
-    ui.figure(figures.scaled_by_position(curves, T), height=ui.fit(320, 260))
-    past = {k: float(v[4 * T :].mean()) for k, v in curves.items()}
-    methods = ["unscaled", *ex.SCALING]
-    ui.takeaway(
-        f"Mean loss at positions {4 * T}-{8 * T - 1}, seed mean: "
-        + ", ".join(f"{m} {np.mean([v for k, v in past.items() if k.startswith(m + '-')]):.3f}" for m in methods)
-        + f". Each method is applied at inference for a window of {T} extended {ex.FACTOR} times, without the "
-        "fine-tuning the methods' papers use."
+    past = ex.mean_past(curves, 4 * T)
+    best = min(ex.SCALING, key=past.get)
+    a, b = st.columns(2)
+    with a:
+        ui.headline(
+            f"mean loss at positions {4 * T}-{8 * T - 1}, seed mean: unscaled → best ({best})",
+            f"{number(past['unscaled'])} → {number(past[best])}",
+        )
+    with b:
+        ui.takeaway(
+            ", ".join(f"{m} {past[m]:.3f}" for m in ex.SCALING)
+            + f" nats per byte. Applied at inference to a window of {T} extended {ex.FACTOR} times, without the "
+            "fine-tuning the methods' papers use."
+        )
+    ui.figure(figures.scaled_by_position(curves, T), height=ui.fit(320, 220))
+    setups = ex.scaling_setups()
+    dyn, yarn, llama = setups["dynamic"], setups["yarn"], setups["llama3"]
+    st.markdown(
+        f"- **linear** (position interpolation): every pair's angle divided by {ex.FACTOR}, position t read as "
+        f"t / {ex.FACTOR}.\n"
+        f"- **dynamic** (NTK-aware, its base set by the length read): base {number(cfg.base)} raised to "
+        f"{number(dyn.base)} for {dyn.length} bytes; the fastest pair untouched, the slowest divided by "
+        f"{number(dyn.divisors.max())}.\n"
+        f"- **yarn**: of {cfg.d_k // 2} pairs, {yarn.kept} fast kept, {yarn.divided} slow divided by {ex.FACTOR}, a "
+        f"ramp between; cos and sin times {number(yarn.attention)} (a temperature on the scores).\n"
+        f"- **llama3**: {llama.kept} pairs with wavelength under {T // 4} kept, {llama.divided} over {T} divided by "
+        f"{ex.FACTOR}, smoothed between; no temperature."
     )
 elif s.part == "probe":
     r2 = ui.result_of(ui.later(ex.family_probe), f"the position probes: {FIRST}")
@@ -89,45 +130,67 @@ elif s.part == "probe":
         "way it can know where a token is, by what it sees before it."
     )
 elif s.part == "attention":
-    ids = matched.encode(s.text)
-    if ids.size < 2:
-        st.info("Type at least 2 bytes of text; showing the default text.")
-        ids = matched.encode(TEXT)
-    first = {}
-    for scheme in matched.SCHEMES:
-        if scheme == "learned" and ids.size > T:
-            continue
-        first[f"{scheme}-seed0"] = ex.attention_reading(scheme, 0, ids, s.layer).first
-    ui.figure(figures.attention_on_first(first, T, layer=s.layer), height=ui.fit(300, 250))
+    n = matched.encode(text).size
+    lines = ui.result_of(ui.later(ex.family_attention, text, s.layer), "every scheme's attention on your text")
     ui.takeaway(
-        f"{ids.size} bytes. Weight each query puts on byte 0, mean of layer {s.layer}'s heads, seed 0"
-        + (f"; the learned table is left out past {T} bytes." if ids.size > T else ".")
+        f"{n} bytes, seed 0, mean of layer {s.layer}'s heads"
+        + (f"; the learned table is left out past {T} bytes" if n > T else "")
+        + ". A head with nothing useful to read parks its weight on token 0 (an attention sink); past the window "
+        "that share and the weight on the latest tokens show whether a head still reads as it was trained to."
     )
-else:
-    scales = np.linspace(0.0, 1.0, 6)
-    losses = ex.magnitude_losses(s.scheme, s.seed, scales)
-    cos = ex.sentence_cosine(s.scheme, s.seed, "dog bites man", "man bites dog", scales)
-    a, b = st.columns(2)
-    with a:
-        ui.headline("held-out loss: position off → on", f"{number(losses[0])} → {number(losses[-1])}")
-    with b:
-        ui.headline('"dog bites man" vs "man bites dog": cosine at 0 → 1', f"{number(cos[0])} → {number(cos[-1])}")
     left, right = st.columns(2)
     with left:
-        title = f"{s.scheme}-seed{s.seed}: held-out loss inside the window"
-        ui.figure(
-            figures.scale_line(scales, losses, name="magnitude-loss", title=title, y_title="nats per byte"),
-            height=ui.fit(260, 220),
-        )
+        first = {k: v[0] for k, v in lines.items()}
+        ui.figure(figures.attention_on_first(first, T, layer=s.layer), height=ui.fit(260, 220))
     with right:
-        title = "cosine of the two sentences' mean outputs"
-        ui.figure(
-            figures.scale_line(scales, cos, name="magnitude-cosine", title=title, y_title="cosine"),
-            height=ui.fit(260, 220),
+        recent = {k: v[1] for k, v in lines.items()}
+        ui.figure(figures.attention_on_recent(recent, T, layer=s.layer, last=ex.RECENT), height=ui.fit(260, 220))
+    w = ui.result_of(ui.later(ex.head_weights, s.scheme, s.seed, text, s.layer, s.head), "the chosen head's weights")
+    title = f"{s.scheme}-seed{s.seed}, layer {s.layer}, head {s.head}: weights on your text"
+    ui.figure(figures.attention_picture(w, T, title=title), height=ui.fit(420, 320))
+    if len(w) < n:
+        st.caption(f"The learned table reads only the first {len(w)} bytes (it has {T} rows).")
+else:
+    scales = ex.SCALES
+    losses = ui.result_of(ui.later(ex.family_magnitude), f"eight models, six scales: {FIRST}")
+    cos = ex.family_cosine("dog bites man", "man bites dog", scales)
+    mean = ex.seed_mean(losses)  # {scheme: (S,)}
+    off, on = {k: v[0] for k, v in mean.items()}, {k: v[-1] for k, v in mean.items()}
+    higher = sum(v[-1] > v[0] for v in cos.values())
+    a, b = st.columns(2)
+    with a:
+        best = min(on, key=on.get)
+        ui.headline(
+            f"{best}: held-out loss, position off → on (seed mean)", f"{number(off[best])} → {number(on[best])}"
         )
+    with b:
+        ui.takeaway(
+            "Scale 0 removes the position signal (the added rows, RoPE's angles or ALiBi's slopes); 1 is the model as "
+            "trained. Off → on, seed mean: " + ", ".join(f"{k} {off[k]:.2f} → {on[k]:.2f}" for k in on) + "."
+        )
+    left, right = st.columns(2)
+    with left:
+        fig = figures.by_scale(
+            losses,
+            np.array(scales),
+            name="magnitude-loss",
+            title="held-out loss inside the window",
+            y_title="nats per byte",
+        )
+        ui.figure(fig, height=ui.fit(260, 220))
+    with right:
+        fig = figures.by_scale(
+            cos,
+            np.array(scales),
+            name="magnitude-cosine",
+            title='"dog bites man" vs "man bites dog"',
+            y_title="cosine of the mean final states",
+        )
+        ui.figure(fig, height=ui.fit(260, 220))
     ui.takeaway(
-        "Scale 0 removes the position signal (the added rows, RoPE's angles or ALiBi's slopes); a decoder's causal "
-        "mask still tells the two sentences apart, so their cosine is below 1 even at 0."
+        f"Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models (higher: "
+        "their mean final states are more alike with position on than off). At 0 the causal mask alone already tells "
+        "them apart (cosine below 1)."
     )
 st.caption(
     f"Models: {len(matched.names())} byte-level decoders, {cfg.layers} layers, d = {cfg.d}, {cfg.heads} heads, "

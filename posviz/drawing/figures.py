@@ -418,6 +418,29 @@ def heldout_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width
         title=f"held-out loss by position ({width}-position means; one line a seed)",
         x_title="position t",
         y_title="nats per byte",
+        front=("learned",),
+    )
+
+
+def text_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: int = 16) -> Figure:
+    """Loss at each position of a typed text for every model of the matched family (one line per seed, one colour
+    per scheme), averaged over bins of `width` positions, the training window's end marked.
+
+    >>> text_by_position({"rope-seed0": np.ones(40), "learned-seed0": np.ones(16)}, 16).frames[0].shape
+    (4, 5)
+    """
+    frame = _by_scheme(frames.binned_frame(curves, width))
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    return _keyed_lines(
+        "text-by-position",
+        frame,
+        window,
+        tuple(colours.SCHEME_COLOURS),
+        y="loss",
+        title=f"loss on your text by position ({width}-position means; one line a seed)",
+        x_title="position t (byte of your text)",
+        y_title="nats per byte",
+        front=("learned",),
     )
 
 
@@ -477,8 +500,73 @@ def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: 
     window = frames.window_frame(T_train, f"trained on {T_train} tokens")
     title = f"layer {layer}: weight on token 0 ({width}-position means)"
     keys = tuple(colours.SCHEME_COLOURS)
-    shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0")
+    shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0", front=("learned",))
     return _keyed_lines("attention-on-first", frame, window, keys, **shape)
+
+
+def attention_on_recent(
+    recent: Mapping[str, np.ndarray], T_train: int, *, layer: int, last: int, width: int = 8
+) -> Figure:
+    """The weight each query puts on the `last` most recent tokens (itself included) against its position, one line
+    a model (curves named scheme-seedK), the training window's end marked.
+
+    >>> attention_on_recent({"rope-seed0": np.ones(32)}, 16, layer=0, last=4).frames[0].shape
+    (4, 5)
+    """
+    frame = _by_scheme(frames.binned_frame(recent, width, y_name="weight"))
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    title = f"layer {layer}: weight on the {last} latest tokens ({width}-position means)"
+    y_title = f"weight on tokens t-{last - 1}..t"
+    shape = dict(y="weight", title=title, x_title="query position t", y_title=y_title, front=("learned",))
+    return _keyed_lines("attention-on-recent", frame, window, tuple(colours.SCHEME_COLOURS), **shape)
+
+
+def attention_picture(weights: np.ndarray, T_train: int, *, title: str, max_cells: int = 16_384) -> Figure:
+    """One head's attention weights (query rows, key columns) as a heatmap of block means, the colours clipped at
+    the 99th percentile of the cells (block means of a long text are small beside the first column).
+
+    >>> attention_picture(np.tril(np.ones((8, 8))) / np.arange(1, 9)[:, None], 4, title="t").cells.values.shape
+    (8, 8)
+    """
+    reduced = grids.block_mean(weights, max_cells)
+    top = max(float(np.quantile(reduced.values, 0.99)), 1e-6)
+    shape = dict(
+        title=title,
+        row_title=f"query position (the window ends at {T_train - 1})",
+        col_title="key position",
+        domain=(0.0, top),
+        scheme=images.WEIGHT_SCHEME,
+        value_title=f"weight (clipped at {number(top)})",
+    )
+    return Figure("attention-weights", heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
+
+
+def by_scale(values: Mapping[str, np.ndarray], scales: np.ndarray, *, name: str, title: str, y_title: str) -> Figure:
+    """A value (held-out loss, a cosine) against the scale of the position signal, one line a model (curves named
+    scheme-seedK).
+
+    >>> by_scale({"rope-seed0": np.ones(3)}, np.linspace(0, 1, 3), name="x", title="t", y_title="y").frames[0].shape
+    (3, 5)
+    """
+    rows = [
+        pd.DataFrame({"scale": np.asarray(scales, dtype=float), "value": np.asarray(v, dtype=float), "curve": k})
+        for k, v in values.items()
+    ]
+    frame = _by_scheme(pd.concat(rows, ignore_index=True))
+    keys = [k for k in colours.SCHEME_COLOURS if k in set(frame["scheme"])]
+    shape = dict(
+        x="scale",
+        y="value",
+        color="scheme",
+        detail="curve",
+        legend="bottom",
+        points=True,
+        colours=tuple((k, colours.SCHEME_COLOURS[k]) for k in keys),
+        x_title="position signal × scale (0 = none)",
+        y_title=y_title,
+        title=title,
+    )
+    return Figure(name, lines_bars.lines_keyed, (frame,), shape)
 
 
 def scale_line(scales: np.ndarray, values: np.ndarray, *, name: str, title: str, y_title: str) -> Figure:
