@@ -1,9 +1,7 @@
 """What each scheme buys: matched small models
 
-Ten small byte-level decoders trained here, identical in text, bytes, architecture, initialisation, optimiser,
-steps and training window, differing only in where position comes in: nothing (the causal mask only), a learned
-table, added sinusoids, RoPE, ALiBi; two seeds each. Everything below is computed from their shipped weights by
-this server: what they measure, not what the papers found.
+Ten small byte-level decoders trained here, identical in everything but where position comes in; two seeds each.
+Everything below is computed by this server from their shipped weights: what they measure, not what the papers found.
 """
 
 import numpy as np
@@ -45,12 +43,9 @@ recipe = matched.provenance()["recipe"]
 T = cfg.T_train
 FIRST = "computed once per server from the shipped weights (about a minute on two cores; later visits are instant)"
 st.caption(
-    "Schemes: **none**, the causal mask only; **learned**, a trained row a position added to the input; "
-    "**sinusoid**, fixed sine and cosine rows added; **rope**, q and k turned by position; **alibi**, a penalty "
-    "growing with distance added to the scores."
+    "**none**: the causal mask only · **learned**: trained rows added · **sinusoid**: sine and cosine rows added · "
+    "**rope**: q and k turned by position · **alibi**: a distance penalty on the scores"
 )
-
-
 text = ex.typed(s.text)  # the typed text (long, attention), cut to MAX_BYTES bytes
 if s.part in ("long", "attention") and matched.encode(text).size < 2:
     st.info("Type at least 2 bytes of text; showing the default text.")
@@ -62,21 +57,15 @@ if s.part == "long":
     rows = ex.window_table(curves)
     last = {r.scheme: r for r in rows if r.start == rows[-1].start}
     inside = {r.scheme: r for r in rows if r.start == 0}
-    a, b = st.columns(2)
-    with a:
-        best = min((r for r in last.values() if np.isfinite(r.mean)), key=lambda r: r.mean)
-        ui.headline(f"lowest loss at positions {best.start}-{best.stop - 1} ({best.stop // T} x T_train)", best.scheme)
-    with b:
-        gaps = {k: last[k].mean - inside[k].mean for k in last if np.isfinite(last[k].mean)}
-        ui.takeaway(
-            "Loss past the window minus inside it (nats per byte, seed mean): "
-            + ", ".join(f"{k} {v:+.2f}" for k, v in gaps.items())
-            + ". Gaps within the seeds' spread (table below) are noise."
-        )
-    ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 200))
+    best = min((r for r in last.values() if np.isfinite(r.mean)), key=lambda r: r.mean)
+    ui.headline(f"lowest loss at positions {best.start}-{best.stop - 1} ({best.stop // T} x T_train)", best.scheme)
+    ui.figure(figures.heldout_by_position(curves, T), height=ui.fit(300, 180))
+    gaps = {k: last[k].mean - inside[k].mean for k in last if np.isfinite(last[k].mean)}
     ui.takeaway(
-        f"The learned table (dashed) has {T} rows, one a position it was trained on: past position {T - 1} it has no "
-        "row to add, so its lines stop there and its columns below are empty."
+        "Loss past the window minus inside it (nats per byte, seed mean): "
+        + ", ".join(f"{k} {v:+.2f}" for k, v in gaps.items())
+        + f"; gaps within the seeds' spread (table below) are noise. The learned table (dashed) has {T} rows, one a "
+        f"position it was trained on: past position {T - 1} it has no row to add, so its lines stop there."
     )
     mine = ui.result_of(ui.later(ex.text_curves, text), "every model reading your text")
     ui.figure(figures.text_by_position(mine, T), height=ui.fit(260, 200))
@@ -97,7 +86,7 @@ elif s.part == "scaling":
     a, b = st.columns(2)
     with a:
         ui.headline(
-            f"mean loss at positions {4 * T}-{8 * T - 1}, seed mean: unscaled → best ({best})",
+            f"loss past 4 x T_train, seed mean: unscaled → {best}",
             f"{number(past['unscaled'])} → {number(past[best])}",
         )
     with b:
@@ -106,7 +95,7 @@ elif s.part == "scaling":
             + f" nats per byte. Applied at inference to a window of {T} extended {ex.FACTOR} times, without the "
             "fine-tuning the methods' papers use."
         )
-    ui.figure(figures.scaled_by_position(curves, T), height=ui.fit(320, 220))
+    ui.figure(figures.scaled_by_position(curves, T), height=ui.fit(320, 190))
     setups = ex.scaling_setups()
     dyn, yarn, llama = setups["dynamic"], setups["yarn"], setups["llama3"]
     st.markdown(
@@ -134,17 +123,17 @@ elif s.part == "attention":
     lines = ui.result_of(ui.later(ex.family_attention, text, s.layer), "every scheme's attention on your text")
     ui.takeaway(
         f"{n} bytes, seed 0, mean of layer {s.layer}'s heads"
-        + (f"; the learned table is left out past {T} bytes" if n > T else "")
+        + (f"; the learned table stops at its last row, {T - 1}" if n > T else "")
         + ". A head with nothing useful to read parks its weight on token 0 (an attention sink); past the window "
         "that share and the weight on the latest tokens show whether a head still reads as it was trained to."
     )
     left, right = st.columns(2)
     with left:
         first = {k: v[0] for k, v in lines.items()}
-        ui.figure(figures.attention_on_first(first, T, layer=s.layer), height=ui.fit(260, 220))
+        ui.figure(figures.attention_on_first(first, T, layer=s.layer), height=ui.fit(260, 200))
     with right:
         recent = {k: v[1] for k, v in lines.items()}
-        ui.figure(figures.attention_on_recent(recent, T, layer=s.layer, last=ex.RECENT), height=ui.fit(260, 220))
+        ui.figure(figures.attention_on_recent(recent, T, layer=s.layer, last=ex.RECENT), height=ui.fit(260, 200))
     w = ui.result_of(ui.later(ex.head_weights, s.scheme, s.seed, text, s.layer, s.head), "the chosen head's weights")
     title = f"{s.scheme}-seed{s.seed}, layer {s.layer}, head {s.head}: weights on your text"
     ui.figure(figures.attention_picture(w, T, title=title), height=ui.fit(420, 320))
@@ -177,7 +166,7 @@ else:
             title="held-out loss inside the window",
             y_title="nats per byte",
         )
-        ui.figure(fig, height=ui.fit(260, 220))
+        ui.figure(fig, height=ui.fit(260, 180))
     with right:
         fig = figures.by_scale(
             cos,
@@ -186,7 +175,7 @@ else:
             title='"dog bites man" vs "man bites dog"',
             y_title="cosine of the mean final states",
         )
-        ui.figure(fig, height=ui.fit(260, 220))
+        ui.figure(fig, height=ui.fit(260, 180))
     ui.takeaway(
         f"Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models (higher: "
         "their mean final states are more alike with position on than off). At 0 the causal mask alone already tells "

@@ -401,16 +401,15 @@ def text_curves(text: str) -> dict[str, np.ndarray]:
 @functools.lru_cache(maxsize=16)
 def family_attention(text: str, layer: int, seed: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Each scheme's (seed `seed`) weight on the first byte and on the RECENT latest bytes at each query of a text's
-    bytes, mean over the layer's heads; the learned table is left out past T_train.
+    bytes, mean over the layer's heads; the learned table reads only the first T_train bytes.
 
-    Returns: {scheme-seedK: ((T,) first, (T,) recent)}
+    Returns: {scheme-seedK: ((T,) first, (T,) recent)}, T = the bytes the scheme reads
     """
     ids = matched.encode(text)
     out = {}
     for scheme in matched.SCHEMES:
-        if reach(scheme, ids.size) == ids.size:
-            r = attention_reading(scheme, seed, ids, layer)
-            out[f"{scheme}-seed{seed}"] = (r.first, r.recent)
+        r = attention_reading(scheme, seed, ids[: reach(scheme, ids.size)], layer)
+        out[f"{scheme}-seed{seed}"] = (r.first, r.recent)
     return out
 
 
