@@ -166,7 +166,7 @@ else:
             title="held-out loss inside the window",
             y_title="nats per byte",
         )
-        ui.figure(fig, height=ui.fit(260, 180))
+        ui.figure(fig, height=ui.fit(260, 165))
     with right:
         fig = figures.by_scale(
             cos,
@@ -175,7 +175,7 @@ else:
             title='"dog bites man" vs "man bites dog"',
             y_title="cosine of the mean final states",
         )
-        ui.figure(fig, height=ui.fit(260, 180))
+        ui.figure(fig, height=ui.fit(260, 165))
     ui.takeaway(
         f"Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models (higher: "
         "their mean final states are more alike with position on than off). At 0 the causal mask alone already tells "

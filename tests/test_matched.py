@@ -223,6 +223,7 @@ def test_the_page_falls_back_to_the_default_text_for_one_byte(monkeypatch: pytes
         ("attention", "\x00\u202e<script>alert(1)</script>"),
         ("attention", "a" * 1000),
     ],
+    ids=["long-empty", "long-1400-bytes", "attention-controls", "attention-1000-bytes"],
 )
 def test_the_page_reads_hostile_typed_text(monkeypatch: pytest.MonkeyPatch, part: str, text: str) -> None:
     from pathlib import Path
@@ -242,3 +243,31 @@ def test_the_page_reads_hostile_typed_text(monkeypatch: pytest.MonkeyPatch, part
     else:
         n = min(len(text.encode("utf-8")), ex.MAX_BYTES)
         assert any(f"{n} bytes" in m.value for m in at.markdown), n
+
+
+def test_the_learned_line_is_drawn_again_on_top_dashed() -> None:
+    from posviz.drawing import figures
+
+    T = matched.config().T_train
+    fig = figures.heldout_by_position({"learned-seed0": np.ones(T), "rope-seed0": np.ones(8 * T)}, T)
+    layers = fig.builder(*fig.frames, **fig.shape).to_dict()["layer"]
+    dashed = [layer for layer in layers if isinstance(layer.get("mark"), dict) and layer["mark"].get("strokeDash")]
+    assert len(dashed) == 1 and dashed[0]["transform"] == [{"filter": {"field": "scheme", "oneOf": ["learned"]}}]
+    assert layers.index(dashed[0]) > 0  # after the lines it would hide under
+
+
+def test_a_short_text_still_gets_a_line_of_several_points() -> None:
+    from posviz.drawing import figures
+
+    fig = figures.attention_on_first({"rope-seed0": np.ones(6)}, 128, layer=0)
+    assert len(fig.frames[0]) == 6  # one point a position, not one 8-position mean
+
+
+def test_the_head_picture_keeps_every_weight_of_a_short_text_and_clips_a_long_one() -> None:
+    from posviz.drawing import figures
+
+    w = ex.head_weights("rope", 0, "dog bites man", 0, 1)
+    fig = figures.attention_picture(w, 128, title="t")
+    np.testing.assert_allclose(fig.cells.values, w)
+    long = figures.attention_picture(ex.head_weights("alibi", 0, "dog bites man " * 40, 2, 3), 128, title="t")
+    assert long.cells.values.size <= 16_384 and long.shape["domain"][1] < 1.0

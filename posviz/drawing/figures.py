@@ -393,6 +393,15 @@ def _by_scheme(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(scheme=parts[0], seed=parts[1])
 
 
+def _fine(curves: Mapping[str, np.ndarray], width: int, points: int = 8) -> int:
+    """A bin width no wider than `width` that leaves the longest curve at least `points` bins (a short text's lines).
+
+    >>> _fine({"a": np.ones(6)}, 8), _fine({"a": np.ones(1000)}, 8)
+    (1, 8)
+    """
+    return max(1, min(width, max(len(c) for c in curves.values()) // points))
+
+
 def _keyed_lines(name: str, frame: pd.DataFrame, window: pd.DataFrame, keys: Sequence[str], **shape: object) -> Figure:
     present = [k for k in keys if k in set(frame["scheme"])]
     colours_ = tuple((k, colours.SCHEME_COLOURS.get(k, colours.METHOD_COLOURS.get(k, "#8c8c8c"))) for k in present)
@@ -426,9 +435,10 @@ def text_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: i
     """Loss at each position of a typed text for every model of the matched family (one line per seed, one colour
     per scheme), averaged over bins of `width` positions, the training window's end marked.
 
-    >>> text_by_position({"rope-seed0": np.ones(40), "learned-seed0": np.ones(16)}, 16).frames[0].shape
-    (4, 5)
+    >>> text_by_position({"rope-seed0": np.ones(40), "learned-seed0": np.ones(16)}, 16).frames[0].shape  # width 5
+    (12, 5)
     """
+    width = _fine(curves, width)
     frame = _by_scheme(frames.binned_frame(curves, width))
     window = frames.window_frame(T_train, f"trained on {T_train} tokens")
     return _keyed_lines(
@@ -493,9 +503,10 @@ def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: 
     """The weight each query puts on the first token against its position, one line a model (curves named
     scheme-seedK), the training window's end marked.
 
-    >>> attention_on_first({"rope-seed0": np.ones(32)}, 16, layer=0).frames[0].shape
-    (4, 5)
+    >>> attention_on_first({"rope-seed0": np.ones(32)}, 16, layer=0).frames[0].shape  # 8 bins of 4 at least
+    (8, 5)
     """
+    width = _fine(first, width)
     frame = _by_scheme(frames.binned_frame(first, width, y_name="weight"))
     window = frames.window_frame(T_train, f"trained on {T_train} tokens")
     title = f"layer {layer}: weight on token 0 ({width}-position means)"
@@ -511,8 +522,9 @@ def attention_on_recent(
     a model (curves named scheme-seedK), the training window's end marked.
 
     >>> attention_on_recent({"rope-seed0": np.ones(32)}, 16, layer=0, last=4).frames[0].shape
-    (4, 5)
+    (8, 5)
     """
+    width = _fine(recent, width)
     frame = _by_scheme(frames.binned_frame(recent, width, y_name="weight"))
     window = frames.window_frame(T_train, f"trained on {T_train} tokens")
     title = f"layer {layer}: weight on the {last} latest tokens ({width}-position means)"
