@@ -173,7 +173,7 @@ else:
             np.array(scales),
             name="magnitude-cosine",
             title='"dog bites man" vs "man bites dog"',
-            y_title="cosine of the mean final states",
+            y_title="cosine of mean states",
         )
         ui.figure(fig, height=ui.fit(260, 165))
     ui.takeaway(

@@ -402,6 +402,17 @@ def _fine(curves: Mapping[str, np.ndarray], width: int, points: int = 8) -> int:
     return max(1, min(width, max(len(c) for c in curves.values()) // points))
 
 
+def _window(curves: Mapping[str, np.ndarray], T_train: int) -> pd.DataFrame:
+    """The training window's end to mark, or no row when every curve ends before it (a short text's axis would
+    otherwise stretch to T_train).
+
+    >>> len(_window({"a": np.ones(6)}, 128)), len(_window({"a": np.ones(200)}, 128))
+    (0, 1)
+    """
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    return window if max(len(c) for c in curves.values()) > T_train else window.iloc[:0]
+
+
 def _keyed_lines(name: str, frame: pd.DataFrame, window: pd.DataFrame, keys: Sequence[str], **shape: object) -> Figure:
     present = [k for k in keys if k in set(frame["scheme"])]
     colours_ = tuple((k, colours.SCHEME_COLOURS.get(k, colours.METHOD_COLOURS.get(k, "#8c8c8c"))) for k in present)
@@ -440,7 +451,7 @@ def text_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: i
     """
     width = _fine(curves, width)
     frame = _by_scheme(frames.binned_frame(curves, width))
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    window = _window(curves, T_train)
     return _keyed_lines(
         "text-by-position",
         frame,
@@ -508,7 +519,7 @@ def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: 
     """
     width = _fine(first, width)
     frame = _by_scheme(frames.binned_frame(first, width, y_name="weight"))
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    window = _window(first, T_train)
     title = f"layer {layer}: weight on token 0 ({width}-position means)"
     keys = tuple(colours.SCHEME_COLOURS)
     shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0", front=("learned",))
@@ -526,7 +537,7 @@ def attention_on_recent(
     """
     width = _fine(recent, width)
     frame = _by_scheme(frames.binned_frame(recent, width, y_name="weight"))
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    window = _window(recent, T_train)
     title = f"layer {layer}: weight on the {last} latest tokens ({width}-position means)"
     y_title = f"weight on tokens t-{last - 1}..t"
     shape = dict(y="weight", title=title, x_title="query position t", y_title=y_title, front=("learned",))
