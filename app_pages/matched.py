@@ -145,7 +145,8 @@ else:
     cos = ex.family_cosine("dog bites man", "man bites dog", scales)
     mean = ex.seed_mean(losses)  # {scheme: (S,)}
     off, on = {k: v[0] for k, v in mean.items()}, {k: v[-1] for k, v in mean.items()}
-    higher = sum(v[-1] > v[0] for v in cos.values())
+    other = ex.family_cosine("dog bites man", "a cat ate ham", scales)  # other bytes, the same 13 positions
+    higher, other_higher = (sum(v[-1] > v[0] for v in c.values()) for c in (cos, other))
     a, b = st.columns(2)
     with a:
         best = min(on, key=on.get)
@@ -177,9 +178,10 @@ else:
         )
         ui.figure(fig, height=ui.fit(260, 165))
     ui.takeaway(
-        f"Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models (higher: "
-        "their mean final states are more alike with position on than off). At 0 the causal mask alone already tells "
-        "them apart (cosine below 1)."
+        f"Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models (their "
+        'mean final states more alike with position on). For comparison, "dog bites man" vs "a cat ate ham" '
+        f"(other bytes, the same 13 positions): higher in {other_higher} of {len(other)}. At 0 the causal mask alone "
+        "already tells the two orders apart (cosine below 1)."
     )
 st.caption(
     f"Models: {len(matched.names())} byte-level decoders, {cfg.layers} layers, d = {cfg.d}, {cfg.heads} heads, "
