@@ -123,9 +123,9 @@ elif s.part == "attention":
     lines = ui.result_of(ui.later(ex.family_attention, text, s.layer), "every scheme's attention on your text")
     ui.takeaway(
         f"{n} bytes, seed 0, mean of layer {s.layer}'s heads"
-        + (f"; the learned table stops at its last row, {T - 1}" if n > T else "")
-        + ". A head with nothing useful to read parks its weight on token 0 (an attention sink); past the window "
-        "that share and the weight on the latest tokens show whether a head still reads as it was trained to."
+        + (f" (learned: bytes 0-{T - 1}, its rows)" if n > T else "")
+        + ". A head with nothing to read parks its weight on token 0 (an attention sink); past the window, see how "
+        "that share and the weight on the latest bytes change."
     )
     left, right = st.columns(2)
     with left:

@@ -402,6 +402,11 @@ def _fine(curves: Mapping[str, np.ndarray], width: int, points: int = 8) -> int:
     return max(1, min(width, max(len(c) for c in curves.values()) // points))
 
 
+def _means(width: int) -> str:
+    """How a binned chart's points were made, for its title: "8-position means", or "each position" for width 1."""
+    return "each position" if width == 1 else f"{width}-position means"
+
+
 def _window(curves: Mapping[str, np.ndarray], T_train: int) -> pd.DataFrame:
     """The training window's end to mark, or no row when every curve ends before it (a short text's axis would
     otherwise stretch to T_train).
@@ -458,7 +463,7 @@ def text_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: i
         window,
         tuple(colours.SCHEME_COLOURS),
         y="loss",
-        title=f"loss on your text by position ({width}-position means; one line a seed)",
+        title=f"loss on your text by position ({_means(width)}; one line a seed)",
         x_title="position t (byte of your text)",
         y_title="nats per byte",
         front=("learned",),
@@ -520,7 +525,7 @@ def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: 
     width = _fine(first, width)
     frame = _by_scheme(frames.binned_frame(first, width, y_name="weight"))
     window = _window(first, T_train)
-    title = f"layer {layer}: weight on token 0 ({width}-position means)"
+    title = f"layer {layer}: weight on token 0 ({_means(width)})"
     keys = tuple(colours.SCHEME_COLOURS)
     shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0", front=("learned",))
     return _keyed_lines("attention-on-first", frame, window, keys, **shape)
@@ -538,7 +543,7 @@ def attention_on_recent(
     width = _fine(recent, width)
     frame = _by_scheme(frames.binned_frame(recent, width, y_name="weight"))
     window = _window(recent, T_train)
-    title = f"layer {layer}: weight on the {last} latest tokens ({width}-position means)"
+    title = f"layer {layer}: weight on the {last} latest tokens ({_means(width)})"
     y_title = f"weight on tokens t-{last - 1}..t"
     shape = dict(y="weight", title=title, x_title="query position t", y_title=y_title, front=("learned",))
     return _keyed_lines("attention-on-recent", frame, window, tuple(colours.SCHEME_COLOURS), **shape)
