@@ -21,13 +21,12 @@ PARTS = {
     "attention": "attention past the window",
     "magnitude": "the position signal scaled",
 }
-TEXT = "The interpreter reads the file line by line; each statement runs in order. " * 6
 cfg = matched.config()
 P = ui.params(
     ui.part_param(PARTS),
     ui.Param("scheme", "rope", "choice", options=matched.SCHEMES, label="scheme of the heatmap"),
     ui.Param("seed", 0, "choice", options=tuple(matched.seeds()), label="seed of the heatmap"),
-    ui.Param("text", TEXT, "text", max_len=ex.MAX_BYTES, label=f"your text (UTF-8 bytes, up to {ex.MAX_BYTES})"),
+    ui.Param("text", ex.TEXT, "text", max_len=ex.MAX_BYTES, label=f"your text (UTF-8 bytes, up to {ex.MAX_BYTES})"),
     ui.Param("layer", 0, "int", 0, cfg.layers - 1, label="layer"),
     ui.Param("head", 0, "int", 0, cfg.heads - 1, label="head of the heatmap"),
 )
@@ -49,7 +48,7 @@ st.caption(
 text = ex.typed(s.text)  # the typed text (long, attention), cut to MAX_BYTES bytes
 if s.part in ("long", "attention") and matched.encode(text).size < 2:
     st.info("Type at least 2 bytes of text; showing the default text.")
-    text = TEXT
+    text = ex.TEXT
 
 
 if s.part == "long":

@@ -359,6 +359,7 @@ def scaling_setups(factor: float = FACTOR) -> dict[str, Setup]:
 
 
 MAX_BYTES = 1000  # a typed text is read up to this many UTF-8 bytes (attention costs T² a head)
+TEXT = "The interpreter reads the file line by line; each statement runs in order. " * 6  # the page's default text
 
 
 def typed(text: str, limit: int = MAX_BYTES) -> str:
@@ -455,3 +456,6 @@ def warm() -> None:
     family_probe()
     family_scaled()
     family_magnitude()
+    text_curves(TEXT)
+    family_attention(TEXT, 0)
+    head_weights("rope", 0, TEXT, 0, 0)
