@@ -155,7 +155,7 @@ else:
     with b:
         ui.takeaway(
             "Scale 0 removes the position signal (the added rows, RoPE's angles or ALiBi's slopes); 1 is the model as "
-            "trained. Off → on, seed mean: " + ", ".join(f"{k} {off[k]:.2f} → {on[k]:.2f}" for k in on) + "."
+            "trained."
         )
     left, right = st.columns(2)
     with left:
@@ -177,8 +177,10 @@ else:
         )
         ui.figure(fig, height=ui.fit(260, 165))
     ui.takeaway(
-        f"Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models (their "
-        'mean final states more alike with position on). For comparison, "dog bites man" vs "a cat ate ham" '
+        "Held-out loss off → on, seed mean: "
+        + ", ".join(f"{k} {off[k]:.2f} → {on[k]:.2f}" for k in on)
+        + f". Measured: the two sentences' cosine is higher at scale 1 than at 0 in {higher} of {len(cos)} models "
+        '(their mean final states more alike with position on). For comparison, "dog bites man" vs "a cat ate ham" '
         f"(other bytes, the same 13 positions): higher in {other_higher} of {len(other)}. At 0 the causal mask alone "
         "already tells the two orders apart (cosine below 1)."
     )
