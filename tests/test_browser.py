@@ -244,12 +244,14 @@ FIRST = f"{CHART}, [data-testid='stImage'], [data-testid='stDataFrame']"
 # The comparison each page exists for: how many of its first charts must be on the first screen together (the four
 # panels of attention and order are one faceted chart while small, a chart each when large: either way on screen).
 TOGETHER = {"attention": 4, "order": 4, "causal": 2, "bugs": 3, "layouts": 2, "rotary": 2, "magnitude": 2}
+TOGETHER.update({"matched?part=attention": 2, "matched?part=magnitude": 2})  # the two curves a part compares
 
 
 # Each page at its first part, and every other part of the pages in parts.
 PARTS = ["order?part=twins", "order?part=pairs", "offsets?part=sinks", "rotary?part=learned", "rotary?part=alibi",
          "longer?part=scores", "longer?part=decay", "minilm?part=sentences", "llm?part=distance", "llm?part=sink",
-         "llm?part=pairs", "llm?part=ablations", "llm?part=longer"]  # fmt: skip
+         "llm?part=pairs", "llm?part=ablations", "llm?part=longer", "matched?part=scaling", "matched?part=probe",
+         "matched?part=attention", "matched?part=magnitude"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"] + PARTS)

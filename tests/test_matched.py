@@ -125,6 +125,69 @@ def test_the_attention_reading_sums_to_one_per_query() -> None:
     assert r.first[0] == pytest.approx(1.0) and (r.recent <= 1 + 1e-6).all()
 
 
+def test_a_typed_text_is_read_by_every_model_and_the_learned_curve_stops_at_its_table() -> None:
+    T = matched.config().T_train
+    text = "é" * 100 + "x" * 60  # 260 bytes, past the window
+    curves = ex.text_curves(text)
+    assert set(curves) == set(matched.names())
+    assert len(curves["learned-seed0"]) == T and len(curves["alibi-seed1"]) == 259
+    assert all(np.isfinite(c).all() and (c > 0).all() for c in curves.values())
+    with pytest.raises(ValueError, match="at least 2 bytes"):
+        ex.text_curves("x")
+
+
+def test_a_typed_text_is_cut_at_max_bytes_without_splitting_a_character() -> None:
+    cut = ex.typed("🙂" * 300)  # 1200 bytes
+    assert len(cut.encode("utf-8")) <= ex.MAX_BYTES and cut == "🙂" * (ex.MAX_BYTES // 4)
+    assert ex.typed("") == "" and ex.typed("\x00<b>") == "\x00<b>"
+
+
+def test_seed_means_average_each_scheme_over_its_seeds() -> None:
+    curves = {
+        "rope-seed0": np.array([5.0, 1.0, 3.0]),
+        "rope-seed1": np.array([5.0, 3.0, 5.0]),
+        "none-seed0": np.ones(3),
+    }
+    assert ex.mean_past(curves, 1) == {"rope": 3.0, "none": 1.0}
+    np.testing.assert_allclose(ex.seed_mean(curves)["rope"], [5.0, 2.0, 4.0])
+
+
+def test_the_scaling_setups_are_the_core_presets_applied_to_the_rope_models() -> None:
+    setups = ex.scaling_setups()
+    assert set(setups) == set(ex.SCALING)
+    np.testing.assert_allclose(setups["linear"].divisors, ex.FACTOR)  # position interpolation: every pair / factor
+    assert setups["yarn"].attention > 1 and setups["linear"].attention == 1.0
+    dynamic = setups["dynamic"]
+    assert dynamic.base > matched.config().base and dynamic.divisors[0] == pytest.approx(1.0)
+    assert np.all(np.diff(dynamic.divisors) > 0)  # NTK: the slower the pair, the more it is slowed
+    assert 0 < setups["llama3"].kept < len(setups["llama3"].divisors)
+
+
+def test_the_family_attention_sums_are_weights_and_leave_the_learned_table_out_past_it() -> None:
+    T = matched.config().T_train
+    long = ex.family_attention("dog bites man " * 12, 1)  # 168 bytes
+    assert set(long) == {f"{s}-seed0" for s in matched.SCHEMES}
+    for name, (first, recent) in long.items():
+        assert first.shape == recent.shape == ((T,) if name.startswith("learned") else (168,))
+        assert ((0 <= first) & (first <= 1 + 1e-6)).all() and ((0 <= recent) & (recent <= 1 + 1e-6)).all()
+        assert first[0] == pytest.approx(1.0) and recent[0] == pytest.approx(1.0)  # query 0 sees only itself
+    w = ex.head_weights("learned", 0, "dog bites man " * 12, 0, 1)
+    assert w.shape == (T, T)
+    np.testing.assert_allclose(w.sum(-1), 1.0, atol=1e-5)
+
+
+def test_the_magnitude_curves_cover_every_model_with_position_and_end_at_the_trained_loss() -> None:
+    losses = ex.family_magnitude(count=1)
+    models = matched.provenance()["models"]
+    assert set(losses) == {k for k, m in models.items() if m["scheme"] != "none"}
+    T = matched.config().T_train
+    for name, curve in losses.items():
+        assert curve.shape == (len(ex.SCALES),)
+        w = ex.long_windows(1)[:, : T + 1]
+        plain = matched.token_losses(matched.load(models[name]["scheme"], models[name]["seed"]), w).mean()
+        assert curve[-1] == pytest.approx(plain, abs=1e-9)  # scale 1 is the model as trained
+
+
 def test_the_page_draws_every_part_without_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
     from pathlib import Path
 
@@ -150,3 +213,61 @@ def test_the_page_falls_back_to_the_default_text_for_one_byte(monkeypatch: pytes
     at.run(timeout=120)
     assert not at.exception
     assert any("at least 2 bytes" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize(
+    ("part", "text"),
+    [
+        ("long", ""),
+        ("long", "é" * 700),
+        ("attention", "\x00\u202e<script>alert(1)</script>"),
+        ("attention", "a" * 1000),
+    ],
+    ids=["long-empty", "long-1400-bytes", "attention-controls", "attention-1000-bytes"],
+)
+def test_the_page_reads_hostile_typed_text(monkeypatch: pytest.MonkeyPatch, part: str, text: str) -> None:
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(ex, "WINDOWS", 1)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app_pages" / "matched.py"))
+    at.query_params["part"] = part
+    at.query_params["text"] = text
+    at.run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    charts = at.get("vega_lite_chart") or at.get("arrow_vega_lite_chart")
+    assert len(charts) >= 2
+    if not text:
+        assert any("at least 2 bytes" in i.value for i in at.info)
+    else:
+        n = min(len(text.encode("utf-8")), ex.MAX_BYTES)
+        assert any(f"{n} bytes" in m.value for m in at.markdown), n
+
+
+def test_the_learned_line_is_drawn_again_on_top_dashed() -> None:
+    from posviz.drawing import figures
+
+    T = matched.config().T_train
+    fig = figures.heldout_by_position({"learned-seed0": np.ones(T), "rope-seed0": np.ones(8 * T)}, T)
+    layers = fig.builder(*fig.frames, **fig.shape).to_dict()["layer"]
+    dashed = [layer for layer in layers if isinstance(layer.get("mark"), dict) and layer["mark"].get("strokeDash")]
+    assert len(dashed) == 1 and dashed[0]["transform"] == [{"filter": {"field": "scheme", "oneOf": ["learned"]}}]
+    assert layers.index(dashed[0]) > 0  # after the lines it would hide under
+
+
+def test_a_short_text_still_gets_a_line_of_several_points() -> None:
+    from posviz.drawing import figures
+
+    fig = figures.attention_on_first({"rope-seed0": np.ones(6)}, 128, layer=0)
+    assert len(fig.frames[0]) == 6  # one point a position, not one 8-position mean
+
+
+def test_the_head_picture_keeps_every_weight_of_a_short_text_and_clips_a_long_one() -> None:
+    from posviz.drawing import figures
+
+    w = ex.head_weights("rope", 0, "dog bites man", 0, 1)
+    fig = figures.attention_picture(w, 128, title="t")
+    np.testing.assert_allclose(fig.cells.values, w)
+    long = figures.attention_picture(ex.head_weights("alibi", 0, "dog bites man " * 40, 2, 3), 128, title="t")
+    assert long.cells.values.size <= 16_384 and long.shape["domain"][1] < 1.0

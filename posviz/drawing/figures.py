@@ -393,6 +393,31 @@ def _by_scheme(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(scheme=parts[0], seed=parts[1])
 
 
+def _fine(curves: Mapping[str, np.ndarray], width: int, points: int = 8) -> int:
+    """A bin width no wider than `width` that leaves the longest curve at least `points` bins (a short text's lines).
+
+    >>> _fine({"a": np.ones(6)}, 8), _fine({"a": np.ones(1000)}, 8)
+    (1, 8)
+    """
+    return max(1, min(width, max(len(c) for c in curves.values()) // points))
+
+
+def _means(width: int) -> str:
+    """How a binned chart's points were made, for its title: "8-position means", or "each position" for width 1."""
+    return "each position" if width == 1 else f"{width}-position means"
+
+
+def _window(curves: Mapping[str, np.ndarray], T_train: int) -> pd.DataFrame:
+    """The training window's end to mark, or no row when every curve ends before it (a short text's axis would
+    otherwise stretch to T_train).
+
+    >>> len(_window({"a": np.ones(6)}, 128)), len(_window({"a": np.ones(200)}, 128))
+    (0, 1)
+    """
+    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    return window if max(len(c) for c in curves.values()) > T_train else window.iloc[:0]
+
+
 def _keyed_lines(name: str, frame: pd.DataFrame, window: pd.DataFrame, keys: Sequence[str], **shape: object) -> Figure:
     present = [k for k in keys if k in set(frame["scheme"])]
     colours_ = tuple((k, colours.SCHEME_COLOURS.get(k, colours.METHOD_COLOURS.get(k, "#8c8c8c"))) for k in present)
@@ -418,6 +443,30 @@ def heldout_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width
         title=f"held-out loss by position ({width}-position means; one line a seed)",
         x_title="position t",
         y_title="nats per byte",
+        front=("learned",),
+    )
+
+
+def text_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: int = 16) -> Figure:
+    """Loss at each position of a typed text for every model of the matched family (one line per seed, one colour
+    per scheme), averaged over bins of `width` positions, the training window's end marked.
+
+    >>> text_by_position({"rope-seed0": np.ones(40), "learned-seed0": np.ones(16)}, 16).frames[0].shape  # width 5
+    (12, 5)
+    """
+    width = _fine(curves, width)
+    frame = _by_scheme(frames.binned_frame(curves, width))
+    window = _window(curves, T_train)
+    return _keyed_lines(
+        "text-by-position",
+        frame,
+        window,
+        tuple(colours.SCHEME_COLOURS),
+        y="loss",
+        title=f"loss on your text by position ({_means(width)}; one line a seed)",
+        x_title="position t (byte of your text)",
+        y_title="nats per byte",
+        front=("learned",),
     )
 
 
@@ -470,15 +519,82 @@ def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: 
     """The weight each query puts on the first token against its position, one line a model (curves named
     scheme-seedK), the training window's end marked.
 
-    >>> attention_on_first({"rope-seed0": np.ones(32)}, 16, layer=0).frames[0].shape
-    (4, 5)
+    >>> attention_on_first({"rope-seed0": np.ones(32)}, 16, layer=0).frames[0].shape  # 8 bins of 4 at least
+    (8, 5)
     """
+    width = _fine(first, width)
     frame = _by_scheme(frames.binned_frame(first, width, y_name="weight"))
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
-    title = f"layer {layer}: weight on token 0 ({width}-position means)"
+    window = _window(first, T_train)
+    title = f"layer {layer}: weight on token 0 ({_means(width)})"
     keys = tuple(colours.SCHEME_COLOURS)
-    shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0")
+    shape = dict(y="weight", title=title, x_title="query position t", y_title="weight on token 0", front=("learned",))
     return _keyed_lines("attention-on-first", frame, window, keys, **shape)
+
+
+def attention_on_recent(
+    recent: Mapping[str, np.ndarray], T_train: int, *, layer: int, last: int, width: int = 8
+) -> Figure:
+    """The weight each query puts on the `last` most recent tokens (itself included) against its position, one line
+    a model (curves named scheme-seedK), the training window's end marked.
+
+    >>> attention_on_recent({"rope-seed0": np.ones(32)}, 16, layer=0, last=4).frames[0].shape
+    (8, 5)
+    """
+    width = _fine(recent, width)
+    frame = _by_scheme(frames.binned_frame(recent, width, y_name="weight"))
+    window = _window(recent, T_train)
+    title = f"layer {layer}: weight on the {last} latest tokens ({_means(width)})"
+    y_title = f"weight on tokens t-{last - 1}..t"
+    shape = dict(y="weight", title=title, x_title="query position t", y_title=y_title, front=("learned",))
+    return _keyed_lines("attention-on-recent", frame, window, tuple(colours.SCHEME_COLOURS), **shape)
+
+
+def attention_picture(weights: np.ndarray, T_train: int, *, title: str, max_cells: int = 16_384) -> Figure:
+    """One head's attention weights (query rows, key columns) as a heatmap of block means, the colours clipped at
+    the 99th percentile of the cells (block means of a long text are small beside the first column).
+
+    >>> attention_picture(np.tril(np.ones((8, 8))) / np.arange(1, 9)[:, None], 4, title="t").cells.values.shape
+    (8, 8)
+    """
+    reduced = grids.block_mean(weights, max_cells)
+    top = max(float(np.quantile(reduced.values, 0.99)), 1e-6)
+    shape = dict(
+        title=title,
+        row_title=f"query position (the window ends at {T_train - 1})",
+        col_title="key position",
+        domain=(0.0, top),
+        scheme=images.WEIGHT_SCHEME,
+        value_title=f"weight (clipped at {number(top)})",
+    )
+    return Figure("attention-weights", heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
+
+
+def by_scale(values: Mapping[str, np.ndarray], scales: np.ndarray, *, name: str, title: str, y_title: str) -> Figure:
+    """A value (held-out loss, a cosine) against the scale of the position signal, one line a model (curves named
+    scheme-seedK).
+
+    >>> by_scale({"rope-seed0": np.ones(3)}, np.linspace(0, 1, 3), name="x", title="t", y_title="y").frames[0].shape
+    (3, 5)
+    """
+    rows = [
+        pd.DataFrame({"scale": np.asarray(scales, dtype=float), "value": np.asarray(v, dtype=float), "curve": k})
+        for k, v in values.items()
+    ]
+    frame = _by_scheme(pd.concat(rows, ignore_index=True))
+    keys = [k for k in colours.SCHEME_COLOURS if k in set(frame["scheme"])]
+    shape = dict(
+        x="scale",
+        y="value",
+        color="scheme",
+        detail="curve",
+        legend="bottom",
+        points=True,
+        colours=tuple((k, colours.SCHEME_COLOURS[k]) for k in keys),
+        x_title="position signal × scale (0 = none)",
+        y_title=y_title,
+        title=title,
+    )
+    return Figure(name, lines_bars.lines_keyed, (frame,), shape)
 
 
 def scale_line(scales: np.ndarray, values: np.ndarray, *, name: str, title: str, y_title: str) -> Figure:

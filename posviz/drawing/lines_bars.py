@@ -135,6 +135,7 @@ def lines_keyed(
     overlay: str = "none",
     y_ticks: tuple[float, ...] | None = None,
     reference_colour: str = ACCENT,
+    front: tuple[str, ...] = (),
     **shape: object,
 ) -> alt.Chart | alt.LayerChart:
     """`lines` with each series in its own colour, whatever else is drawn (`colours`: (series, colour) pairs, the
@@ -142,7 +143,8 @@ def lines_keyed(
     ("marker") of `more[0]`.
 
     `y_ticks`: the y axis's tick values (a level the reader must find, such as a factor, gets a label).
-    `reference_colour`: the "reference" lines' colour (`hline`).
+    `reference_colour`: the "reference" lines' colour (`hline`). `front`: series drawn again on top, thick and
+    dashed (a short line the others would hide).
     """
     if overlay not in ("none", "reference", "window", "marker"):
         raise ValueError(f"overlay must be 'none', 'reference', 'window' or 'marker', got {overlay!r}")
@@ -152,11 +154,21 @@ def lines_keyed(
         layer.encoding.color.scale = scale
         if y_ticks is not None:
             layer.encoding.y.axis = alt.Axis(values=list(y_ticks), format="~g")
+    if front:
+        chart = chart + _front(chart if isinstance(chart, alt.Chart) else chart.layer[0], str(shape["color"]), front)
     if overlay == "reference":
         return chart + hline(more[0], reference_colour)
     if overlay == "window":
         return chart + vline(more[0], reference_colour)
     return chart + marker(more[0]) if overlay == "marker" else chart
+
+
+def _front(line: alt.Chart, field: str, series: tuple[str, ...]) -> alt.Chart:
+    """A copy of a line layer holding only `series`, thick and dashed, without the zoom or the title."""
+    top = line.copy(deep=True)
+    top.params, top.title = alt.Undefined, alt.Undefined
+    top.mark = alt.MarkDef(type="line", strokeWidth=3.5, strokeDash=[7, 3])
+    return top.transform_filter(alt.FieldOneOfPredicate(field=field, oneOf=list(series)))
 
 
 def bars(

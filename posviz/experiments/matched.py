@@ -290,8 +290,177 @@ def window_table(curves: dict[str, np.ndarray]) -> list[BinRow]:
     return bin_table({(models[k]["scheme"], models[k]["seed"]): c for k, c in curves.items()})
 
 
+def mean_past(curves: dict[str, np.ndarray], start: int) -> dict[str, float]:
+    """Each curve family's loss from position `start` on, mean over its seeds (curves keyed name-seedK), in the
+    curves' order.
+
+    >>> mean_past({"a-seed0": np.array([9.0, 1.0]), "a-seed1": np.array([9.0, 3.0])}, 1)
+    {'a': 2.0}
+    """
+    out: dict[str, list[float]] = {}
+    for key, curve in curves.items():
+        out.setdefault(key.rsplit("-seed", 1)[0], []).append(float(curve[start:].mean()))
+    return {k: float(np.mean(v)) for k, v in out.items()}
+
+
+def seed_mean(values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Arrays keyed name-seedK averaged over the seeds of each name, in the values' order.
+
+    >>> seed_mean({"a-seed0": np.array([1.0, 2.0]), "a-seed1": np.array([3.0, 4.0])})["a"].shape
+    (2,)
+    """
+    out: dict[str, list[np.ndarray]] = {}
+    for key, v in values.items():
+        out.setdefault(key.rsplit("-seed", 1)[0], []).append(np.asarray(v, dtype=float))
+    return {k: np.mean(v, axis=0) for k, v in out.items()}
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a scaling method does to the matched RoPE models' pairs at a length: each pair's angle divided by
+    `divisors` (1 = untouched), the base it rotates with, and the factor multiplying cos and sin.
+
+    divisors: (d_k / 2,)
+    """
+
+    method: str
+    divisors: np.ndarray
+    base: float
+    attention: float
+    length: int
+
+    @property
+    def kept(self) -> int:
+        """How many pairs the method leaves untouched (divisor 1)."""
+        return int(np.isclose(self.divisors, 1.0).sum())
+
+    @property
+    def divided(self) -> int:
+        """How many pairs the method slows by the whole factor or more (length / T_train: position interpolation)."""
+        return int((self.divisors >= self.length / matched.config().T_train - 1e-9).sum())
+
+
+def scaling_setups(factor: float = FACTOR) -> dict[str, Setup]:
+    """Each of the core's scaling methods as applied to the matched RoPE models (`scaled_rope_curve`), at the long
+    windows' length factor x T_train.
+
+    >>> {k: v.divisors.shape for k, v in scaling_setups().items()}["linear"]
+    (8,)
+    """
+    preset, cfg = rope_preset(factor), matched.config()
+    length = preset.extended
+    plain = scaling.frequencies(cfg.d_k, cfg.base)
+    out = {}
+    for method in SCALING:
+        params = scaling.method_parameters(method, preset)
+        inv, attention = scaling.inv_freq(params, cfg.d_k, cfg.base, seq_len=length)
+        base = (
+            scaling.dynamic_base(cfg.base, cfg.d_k, params.factor, cfg.T_train, length)
+            if method == "dynamic"
+            else cfg.base
+        )
+        out[method] = Setup(method, plain / inv, float(base), float(attention), length)
+    return out
+
+
+MAX_BYTES = 1000  # a typed text is read up to this many UTF-8 bytes (attention costs T² a head)
+TEXT = "The interpreter reads the file line by line; each statement runs in order. " * 6  # the page's default text
+
+
+def typed(text: str, limit: int = MAX_BYTES) -> str:
+    """A typed text cut to its first `limit` UTF-8 bytes, a character cut in two dropped.
+
+    >>> len(typed("é" * 600)), len(typed("abc", 2))
+    (500, 2)
+    """
+    return matched.encode(text)[:limit].astype(np.uint8).tobytes().decode("utf-8", "ignore")
+
+
+@functools.lru_cache(maxsize=8)
+def head_weights(scheme: str, seed: int, text: str, layer: int, head: int) -> np.ndarray:
+    """One head's attention weights on a text's bytes, as far as the scheme reads (the learned table: T_train).
+
+    Returns: (T, T) float32
+    """
+    ids = matched.encode(text)
+    return attention_reading(scheme, seed, ids[: reach(scheme, ids.size)], layer, head).weights.astype(np.float32)
+
+
+@functools.lru_cache(maxsize=16)
+def text_curves(text: str) -> dict[str, np.ndarray]:
+    """Every shipped model's loss at each position of a text's UTF-8 bytes, keyed scheme-seedK; the learned table's
+    curve stops at T_train (it has no row past it).
+
+    Returns: {name: (P,)} with P = bytes - 1, or at most T_train for the learned table
+    """
+    ids = matched.encode(text)
+    if ids.size < 2:
+        raise ValueError(f"a text needs at least 2 bytes (one to read, one to predict), got {ids.size}")
+    out = {}
+    for name in matched.names():
+        entry = matched.provenance()["models"][name]
+        P = reach(entry["scheme"], ids.size - 1)
+        out[name] = matched.token_losses(matched.load(entry["scheme"], entry["seed"]), ids[: P + 1])
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def family_attention(text: str, layer: int, seed: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each scheme's (seed `seed`) weight on the first byte and on the RECENT latest bytes at each query of a text's
+    bytes, mean over the layer's heads; the learned table reads only the first T_train bytes.
+
+    Returns: {scheme-seedK: ((T,) first, (T,) recent)}, T = the bytes the scheme reads
+    """
+    ids = matched.encode(text)
+    out = {}
+    for scheme in matched.SCHEMES:
+        r = attention_reading(scheme, seed, ids[: reach(scheme, ids.size)], layer)
+        out[f"{scheme}-seed{seed}"] = (r.first, r.recent)
+    return out
+
+
+SCALES = tuple(float(s) for s in np.linspace(0.0, 1.0, 6))  # the position signal's scales the page shows
+
+
+def family_magnitude(scales: tuple[float, ...] = SCALES, count: int | None = None) -> dict[str, np.ndarray]:
+    """`magnitude_losses` of every shipped model with a position signal on `count` windows (default WINDOWS), keyed
+    scheme-seedK (computed once per process, scales and count).
+
+    Returns: {name: (S,)}
+    """
+    return _family_magnitude(tuple(scales), count or WINDOWS)
+
+
+@functools.cache
+def _family_magnitude(scales: tuple[float, ...], count: int) -> dict[str, np.ndarray]:
+    models = matched.provenance()["models"]
+    return {
+        name: magnitude_losses(models[name]["scheme"], models[name]["seed"], np.array(scales), count)
+        for name in matched.names()
+        if models[name]["scheme"] != "none"
+    }
+
+
+@functools.cache
+def family_cosine(text1: str, text2: str, scales: tuple[float, ...]) -> dict[str, np.ndarray]:
+    """`sentence_cosine` of every shipped model with a position signal, keyed scheme-seedK.
+
+    Returns: {name: (S,)}
+    """
+    models = matched.provenance()["models"]
+    return {
+        name: sentence_cosine(models[name]["scheme"], models[name]["seed"], text1, text2, np.array(scales))
+        for name in matched.names()
+        if models[name]["scheme"] != "none"
+    }
+
+
 def warm() -> None:
     """Compute what the page's first views need, once per process (the server calls it at start)."""
     family_curves()
     family_probe()
     family_scaled()
+    family_magnitude()
+    text_curves(TEXT)
+    family_attention(TEXT, 0)
+    head_weights("rope", 0, TEXT, 0, 0)
