@@ -3,8 +3,9 @@
 Self-attention reads its input as a set: shuffle the tokens and the outputs shuffle with them, two copies of a token get
 the same output, and *man* means the same in *dog bites man* and *man bites dog*. Adding a position vector to each token
 before attention is what lets order matter. The pages on the left show each step live; the table below reruns every
-numbered claim of the three lessons, of the papers and reference code behind the longer-context pages, and of two real
-trained models (all-MiniLM-L6-v2, and SmolLM2-135M-Instruct's first five layers), on this server, now.
+numbered claim of the three lessons, of the papers and reference code behind the longer-context pages, of two real
+trained models (all-MiniLM-L6-v2, and SmolLM2-135M-Instruct's first five layers) and of posviz's matched family, on this
+server, now.
 """
 
 import pandas as pd
@@ -50,7 +51,7 @@ for stage in ("complete",) if "real" in served else ("first", "complete"):
         # makes "5.6e-17 for 1.1e-16" a pass (both rounding), and the page links
         rows = rows.drop(columns=["source", "expected from", "why this tolerance"], errors="ignore")
     if stage == "first":
-        running.caption("The real models' claims (16-21) are running on this server: their rows follow in a moment.")
+        running.caption("The trained models' claims (16-25) are running on this server: their rows follow in a moment.")
     else:
         running.empty()
     table.dataframe(

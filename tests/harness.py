@@ -53,8 +53,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(script: str = "streamlit_app.py", timeout: float = 60.0) -> Iterator[tuple[str, subprocess.Popen]]:
-    """Run a Streamlit script (relative to the repository) headless on a free loopback port; yield (URL, process)."""
+def serve(
+    script: str = "streamlit_app.py", timeout: float = 60.0, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """Run a Streamlit script (relative to the repository) headless on a free loopback port; yield (URL, process).
+    `env` overrides the server's environment (a benchmark serves the matched page with its default windows)."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -78,7 +81,7 @@ def serve(script: str = "streamlit_app.py", timeout: float = 60.0) -> Iterator[t
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "POSVIZ_MATCHED_WINDOWS": "1"},  # the matched page: 1 window
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "POSVIZ_MATCHED_WINDOWS": "1", **(env or {})},  # matched: 1 window
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -9,7 +9,11 @@ from the methods' papers and reference code (named in each claim's `source`), re
 model's values recorded at extraction. Claims 17-21 are SmolLM2-135M-Instruct's (posviz.models.smollm2): its shipped
 layers 0-4 run live on one short sentence, against the lessons' identities, RoPE's relative property, the attention
 sink and llama.cpp's token ids; their tolerances are data below (SMOLLM2_TOLERANCES), each with its reason. The
-whole-model checks that need all 30 layers are not claims: `recorded_at_extraction` lists them, labelled so.
+whole-model checks that need all 30 layers are not claims: `recorded_at_extraction` lists them, labelled so. Claims
+22-25 are the matched family's (posviz.models.matched): every model run in numpy on held-out window 0, against the
+per-byte losses JAX recorded there at training, the orderings inside and past the training window (each gap larger
+than the seeds' spread), and a position probe of the no-position model; tolerances in MATCHED_TOLERANCES. The
+training-time curves (every window, every step) are records shown as such, never claims.
 """
 
 from __future__ import annotations
@@ -480,6 +484,226 @@ def _smollm2() -> list[Claim]:
     return [*_smollm2_order(gaps, ids), *_smollm2_shift(gaps, ids), _smollm2_tokenizer(model)]
 
 
+MATCHED_TOLERANCES = {
+    "jax": Tolerance(
+        5e-5,
+        "float32 in JAX at training and in numpy here, summed in other orders: per-byte losses differ by up to "
+        "2.6e-5 (tests/test_matched.py), a bin's mean by less",
+    ),
+    "spread": Tolerance(
+        0.0,
+        "a difference counts only when it is larger than the seeds' own spread: the check is the gap between the "
+        "seed means minus the larger of the two spreads (highest - lowest seed), on the same window",
+    ),
+    "probe": Tolerance(
+        1e-4,
+        "the float64 forward of the same weights moves R² by 7e-8; 1e-4 leaves room for another BLAS's summation "
+        "order and is far below the two seeds' difference",
+    ),
+    "input": Tolerance(
+        0.01,
+        "the input is the byte's embedding alone, so a probe there fits only chance; measured 4e-4 and 9e-4",
+    ),
+}
+# R² of the no-position model's probe after its last layer (position_probe, 32 windows), measured with numpy 2.4 on
+# the shipped weights (no record at training: the probe is posviz's own experiment)
+MATCHED_PROBE_R2 = {0: 0.30307465196681604, 1: 0.06266157634315206}
+MATCHED_PROBE_WINDOWS = 32  # the page's probe (experiments.matched.family_probe's default)
+
+
+def _matched_names() -> dict[str, list[str]]:
+    """The shipped matched models by scheme: {scheme: [scheme-seedK, ...]}."""
+    from posviz.models import matched
+
+    models = matched.provenance()["models"]
+    return {s: [n for n in matched.names() if models[n]["scheme"] == s] for s in matched.SCHEMES}
+
+
+def matched_window0() -> dict[str, np.ndarray]:
+    """Every shipped matched model's per-byte held-out loss on window 0 (the one window whose per-byte losses JAX
+    recorded at training), computed now in numpy, keyed scheme-seedK.
+
+    Returns: {name: (P,)}, P = 8 T_train, or T_train for the learned table
+    """
+    from posviz.experiments import matched as ex
+    from posviz.models import matched
+
+    w = ex.long_windows(1)[0]  # window 0: the first of the evenly spread held-out windows
+    models = matched.provenance()["models"]
+    out = {}
+    for name in matched.names():
+        scheme, seed = models[name]["scheme"], models[name]["seed"]
+        out[name] = matched.token_losses(matched.load(scheme, seed), w[: ex.reach(scheme, len(w) - 1) + 1])
+    return out
+
+
+def _per_seed(losses: dict[str, np.ndarray], scheme: str, span: tuple[int, int]) -> np.ndarray:
+    """One scheme's mean loss over positions span[0]..span[1] - 1, one value a seed. Returns: (seeds,)"""
+    return np.array([float(np.mean(losses[name][span[0] : span[1]])) for name in _matched_names()[scheme]])
+
+
+def _above(label: str, low: np.ndarray, high: np.ndarray) -> Check:
+    """high's seed mean above low's by more than the larger of their seed spreads (values a seed, same window)."""
+    margin = float(high.mean() - low.mean() - max(np.ptp(low), np.ptp(high)))
+    tolerance = MATCHED_TOLERANCES["spread"]
+    return Check(f"{label}, minus the larger seed spread", 0.0, margin, "at_least", tolerance.bound, why=tolerance.why)
+
+
+def _matched_recorded(scheme: str, span: tuple[int, int]) -> float:
+    """The seed mean over all held-out windows recorded at training (JAX) for positions span: shown, not claimed."""
+    from posviz.models import matched
+
+    models = matched.provenance()["models"]
+    return float(
+        np.mean([np.mean(models[n]["heldout_per_position"][span[0] : span[1]]) for n in _matched_names()[scheme]])
+    )
+
+
+def _matched_where() -> str:
+    from posviz.models import matched
+
+    cfg, ev = matched.config(), matched.provenance()["evaluation"]
+    topic = ev["first_windows"][0][0]
+    return (
+        f"held-out window 0 ({ev['window_tokens']} bytes of the topic {topic!r}, never trained on; T_train = "
+        f"{cfg.T_train}; mean of the {len(matched.seeds())} seeds), in {matched.NAME}"
+    )
+
+
+def _span_text(span: tuple[int, int]) -> str:
+    return f"positions {span[0]}-{span[1] - 1}"
+
+
+def _matched_losses(losses: dict[str, np.ndarray]) -> Claim:
+    """Claim 22: each scheme's numpy loss on window 0, inside the window and in the last bin, against JAX's record."""
+    from posviz.experiments import matched as ex
+    from posviz.models import matched
+
+    spans = ex.bins(matched.config().T_train)
+    inside, far = spans[0], spans[-1]
+    models, tolerance, checks = matched.provenance()["models"], MATCHED_TOLERANCES["jax"], []
+    for scheme, names in _matched_names().items():
+        for span in (inside, far) if ex.reach(scheme, far[1]) >= far[1] else (inside,):
+            recorded = np.mean([np.mean(models[n]["window0_losses"][span[0] : span[1]]) for n in names])
+            checks.append(
+                Check(
+                    f"{scheme}, {_span_text(span)}",
+                    float(recorded),
+                    float(_per_seed(losses, scheme, span).mean()),
+                    tolerance=tolerance.bound,
+                    why=tolerance.why,
+                )
+            )
+    return Claim(
+        22,
+        "",
+        f"Each scheme's held-out loss (nats per byte) inside the training window ({_span_text(inside)}, 1 x T_train) "
+        f"and far past it ({_span_text(far)}, up to 8 x T_train; the learned table has no row there), run in numpy "
+        f"on {_matched_where()}, equals the loss JAX recorded at training on the same window",
+        tuple(checks),
+        "matched?part=long",
+        matched.SOURCE,
+        "JAX at training (provenance.json window0_losses)",
+    )
+
+
+def _matched_order(losses: dict[str, np.ndarray]) -> list[Claim]:
+    """Claims 23-24: the orderings measured inside and past the window, each larger than the seeds' spread."""
+    from posviz.experiments import matched as ex
+    from posviz.models import matched
+
+    spans = ex.bins(matched.config().T_train)
+    inside, far = spans[0], spans[-1]
+
+    def at(scheme: str, span: tuple[int, int]) -> np.ndarray:
+        return _per_seed(losses, scheme, span)
+
+    def rise(scheme: str) -> np.ndarray:
+        return at(scheme, far) - at(scheme, inside)
+
+    def recorded(schemes: tuple[str, ...], span: tuple[int, int]) -> str:
+        return " < ".join(f"{s} {_matched_recorded(s, span):.3f}" for s in schemes)
+
+    first = ("rope", "alibi", "sinusoid", "learned")
+    past = ("alibi", "none", "sinusoid", "rope")
+    pairs = list(zip(first[:-1], first[1:], strict=True))
+    inside_claim = Claim(
+        23,
+        "",
+        f"Inside the training window ({_span_text(inside)}) RoPE < ALiBi < sinusoid < learned table, on "
+        f"{_matched_where()} (over all {matched.provenance()['evaluation']['windows']} held-out windows at training: "
+        f"{recorded(first, inside)}, no position {_matched_recorded('none', inside):.3f})",
+        tuple(_above(f"{b} - {a}, {_span_text(inside)}", at(a, inside), at(b, inside)) for a, b in pairs),
+        "matched?part=long",
+        matched.SOURCE,
+        "the seeds' spread on the same window",
+    )
+    zero = np.zeros(len(matched.seeds()))
+    past_checks = [
+        _above(f"{b} - {a}, {_span_text(far)}", at(a, far), at(b, far))
+        for a, b in zip(past[:-1], past[1:], strict=True)
+    ]
+    past_checks += [
+        _above(f"rope's rise from {_span_text(inside)} to {_span_text(far)}", zero, rise("rope")),
+        _above("no position's rise - alibi's rise", rise("alibi"), rise("none")),
+    ]
+    past_claim = Claim(
+        24,
+        "",
+        f"Past the training window ({_span_text(far)}) ALiBi < no position < sinusoid < RoPE; RoPE's loss rises from "
+        f"inside the window, and ALiBi's rises less than no position's, on {_matched_where()} (over all held-out "
+        f"windows at training: {recorded(past, far)}; inside: alibi {_matched_recorded('alibi', inside):.3f}, "
+        f"rope {_matched_recorded('rope', inside):.3f}; Press et al. 2022, Fig. 1: ALiBi flat past the window, "
+        "sinusoidal and rotary rising)",
+        tuple(past_checks),
+        "matched?part=long",
+        f"ALiBi (Press et al. 2022), measured on {matched.NAME}; {matched.SOURCE}",
+        "the seeds' spread on the same window",
+    )
+    return [inside_claim, past_claim]
+
+
+def _matched_probe() -> Claim:
+    """Claim 25: what a linear probe reads of position from the no-position model's residual stream."""
+    from posviz.experiments import matched as ex
+    from posviz.models import matched
+
+    checks, probe, start = [], MATCHED_TOLERANCES["probe"], MATCHED_TOLERANCES["input"]
+    for seed in matched.seeds():
+        r2 = ex.position_probe("none", seed, MATCHED_PROBE_WINDOWS)
+        checks.append(
+            Check(f"seed {seed}: R² before layer 0", 0.0, float(r2[0]), "at_most", start.bound, why=start.why)
+        )
+        checks.append(
+            Check(
+                f"seed {seed}: R² after layer {len(r2) - 2}",
+                MATCHED_PROBE_R2.get(seed, float("nan")),
+                float(r2[-1]),
+                tolerance=probe.bound,
+                why=probe.why,
+            )
+        )
+    T = matched.config().T_train
+    return Claim(
+        25,
+        "",
+        f"The model with no position signal (the causal mask only) still carries position: a linear probe of each "
+        f"byte's position t from its residual stream, fitted on {MATCHED_PROBE_WINDOWS // 2} held-out windows of "
+        f"{T} bytes and scored on {MATCHED_PROBE_WINDOWS - MATCHED_PROBE_WINDOWS // 2} others, reads nothing before "
+        f"layer 0 and some R² after the last, in {matched.NAME} (Haviv et al. 2022)",
+        tuple(checks),
+        "matched?part=probe",
+        f"Haviv et al. 2022, measured on {matched.NAME}; {matched.SOURCE}",
+        "numpy on the shipped weights (measured; no record at training)",
+    )
+
+
+def _matched() -> list[Claim]:
+    """Claims 22-25 from the matched family's shipped weights: ten window-0 forward passes and two probes."""
+    losses = matched_window0()
+    return [_matched_losses(losses), *_matched_order(losses), _matched_probe()]
+
+
 @dataclass(frozen=True)
 class Recorded:
     """A whole-model number measured at extraction that the shipped layers cannot redo: shown, never a claim."""
@@ -519,15 +743,17 @@ def recorded_at_extraction() -> list[Recorded]:
 
 def claims(*, real_model: bool = True) -> list[Claim]:
     """Every verified claim: the three lessons', numbered as in the project's issue, then the papers' and
-    reference code's (12-15), MiniLM's (16) and SmolLM2's (17-21), reproduced now. real_model=False leaves out
-    the claims that run a real model (real_model_claims()), so that a page can show the rest before they load."""
+    reference code's (12-15), MiniLM's (16), SmolLM2's (17-21) and the matched family's (22-25), reproduced now.
+    real_model=False leaves out the claims that run a trained model (real_model_claims()), so that a page can show
+    the rest before they load."""
     registry = _lesson_000() + _lesson_002() + _lesson_003() + _longer_contexts()
     return sorted(registry + (real_model_claims() if real_model else []), key=lambda c: c.number)
 
 
 def real_model_claims() -> list[Claim]:
-    """The claims that run a real model (MiniLM's 16, SmolLM2's 17-21), reproduced now."""
-    return _real_model() + _smollm2()
+    """The claims that run a trained model (MiniLM's 16, SmolLM2's 17-21, the matched family's 22-25), reproduced
+    now."""
+    return _real_model() + _smollm2() + _matched()
 
 
 def _fmt(value: float | bool) -> str:
