@@ -110,25 +110,24 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
     >>> pair_moves(0.0, 1.5, 2.0, "ramp × 0.6").frames[0]["what moves"].tolist()
     ['token + position', 'tokens only', 'positions only']
     """
-    values = (together, tokens_only, positions_only)
-    moves = pd.DataFrame(
-        {
-            "what moves": list(PAIR_MOVES),
-            "max difference": [frames.on_log_axis(v) for v in values],
-            "shown": [number(v) for v in values],
-        }
-    )
-    shape = dict(
-        x="what moves",
-        y="max difference",
-        title=pair_moves_title(signal),
-        x_title="",
-        y_title="max abs difference",
-        log_y=True,
-        text="shown",
-        height=height,
-    )
-    return Figure("pairs", lines_bars.bars, (moves,), shape)
+    moves = dict(zip(PAIR_MOVES, (together, tokens_only, positions_only), strict=True))
+    shown = [number(v) for v in moves.values()]
+    shape = dict(title=pair_moves_title(signal), y_title="max abs difference", height=height)
+    return log_bars("pairs", moves, shown, ("what moves", "max difference"), **shape)
+
+
+def log_bars(
+    name: str, bars: Mapping[str, float], shown: Sequence[str], columns: tuple[str, str], **shape: object
+) -> Figure:
+    """One bar a label on a log axis, each with its `shown` text over it; an exact 0 sits at the axis floor.
+    `columns` names the frame's label and value columns (frame: one row a bar).
+
+    >>> log_bars("b", {"a": 0.0, "b": 2.0}, ["0", "2"], ("run", "gap"), title="t", y_title="y").frames[0]["gap"].min()
+    1e-18
+    """
+    x, y = columns
+    frame = pd.DataFrame({x: list(bars), y: [frames.on_log_axis(v) for v in bars.values()], "shown": list(shown)})
+    return Figure(name, lines_bars.bars, (frame,), dict(x=x, y=y, x_title="", log_y=True, text="shown", **shape))
 
 
 def pair_moves_title(signal: str) -> str:

@@ -163,19 +163,27 @@ def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> 
     )
 
 
+def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+    """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
+    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    shown = verdicts.machine_zero(r.max_diff) == blind
+    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+
+
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
 
 
 def shuffle(seed: int = 42) -> Slide:
     r = lessons.order_experiment(seed=seed)
-    return Slide(
-        "Shuffle the tokens and attention's outputs shuffle the same way: nothing else changes.",
-        "max |attn(P X) − P attn(X)|",
-        r.max_diff,
-        verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: attention is order-blind",
-        _shuffle_panels("shuffle", r, "attend, then shuffle"),
-        "the lesson 'Why attention needs position' prints 4.44e-16",
+    return _shuffle_slide(
+        r,
+        "shuffle",
+        "attend, then shuffle",
+        blind=True,
+        claim="Shuffle the tokens and attention's outputs shuffle the same way: nothing else changes.",
+        label="max |attn(P X) − P attn(X)|",
+        verdict="0 up to rounding: attention is order-blind",
+        source="the lesson 'Why attention needs position' prints 4.44e-16",
         caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
         "two panels match: shuffling before or after attention gives the same rows.",
     )
@@ -198,38 +206,23 @@ def twins(second: int = 4) -> Slide:
 
 def ramp(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="ramp", scale=scale)
-    return Slide(
-        "Add a ramp E, a different row per position, to the tokens and the shuffle test fails: family 1, absolute "
-        "rows added to the input.",
-        "max |attn(P X + E) − P attn(X + E)|",
-        r.max_diff,
-        not verdicts.machine_zero(r.max_diff),
-        "order-aware: the outputs differ",
-        _shuffle_panels("ramp", r, "attend, then shuffle"),
-        "the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
-        "order-blind again: a ramp of size 0 is no position at all",
+    return _shuffle_slide(
+        r,
+        "ramp",
+        "attend, then shuffle",
+        blind=False,
+        claim="Add a ramp E, a different row per position, to the tokens and the shuffle test fails: family 1, "
+        "absolute rows added to the input.",
+        label="max |attn(P X + E) − P attn(X + E)|",
+        verdict="order-aware: the outputs differ",
+        source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
+        otherwise="order-blind again: a ramp of size 0 is no position at all",
     )
 
 
 def pairs(position: str = "sinusoidal") -> Slide:
     r = lessons.pair_move_experiment(position=position)
-    moves = pd.DataFrame(
-        {
-            "what moves": list(figures.PAIR_MOVES),  # the order page's pair part: the same labels
-            "max difference": [frames.on_log_axis(r.together), r.tokens_only, r.positions_only],
-            "shown": [number(v) for v in (r.together, r.tokens_only, r.positions_only)],
-        }
-    )
-    shape = dict(
-        x="what moves",
-        y="max difference",
-        title=figures.pair_moves_title(f"{position} × 1"),
-        x_title="",
-        y_title="max abs difference",
-        log_y=True,
-        text="shown",
-        height=FIGURE_HEIGHT,
-    )
+    moves = figures.pair_moves(r.together, r.tokens_only, r.positions_only, f"{position} × 1", height=FIGURE_HEIGHT)
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
@@ -237,21 +230,23 @@ def pairs(position: str = "sinusoidal") -> Slide:
         r.together,
         verdicts.machine_zero(r.together),
         f"0 up to rounding; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
-        (Figure("pairs", lines_bars.bars, (moves,), shape),),
+        (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
     )
 
 
 def forgot() -> Slide:
     r = lessons.order_experiment(forget_reorder=True)
-    return Slide(
-        "Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' order.",
-        "max |attn(P X) − attn(X)|  (reference not reordered)",
-        r.max_diff,
-        not verdicts.machine_zero(r.max_diff),
-        "a large difference from a bug in the test, not from position",
-        _shuffle_panels("forgot", r, "attend (NOT reordered)"),
-        "exercise 1 of the lesson 'Why attention needs position'",
+    return _shuffle_slide(
+        r,
+        "forgot",
+        "attend (NOT reordered)",
+        blind=False,
+        claim="Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' "
+        "order.",
+        label="max |attn(P X) − attn(X)|  (reference not reordered)",
+        verdict="a large difference from a bug in the test, not from position",
+        source="exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -608,23 +603,10 @@ def decoder() -> Slide:
         "SmolLM2: RoPE off": sentence_cosine("none")[0],
         "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0],
     }
-    bars = pd.DataFrame(
-        {
-            "run": list(runs),
-            "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
-            "shown": [f"cos {number(c)}" for c in runs.values()],
-        }
-    )
-    shape = dict(
-        x="run",
-        y="1 − cosine",
-        title="1 − cosine of the two sentences (log axis)",
-        x_title="",
-        y_title="1 − cosine (log)",
-        log_y=True,
-        text="shown",
-        height=FIGURE_HEIGHT - 30,
-    )
+    shown = [f"cos {number(c)}" for c in runs.values()]
+    gaps = {run: 1 - c for run, c in runs.items()}
+    shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
+    bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
     layers, _ = shipped_layers()
     return Slide(
         "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
@@ -633,7 +615,7 @@ def decoder() -> Slide:
         model,
         not verdicts.same_direction(model),
         f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
-        (Figure("decoder-cosines", lines_bars.bars, (bars,), shape),),
+        (bars,),
         f"the shipped layers run live ({smollm2.PRECISION}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
