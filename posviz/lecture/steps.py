@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import figures, frames, heatmaps, images, lines_bars
+from posviz.drawing import figures, frames, heatmaps, images
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -144,9 +144,11 @@ def _grid(
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
 
-def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Figure:
-    labels = frames.labelled(words)
-    return _heat(name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels)
+def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False) -> Figure:
+    """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled."""
+    return _heat(
+        name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels, causal=causal
+    )
 
 
 def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
@@ -290,19 +292,7 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (
-            _heat(
-                "causal-weights",
-                r.weights,
-                "causal attention weights (grey: masked)",
-                rows="query",
-                cols="key",
-                signed=False,
-                row_labels=tokens,
-                col_labels=tokens,
-                causal=True,
-            ),
-        ),
+        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -320,8 +310,8 @@ def sentences_plain() -> Slide:
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         f"a pure reordering; 'man' differs by {number(r.word_diff('man', with_position=False))}",
         (
-            _weights("plain-1", r.weights1_plain, r.words1, "dog bites man, no position"),
-            _weights("plain-2", r.weights2_plain, r.words2, "man bites dog, no position"),
+            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "dog bites man, no position"),
+            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
     )
@@ -337,8 +327,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
         not verdicts.machine_zero(diff),
         "different: word order now matters",
         (
-            _weights("position-1", r.weights1_positioned, r.words1, "dog bites man, with position"),
-            _weights("position-2", r.weights2_positioned, r.words2, "man bites dog, with position"),
+            _weights("position-1", r.weights1_positioned, frames.labelled(r.words1), "dog bites man, with position"),
+            _weights("position-2", r.weights2_positioned, frames.labelled(r.words2), "man bites dog, with position"),
         ),
         "the lesson 'dog bites man' gives 12.537 at scale 0.5",
         "identical: at scale 0 there is no position",
@@ -399,23 +389,16 @@ def norms(d: int = WIDTH) -> Slide:
     pe = sinusoidal(64, d)
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
-    frame = frames.row_norms(squared, name="squared norm")
-    shape = dict(
-        x="position",
-        y="squared norm",
-        title="‖peₜ‖² of every row: each bar reaches d/2",
-        x_title="position t",
-        y_title="‖peₜ‖²",
-        height=FIGURE_HEIGHT,
-    )
-    level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
+    bars = figures.row_norms(squared, d, bars=True)  # the sinusoids page's, as bars with the lecture's words
+    words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
+    bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT})
     return Slide(
         "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {d // 2}",
-        (Figure("norms", lines_bars.bars_with_reference, (frame, level), shape),),
+        (bars,),
         "'A sense of order': 4 for every row at d = 8",
     )
 
