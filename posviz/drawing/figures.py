@@ -124,8 +124,8 @@ def log_bars(
     """One bar a label on a log axis, each with its `shown` text over it; an exact 0 sits at the axis floor.
     `columns` names the frame's label and value columns (frame: one row a bar).
 
-    >>> log_bars("b", {"a": 0.0, "b": 2.0}, ["0", "2"], ("run", "gap"), title="t", y_title="y").frames[0]["gap"].min()
-    1e-18
+    >>> log_bars("b", {"a": 0.0, "b": 2.0}, ["0", "2"], ("run", "gap"), title="t", y_title="y").frames[0].shape
+    (2, 3)
     """
     x, y = columns
     frame = pd.DataFrame({x: list(bars), y: [frames.on_log_axis(v) for v in bars.values()], "shown": list(shown)})
@@ -220,10 +220,11 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
     return Figure("rope-divisors", lines_bars.lines_keyed, (frame,), dict(height=240, **shape, **words))
 
 
-def _method_lines(name: str, frame: pd.DataFrame, overlay: pd.DataFrame, *, color: str, **shape: object) -> Figure:
-    """Lines over an `overlay` (windows, a marker), each in the colour of the scaling method `frame[color]` names."""
+def _method_lines(name: str, frame: pd.DataFrame, over: pd.DataFrame, *, color: str, **shape: object) -> Figure:
+    """Lines under a second layer `over` (windows, a marker), each in the colour of the scaling method `frame[color]`
+    names."""
     keyed = colours.method_colours(list(dict.fromkeys(frame[color])))
-    return Figure(name, lines_bars.lines_keyed, (frame, overlay), dict(color=color, colours=keyed, **shape))
+    return Figure(name, lines_bars.lines_keyed, (frame, over), dict(color=color, colours=keyed, **shape))
 
 
 def rope_wavelengths(view: longer.Scaled) -> Figure:
