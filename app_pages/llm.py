@@ -32,14 +32,7 @@ P = ui.params(
     ui.Param("layer", 1, "int", 0, 4, label="live layer (0-4)"),
     ui.Param("head", 2, "int", 0, 8, label="query head (0-8)"),
     ui.Param("k", 1000, "int", 0, 100_000, widget="number", label="shift every position by k"),
-    ui.Param(
-        "preset",
-        "yarn",
-        "choice",
-        options=tuple(decoder.SCALINGS),
-        label="rope_scaling preset",
-        names={key: preset.label for key, preset in decoder.SCALINGS.items()},
-    ),
+    ui.preset_param(decoder.SCALINGS, "yarn", "rope_scaling preset"),
 )
 read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
 ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")

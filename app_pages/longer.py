@@ -24,14 +24,7 @@ PARTS = {
 }
 P = ui.params(
     ui.part_param(PARTS),
-    ui.Param(
-        "preset",
-        "llama3.1-8b",
-        "choice",
-        options=tuple(scaling.PRESETS),
-        label="model setup",
-        names={key: preset.label for key, preset in scaling.PRESETS.items()},
-    ),
+    ui.preset_param(scaling.PRESETS, "llama3.1-8b", "model setup"),
     ui.seed_param(0, label="content seed"),
     ui.Param("d", 128, "choice", options=(32, 64, 128, 256), label="decay: head width d", widget="select_slider"),
     ui.Param("reach", 4096, "int", 64, 65_536, step=64, label="decay: distances up to"),

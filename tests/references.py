@@ -150,3 +150,20 @@ def stored_matrix(arrays: dict[str, np.ndarray], key: str) -> np.ndarray:
     """A layer matrix decoded from its stored arrays: int8 with "<key>.scale", or floats as stored."""
     stored = arrays[key]
     return int8_by_hand(stored, arrays[key + ".scale"]) if stored.dtype == np.int8 else np.asarray(stored, float)
+
+
+def bert_heads(h, w_q, b_q, w_k, b_k, w_v, b_v, heads):
+    """BERT's self-attention written out head by head, torch's x W^T + b; returns (weights (H, T, T), output (T, d))."""
+    hs = h.shape[1] // heads
+    weights, outputs = [], []
+    for head in range(heads):
+        cols = slice(head * hs, (head + 1) * hs)
+        q = h @ w_q[cols].T + b_q[cols]
+        k = h @ w_k[cols].T + b_k[cols]
+        v = h @ w_v[cols].T + b_v[cols]
+        scores = q @ k.T / math.sqrt(hs)
+        w = np.exp(scores - scores.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        weights.append(w)
+        outputs.append(w @ v)
+    return np.stack(weights), np.concatenate(outputs, axis=1)

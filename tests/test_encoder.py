@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from posviz.models import minilm
 from posviz.models.minilm import encoder
 from posviz.models.minilm.gelu import ERF_BLOCK, one_plus_erf
-from tests.references import int8_by_hand, stored_matrix
+from tests.references import bert_heads, int8_by_hand, stored_matrix
 
 
 @pytest.fixture(scope="module")
@@ -37,19 +37,10 @@ def bert_states(model, ids, scale):
     x = x + emb.token_type[0] + scale * emb.position[: len(ids)]
     h = np.stack([layer_norm_by_std(r, emb.ln_weight, emb.ln_bias, emb.eps) for r in x])
     out = [h]
-    hs = h.shape[1] // emb.heads
     for stored in model.layers:
         layer = SimpleNamespace(**{key: stored_matrix(stored.arrays, key) for key in encoder.LAYER_KEYS})
-        heads = []
-        for head in range(emb.heads):
-            cols = slice(head * hs, (head + 1) * hs)
-            q = h @ layer.w_q[cols].T + layer.b_q[cols]
-            k = h @ layer.w_k[cols].T + layer.b_k[cols]
-            v = h @ layer.w_v[cols].T + layer.b_v[cols]
-            scores = q @ k.T / math.sqrt(hs)
-            w = np.exp(scores - scores.max(axis=1, keepdims=True))
-            heads.append((w / w.sum(axis=1, keepdims=True)) @ v)
-        attended = np.concatenate(heads, axis=1) @ layer.w_o.T + layer.b_o
+        _, heads = bert_heads(h, layer.w_q, layer.b_q, layer.w_k, layer.b_k, layer.w_v, layer.b_v, emb.heads)
+        attended = heads @ layer.w_o.T + layer.b_o
         h = np.stack([layer_norm_by_std(r, layer.ln1_w, layer.ln1_b, emb.eps) for r in h + attended])
         ff = gelu_by_erfc(h @ layer.w_1.T + layer.b_1) @ layer.w_2.T + layer.b_2
         h = np.stack([layer_norm_by_std(r, layer.ln2_w, layer.ln2_b, emb.eps) for r in h + ff])

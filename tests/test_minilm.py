@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import extract_minilm  # noqa: E402
 
-from tests.references import int8_by_hand, stored_matrix  # noqa: E402
+from tests.references import bert_heads, int8_by_hand, stored_matrix  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -42,19 +42,7 @@ def bert_layer0(model, ids, with_position=True):
     words = int8_by_hand(model.word[ids], model.word_scale[ids])  # decoded from the stored arrays, not by word_rows
     x = words + model.token_type[0] + (model.position[: len(ids)] if with_position else 0.0)
     h = np.stack([(row - row.mean()) / np.sqrt(row.var() + model.eps) for row in x]) * model.ln_weight + model.ln_bias
-    hs = model.d // model.heads
-    heads_out, heads_w = [], []
-    for head in range(model.heads):
-        cols = slice(head * hs, (head + 1) * hs)
-        q = h @ model.w_q[cols].T + model.b_q[cols]
-        k = h @ model.w_k[cols].T + model.b_k[cols]
-        v = h @ model.w_v[cols].T + model.b_v[cols]
-        scores = q @ k.T / np.sqrt(hs)
-        w = np.exp(scores - scores.max(axis=1, keepdims=True))
-        w /= w.sum(axis=1, keepdims=True)
-        heads_w.append(w)
-        heads_out.append(w @ v)
-    return np.stack(heads_w), np.concatenate(heads_out, axis=1)
+    return bert_heads(h, model.w_q, model.b_q, model.w_k, model.b_k, model.w_v, model.b_v, model.heads)
 
 
 @pytest.mark.parametrize("text", ["dog bites man", "The quick brown fox jumps over the lazy dog.", "a"])

@@ -236,6 +236,13 @@ def part_param(parts: Mapping[str, str]) -> Param:
     )
 
 
+@shared("preset")
+def preset_param(presets: Mapping[str, object], default: str, label: str) -> Param:
+    """A choice of named setups (`scaling.PRESETS`, `decoder.SCALINGS`) by key, each shown by its `label`."""
+    names = {key: preset.label for key, preset in presets.items()}
+    return Param("preset", default, "choice", options=tuple(presets), label=label, names=names)
+
+
 @shared("s1", "s2")
 def sentence_params(limit: str = f"{MAX_WORDS} words") -> tuple[Param, Param]:
     """The two sentences compared ("dog bites man", "man bites dog"), each up to `limit`."""

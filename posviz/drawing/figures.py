@@ -76,16 +76,18 @@ def wavelengths(d: int, base: float) -> Figure:
     return _lines("wavelengths", frames.sinusoid_wavelength_frame(d, base), title=title, log_y=True, **shape)
 
 
-def row_norms(squared_norms: np.ndarray, d: int, *, start: int, stride: int) -> Figure:
-    """Every `stride`-th row's squared norm against the level d/2 it should keep (frame: ceil(T / stride) rows).
+def row_norms(squared_norms: np.ndarray, d: int, *, start: int = 0, stride: int = 1, bars: bool = False) -> Figure:
+    """Every `stride`-th row's squared norm against the level d/2 it should keep, as a line or as `bars` (frame:
+    ceil(T / stride) rows).
 
     >>> row_norms(np.full(10, 4.0), 8, start=0, stride=1).frames[0].shape
     (10, 2)
     """
     frame = frames.row_norms(squared_norms, start=start, stride=stride, name="squared norm")
     level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
+    builder = lines_bars.bars_with_reference if bars else lines_bars.lines_with_reference
     shape = dict(x="position", y="squared norm", x_title="position", y_title="‖pe_t‖²")
-    return _lines("row-norms", frame, level, title="squared norm of every row", **shape)
+    return Figure("row-norms", builder, (frame, level), dict(title="squared norm of every row", **shape))
 
 
 def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, shown: int) -> Figure:
@@ -110,25 +112,24 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
     >>> pair_moves(0.0, 1.5, 2.0, "ramp × 0.6").frames[0]["what moves"].tolist()
     ['token + position', 'tokens only', 'positions only']
     """
-    values = (together, tokens_only, positions_only)
-    moves = pd.DataFrame(
-        {
-            "what moves": list(PAIR_MOVES),
-            "max difference": [frames.on_log_axis(v) for v in values],
-            "shown": [number(v) for v in values],
-        }
-    )
-    shape = dict(
-        x="what moves",
-        y="max difference",
-        title=pair_moves_title(signal),
-        x_title="",
-        y_title="max abs difference",
-        log_y=True,
-        text="shown",
-        height=height,
-    )
-    return Figure("pairs", lines_bars.bars, (moves,), shape)
+    moves = dict(zip(PAIR_MOVES, (together, tokens_only, positions_only), strict=True))
+    shown = [number(v) for v in moves.values()]
+    shape = dict(title=pair_moves_title(signal), y_title="max abs difference", height=height)
+    return log_bars("pairs", moves, shown, ("what moves", "max difference"), **shape)
+
+
+def log_bars(
+    name: str, bars: Mapping[str, float], shown: Sequence[str], columns: tuple[str, str], **shape: object
+) -> Figure:
+    """One bar a label on a log axis, each with its `shown` text over it; an exact 0 sits at the axis floor.
+    `columns` names the frame's label and value columns (frame: one row a bar).
+
+    >>> log_bars("b", {"a": 0.0, "b": 2.0}, ["0", "2"], ("run", "gap"), title="t", y_title="y").frames[0].shape
+    (2, 3)
+    """
+    x, y = columns
+    frame = pd.DataFrame({x: list(bars), y: [frames.on_log_axis(v) for v in bars.values()], "shown": list(shown)})
+    return Figure(name, lines_bars.bars, (frame,), dict(x=x, y=y, x_title="", log_y=True, text="shown", **shape))
 
 
 def pair_moves_title(signal: str) -> str:
@@ -207,70 +208,41 @@ def rope_divisors(preset: scaling.Preset) -> Figure:
     >>> rope_divisors(scaling.PRESETS["linear-4k-8k"]).shape["y"]
     'divisor'
     """
-    title = f"slowdown of each pair, {preset.original:,} -> {preset.extended:,} tokens"
     frame = frames.divisor_frame(preset)
-    factor = longer.scaling_factor(preset)
-    shape = dict(
-        x="pair",
-        y="divisor",
-        color="method",
+    ticks = factor_ticks(float(frame["divisor"].max()), longer.scaling_factor(preset))
+    keyed = colours.method_colours(scaling.METHODS)
+    shape = dict(x="pair", y="divisor", color="method", colours=keyed, log_y=True, whole_x=True, y_ticks=ticks)
+    words = dict(
+        title=f"slowdown of each pair, {preset.original:,} -> {preset.extended:,} tokens",
         x_title="pair i (dimensions 2i, 2i+1)",
-        colours=colours.method_colours(scaling.METHODS),
-        whole_x=True,
-        y_ticks=factor_ticks(float(frame["divisor"].max()), factor),
-    )
-    return Figure(
-        "rope-divisors",
-        lines_bars.lines_keyed,
-        (frame,),
-        dict(title=title, y_title="frequency divided by", log_y=True, height=240, **shape),
+        y_title="frequency divided by",
     )  # lines only: 5 x 64 point marks with tooltips cost the page ~0.05 s of first paint (browser_bench)
+    return Figure("rope-divisors", lines_bars.lines_keyed, (frame,), dict(height=240, **shape, **words))
+
+
+def _method_lines(name: str, frame: pd.DataFrame, over: pd.DataFrame, *, color: str, **shape: object) -> Figure:
+    """Lines under a second layer `over` (windows, a marker), each in the colour of the scaling method `frame[color]`
+    names."""
+    keyed = colours.method_colours(list(dict.fromkeys(frame[color])))
+    return Figure(name, lines_bars.lines_keyed, (frame, over), dict(color=color, colours=keyed, **shape))
 
 
 def rope_wavelengths(view: longer.Scaled) -> Figure:
     """Each pair's wavelength, default and scaled, against the original and extended windows (log axis)."""
     frame, levels = frames.scaled_wavelength_frame(view), frames.window_levels(view.preset)
-    keyed = colours.method_colours(list(dict.fromkeys(frame["rope"])))
+    words = dict(title="wavelength of each pair", x_title="pair i", y_title="tokens per full turn")
     # the windows in black: vermillion (colours.ACCENT) sits too near linear's orange on a projector
-    shape = dict(
-        x="pair",
-        y="wavelength",
-        color="rope",
-        x_title="pair i",
-        y_title="tokens per full turn",
-        colours=keyed,
-        overlay="reference",
-        whole_x=True,
-        reference_colour="#000000",
-    )
-    return Figure(
-        "wavelengths",
-        lines_bars.lines_keyed,
-        (frame, levels),
-        dict(title="wavelength of each pair", log_y=True, **shape),
-    )
+    shape = dict(x="pair", y="wavelength", log_y=True, whole_x=True, overlay="reference", reference_colour="#000000")
+    return _method_lines("wavelengths", frame, levels, color="rope", **shape, **words)
 
 
 def rope_scores(view: longer.Scaled, seed: int) -> Figure:
     """The rotary score of fixed content with itself against the distance, unscaled and scaled, with the window."""
     scores = frames.score_frame(view, seed, points=600)  # 600 samples a curve: one or two a pixel of its chart
-    keyed = colours.method_colours(list(dict.fromkeys(scores["curve"])))
-    shape = dict(
-        x="distance",
-        y="score",
-        color="curve",
-        x_title="distance m (tokens)",
-        y_title="q · R(m) q",
-        colours=keyed,
-        overlay="marker",
-    )
     point = frames.score_window_point(view, scores)
-    return Figure(
-        "scores-by-distance",
-        lines_bars.lines_keyed,
-        (scores, point),
-        dict(title="score of fixed content, q = k", **shape),
-    )
+    words = dict(title="score of fixed content, q = k", x_title="distance m (tokens)", y_title="q · R(m) q")
+    shape = dict(x="distance", y="score", overlay="marker")
+    return _method_lines("scores-by-distance", scores, point, color="curve", **shape, **words)
 
 
 def decay_curves(decay: longer.Decay) -> tuple[Figure, Figure]:

@@ -17,6 +17,8 @@ from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import decoder
 
+DISTANCE = "distance t − s (tokens)"  # the axis of attention against distance, a query's offset to its key
+
 
 def panel_width(across: float, columns: int, legend: str) -> int:
     """Pixels across each of `columns` picture panels sharing `across` px (with one axis and, at the right, a legend).
@@ -65,18 +67,11 @@ def head_panels(reading: decoder.Reading, layer: int, *, across: float, columns:
 def by_distance(reading: decoder.Reading, layer: int, *, height: int = 280, legend: str = "bottom") -> Figure:
     """Each head's mean weight at each relative distance t − s, the positional heads in colour (frame: H x N rows)."""
     frame = frames.by_distance_frame(reading, layer)
+    words = dict(title=f"layer {layer}: attention against distance, each head", y_title="mean attention weight")
     shape = dict(
-        x="distance",
-        y="weight",
-        color="series",
-        detail="head",
-        x_title="distance t − s (tokens)",
-        y_title="mean attention weight",
-        title=f"layer {layer}: attention against distance, each head",
-        legend=legend,
-        height=height,
+        x="distance", y="weight", color="series", detail="head", x_title=DISTANCE, legend=legend, height=height
     )
-    return Figure(f"llm-distance-{layer}", lines_bars.lines, (frame,), shape)
+    return Figure(f"llm-distance-{layer}", lines_bars.lines, (frame,), {**shape, **words})
 
 
 def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, annotate: bool, height: int) -> Figure:
@@ -148,55 +143,34 @@ def model_fast_share(model: decoder.WholeModel, *, height: int = 420) -> Figure:
 def ablation_gaps(result: decoder.Ablation, *, height: int = 280) -> Figure:
     """Each live layer's gap for the three ablations, on a log axis (an exact 0 at the 1e-9 floor), layers ticked
     0..L-1; the legend under the plot, where the three long names fit (a right legend cut them at 1280 px)."""
-    legend = "bottom"
     frame = frames.ablation_frame(result)
-    shape = dict(
-        x="layer",
-        y="shown",
-        color="ablation",
-        x_title="layer",
-        y_title="max |Δ| (log)",
-        title="each layer: reordered or shifted against the plain run",
-        log_y=True,
-        points=True,
-        legend=legend,
-        height=height,
-        whole_x=True,
+    words = dict(
+        title="each layer: reordered or shifted against the plain run", x_title="layer", y_title="max |Δ| (log)"
     )
-    return Figure("llm-ablations", lines_bars.lines, (frame,), shape)
+    shape = dict(x="layer", y="shown", color="ablation", log_y=True, points=True, whole_x=True)
+    return Figure("llm-ablations", lines_bars.lines, (frame,), {**shape, **words, "legend": "bottom", "height": height})
 
 
 def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: str = "bottom") -> Figure:
     """A real query/key pair's rotary logit against the distance, unscaled and under a rope_scaling preset (log x)."""
     scores = frames.logit_frame(logits)
     point = frames.logit_window_point(scores)
-    shape = dict(
-        x="distance",
-        y="score",
-        color="curve",
+    words = dict(
+        title=f"{logits.pair.label}: logit against distance",
         x_title="distance m (tokens, log)",
         y_title="q · R(m) k / √64",
-        title=f"{logits.pair.label}: logit against distance",
-        log_x=True,
-        legend=legend,
-        height=height,
     )
-    return Figure("llm-scaled-scores", lines_bars.lines_marked, (scores, point), shape)
+    shape = dict(x="distance", y="score", color="curve", log_x=True, legend=legend, height=height)
+    return Figure("llm-scaled-scores", lines_bars.lines_marked, (scores, point), {**shape, **words})
 
 
 def head_profile(reading: decoder.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
     """One head's mean weight at each distance, as bars (the lecture's step)."""
     curve = reading.by_distance(layer)[h, :16]
     frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
-    shape = dict(
-        x="distance",
-        y="weight",
-        x_title="distance t − s (tokens)",
-        y_title="mean weight",
-        title=f"head {decoder.head(layer, h)}: attention against distance",
-        height=height,
-    )
-    return Figure(f"llm-profile-{layer}-{h}", lines_bars.bars, (frame,), shape)
+    words = dict(title=f"head {decoder.head(layer, h)}: attention against distance", y_title="mean weight")
+    shape = dict(x="distance", y="weight", x_title=DISTANCE, height=height)
+    return Figure(f"llm-profile-{layer}-{h}", lines_bars.bars, (frame,), {**shape, **words})
 
 
 def sink_difference(reading: decoder.Reading, model: decoder.WholeModel) -> str:

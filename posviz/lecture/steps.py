@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import figures, frames, heatmaps, images, lines_bars
+from posviz.drawing import figures, frames, heatmaps, images
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -147,9 +147,11 @@ def _grid(
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
 
-def _weights(name: str, w: np.ndarray, words: tuple[str, ...], title: str) -> Figure:
-    labels = frames.labelled(words)
-    return _heat(name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels)
+def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False) -> Figure:
+    """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled."""
+    return _heat(
+        name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels, causal=causal
+    )
 
 
 def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
@@ -166,19 +168,27 @@ def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> 
     )
 
 
+def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+    """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
+    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    shown = verdicts.machine_zero(r.max_diff) == blind
+    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+
+
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
 
 
 def shuffle(seed: int = 42) -> Slide:
     r = lessons.order_experiment(seed=seed)
-    return Slide(
-        "Shuffle the tokens and attention's outputs shuffle the same way: nothing else changes.",
-        "max |attn(P X) − P attn(X)|",
-        r.max_diff,
-        verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: attention is order-blind",
-        _shuffle_panels("shuffle", r, "attend, then shuffle"),
-        "the lesson 'Why attention needs position' prints 4.44e-16",
+    return _shuffle_slide(
+        r,
+        "shuffle",
+        "attend, then shuffle",
+        blind=True,
+        claim="Shuffle the tokens and attention's outputs shuffle the same way: nothing else changes.",
+        label="max |attn(P X) − P attn(X)|",
+        verdict="0 up to rounding: attention is order-blind",
+        source="the lesson 'Why attention needs position' prints 4.44e-16",
         caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
         "two panels match: shuffling before or after attention gives the same rows.",
     )
@@ -201,38 +211,23 @@ def twins(second: int = 4) -> Slide:
 
 def ramp(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="ramp", scale=scale)
-    return Slide(
-        "Add a ramp E, a different row per position, to the tokens and the shuffle test fails: family 1, absolute "
-        "rows added to the input.",
-        "max |attn(P X + E) − P attn(X + E)|",
-        r.max_diff,
-        not verdicts.machine_zero(r.max_diff),
-        "order-aware: the outputs differ",
-        _shuffle_panels("ramp", r, "attend, then shuffle"),
-        "the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
-        "order-blind again: a ramp of size 0 is no position at all",
+    return _shuffle_slide(
+        r,
+        "ramp",
+        "attend, then shuffle",
+        blind=False,
+        claim="Add a ramp E, a different row per position, to the tokens and the shuffle test fails: family 1, "
+        "absolute rows added to the input.",
+        label="max |attn(P X + E) − P attn(X + E)|",
+        verdict="order-aware: the outputs differ",
+        source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
+        otherwise="order-blind again: a ramp of size 0 is no position at all",
     )
 
 
 def pairs(position: str = "sinusoidal") -> Slide:
     r = lessons.pair_move_experiment(position=position)
-    moves = pd.DataFrame(
-        {
-            "what moves": list(figures.PAIR_MOVES),  # the order page's pair part: the same labels
-            "max difference": [frames.on_log_axis(r.together), r.tokens_only, r.positions_only],
-            "shown": [number(v) for v in (r.together, r.tokens_only, r.positions_only)],
-        }
-    )
-    shape = dict(
-        x="what moves",
-        y="max difference",
-        title=figures.pair_moves_title(f"{position} × 1"),
-        x_title="",
-        y_title="max abs difference",
-        log_y=True,
-        text="shown",
-        height=FIGURE_HEIGHT,
-    )
+    moves = figures.pair_moves(r.together, r.tokens_only, r.positions_only, f"{position} × 1", height=FIGURE_HEIGHT)
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
@@ -240,21 +235,23 @@ def pairs(position: str = "sinusoidal") -> Slide:
         r.together,
         verdicts.machine_zero(r.together),
         f"0 up to rounding; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
-        (Figure("pairs", lines_bars.bars, (moves,), shape),),
+        (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
     )
 
 
 def forgot() -> Slide:
     r = lessons.order_experiment(forget_reorder=True)
-    return Slide(
-        "Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' order.",
-        "max |attn(P X) − attn(X)|  (reference not reordered)",
-        r.max_diff,
-        not verdicts.machine_zero(r.max_diff),
-        "a large difference from a bug in the test, not from position",
-        _shuffle_panels("forgot", r, "attend (NOT reordered)"),
-        "exercise 1 of the lesson 'Why attention needs position'",
+    return _shuffle_slide(
+        r,
+        "forgot",
+        "attend (NOT reordered)",
+        blind=False,
+        claim="Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' "
+        "order.",
+        label="max |attn(P X) − attn(X)|  (reference not reordered)",
+        verdict="a large difference from a bug in the test, not from position",
+        source="exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -298,19 +295,7 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (
-            _heat(
-                "causal-weights",
-                r.weights,
-                "causal attention weights (grey: masked)",
-                rows="query",
-                cols="key",
-                signed=False,
-                row_labels=tokens,
-                col_labels=tokens,
-                causal=True,
-            ),
-        ),
+        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -328,8 +313,8 @@ def sentences_plain() -> Slide:
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         f"a pure reordering; 'man' differs by {number(r.word_diff('man', with_position=False))}",
         (
-            _weights("plain-1", r.weights1_plain, r.words1, "dog bites man, no position"),
-            _weights("plain-2", r.weights2_plain, r.words2, "man bites dog, no position"),
+            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "dog bites man, no position"),
+            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
     )
@@ -345,8 +330,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
         not verdicts.machine_zero(diff),
         "different: word order now matters",
         (
-            _weights("position-1", r.weights1_positioned, r.words1, "dog bites man, with position"),
-            _weights("position-2", r.weights2_positioned, r.words2, "man bites dog, with position"),
+            _weights("position-1", r.weights1_positioned, frames.labelled(r.words1), "dog bites man, with position"),
+            _weights("position-2", r.weights2_positioned, frames.labelled(r.words2), "man bites dog, with position"),
         ),
         "the lesson 'dog bites man' gives 12.537 at scale 0.5",
         "identical: at scale 0 there is no position",
@@ -407,23 +392,16 @@ def norms(d: int = WIDTH) -> Slide:
     pe = sinusoidal(64, d)
     squared = properties.squared_norms(pe)
     deviation = properties.norm_deviation(pe)
-    frame = frames.row_norms(squared, name="squared norm")
-    shape = dict(
-        x="position",
-        y="squared norm",
-        title="‖peₜ‖² of every row: each bar reaches d/2",
-        x_title="position t",
-        y_title="‖peₜ‖²",
-        height=FIGURE_HEIGHT,
-    )
-    level = frames.level_frame(d / 2, f"d/2 = {d // 2}")
+    bars = figures.row_norms(squared, d, bars=True)  # the sinusoids page's, as bars with the lecture's words
+    words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
+    bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT})
     return Slide(
         "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {d // 2}",
-        (Figure("norms", lines_bars.bars_with_reference, (frame, level), shape),),
+        (bars,),
         "'A sense of order': 4 for every row at d = 8",
     )
 
@@ -684,23 +662,10 @@ def decoder() -> Slide:
         "SmolLM2: RoPE off": sentence_cosine("none")[0],
         "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0],
     }
-    bars = pd.DataFrame(
-        {
-            "run": list(runs),
-            "1 − cosine": [frames.on_log_axis(1 - c) for c in runs.values()],
-            "shown": [f"cos {number(c)}" for c in runs.values()],
-        }
-    )
-    shape = dict(
-        x="run",
-        y="1 − cosine",
-        title="1 − cosine of the two sentences (log axis)",
-        x_title="",
-        y_title="1 − cosine (log)",
-        log_y=True,
-        text="shown",
-        height=FIGURE_HEIGHT - 30,
-    )
+    shown = [f"cos {number(c)}" for c in runs.values()]
+    gaps = {run: 1 - c for run, c in runs.items()}
+    shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
+    bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
     layers, _ = shipped_layers()
     return Slide(
         "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
@@ -709,7 +674,7 @@ def decoder() -> Slide:
         model,
         not verdicts.same_direction(model),
         f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
-        (Figure("decoder-cosines", lines_bars.bars, (bars,), shape),),
+        (bars,),
         f"the shipped layers run live ({smollm2.PRECISION}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
