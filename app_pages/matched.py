@@ -157,25 +157,14 @@ else:
             "Scale 0 removes the position signal (the added rows, RoPE's angles or ALiBi's slopes); 1 is the model as "
             "trained."
         )
-    left, right = st.columns(2)
-    with left:
-        fig = figures.by_scale(
-            losses,
-            np.array(scales),
-            name="magnitude-loss",
-            title="held-out loss inside the window",
-            y_title="nats per byte",
-        )
-        ui.figure(fig, height=ui.fit(260, 165))
-    with right:
-        fig = figures.by_scale(
-            cos,
-            np.array(scales),
-            name="magnitude-cosine",
-            title='"dog bites man" vs "man bites dog"',
-            y_title="cosine of mean states",
-        )
-        ui.figure(fig, height=ui.fit(260, 165))
+    charts = (
+        (losses, "magnitude-loss", "held-out loss inside the window", "nats per byte"),
+        (cos, "magnitude-cosine", '"dog bites man" vs "man bites dog"', "cosine of mean states"),
+    )
+    for column, (values, name, title, y_title) in zip(st.columns(2), charts, strict=True):
+        with column:
+            fig = figures.by_scale(values, np.array(scales), name=name, title=title, y_title=y_title)
+            ui.figure(fig, height=ui.fit(260, 165))
     ui.takeaway(
         "Held-out loss off → on, seed mean: "
         + ", ".join(f"{k} {off[k]:.2f} → {on[k]:.2f}" for k in on)

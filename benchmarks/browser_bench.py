@@ -48,6 +48,7 @@ WORDS = (
 SENTENCE = " ".join(WORDS[:64])  # 64 words (ui.MAX_WORDS) within a text box's 300 characters (ui.MAX_TEXT)
 REVERSED = " ".join(reversed(WORDS[:64]))  # the same words in another order
 STEPS_MAX = 1.0  # the largest position scale of lessons.magnitude_steps()
+MATCHED_TEXT = ((SENTENCE + " ") * 8)[:1000]  # the matched page's text box holds 1000 bytes
 SENTENCES_MAX = 1.0  # the largest scale of the sentences page's SCALES
 # Each page at the bounds of its ui.Param declarations (hi of every number, the longest text, the heavier choice).
 MAXIMA: dict[str, dict[str, object]] = {
@@ -60,6 +61,8 @@ MAXIMA: dict[str, dict[str, object]] = {
     "llm": {"text": SENTENCE, "im_start": "false", "layer": 4},
     "lecture": {"step": 14},
     "longer": {"part": "decay", "reach": 65_536, "d": 256},
+    # the part that runs a typed text through every scheme's model: the text box's 1000 bytes, the deepest layer
+    "matched": {"part": "attention", "text": MATCHED_TEXT, "layer": 3, "head": 3},
     "magnitude": {"scale": STEPS_MAX, "s1": SENTENCE, "s2": REVERSED, "loglog": "true"},
     "minilm": {"part": "sentences", "s1": SENTENCE, "s2": REVERSED, "head": 12, "scale": STEPS_MAX},
     "offsets": {"T": 64, "prefill": 64, "d": 64, "sink_T": 64, "sinks": 16, "window": 32},

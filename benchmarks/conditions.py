@@ -9,8 +9,22 @@ load before and now) in its header; a script that prints its rows as it measures
 from __future__ import annotations
 
 import os
+import platform
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+
+def machine() -> str:
+    """One line naming the machine: its architecture, cores, Python and the BLAS threads a run was allowed.
+
+    >>> machine().startswith("machine: ")
+    True
+    """
+    threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
+    return (
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"OPENBLAS_NUM_THREADS {threads}"
+    )
 
 
 def describe(before: Sequence[float] | None, after: Sequence[float] | None, cores: int | None) -> str:
@@ -47,6 +61,15 @@ class Load:
     @classmethod
     def start(cls) -> Load:
         return cls(os.getloadavg(), os.cpu_count())
+
+    @classmethod
+    def announce(cls) -> Load:
+        """Start measuring and print the header a run's output opens with: the machine and the load before."""
+        load = cls.start()
+        print(machine())
+        print(load.before_line())
+        print()
+        return load
 
     def before_line(self) -> str:
         return describe(self.before, None, self.cores)

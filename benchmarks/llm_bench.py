@@ -18,8 +18,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -196,14 +194,7 @@ def main() -> None:
     parser.add_argument("--fresh", type=int, default=3, help="interleaved rounds of new processes")
     parser.add_argument("--no-browser", action="store_true", help="skip the server's memory")
     args = parser.parse_args()
-    load = Load.start()
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"OPENBLAS_NUM_THREADS {threads}, load average {os.getloadavg()[0]:.1f} at the start"
-    )
-    print(load.before_line())
-    print()
+    load = Load.announce()
     in_process(args.repeats)
     fresh(args.fresh)
     memory_in_process()

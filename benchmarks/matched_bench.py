@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import os
-import platform
 import random
 import statistics
 import subprocess
@@ -196,14 +194,7 @@ def main() -> None:
     parser.add_argument("--windows", type=int, default=ex.WINDOWS, help="held-out windows for the curves")
     parser.add_argument("--no-browser", action="store_true", help="skip the server's first views")
     args = parser.parse_args()
-    load = Load.start()
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "unset")
-    print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"OPENBLAS_NUM_THREADS {threads}"
-    )
-    print(load.before_line())
-    print()
+    load = Load.announce()
     in_process(args.repeats)
     memory_in_process(args.windows)
     if not args.no_browser:

@@ -111,8 +111,8 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
-        assert past[row].startswith(f"loss {rise[scheme].shown}\n"), row
-    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].shown}\n")
+        assert past[row].startswith(f"loss {rise[scheme].signed}\n"), row
+    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
     assert (
         last_bucket.tolist() == [30, 31, 31]
@@ -135,7 +135,7 @@ def test_the_past_column_measures_each_trained_schemes_rise_from_the_curves():
         assert rise[scheme].mean == pytest.approx(np.mean(per_seed), abs=1e-12)
         assert rise[scheme].low == min(per_seed) and rise[scheme].high == max(per_seed) and rise[scheme].seeds == 2
     with pytest.raises(ValueError, match="expected 0 < T_train <= start < stop, got T_train 128, start 64"):
-        families.rises(curves, 128, 64, 256)
+        matched.rises(curves, 128, 64, 256)
 
 
 def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes():
@@ -145,7 +145,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     rise = families.measured()
     assert slide.value == round(rise["alibi"].mean, 2) and slide.shown == f"{rise['alibi'].mean:.2f}"
     assert slide.ok == (rise["alibi"].high < rise["rope"].low or rise["rope"].high < rise["alibi"].low)
-    assert f"rope {rise['rope'].shown}" in (slide.verdict if slide.ok else slide.otherwise)
+    assert f"rope {rise['rope'].signed}" in (slide.verdict if slide.ok else slide.otherwise)
     assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
     curve, bars = slide.figures
     assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(families.matched.SCHEMES)
@@ -155,9 +155,9 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     assert table.loc["alibi", "chosen"] and not table.loc["rope", "chosen"]
     assert table.value.drop("learned").to_dict() == pytest.approx({k: r.mean for k, r in rise.items()})
     rope = at("buys", scheme="rope", reach=2)
-    early = families.rises(matched.family_curves(), 128, 128, 256)
+    early = matched.rises(matched.family_curves(), 128, 128, 256)
     assert rope.value == round(early["rope"].mean, 2) and "positions 128-255" in rope.label
-    least, most = families.extremes(early)
+    least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
     assert rope.claim.endswith("least with {}, most with {}.".format(*said))

@@ -397,6 +397,43 @@ def _keyed_lines(name: str, frame: pd.DataFrame, window: pd.DataFrame, keys: Seq
     return Figure(name, lines_bars.lines_keyed, (frame, window), {"overlay": "window", **shape})
 
 
+def _loss_lines(
+    name: str,
+    curves: Mapping[str, np.ndarray],
+    width: int,
+    window: pd.DataFrame,
+    keys: Sequence[str],
+    title: str,
+    x_title: str = "position t",
+    **front: object,
+) -> Figure:
+    """Loss per position of curves named key-seedK, averaged over bins of `width`, a colour a key, one line a seed."""
+    frame = _by_scheme(frames.binned_frame(curves, width))
+    shape = dict(y="loss", title=title, x_title=x_title, y_title="nats per byte", **front)
+    return _keyed_lines(name, frame, window, keys, **shape)
+
+
+def _scheme_points(
+    name: str, frame: pd.DataFrame, x: str, x_title: str, y: str, y_title: str, title: str, **extra: object
+) -> Figure:
+    """Lines with their points, a colour a scheme (SCHEME_COLOURS) and one line a curve of a `_by_scheme` frame."""
+    keys = [k for k in colours.SCHEME_COLOURS if k in set(frame["scheme"])]
+    shape = dict(
+        x=x,
+        y=y,
+        color="scheme",
+        detail="curve",
+        legend="bottom",
+        points=True,
+        **extra,
+        colours=tuple((k, colours.SCHEME_COLOURS[k]) for k in keys),
+        x_title=x_title,
+        y_title=y_title,
+        title=title,
+    )
+    return Figure(name, lines_bars.lines_keyed, (frame,), shape)
+
+
 def heldout_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: int = 32) -> Figure:
     """Held-out loss against position for every model of the matched family (one line per seed, one colour per
     scheme), averaged over bins of `width` positions, the training window's end marked.
@@ -404,18 +441,10 @@ def heldout_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width
     >>> heldout_by_position({"rope-seed0": np.ones(64), "learned-seed0": np.ones(16)}, 16).frames[0].shape
     (3, 5)
     """
-    frame = _by_scheme(frames.binned_frame(curves, width))
     window = frames.window_frame(T_train, f"trained on {T_train} tokens")
-    return _keyed_lines(
-        "heldout-by-position",
-        frame,
-        window,
-        tuple(colours.SCHEME_COLOURS),
-        y="loss",
-        title=f"held-out loss by position ({width}-position means; one line a seed)",
-        x_title="position t",
-        y_title="nats per byte",
-        front=("learned",),
+    title = f"held-out loss by position ({width}-position means; one line a seed)"
+    return _loss_lines(
+        "heldout-by-position", curves, width, window, tuple(colours.SCHEME_COLOURS), title, front=("learned",)
     )
 
 
@@ -427,17 +456,15 @@ def text_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width: i
     (12, 5)
     """
     width = _fine(curves, width)
-    frame = _by_scheme(frames.binned_frame(curves, width))
-    window = _window(curves, T_train)
-    return _keyed_lines(
+    title = f"loss on your text by position ({_means(width)}; one line a seed)"
+    return _loss_lines(
         "text-by-position",
-        frame,
-        window,
+        curves,
+        width,
+        _window(curves, T_train),
         tuple(colours.SCHEME_COLOURS),
-        y="loss",
-        title=f"loss on your text by position ({_means(width)}; one line a seed)",
-        x_title="position t (byte of your text)",
-        y_title="nats per byte",
+        title,
+        "position t (byte of your text)",
         front=("learned",),
     )
 
@@ -449,18 +476,9 @@ def scaled_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width:
     >>> scaled_by_position({"unscaled-seed0": np.ones(64), "linear-seed0": np.ones(64)}, 16).frames[0].shape
     (4, 5)
     """
-    frame = _by_scheme(frames.binned_frame(curves, width))
     window = frames.window_frame(T_train, f"trained on {T_train} tokens")
-    return _keyed_lines(
-        "scaled-by-position",
-        frame,
-        window,
-        tuple(colours.METHOD_COLOURS),
-        y="loss",
-        title="the RoPE models with a scaling method at inference (no fine-tuning)",
-        x_title="position t",
-        y_title="nats per byte",
-    )
+    title = "the RoPE models with a scaling method at inference (no fine-tuning)"
+    return _loss_lines("scaled-by-position", curves, width, window, tuple(colours.METHOD_COLOURS), title)
 
 
 def probe_by_layer(r2: Mapping[str, np.ndarray]) -> Figure:
@@ -470,21 +488,10 @@ def probe_by_layer(r2: Mapping[str, np.ndarray]) -> Figure:
     (5, 6)
     """
     frame = _by_scheme(frames.binned_frame(r2, 1, y_name="R²")).assign(layer=lambda f: f["position"] - 0.5)
-    keys = [k for k in colours.SCHEME_COLOURS if k in set(frame["scheme"])]
-    shape = dict(
-        x="layer",
-        y="R²",
-        color="scheme",
-        detail="curve",
-        legend="bottom",
-        points=True,
-        whole_x=True,
-        colours=tuple((k, colours.SCHEME_COLOURS[k]) for k in keys),
-        x_title="layer (0 = the input)",
-        y_title="R² on held-out windows",
-        title="how well a linear probe reads position t",
+    title = "how well a linear probe reads position t"
+    return _scheme_points(
+        "probe-by-layer", frame, "layer", "layer (0 = the input)", "R²", "R² on held-out windows", title, whole_x=True
     )
-    return Figure("probe-by-layer", lines_bars.lines_keyed, (frame,), shape)
 
 
 def attention_on_first(first: Mapping[str, np.ndarray], T_train: int, *, layer: int, width: int = 8) -> Figure:
@@ -553,28 +560,4 @@ def by_scale(values: Mapping[str, np.ndarray], scales: np.ndarray, *, name: str,
         for k, v in values.items()
     ]
     frame = _by_scheme(pd.concat(rows, ignore_index=True))
-    keys = [k for k in colours.SCHEME_COLOURS if k in set(frame["scheme"])]
-    shape = dict(
-        x="scale",
-        y="value",
-        color="scheme",
-        detail="curve",
-        legend="bottom",
-        points=True,
-        colours=tuple((k, colours.SCHEME_COLOURS[k]) for k in keys),
-        x_title="position signal × scale (0 = none)",
-        y_title=y_title,
-        title=title,
-    )
-    return Figure(name, lines_bars.lines_keyed, (frame,), shape)
-
-
-def scale_line(scales: np.ndarray, values: np.ndarray, *, name: str, title: str, y_title: str) -> Figure:
-    """One value against the position signal's scale (0 = no position signal), the points drawn.
-
-    >>> scale_line(np.linspace(0, 1, 3), np.ones(3), name="x", title="t", y_title="y").frames[0].shape
-    (3, 3)
-    """
-    frame = frames.series_frame(np.asarray(scales), {y_title: np.asarray(values)}, x_name="scale", y_name="value")
-    shape = dict(x="scale", y="value", title=title, x_title="position signal × scale", y_title=y_title, points=True)
-    return Figure(name, lines_bars.lines, (frame,), shape)
+    return _scheme_points(name, frame, "scale", "position signal × scale (0 = none)", "value", y_title, title)

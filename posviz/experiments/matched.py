@@ -87,8 +87,8 @@ def bins(T_train: int, factor: int = FACTOR) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class BinRow:
-    """One scheme's held-out loss in one position bin: the seeds' mean, lowest and highest (nan where it cannot
-    read so far)."""
+    """One scheme's held-out loss in one position bin, or its rise there over the training window: the seeds'
+    mean, lowest and highest (nan where it cannot read so far)."""
 
     scheme: str
     start: int
@@ -97,6 +97,11 @@ class BinRow:
     low: float
     high: float
     seeds: int
+
+    @property
+    def signed(self) -> str:
+        """The mean and the seeds' range with their signs, 2 decimals (a rise)."""
+        return f"{self.mean:+.2f} (seeds {self.low:+.2f}..{self.high:+.2f})"
 
 
 def bin_table(curves: dict[tuple[str, int], np.ndarray], factor: int = FACTOR) -> list[BinRow]:
@@ -110,6 +115,37 @@ def bin_table(curves: dict[tuple[str, int], np.ndarray], factor: int = FACTOR) -
             stats = (np.mean(values), min(values), max(values)) if values else (nan, nan, nan)
             rows.append(BinRow(scheme, a, b, *map(float, stats), len(values)))
     return rows
+
+
+def rises(curves: dict[str, np.ndarray], T_train: int, start: int, stop: int) -> dict[str, BinRow]:
+    """Each scheme's rise from curves keyed scheme-seedK (loss per position): mean of curve[start:stop] minus mean
+    of curve[:T_train], per seed; a scheme whose curves stop before `stop` (the learned table) is left out.
+
+    >>> rises({"a-seed0": np.r_[np.ones(4), 3 * np.ones(4)], "a-seed1": np.ones(8)}, 4, 4, 8)["a"].signed
+    '+1.00 (seeds +0.00..+2.00)'
+    """
+    if not 0 < T_train <= start < stop:
+        raise ValueError(f"expected 0 < T_train <= start < stop, got T_train {T_train}, start {start}, stop {stop}")
+    per: dict[str, list[float]] = {}
+    for name, curve in curves.items():
+        scheme = name.rsplit("-seed", 1)[0]
+        if len(curve) >= stop:
+            per.setdefault(scheme, []).append(float(curve[start:stop].mean() - curve[:T_train].mean()))
+    return {k: BinRow(k, start, stop, float(np.mean(v)), min(v), max(v), len(v)) for k, v in per.items()}
+
+
+def extremes(rise: dict[str, BinRow]) -> tuple[list[str], list[str]]:
+    """The schemes whose rise is least and most, each with any other whose seeds' range overlaps it (a difference
+    within the seeds' spread picks no single scheme).
+
+    >>> extremes({"a": BinRow("a", 1, 2, 0.1, 0.0, 0.2, 2), "b": BinRow("b", 1, 2, 0.15, 0.1, 0.2, 2),
+    ...           "c": BinRow("c", 1, 2, 2.0, 1.9, 2.1, 2)})
+    (['a', 'b'], ['c'])
+    """
+    order = sorted(rise.values(), key=lambda r: r.mean)
+    least = [r.scheme for r in order if r is order[0] or r.low <= order[0].high]
+    most = [r.scheme for r in order[::-1] if r is order[-1] or r.high >= order[-1].low]
+    return least, most
 
 
 def rope_preset(factor: float = FACTOR) -> scaling.Preset:

@@ -40,63 +40,14 @@ PAGES = (  # the pages that show the schemes: (title, router url path)
 )
 
 
-@dataclass(frozen=True)
-class Rise:
-    """One trained scheme's held-out loss at positions start..stop-1 minus inside its window [0, T_train), in
-    nats per byte: the mean over its seeds, the lowest and highest seed."""
-
-    scheme: str
-    start: int
-    stop: int
-    mean: float
-    low: float
-    high: float
-    seeds: int
-
-    @property
-    def shown(self) -> str:
-        return f"{self.mean:+.2f} (seeds {self.low:+.2f}..{self.high:+.2f})"
-
-
-def rises(curves: dict[str, np.ndarray], T_train: int, start: int, stop: int) -> dict[str, Rise]:
-    """Each scheme's rise from curves keyed scheme-seedK (loss per position): mean of curve[start:stop] minus mean
-    of curve[:T_train], per seed; a scheme whose curves stop before `stop` (the learned table) is left out.
-
-    >>> rises({"a-seed0": np.r_[np.ones(4), 3 * np.ones(4)], "a-seed1": np.ones(8)}, 4, 4, 8)["a"].shown
-    '+1.00 (seeds +0.00..+2.00)'
-    """
-    if not 0 < T_train <= start < stop:
-        raise ValueError(f"expected 0 < T_train <= start < stop, got T_train {T_train}, start {start}, stop {stop}")
-    per: dict[str, list[float]] = {}
-    for name, curve in curves.items():
-        scheme = name.rsplit("-seed", 1)[0]
-        if len(curve) >= stop:
-            per.setdefault(scheme, []).append(float(curve[start:stop].mean() - curve[:T_train].mean()))
-    return {k: Rise(k, start, stop, float(np.mean(v)), min(v), max(v), len(v)) for k, v in per.items()}
-
-
-def extremes(rise: dict[str, Rise]) -> tuple[list[str], list[str]]:
-    """The schemes whose rise is least and most, each with any other whose seeds' range overlaps it (a difference
-    within the seeds' spread picks no single scheme).
-
-    >>> extremes({"a": Rise("a", 1, 2, 0.1, 0.0, 0.2, 2), "b": Rise("b", 1, 2, 0.15, 0.1, 0.2, 2),
-    ...           "c": Rise("c", 1, 2, 2.0, 1.9, 2.1, 2)})
-    (['a', 'b'], ['c'])
-    """
-    order = sorted(rise.values(), key=lambda r: r.mean)
-    least = [r.scheme for r in order if r is order[0] or r.low <= order[0].high]
-    most = [r.scheme for r in order[::-1] if r is order[-1] or r.high >= order[-1].low]
-    return least, most
-
-
 def past_window() -> tuple[int, int]:
     """The positions the recap's "past the trained length" column reads: the matched family's last bin (4-8 x T)."""
     return ex.bins(matched.config().T_train)[-1]
 
 
-def measured() -> dict[str, Rise]:
+def measured() -> dict[str, ex.BinRow]:
     """The matched family's rise past its window (`past_window`), every trained scheme that reads that far."""
-    return rises(ex.family_curves(), matched.config().T_train, *past_window())
+    return ex.rises(ex.family_curves(), matched.config().T_train, *past_window())
 
 
 @dataclass(frozen=True)
@@ -177,7 +128,7 @@ def rows() -> tuple[Row, ...]:
             "sinusoidal rows",
             "1: absolute",
             "added to the input",
-            f"loss {rise['sinusoid'].shown}\na row for any t, from the formula",
+            f"loss {rise['sinusoid'].signed}\na row for any t, from the formula",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
         ),
         Row(
@@ -191,21 +142,21 @@ def rows() -> tuple[Row, ...]:
             "rotary (RoPE)",
             "2: relative",
             "rotates q and k",
-            f"loss {rise['rope'].shown}\nfar offsets: angles never trained",
+            f"loss {rise['rope'].signed}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
         ),
         Row(
             "bias on the scores",
             "2: relative",
             "added to the scores\n(ALiBi, T5)",
-            f"ALiBi: loss {rise['alibi'].shown}\nT5 (one bucket from {first_last}): not trained here",
+            f"ALiBi: loss {rise['alibi'].signed}\nT5 (one bucket from {first_last}): not trained here",
             max(bias_change("alibi"), bias_change("t5")),
         ),
         Row(
             "causal mask",
             "3: implicit\n(order, not distance)",
             "masks the scores\n(keys after the query)",
-            f"loss {rise['none'].shown}\nno table, no angle to run out of",
+            f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
         ),
     )

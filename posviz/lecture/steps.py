@@ -541,9 +541,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         raise ValueError(f"reach must be one of {', '.join(map(str, spans))} (x T_train), got {reach}")
     a, b = spans[reach]
     curves = _matched_curves()
-    rise = families.rises(curves, T, a, b)
+    rise = ex.rises(curves, T, a, b)
     mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
-    least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in families.extremes(rise))
+    least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in ex.extremes(rise))
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart; the bars beside it name the colours
     title = "held-out loss by position (a line per seed)"
     shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
@@ -555,7 +555,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
             "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
             "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
             "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
-            "shown": [rise[k].shown.replace(" (seeds ", " (") if k in rise else no_row for k in matched.SCHEMES],
+            "shown": [rise[k].signed.replace(" (seeds ", " (") if k in rise else no_row for k in matched.SCHEMES],
             "chosen": [k == scheme for k in matched.SCHEMES],
         }
     ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
@@ -575,10 +575,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
         round(mine.mean, 2),
         apart,
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: apart beyond the seeds' spread",
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: apart beyond the seeds' spread",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
         f"measured live on {matched.NAME}",
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.shown}: within the seeds' spread",
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: within the seeds' spread",
         tone="state",
         caption=f"Byte-level models trained here (T_train = {T}, {len(matched.seeds())} seeds a scheme, {windows}): "
         "measured, not the papers' results.",
