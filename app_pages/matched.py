@@ -86,7 +86,7 @@ elif s.part == "scaling":
     with a:
         ui.headline(
             f"loss past 4 x T_train, seed mean: unscaled → {best}",
-            f"{number(past['unscaled'])} → {number(past[best])}",
+            f"{number(past['unscaled'], 3)} → {number(past[best], 3)}",
         )
     with b:
         ui.takeaway(
@@ -150,7 +150,7 @@ else:
     with a:
         best = min(on, key=on.get)
         ui.headline(
-            f"{best}: held-out loss, position off → on (seed mean)", f"{number(off[best])} → {number(on[best])}"
+            f"{best}: held-out loss, position off → on (seed mean)", f"{number(off[best], 3)} → {number(on[best], 3)}"
         )
     with b:
         ui.takeaway(
