@@ -601,7 +601,7 @@ def _matched_losses(losses: dict[str, np.ndarray]) -> Claim:
         f"and far past it ({_span_text(far)}, up to 8 x T_train; the learned table has no row there), run in numpy "
         f"on {_matched_where()}, equals the loss JAX recorded at training on the same window",
         tuple(checks),
-        "matched?part=long",
+        "matched",
         matched.SOURCE,
         "JAX at training (provenance.json window0_losses)",
     )
@@ -634,7 +634,7 @@ def _matched_order(losses: dict[str, np.ndarray]) -> list[Claim]:
         f"{_matched_where()} (over all {matched.provenance()['evaluation']['windows']} held-out windows at training: "
         f"{recorded(first, inside)}, no position {_matched_recorded('none', inside):.3f})",
         tuple(_above(f"{b} - {a}, {_span_text(inside)}", at(a, inside), at(b, inside)) for a, b in pairs),
-        "matched?part=long",
+        "matched",
         matched.SOURCE,
         "the seeds' spread on the same window",
     )
@@ -656,7 +656,7 @@ def _matched_order(losses: dict[str, np.ndarray]) -> list[Claim]:
         f"rope {_matched_recorded('rope', inside):.3f}; Press et al. 2022, Fig. 1: ALiBi flat past the window, "
         "sinusoidal and rotary rising)",
         tuple(past_checks),
-        "matched?part=long",
+        "matched",
         f"ALiBi (Press et al. 2022), measured on {matched.NAME}; {matched.SOURCE}",
         "the seeds' spread on the same window",
     )
