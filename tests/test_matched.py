@@ -271,3 +271,16 @@ def test_the_head_picture_keeps_every_weight_of_a_short_text_and_clips_a_long_on
     np.testing.assert_allclose(fig.cells.values, w)
     long = figures.attention_picture(ex.head_weights("alibi", 0, "dog bites man " * 40, 2, 3), 128, title="t")
     assert long.cells.values.size <= 16_384 and long.shape["domain"][1] < 1.0
+
+
+def test_a_forward_cut_after_a_layer_gives_that_layers_attention_unchanged():
+    model = matched.load("alibi", 0)
+    ids = matched.encode("The first layers of a decoder do not read the later ones.")
+    whole = matched.forward(model, ids, keep=True)
+    cut = matched.forward(model, ids, keep=True, layers=2)
+    assert cut.weights.shape[0] == 2 and cut.hidden.shape[0] == 3
+    np.testing.assert_array_equal(cut.weights[1], whole.weights[1])
+    assert not np.allclose(cut.logits, whole.logits)  # the cut pass did not run layers 2 and 3
+    for bad in (0, matched.config().layers + 1):
+        with pytest.raises(ValueError, match=f"expected layers in 1..{matched.config().layers}, got {bad}"):
+            matched.forward(model, ids, layers=bad)

@@ -238,12 +238,25 @@ class Reading:
     recent: np.ndarray
 
 
+@functools.lru_cache(maxsize=8)
+def _layer_weights(scheme: str, seed: int, ids: bytes, layer: int) -> np.ndarray:
+    """One layer's attention weights on a byte string, the layers after it not run; cached so that the page's
+    chosen head and its per-scheme curves share one pass.
+
+    Returns: (H, T, T) float32, read-only
+    """
+    ids_ = np.frombuffer(ids, dtype=np.uint8).astype(np.int64)
+    a = matched.forward(matched.load(scheme, seed), ids_, keep=True, layers=layer + 1).weights[layer]
+    a.flags.writeable = False
+    return a
+
+
 def attention_reading(scheme: str, seed: int, ids: np.ndarray, layer: int = 0, head: int = 0) -> Reading:
     """Read one layer's attention on a byte sequence (its length may pass T_train, except for the learned table)."""
     cfg = matched.config()
     if not (0 <= layer < cfg.layers and 0 <= head < cfg.heads):
         raise ValueError(f"expected layer in 0..{cfg.layers - 1} and head in 0..{cfg.heads - 1}, got {layer}, {head}")
-    a = matched.forward(matched.load(scheme, seed), ids, keep=True).weights[layer].astype(np.float64)  # (H, T, T)
+    a = _layer_weights(scheme, seed, np.asarray(ids, dtype=np.uint8).tobytes(), layer).astype(np.float64)  # (H, T, T)
     T = a.shape[-1]
     recent = np.tril(np.ones((T, T), dtype=bool)) & ~np.tril(np.ones((T, T), dtype=bool), -RECENT)
     return Reading(scheme, layer, head, a[head], a[:, :, 0].mean(0), (a * recent).sum(-1).mean(0))

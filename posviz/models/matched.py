@@ -215,10 +215,14 @@ def forward(
     inv_freq: np.ndarray | None = None,
     attention_factor: float = 1.0,
     keep: bool = False,
+    layers: int | None = None,
 ) -> Trace:
     """Next-byte logits of a pre-LayerNorm causal decoder, with position put in by `scheme` (the model's own by
     default): an added table times position_scale (learned, sinusoid), q and k turned by position_scale times
     their angle (rope; inv_freq and attention_factor from a scaling method), or ALiBi's slopes times position_scale.
+
+    `layers` runs only the first that many layers (a layer's attention needs none after it); logits then read the
+    last one run.
 
     ids: (..., T) byte values. Returns: a Trace, logits (..., T, V)
     """
@@ -231,6 +235,8 @@ def forward(
     if not np.isfinite(position_scale) or not np.isfinite(attention_factor):
         raise ValueError(f"expected finite scales, got position_scale = {position_scale}, factor = {attention_factor}")
     cfg, w, T = model.config, model.weights, ids.shape[-1]
+    if layers is not None and not 1 <= layers <= cfg.layers:
+        raise ValueError(f"expected layers in 1..{cfg.layers}, got {layers}")
     x = w["tok_emb"][ids] * np.float32(np.sqrt(cfg.d))  # (..., T, d)
     table = _added(model, scheme, T, start)
     if table is not None:
@@ -238,7 +244,7 @@ def forward(
     theta = _angles(cfg, T, start, position_scale, inv_freq) if scheme == "rope" else None
     bias = _alibi(cfg, T, position_scale) if scheme == "alibi" else None
     hidden, maps = [x], []
-    for layer in range(cfg.layers):
+    for layer in range(cfg.layers if layers is None else layers):
         h = layer_norm(x, w["ln1_scale"][layer], w["ln1_bias"][layer], cfg.ln_eps)
         q, k, v = (split_heads(h @ w[name][layer], cfg.heads) for name in ("wq", "wk", "wv"))  # (..., H, T, d_k)
         if theta is not None:
