@@ -117,21 +117,18 @@ def self_attention(
     w_q: np.ndarray,
     w_k: np.ndarray,
     w_v: np.ndarray,
-    *,
-    causal: bool = False,
-    rotary: bool = False,
-    start: int = 0,
-    base: float = DEFAULT_BASE,
+    **options: bool | int | float,
 ) -> np.ndarray:
-    """One attention head: attention_weights(x, w_q, w_k, ...) @ (x w_v).
+    """One attention head: attention_weights(x, w_q, w_k, **options) @ (x w_v).
 
-    x: (B, T, d) or (T, d); w_q, w_k: (d, d_k); w_v: (d, d_v).
+    x: (B, T, d) or (T, d); w_q, w_k: (d, d_k); w_v: (d, d_v). `options` are attention_weights' keywords (causal,
+    rotary, start, base), declared there once.
     Returns: (B, T, d_v) or (T, d_v)
 
     >>> self_attention(np.ones((5, 4)), np.eye(4), np.eye(4), np.ones((4, 3))).shape
     (5, 3)
     """
-    weights = attention_weights(x, w_q, w_k, causal=causal, rotary=rotary, start=start, base=base)
+    weights = attention_weights(x, w_q, w_k, **options)
     w_v = _checks.array("w_v", w_v, min_ndim=2)
     x = np.asarray(x, dtype=np.float64)
     if w_v.ndim != 2 or w_v.shape[0] != x.shape[-1]:
