@@ -119,7 +119,9 @@ elif s.part == "probe":
     )
 elif s.part == "attention":
     n = matched.encode(text).size
-    lines = ui.result_of(ui.later(ex.family_attention, text, s.layer), "every scheme's attention on your text")
+    # one job a scheme: the background pool runs two at once (a 1,000-byte text's passes are a second or more)
+    jobs = {f"{k}-seed0": ui.later(ex.scheme_attention, text, s.layer, k) for k in matched.SCHEMES}
+    lines = {k: ui.result_of(job, "every scheme's attention on your text") for k, job in jobs.items()}
     ui.takeaway(
         f"{n} bytes, seed 0, mean of layer {s.layer}'s heads"
         + (f" (learned: bytes 0-{T - 1}, its rows)" if n > T else "")

@@ -123,6 +123,12 @@ def test_the_attention_reading_sums_to_one_per_query() -> None:
     r = ex.attention_reading("alibi", 0, matched.encode("dog bites man " * 12), layer=1, head=2)
     np.testing.assert_allclose(r.weights.sum(-1), 1.0, atol=1e-5)
     assert r.first[0] == pytest.approx(1.0) and (r.recent <= 1 + 1e-6).all()
+    ids = matched.encode("dog bites man " * 12)
+    a = matched.forward(matched.load("alibi", 0), ids.astype(np.int64), keep=True).weights[1].astype(np.float64)
+    t, j = np.indices(a.shape[-2:])
+    band = (j <= t) & (j > t - ex.RECENT)  # query t's own key and the RECENT - 1 before it
+    np.testing.assert_allclose(r.recent, (a * band).sum(-1).mean(0), atol=1e-12)
+    np.testing.assert_allclose(r.first, a[:, :, 0].mean(0), atol=1e-12)
 
 
 def test_a_typed_text_is_read_by_every_model_and_the_learned_curve_stops_at_its_table() -> None:

@@ -256,10 +256,12 @@ def attention_reading(scheme: str, seed: int, ids: np.ndarray, layer: int = 0, h
     cfg = matched.config()
     if not (0 <= layer < cfg.layers and 0 <= head < cfg.heads):
         raise ValueError(f"expected layer in 0..{cfg.layers - 1} and head in 0..{cfg.heads - 1}, got {layer}, {head}")
-    a = _layer_weights(scheme, seed, np.asarray(ids, dtype=np.uint8).tobytes(), layer).astype(np.float64)  # (H, T, T)
-    T = a.shape[-1]
-    recent = np.tril(np.ones((T, T), dtype=bool)) & ~np.tril(np.ones((T, T), dtype=bool), -RECENT)
-    return Reading(scheme, layer, head, a[head], a[:, :, 0].mean(0), (a * recent).sum(-1).mean(0))
+    a = _layer_weights(scheme, seed, np.asarray(ids, dtype=np.uint8).tobytes(), layer)  # (H, T, T) float32
+    # weight on key t - o at query t, o < RECENT, read from a's diagonals (not a (H, T, T) mask): (H, T) each
+    band = [np.diagonal(a, -o, axis1=-2, axis2=-1).astype(np.float64) for o in range(min(RECENT, a.shape[-1]))]
+    recent = sum(np.pad(b, ((0, 0), (o, 0))) for o, b in enumerate(band))
+    first = a[:, :, 0].mean(0, dtype=np.float64)
+    return Reading(scheme, layer, head, a[head].astype(np.float64), first, recent.mean(0))
 
 
 def magnitude_losses(scheme: str, seed: int, scales: np.ndarray, count: int = 8) -> np.ndarray:
@@ -460,12 +462,17 @@ def family_attention(text: str, layer: int, seed: int = 0) -> dict[str, tuple[np
 
     Returns: {scheme-seedK: ((T,) first, (T,) recent)}, T = the bytes the scheme reads
     """
+    return {f"{scheme}-seed{seed}": scheme_attention(text, layer, scheme, seed) for scheme in matched.SCHEMES}
+
+
+def scheme_attention(text: str, layer: int, scheme: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """One scheme's `family_attention` entry (the page runs the schemes side by side, one job each).
+
+    Returns: ((T,) first, (T,) recent), T = the bytes the scheme reads
+    """
     ids = matched.encode(text)
-    out = {}
-    for scheme in matched.SCHEMES:
-        r = attention_reading(scheme, seed, ids[: reach(scheme, ids.size)], layer)
-        out[f"{scheme}-seed{seed}"] = (r.first, r.recent)
-    return out
+    r = attention_reading(scheme, seed, ids[: reach(scheme, ids.size)], layer)
+    return r.first, r.recent
 
 
 SCALES = tuple(float(s) for s in np.linspace(0.0, 1.0, 6))  # the position signal's scales the page shows

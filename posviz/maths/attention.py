@@ -26,8 +26,10 @@ def softmax_rows(scores: np.ndarray) -> np.ndarray:
     >>> softmax_rows(np.zeros((2, 3), dtype=np.float32)).dtype
     dtype('float32')
     """
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    e = scores - scores.max(axis=-1, keepdims=True)
+    np.exp(e, out=e)  # in place: one (..., T) array the size of scores, not three
+    e /= e.sum(axis=-1, keepdims=True)
+    return e
 
 
 def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:

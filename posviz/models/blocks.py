@@ -84,11 +84,12 @@ def attention_weights(q: np.ndarray, k: np.ndarray, *, causal: bool, bias: np.nd
     """
     group = q.shape[-3] // k.shape[-3]
     keys = np.repeat(k, group, axis=-3) if group > 1 else k
-    scores = q @ keys.swapaxes(-1, -2) / np.sqrt(np.asarray(q.shape[-1], dtype=q.dtype))  # (..., H, T, T)
+    scores = q @ keys.swapaxes(-1, -2)  # (..., H, T, T), then scaled, biased and masked in place (no more copies)
+    scores /= np.sqrt(np.asarray(q.shape[-1], dtype=q.dtype))
     if bias is not None:
-        scores = scores + np.asarray(bias, dtype=q.dtype)
+        scores += np.asarray(bias, dtype=q.dtype)
     if causal:
-        scores = np.where(np.tri(q.shape[-2], dtype=bool), scores, -np.inf).astype(q.dtype)
+        np.copyto(scores, -np.inf, where=~np.tri(q.shape[-2], dtype=bool))
     return softmax_rows(scores)
 
 
