@@ -18,14 +18,11 @@ from pathlib import Path  # noqa: E402
 import streamlit as st  # noqa: E402
 
 import shell  # noqa: E402
-from posviz.experiments import matched  # noqa: E402
-from posviz.models import smollm2  # noqa: E402
+import ui.startup  # noqa: E402
 
-# The real RoPE model's page and lecture steps need its layers (~2-3 s to dequantize): read them once in the
-# background when the server starts, so that a student's first view does not wait (smollm2.load is lru_cached).
-threading.Thread(target=smollm2.load, name="posviz-warm-smollm2", daemon=True).start()
-# The matched family's held-out curves, probes and scaled RoPE curves: computed once per server from the shipped
-# weights (tens of seconds on two cores with the default 8 windows), in the background from the start.
-threading.Thread(target=matched.warm, name="posviz-warm-matched", daemon=True).start()
+# What the first visitors need, computed once in the background from the start (ui.startup.warm_server): the
+# lecture's first step, then the real RoPE model's layers and the matched family's held-out curves, probes and
+# scaled RoPE curves (tens of seconds on two cores with the default 8 windows), those two at a lower priority.
+threading.Thread(target=ui.startup.warm_server, name="posviz-warm", daemon=True).start()
 
 app = st.App(Path(__file__).with_name("router.py"), routes=[shell.PageShell()])

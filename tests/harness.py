@@ -54,11 +54,12 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def serve(
-    script: str = "streamlit_app.py", timeout: float = 60.0, env: dict[str, str] | None = None
+    script: str = "streamlit_app.py", timeout: float = 60.0, env: dict[str, str] | None = None, port: int | None = None
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    """Run a Streamlit script (relative to the repository) headless on a free loopback port; yield (URL, process).
-    `env` overrides the server's environment (a benchmark serves the matched page with its default windows)."""
-    port = free_port()
+    """Run a Streamlit script (relative to the repository) headless on a loopback port (default: a free one); yield
+    (URL, process). `env` overrides the server's environment (a benchmark serves the matched page with its default
+    windows); a fixed `port` keeps a browser's HTTP cache across servers started one after another."""
+    port = port or free_port()
     cmd = [
         sys.executable,
         "-m",

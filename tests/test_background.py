@@ -60,3 +60,26 @@ def test_importing_the_models_starts_no_thread():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
+
+
+def test_the_server_warms_the_lectures_first_step_before_the_models_and_at_a_lower_priority(monkeypatch):
+    from posviz import lecture
+    from posviz.drawing import engine
+    from ui import startup
+
+    order = []
+    monkeypatch.setattr(startup.smollm2, "load", lambda: order.append(("smollm2", startup._niceness())))
+    monkeypatch.setattr(startup.matched, "warm", lambda: order.append(("matched", startup._niceness())))
+    engine._compiled.cache_clear()
+    before = startup._niceness()
+    thread = threading.Thread(target=startup.warm_server)  # as the server runs it: a thread of its own
+    thread.start()
+    thread.join(60)
+    figures = [f for f in lecture.slide(0).figures if f.builder is not None]
+    misses = engine._compiled.cache_info().misses
+    for f, presenter in ((f, p) for f in figures for p in (False, True)):
+        engine.compile(f.builder, len(f.frames), presenter=presenter, **engine.live_values(f.shape)[0])
+    assert figures and engine._compiled.cache_info().misses == misses  # step 1's charts: compiled in both modes
+    assert [name for name, _ in order] == ["smollm2", "matched"]
+    assert all(nice >= before + startup.WARM_NICE or nice == 19 for _, nice in order)  # nicer than this thread
+    assert startup._niceness() == before  # only the warm-up's own thread was made nicer

@@ -1,4 +1,5 @@
-"""Once a process: the garbage collector's startup heap (the router calls `freeze_startup_heap`).
+"""Once a process: what a new server computes before anyone asks (`warm_server`, started by streamlit_app.py) and
+the garbage collector's startup heap (the router calls `freeze_startup_heap`).
 
 It touches the runtime, not the page. The pages live in app_pages/, not pages/: Streamlit treats an app beside a
 folder named pages/ as a legacy multipage app until its main script calls st.navigation (a deep link opened first
@@ -8,8 +9,38 @@ on a fresh server would then run the page without the router), so no patch of St
 from __future__ import annotations
 
 import gc
+import os
+import threading
+
+from posviz import lecture
+from posviz.drawing import engine
+from posviz.experiments import matched
+from posviz.models import smollm2
 
 _frozen = False
+WARM_NICE = 10  # the warm-up thread's niceness (Linux): a visitor's session thread gets the cores first
+
+
+def warm_server() -> None:
+    """Run once in a background thread at launch: the lecture's first step (its modules, its slide and its charts
+    compiled in both modes: what a lecturer opens first on a new server), then SmolLM2's layers (~2-3 s to
+    dequantize), then the matched family's held-out curves (tens of seconds with 8 windows), the last two at a
+    lower CPU priority so that the sessions of the first visitors are not slowed by them."""
+    for fig in lecture.slide(0).figures:
+        if fig.builder is not None:
+            for presenter in (False, True):
+                engine.chart_spec(fig.builder, *fig.frames, presenter=presenter, **fig.shape)
+    try:  # Linux gives each thread its own niceness; elsewhere the warm-up runs at the server's priority
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_NICE)
+    except (AttributeError, OSError):
+        pass
+    smollm2.load()
+    matched.warm()
+
+
+def _niceness() -> int:
+    """The calling thread's niceness (Linux: each thread has its own)."""
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
 def freeze_startup_heap() -> None:
