@@ -61,9 +61,11 @@ with a:
     st.caption(f"8-bit (int8) weights: within ±{encoder.COSINE_TOLERANCE:g} of float32 (tested)")
 with b:
     ui.headline("cosine, no position", number(result.cosine_plain), "the position rows removed (scale 0)")
+    gap = 1 - result.cosine_plain  # a rounding-sized gap shows as its size, never as a signed tiny value
     st.caption(
-        f"1 - cosine = {number(1 - result.cosine_plain)} "
-        + ("(float64 rounding)" if same_words else "(not rounding: the word pieces differ)")
+        f"1 - cosine: 0 up to float64 rounding (size {number(abs(gap))})"
+        if same_words
+        else f"1 - cosine = {number(gap)} (not rounding: the word pieces differ)"
     )
 with c:
     ui.headline("cosine, word average", number(result.cosine_average), "mean of the input word embeddings")

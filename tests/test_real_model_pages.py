@@ -135,7 +135,7 @@ def test_the_word_order_curve_is_quick_first_and_whole_once_drawn_whole():
 @pytest.mark.parametrize(
     ("s1", "s2", "badge", "caption"),
     [
-        ("dog bites man", "man bites dog", "the orders differ", "(float64 rounding)"),
+        ("dog bites man", "man bites dog", "the orders differ", "0 up to float64 rounding (size "),
         ("dog bites man", "cat bites dog", "the words differ too", "(not rounding: the word pieces differ)"),
     ],
 )
@@ -144,5 +144,6 @@ def test_the_word_order_page_calls_1_minus_cosine_rounding_only_when_the_words_a
     assert not at.exception
     shown = "\n".join([*(c.value for c in at.caption), *(m.value for m in at.markdown)])  # badges are markdown
     assert caption in shown and badge in shown
-    wrong = "(float64 rounding)" if "not rounding" in caption else "(not rounding"
+    wrong = "up to float64 rounding" if "not rounding" in caption else "(not rounding"
     assert wrong not in shown
+    assert "= -" not in shown  # a rounding-sized gap is never shown as a signed tiny value

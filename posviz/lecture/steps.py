@@ -667,15 +667,23 @@ def decoder() -> Slide:
     shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
     bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
     layers, _ = shipped_layers()
+    mask_only = runs["SmolLM2: RoPE off"]
+    masked = not verdicts.same_direction(mask_only)  # does the mask alone tell the orders apart?
+    carriers = (
+        f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)}); "
+        "RoPE moves it a little further."
+        if masked
+        else "RoPE and its causal mask put the two sentences' cosine below 1 together."
+    )
     return Slide(
-        "Lesson 002's exercise 2: SmolLM2 adds no position rows, yet RoPE and its causal mask put the two "
-        "sentences' cosine below 1 too.",
+        f"Lesson 002's exercise 2: SmolLM2 adds no position rows, yet {carriers}",
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
         not verdicts.same_direction(model),
         f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
         (bars,),
-        f"the shipped layers run live ({smollm2.PRECISION}); the lesson's GPT-2 is not shipped",
+        f"SmolLM2's shipped layers run live (weights stored in 4 and 8 bits, {smollm2.PRECISION.split(', ')[-1]}); "
+        "the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
         f"layers (of 30), <|im_start|> left out (its state, the attention sink's, is {number(sink, digits=2)}× "
