@@ -142,22 +142,18 @@ def matrix_panels(
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
     width = panel_width(layout.LEGEND_WIDTH if legend == "right" else 0)
     angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
+    style = heatmaps.CellStyle(
+        row_title, col_title, scheme, domain, value_title, annotate=annotate, angled=angled, legend=legend
+    )
     show_chart(
         heatmaps.heatmap_panels,
         cells,
         name=name,
-        row_title=row_title,
-        col_title=col_title,
+        style=style,
         width=width,
         height=height,
         columns=columns,
         shared=shared,
-        scheme=scheme,
-        domain=domain,
-        value_title=value_title,
-        annotate=annotate,
-        angled=angled,
-        legend=legend,
         notes=any(p.note for p in panels),
         title_width=width + PANEL_GAP + (0 if shared else axis),
     )
