@@ -142,14 +142,13 @@ def matrix_panels(
     legend = "none" if annotate else legend_side()  # each cell printing its value says what a legend would
     width = panel_width(layout.LEGEND_WIDTH if legend == "right" else 0)
     angled = char * max(len(label) for c in cols for label in c) > width / max(1, widest) - 4  # else Vega drops some
-    style = heatmaps.CellStyle(
-        row_title, col_title, scheme, domain, value_title, annotate=annotate, angled=angled, legend=legend
-    )
     show_chart(
         heatmaps.heatmap_panels,
         cells,
         name=name,
-        style=style,
+        style=heatmaps.CellStyle(
+            row_title, col_title, scheme, domain, value_title, annotate=annotate, angled=angled, legend=legend
+        ),
         width=width,
         height=height,
         columns=columns,
