@@ -50,7 +50,7 @@ def every_chart():
     bars = frames.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
     line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
     return {
-        "token_heatmap": (heatmaps.token_heatmap, [eye_cells()], dict(title="w")),
+        "token_heatmap": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", style=heatmaps.WEIGHTS)),
         "token_heatmap signed": (
             heatmaps.token_heatmap,
             [eye_cells()],
@@ -243,7 +243,7 @@ def test_a_template_is_built_once_per_shape():
 
 
 def test_token_heatmap_keeps_matrix_order_and_fixed_weight_colours():
-    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w")
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", style=heatmaps.WEIGHTS)
     rect, text = spec["layer"][0]["layer"]
     assert rect["encoding"]["x"]["sort"] == {"field": "col_index", "op": "min"}
     assert rect["encoding"]["color"]["scale"]["range"] == list(images.WEIGHT_STOPS)
