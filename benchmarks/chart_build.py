@@ -107,7 +107,7 @@ def posviz_specs() -> list[dict]:
             lines_bars.grouped_bars, bars, x="component", y="value", group="vector", title="t", y_title="output"
         ),
         engine.chart_spec(lines_bars.lines_marked, curve, point, **line),
-        engine.chart_spec(heatmaps.token_heatmap, weights, title="weights", domain=(0.0, 1.0)),
+        engine.chart_spec(heatmaps.token_heatmap, weights, title="weights", style=heatmaps.WEIGHTS),
         engine.chart_spec(heatmaps.grid_heatmap, cells, **grid),
     ]
 

@@ -29,6 +29,14 @@ def units(spec, data=None):
     return [(spec, data)]
 
 
+def style(**choices):
+    """A labelled heatmap's style: attention weights (query by key, each value written) with `choices` changed."""
+    return heatmaps.CellStyle.weights(**choices)
+
+
+PANELS = heatmaps.CellStyle.signed(domain=(-1.0, 1.0), row_title="t", col_title="dim", annotate=False)
+
+
 def eye_cells():
     return frames.matrix_frame(np.eye(3), frames.labelled(["a", "b", "a"]), frames.labelled(["a", "b", "a"]))
 
@@ -42,14 +50,14 @@ def every_chart():
     bars = frames.vectors_frame([np.ones(3), np.zeros(3)], ["a", "b"])
     line = dict(x="x", y="y", title="t", x_title="x", y_title="y")
     return {
-        "token_heatmap": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", domain=(0.0, 1.0))),
+        "token_heatmap": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", style=heatmaps.WEIGHTS)),
         "token_heatmap signed": (
             heatmaps.token_heatmap,
             [eye_cells()],
-            dict(title="w", scheme=images.SIGNED_SCHEME, domain=(-1.0, 1.0), angled=True),
+            dict(title="w", style=heatmaps.CellStyle.signed(np.eye(3), row_title="t", col_title="u", angled=True)),
         ),
-        "token_heatmap plain": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", annotate=False)),
-        "token_heatmap no legend": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", legend="none")),
+        "token_heatmap plain": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", style=style(annotate=False))),
+        "token_heatmap no legend": (heatmaps.token_heatmap, [eye_cells()], dict(title="w", style=style(legend="none"))),
         "grid_heatmap": (
             heatmaps.grid_heatmap,
             [frames.reduced_frame(reduced)],
@@ -79,7 +87,7 @@ def every_chart():
         "token_heatmap note": (
             heatmaps.token_heatmap,
             [eye_cells()],
-            dict(title="w", annotate=False, note="all zeros"),
+            dict(title="w", style=style(annotate=False), note="all zeros"),
         ),
         "grid_heatmap square": (
             heatmaps.grid_heatmap,
@@ -97,21 +105,16 @@ def every_chart():
             [frames.picture_frame(b"png"), frames.extent_frame(reduced, (-1.0, 1.0))],
             dict(title="pe", subtitle="every value shown", row_title="t", col_title="dim"),
         ),
-        "heatmap_panels": (heatmaps.heatmap_panels, [panel_cells()], dict(row_title="t", col_title="dim", width=120)),
+        "heatmap_panels": (heatmaps.heatmap_panels, [panel_cells()], dict(style=PANELS, width=120)),
         "heatmap_panels own labels, notes": (
             heatmaps.heatmap_panels,
             [panel_cells()],
             dict(
-                row_title="t",
-                col_title="dim",
+                style=style(row_title="t", col_title="dim", legend="none"),
                 width=120,
                 columns=1,
                 shared=False,
                 notes=True,
-                annotate=True,
-                scheme=images.WEIGHT_SCHEME,
-                domain=(0.0, 1.0),
-                legend="none",
             ),
         ),
         **longer_charts(),
@@ -213,10 +216,10 @@ def test_new_numbers_keep_the_spec_text_and_swap_only_data():
         line = engine.chart_spec(
             lines_bars.lines_marked, curve, point, x="x", y="y", title=f"at {x}", x_title="x", y_title="y"
         )
-        cells = frames.matrix_frame(np.eye(2) * x, ["a", "b"], ["a", "b"])
-        heat = engine.chart_spec(
-            heatmaps.token_heatmap, cells, title=f"scaled {x}", domain=(-x, x), scheme="blueorange"
-        )
+        m = np.eye(2) * x
+        cells = frames.matrix_frame(m, ["a", "b"], ["a", "b"])
+        signed = heatmaps.CellStyle.signed(m, row_title="t", col_title="u")  # on (-x, x)
+        heat = engine.chart_spec(heatmaps.token_heatmap, cells, title=f"scaled {x}", style=signed)
         return line, heat
 
     for a, b in zip(spec(0.5), spec(0.7), strict=True):
@@ -233,14 +236,14 @@ def test_new_numbers_keep_the_spec_text_and_swap_only_data():
 def test_a_template_is_built_once_per_shape():
     engine._compiled.cache_clear()
     for x in (0.1, 0.2, 0.3):
-        engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title=f"t{x}", domain=(0.0, x))
+        engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title=f"t{x}", style=style(domain=(0.0, x)))
     assert engine._compiled.cache_info().misses == 1 and engine._compiled.cache_info().hits == 2
-    engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="t", annotate=False)
+    engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="t", style=style(annotate=False))
     assert engine._compiled.cache_info().misses == 2
 
 
 def test_token_heatmap_keeps_matrix_order_and_fixed_weight_colours():
-    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", domain=(0.0, 1.0))
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", style=heatmaps.WEIGHTS)
     rect, text = spec["layer"][0]["layer"]
     assert rect["encoding"]["x"]["sort"] == {"field": "col_index", "op": "min"}
     assert rect["encoding"]["color"]["scale"]["range"] == list(images.WEIGHT_STOPS)
@@ -254,8 +257,10 @@ def test_masked_cells_are_grey_and_print_no_value_so_a_hidden_key_does_not_look_
     w = np.array([[1.0, 0.0], [0.0, 1.0]])  # row 1's weight on key 0 is a real 0; row 0's on key 1 is masked
     cells = frames.masked_frame(frames.matrix_frame(w, ["a", "b"], ["a", "b"]))
     assert cells["masked"].tolist() == [False, True, False, False]
-    svg = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", masked=True, legend="none"))
-    plain = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", legend="none"))
+    svg = engine.to_svg(
+        engine.chart_spec(heatmaps.token_heatmap, cells, title="w", style=style(masked=True, legend="none"))
+    )
+    plain = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", style=style(legend="none")))
     grey = f'fill="{colours.MASKED_GREY}"'
     assert svg.count(grey) == 1 and grey not in plain
     assert svg.count(">0.00<") == 1 and plain.count(">0.00<") == 2  # the masked cell writes no value
@@ -264,7 +269,9 @@ def test_masked_cells_are_grey_and_print_no_value_so_a_hidden_key_does_not_look_
 def test_live_domain_and_title_render_from_data():
     """Rendered by Vega through vl-convert: the domain expression reads the live dataset (viridis middle at 1/2)."""
     cells = frames.matrix_frame(np.array([[1.0]]), ["a"], ["b"])
-    svg = engine.to_svg(engine.chart_spec(heatmaps.token_heatmap, cells, title="live title", domain=(0.0, 2.0)))
+    svg = engine.to_svg(
+        engine.chart_spec(heatmaps.token_heatmap, cells, title="live title", style=style(domain=(0.0, 2.0)))
+    )
     assert "live title" in svg
     assert "rgb(33, 145, 141)" in svg  # images.WEIGHT_STOPS[5], the middle stop, for 1 on [0, 2]
 
@@ -287,12 +294,14 @@ def test_step_errors_use_a_log_axis_with_a_rounding_band_so_rounding_and_bugs_st
 
 
 def test_a_note_is_written_across_the_middle_of_a_heatmap_and_is_live():
-    spec = engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="d", annotate=False, note="all zeros")
+    spec = engine.chart_spec(
+        heatmaps.token_heatmap, eye_cells(), title="d", style=style(annotate=False), note="all zeros"
+    )
     assert spec["datasets"][engine.LIVE].iloc[0]["note"] == "all zeros"
     texts = [u for u, _ in units(engine.inline(spec)) if u.get("mark", {}).get("type") == "text"]
     assert any("note" in json.dumps(t["mark"].get("text", "")) for t in texts)
     assert "all zeros" in engine.to_svg(spec)
-    empty = engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="d", annotate=False, note="")
+    empty = engine.chart_spec(heatmaps.token_heatmap, eye_cells(), title="d", style=style(annotate=False), note="")
     assert {k: v for k, v in empty.items() if k != "datasets"} == {k: v for k, v in spec.items() if k != "datasets"}
 
 
@@ -319,7 +328,9 @@ def test_a_square_heatmap_is_as_wide_as_it_is_tall_and_a_plain_one_fills_its_col
         heatmaps.token_heatmap: [eye_cells()],
         heatmaps.picture_heatmap: [frames.picture_frame(b"png"), frames.extent_frame(reduced, (-1.0, 1.0))],
     }[builder]
-    shape = dict(title="pe · peᵀ", row_title="t", col_title="u", height=230, legend="right", note="")
+    shape = dict(title="pe · peᵀ", height=230, note="")
+    axes = dict(row_title="t", col_title="u", legend="right")
+    shape.update({"style": style(**axes)} if builder is heatmaps.token_heatmap else axes)
     square = engine.chart_spec(builder, *data, presenter=presenter, square=True, **shape)
     assert square["width"] == square["height"] == 230
     plain = engine.chart_spec(builder, *data, presenter=presenter, **shape)
@@ -609,10 +620,10 @@ def test_heatmap_panels_draw_every_panel_in_its_place_with_one_legend_a_live_dom
         ],
         ignore_index=True,
     )
-    shape = dict(row_title="t", col_title="dim", width=120, scheme=images.WEIGHT_SCHEME, notes=True)
-    spec = engine.chart_spec(heatmaps.heatmap_panels, cells, domain=(0.0, 2.0), **shape)
+    shape = dict(width=120, notes=True)
+    spec = engine.chart_spec(heatmaps.heatmap_panels, cells, style=style(domain=(0.0, 2.0), annotate=False), **shape)
     assert spec["facet"]["sort"] == {"field": "panel_index", "op": "min"}
-    other = engine.chart_spec(heatmaps.heatmap_panels, cells, domain=(0.0, 4.0), **shape)
+    other = engine.chart_spec(heatmaps.heatmap_panels, cells, style=style(domain=(0.0, 4.0), annotate=False), **shape)
     # a new domain binds data; the spec is compiled once
     assert {k: v for k, v in spec.items() if k != "datasets"} == {k: v for k, v in other.items() if k != "datasets"}
     svg = engine.to_svg(spec)

@@ -53,8 +53,9 @@ def test_sink_figures_label_live_and_extraction(reading):
     model = llm_figures.sink_model(decoder.whole_model())
     assert live.frames[0].shape[0] == 5 * 9 and model.frames[0].shape[0] == 30 * 9
     assert "live" in live.shape["title"] and "extraction" in model.shape["title"]
-    assert live.shape["annotate"] and not model.shape["annotate"]
-    assert live.shape["domain"] == model.shape["domain"] == (0.0, 1.0)  # side by side: one colour, one weight
+    assert live.shape["style"].annotate and not model.shape["style"].annotate
+    # side by side: one colour, one weight
+    assert live.shape["style"].domain == model.shape["style"].domain == (0.0, 1.0)
     label = llm_figures.extraction_label(decoder.whole_model())
     assert "tools/extract_smollm2.py" in label and "8 texts" in label and "with <|im_start|>" in label
 

@@ -68,16 +68,9 @@ def matrix_chart(
     m = np.asarray(m, dtype=np.float64)
     domain = heatmaps.signed_domain(m) if domain is None else domain
     rows, cols = m.shape
-    common = dict(
-        title=title,
-        row_title=row_title,
-        col_title=col_title,
-        scheme=scheme,
-        domain=domain,
-        value_title=value_title,
-        height=height,
-        legend=legend_side() if legend else "none",
-    )
+    scale = dict(row_title=row_title, col_title=col_title, scheme=scheme, domain=domain, value_title=value_title)
+    legend_at = legend_side() if legend else "none"
+    common = dict(title=title, height=height)
     if note is not None:
         common["note"] = note
     if square:
@@ -89,28 +82,26 @@ def matrix_chart(
             col_labels if col_labels is not None else [str(col_offset + j) for j in range(cols)],
         )
         annotate = heatmaps.prints_values(m.shape, annotate_cols)
-        if annotate:  # each cell prints its value: a colour legend would repeat it
-            common["legend"] = "none"
-        limit = {} if row_label_limit is None else {"row_label_limit": row_label_limit}
-        frame = frames.masked_frame(frame) if causal else frame
-        show_chart(
-            heatmaps.token_heatmap,
-            frame,
-            name=name,
+        style = heatmaps.CellStyle(
+            **scale,
             annotate=annotate,
             angled=cols > 8,
+            legend="none" if annotate else legend_at,  # each cell printing its value: a legend would repeat it
             masked=causal,
-            **limit,
-            **common,
+            **({} if row_label_limit is None else {"row_label_limit": row_label_limit}),
         )
+        frame = frames.masked_frame(frame) if causal else frame
+        show_chart(heatmaps.token_heatmap, frame, name=name, style=style, **common)
         return
     across = min(container_width(in_columns), height + AXIS_WIDTH) if square else container_width(in_columns)
     if not pictured(m.shape, across, height):
         reduced_heatmap(
             grids.reduced(m, 1, 1).shifted(row_offset, col_offset),
             name=name,
+            legend=legend_at,
             hover=hover,
             in_columns=in_columns,
+            **scale,
             **common,
         )
         return

@@ -146,18 +146,13 @@ def matrix_panels(
         heatmaps.heatmap_panels,
         cells,
         name=name,
-        row_title=row_title,
-        col_title=col_title,
+        style=heatmaps.CellStyle(
+            row_title, col_title, scheme, domain, value_title, annotate=annotate, angled=angled, legend=legend
+        ),
         width=width,
         height=height,
         columns=columns,
         shared=shared,
-        scheme=scheme,
-        domain=domain,
-        value_title=value_title,
-        annotate=annotate,
-        angled=angled,
-        legend=legend,
         notes=any(p.note for p in panels),
         title_width=width + PANEL_GAP + (0 if shared else axis),
     )

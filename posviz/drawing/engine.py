@@ -20,10 +20,10 @@ No maths here, no streamlit.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import altair as alt
 import pandas as pd
@@ -32,7 +32,7 @@ LIVE = "posviz_live"  # the one-row dataset holding a compiled chart's live valu
 Data = pd.DataFrame | alt.NamedData
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Live:
     """Stands for a value read at draw time from the LIVE dataset's column `field`."""
 
@@ -97,24 +97,44 @@ def live_values(shape: dict[str, object]) -> tuple[dict[str, object], dict[str, 
 
     Titles, notes and colour domains are live: the shape gets `Live` placeholders for them and
     the second dict holds their values for the LIVE dataset (a domain becomes lo, mid and hi).
+    A domain is a `domain` argument or the `domain` field of a frozen dataclass argument (a style).
     """
     static, values = dict(shape), {}
     for key in ("title", "note"):
         if static.get(key) is not None and not isinstance(static[key], Live):
             values[key] = str(static[key])
             static[key] = Live(key)
-    if "domain" in static and not isinstance(static["domain"][0], Live):
-        lo, hi = (float(b) for b in static["domain"])
-        values.update(lo=lo, mid=(lo + hi) / 2, hi=hi)
-        static["domain"] = (Live("lo"), Live("hi"))
+    if "domain" in static:
+        static["domain"] = _live_domain(static["domain"], values)
+    for key, value in static.items():
+        if dataclasses.is_dataclass(value) and hasattr(value, "domain"):
+            static[key] = dataclasses.replace(value, domain=_live_domain(value.domain, values))
     return static, values
+
+
+def _live_domain(domain: Bounds, values: dict[str, object]) -> Bounds:
+    """A domain's placeholders (Live lo and hi), its ends and middle put in `values`; one already live as it is."""
+    if isinstance(domain[0], Live):
+        return domain
+    lo, hi = (float(b) for b in domain)
+    values.update(lo=lo, mid=(lo + hi) / 2, hi=hi)
+    return (Live("lo"), Live("hi"))
+
+
+def _holds_live(value: object) -> bool:
+    """Whether a shape value is, or holds (in a tuple or a dataclass's fields), a `Live` placeholder."""
+    if isinstance(value, Live):
+        return True
+    if dataclasses.is_dataclass(value):
+        value = tuple(getattr(value, f.name) for f in dataclasses.fields(value))
+    return isinstance(value, tuple) and any(_holds_live(v) for v in value)
 
 
 @functools.lru_cache(maxsize=512)
 def _compiled(builder: Callable[..., alt.TopLevelMixin], count: int, presenter: bool, shape: tuple) -> dict:
     names = [alt.NamedData(f"posviz_{i}") for i in range(count)]
     chart = builder(*names, **dict(shape))
-    if any(isinstance(v, Live) for _, value in shape for v in (value if isinstance(value, tuple) else (value,))):
+    if any(_holds_live(value) for _, value in shape):
         chart = _carrying_live(chart)
     return style(chart, presenter=presenter).to_dict(validate=False)
 

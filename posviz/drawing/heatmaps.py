@@ -10,6 +10,7 @@ view and a chart of the same matrix share colours. No maths here, no streamlit.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 
 import altair as alt
 import numpy as np
@@ -178,98 +179,107 @@ def prints_values(shape: tuple[int, int], max_cols: int = VALUE_COLUMNS) -> bool
     return shape[0] * shape[1] <= VALUE_CELLS and shape[1] <= max_cols
 
 
+@dataclass(frozen=True)
+class CellStyle:
+    """How a labelled heatmap (`token_heatmap`, `heatmap_panels`) draws its cells: axis titles, colour scale, legend,
+    written values, label room and masked keys. Frozen and compared by value: a chart compiles once per style.
+
+    `annotate`: each cell writes its value. `angled`: column labels tilt (a cell narrower than its label).
+    `legend`: "bottom", "right" or "none" (a neighbouring chart on the same scale carries it).
+    `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
+    `masked`: the cells have a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are
+    drawn in MASKED_GREY with no value, so a hidden key does not look like a small weight.
+
+    >>> CellStyle.weights().domain, CellStyle.signed(np.array([[-2.0, 1.0]]), row_title="t", col_title="u").domain
+    ((0.0, 1.0), (-2.0, 2.0))
+    """
+
+    row_title: str
+    col_title: str
+    scheme: str
+    domain: Bounds
+    value_title: str
+    _: KW_ONLY
+    annotate: bool = True
+    angled: bool = False
+    legend: str = "bottom"
+    row_label_limit: int = 120
+    masked: bool = False
+
+    @classmethod
+    def weights(cls, **choices: object) -> CellStyle:
+        """Attention weights: WEIGHT_SCHEME on the fixed [0, 1] domain, titled "weight", a query a row and a key a
+        column; `choices` set the rest (or another title or domain)."""
+        fixed = dict(row_title="query", col_title="key", scheme=WEIGHT_SCHEME, domain=(0.0, 1.0), value_title="weight")
+        return cls(**{**fixed, **choices})
+
+    @classmethod
+    def signed(cls, *matrices: np.ndarray, domain: Bounds | None = None, **choices: object) -> CellStyle:
+        """Signed values: SIGNED_SCHEME around 0 on `domain`, by default `signed_domain(*matrices)`, titled "value";
+        `choices` set the rest (the axis titles at least)."""
+        domain = signed_domain(*matrices) if domain is None else domain
+        return cls(**{"scheme": SIGNED_SCHEME, "value_title": "value", **choices, "domain": domain})
+
+
+WEIGHTS = CellStyle.weights()  # attention weights by query and key, each value written
+
+
 def token_heatmap(
     cells: Data,
     *,
     title: Text,
-    row_title: str = "query",
-    col_title: str = "key",
-    scheme: str = WEIGHT_SCHEME,
-    domain: Bounds = (0.0, 1.0),
-    value_title: str = "weight",
-    annotate: bool = True,
-    angled: bool = False,
+    style: CellStyle = WEIGHTS,
     height: int = 260,
-    legend: str = "bottom",
     note: Text | None = None,
     square: bool = False,
-    row_label_limit: int = 120,
-    masked: bool = False,
 ) -> alt.LayerChart:
-    """Labelled heatmap of a small matrix (tokens or positions), values written in the cells if `annotate`.
+    """Labelled heatmap of a small matrix (tokens or positions) drawn as `style` says.
 
     `cells` is `matrix_frame`'s long form; rows and columns keep the matrix's order (row_index, col_index).
     `note`: a line written across the middle (for a panel that is blank because every value is 0).
     `square`: the plot is `height` wide too (a similarity matrix: its diagonal runs at 45°).
-    `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
-    `masked`: `cells` has a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are drawn
-    in MASKED_GREY with no value, so a hidden key does not look like a small weight.
     """
-    layers = _cell_layers(
-        alt.Chart(cells),
-        row_title=row_title,
-        col_title=col_title,
-        scheme=scheme,
-        domain=domain,
-        value_title=value_title,
-        annotate=annotate,
-        angled=angled,
-        legend=legend,
-        row_label_limit=row_label_limit,
-        masked=masked,
-    )
+    layers = _cell_layers(alt.Chart(cells), style)
     extra = [] if note is None else [_centre_note(cells, note)]
     return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
 
 
-def _cell_layers(
-    base: alt.Chart,
-    *,
-    row_title: str,
-    col_title: str,
-    scheme: str,
-    domain: Bounds,
-    value_title: str,
-    annotate: bool,
-    angled: bool,
-    legend: str,
-    panels: bool = False,
-    row_label_limit: int = 120,
-    masked: bool = False,
-) -> list[alt.Chart]:
-    """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `annotate`, its
+def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> list[alt.Chart]:
+    """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `style.annotate`, its
     values written in the cells, white on dark cells. `panels`: cells of `heatmap_panels` (the panel in the
     tooltip, every column label drawn)."""
-    x_axis = alt.Axis(labelAngle=-40 if angled else 0, labelLimit=120, **({"labelOverlap": False} if panels else {}))
+    x_axis = alt.Axis(
+        labelAngle=-40 if style.angled else 0, labelLimit=120, **({"labelOverlap": False} if panels else {})
+    )
     base = base.encode(
-        x=alt.X("col:O", title=col_title, sort=alt.EncodingSortField("col_index", op="min"), axis=x_axis),
+        x=alt.X("col:O", title=style.col_title, sort=alt.EncodingSortField("col_index", op="min"), axis=x_axis),
         y=alt.Y(
             "row:O",
-            title=row_title,
+            title=style.row_title,
             sort=alt.EncodingSortField("row_index", op="min"),
-            axis=alt.Axis(labelLimit=row_label_limit),
+            axis=alt.Axis(labelLimit=style.row_label_limit),
         ),
         tooltip=[alt.Tooltip("panel:N", title="panel")] * panels
         + [
-            alt.Tooltip("row:N", title=row_title),
-            alt.Tooltip("col:N", title=col_title),
-            alt.Tooltip("value:Q", title=value_title, format=".6g"),
+            alt.Tooltip("row:N", title=style.row_title),
+            alt.Tooltip("col:N", title=style.col_title),
+            alt.Tooltip("value:Q", title=style.value_title, format=".6g"),
         ]
-        + [alt.Tooltip("masked:N", title="masked")] * masked,
+        + [alt.Tooltip("masked:N", title="masked")] * style.masked,
     )
-    colour = value_color(scheme, domain, value_title, legend=legend)
+    colour = value_color(style.scheme, style.domain, style.value_title, legend=style.legend)
     layers = [
         base.mark_rect().encode(
-            color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if masked else colour
+            color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if style.masked else colour
         )
     ]
-    if masked:
+    if style.masked:
         base = base.transform_filter("!datum.masked")  # a hidden key prints no value
-    if annotate:
-        lo, hi = (live_expr(b) for b in domain)
-        light = f"datum.value < ({lo} + {hi}) / 2" if scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
+    if style.annotate:
+        lo, hi = (live_expr(b) for b in style.domain)
+        light = f"datum.value < ({lo} + {hi}) / 2" if style.scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
         layers.append(
-            base.mark_text().encode(  # size from style: 13 px, 17 px in presenter mode
+            base.mark_text().encode(  # size from engine.style: 13 px, 17 px in presenter mode
                 text=alt.Text("value:Q", format=".2f"),
                 color=alt.condition(light, alt.value("white"), alt.value("black")),
             )
@@ -293,42 +303,24 @@ def _panel_facet(title_width: int) -> alt.Facet:
 def heatmap_panels(
     cells: Data,
     *,
-    row_title: str,
-    col_title: str,
+    style: CellStyle,
     width: int,
     height: int = 260,
     columns: int = 4,
     shared: bool = True,
-    scheme: str = SIGNED_SCHEME,
-    domain: Bounds = (-1.0, 1.0),
-    value_title: str = "value",
-    annotate: bool = False,
-    angled: bool = False,
-    legend: str = "bottom",
     notes: bool = False,
     title_width: int | None = None,
 ) -> alt.FacetChart:
     """Small labelled heatmaps on one colour scale as one faceted chart, `columns` panels a row, each `width` x
-    `height` pixels: one colour legend, and with `shared` one set of row and column labels (else each panel has
-    its own, as for two sentences' tokens). A browser draws it faster than a chart a panel.
+    `height` pixels, drawn as `style` says: one colour legend, and with `shared` one set of row and column labels
+    (else each panel has its own, as for two sentences' tokens). A browser draws it faster than a chart a panel.
 
     `cells` is `matrix_frame`'s long form for every panel, with its title in `panel`, its place in `panel_index`
     and, with `notes`, a line to write across its middle in `note` ("" writes nothing; a newline breaks it).
     `title_width`: pixels a panel's title may take (default `width`; more where the next panel's labels leave
-    room above them). Every column label is drawn (`angled` tilts them when a cell is narrower than its label).
+    room above them). Every column label is drawn (`style.angled` tilts them when a cell is narrower than its label).
     """
-    layers = _cell_layers(
-        alt.Chart(),
-        row_title=row_title,
-        col_title=col_title,
-        scheme=scheme,
-        domain=domain,
-        value_title=value_title,
-        annotate=annotate,
-        angled=angled,
-        legend=legend,
-        panels=True,
-    )
+    layers = _cell_layers(alt.Chart(), style, panels=True)
     if notes:  # one datum a panel (its first cell) carries the panel's note to the middle of its plot
         layers.append(
             alt.Chart()

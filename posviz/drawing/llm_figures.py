@@ -78,18 +78,10 @@ def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, anno
     """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
     whole-model maps drawn side by side mean the same by the same colour."""
     frame = frames.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
-    shape = dict(
-        title=title,
-        row_title="",
-        col_title="head",
-        scheme=images.WEIGHT_SCHEME,
-        domain=(0.0, 1.0),
-        value_title=value_title,
-        annotate=annotate,
-        height=height,
-        legend="right",
+    style = heatmaps.CellStyle.weights(
+        row_title="", col_title="head", value_title=value_title, annotate=annotate, legend="right"
     )
-    return Figure(name, heatmaps.token_heatmap, (frame,), shape)
+    return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 
 
 def sink_live(reading: decoder.Reading, *, height: int = 240) -> Figure:
@@ -120,18 +112,16 @@ def pair_shares(reading: decoder.Reading, layer: int, *, height: int = 300, lege
     """Each query and key head's energy per rotated pair as a share of its total, fast pairs (i = 0) on the left."""
     shares, names = reading.energy_shares(layer)
     frame = frames.matrix_frame(shares, names, [str(i) for i in range(shares.shape[1])])
-    shape = dict(
-        title=f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)",
+    style = heatmaps.CellStyle.weights(
         row_title="",
         col_title="pair i (dimensions 2i, 2i+1)",
-        scheme=images.WEIGHT_SCHEME,
         domain=(0.0, float(shares.max())),
         value_title="share of energy",
         annotate=False,
-        height=height,
         legend=legend,
     )
-    return Figure(f"llm-pairs-{layer}", heatmaps.token_heatmap, (frame,), shape)
+    title = f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)"
+    return Figure(f"llm-pairs-{layer}", heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 
 
 def model_fast_share(model: decoder.WholeModel, *, height: int = 420) -> Figure:

@@ -101,7 +101,8 @@ def _heat(
     annotate: bool = True,
     causal: bool = False,
 ) -> Figure:
-    """A labelled matrix figure on a diverging (signed) or [0, 1] weight scale; `causal`: masked keys drawn grey."""
+    """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
+    scale; `causal`: masked keys drawn grey."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -110,23 +111,10 @@ def _heat(
     )
     if causal:
         frame = frames.masked_frame(frame)
-    scheme = images.SIGNED_SCHEME if signed else images.WEIGHT_SCHEME
-    domain = domain or (heatmaps.signed_domain(m) if signed else (0.0, 1.0))
     annotate = annotate and heatmaps.prints_values(m.shape, VALUE_COLUMNS)
-    shape = dict(
-        title=title,
-        row_title=rows,
-        col_title=cols,
-        scheme=scheme,
-        domain=domain,
-        value_title="value" if signed else "weight",
-        annotate=annotate,
-        angled=k > 8,
-        height=FIGURE_HEIGHT,
-        legend="right",
-        masked=causal,
-    )
-    return Figure(name, heatmaps.token_heatmap, (frame,), shape)
+    choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
+    return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=FIGURE_HEIGHT))
 
 
 def _grid(
