@@ -18,7 +18,7 @@ from posviz.experiments import matched
 from posviz.models import smollm2
 
 _frozen = False
-WARM_NICE = 10  # the warm-up thread's niceness (Linux): a visitor's session thread gets the cores first
+WARM_NICE = 10  # how much nicer the warm-up thread is than the server (Linux): sessions get the cores first
 
 
 def warm_server() -> None:
@@ -31,7 +31,7 @@ def warm_server() -> None:
             for presenter in (False, True):
                 engine.chart_spec(fig.builder, *fig.frames, presenter=presenter, **fig.shape)
     try:  # Linux gives each thread its own niceness; elsewhere the warm-up runs at the server's priority
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_NICE)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, _niceness() + WARM_NICE))
     except (AttributeError, OSError):
         pass
     smollm2.load()
