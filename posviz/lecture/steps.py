@@ -118,10 +118,19 @@ def _heat(
 
 
 def _grid(
-    name: str, m: np.ndarray, title: str, *, rows: str, cols: str, domain: tuple[float, float], square: bool = False
+    name: str,
+    m: np.ndarray,
+    title: str,
+    *,
+    rows: str,
+    cols: str,
+    domain: tuple[float, float],
+    square: bool = False,
+    start: int = 0,
 ) -> Figure:
-    """A matrix figure on quantitative axes; `square` draws it as wide as tall (a similarity's diagonal at 45°)."""
-    reduced = grids.block_mean(m, 16_384)
+    """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
+    tall (a similarity's diagonal at 45°)."""
+    reduced = grids.block_mean(m, 16_384).shifted(start, start)
     shape = dict(
         title=title,
         subtitle=reduced.note if reduced.aggregated else None,
@@ -431,8 +440,10 @@ def shift(k: int = 3) -> Slide:
 def rotary(shift: int = 100) -> Slide:
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
+    shifted = relative.fixed_content_scores(q, k, 24, scheme="rotary", start=shift)
     moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
     added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
+    domain = heatmaps.signed_domain(scores, shifted)  # one colour scale: the two maps compare cell by cell
     return Slide(
         "Family 2, relative: rotary turns q and k (ALiBi and T5 add a bias to the scores instead), so a score sees "
         "only j − i.",
@@ -440,16 +451,21 @@ def rotary(shift: int = 100) -> Slide:
         moved,
         verdicts.negligible(moved),
         f"unchanged (added sinusoids change by {number(added)})",
-        (
+        tuple(
             _grid(
-                "rotary-scores",
-                scores,
-                "rotary score q·k, query i, key j",
+                name,
+                m,
+                title,
                 rows="query position i",
                 cols="key position j",
-                domain=heatmaps.signed_domain(scores),
+                domain=domain,
                 square=True,
-            ),
+                start=start,
+            )
+            for name, m, title, start in (
+                ("rotary-scores", scores, "rotary score q·k at positions 0-23", 0),
+                ("rotary-moved", shifted, f"the same q and k at positions {shift}-{shift + 23}", shift),
+            )
         ),
         "RoFormer (Su et al.), computed from the formula",
     )
