@@ -64,6 +64,8 @@ def room(
     if member.speaker:
         speaker_view(steps, step, None if slide is None else slide())
         return True
+    if st.session_state.get(_CARD) not in (None, step):  # a step move dismissed the card (coming back keeps the slide)
+        del st.session_state[_CARD]
     if member.lecturer and st.session_state.get(_CARD) == step:
         card(member.code)
         return True
