@@ -107,7 +107,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     past = {r: cell[(r, "past the trained length")] for r in dict.fromkeys(table.row)}
     assert (
         "no row past 127 (trained here)" in past["learned table"]
-        and "MiniLM: none past 511 (512 rows: lookup refused)" in past["learned table"]
+        and "MiniLM: 512 rows, lookup refused at 512" in past["learned table"]
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
@@ -129,11 +129,11 @@ def test_every_recap_score_cell_names_its_source_and_the_learned_one_is_minilms_
     cell = at("recap").figures[0].frames[0].set_index(["row", "column"]).text
     scores = {r.scheme: cell[(r.scheme, "scores, every position +100")].split("\n")[1] for r in families.rows()}
     assert scores == {
-        "sinusoidal rows": "the sin/cos formula, d = 16",
-        "learned table": "MiniLM's shipped rows, d = 384",
-        "rotary (RoPE)": "the rotation formula, d = 16",
-        "bias on the scores": "ALiBi head 5 of 8; T5: stand-in buckets",
-        "causal mask": "the mask j ≤ i, d = 16",
+        "sinusoidal rows": "sin/cos formula, d = 16",
+        "learned table": "shipped MiniLM rows, d = 384",
+        "rotary (RoPE)": "rotation formula, d = 16",
+        "bias on the scores": "ALiBi head 5 of 8, T5 stand-in",
+        "causal mask": "mask j ≤ i, d = 16",
     }
     table = minilm.default_model().position  # an independent reference: the shipped rows 0-23 and 100-123
     q, k = np.random.default_rng(0).standard_normal((2, table.shape[1]))

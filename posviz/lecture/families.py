@@ -154,15 +154,15 @@ def rows() -> tuple[Row, ...]:
             "added to the input",
             f"loss {rise['sinusoid'].signed}\na row for any t, from the formula",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
-            f"the sin/cos formula, d = {D}",
+            f"sin/cos formula, d = {D}",
         ),
         Row(
             "learned table",
             "1: absolute",
             "added to the input",
-            f"no row past {T_train - 1} (trained here)\nMiniLM: none past {last - 1} ({last} rows: {refuses})",
+            f"no row past {T_train - 1} (trained here)\nMiniLM: {last} rows, {refuses} at {last}",
             learned_change(),
-            f"MiniLM's shipped rows, d = {width}",
+            f"shipped MiniLM rows, d = {width}",
         ),
         Row(
             "rotary (RoPE)",
@@ -170,7 +170,7 @@ def rows() -> tuple[Row, ...]:
             "rotates q and k",
             f"loss {rise['rope'].signed}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
-            f"the rotation formula, d = {D}",
+            f"rotation formula, d = {D}",
         ),
         Row(
             "bias on the scores",
@@ -178,7 +178,7 @@ def rows() -> tuple[Row, ...]:
             "added to the scores\n(ALiBi, T5)",
             f"ALiBi: loss {rise['alibi'].signed}\nT5 (one bucket from {first_last}): not trained here",
             max(bias_change("alibi"), bias_change("t5")),
-            f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}; T5: stand-in buckets",
+            f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
         ),
         Row(
             "causal mask",
@@ -186,7 +186,7 @@ def rows() -> tuple[Row, ...]:
             "masks the scores\n(keys after the query)",
             f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
-            f"the mask j ≤ i, d = {D}",
+            f"mask j ≤ i, d = {D}",
         ),
     )
 
@@ -204,7 +204,7 @@ def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
 def source() -> str:
     """Where the recap's cells come from, column by column (the step's expected-value line)."""
     return (
-        f"family and enters: what each scheme is; scores: one seeded q and k (N(0, 1)) at positions 0-{T - 1} and "
+        f"family and enters: what each scheme is; scores: one seeded N(0, 1) q and k at positions 0-{T - 1} and "
         f"{SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )
 
