@@ -78,11 +78,17 @@ controls = CONTROLS[step.key]
 ui.sync_url(P)
 values = {c.name: p.default if s[p.key] is None else s[p.key] for c, p in zip(step.controls, controls, strict=True)}
 index = DECK.indices[s.step - 1]  # the step's place in the whole lecture
-if ui.room(room, STEPS, s.step, controls):  # the speaker view: the step's notes in place of the slide
+
+
+def shown() -> lecture.Slide:
+    if step.slow is not None:  # the matched models' curves: started when the server starts; a spinner if not done yet
+        ui.result_of(ui.later(step.slow), step.slow_note)
+    return ui.guarded(lambda: draw(index, **values), lambda: draw(index), f"Step {s.step}")
+
+
+if ui.room(room, STEPS, s.step, controls, shown):  # the speaker view or the room card in place of the slide
     st.stop()
-if step.slow is not None:  # the matched models' curves: started when the server starts; a spinner if not done yet
-    ui.result_of(ui.later(step.slow), step.slow_note)
-slide = ui.guarded(lambda: draw(index, **values), lambda: draw(index), f"Step {s.step}")
+slide = shown()
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")

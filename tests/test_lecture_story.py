@@ -100,14 +100,14 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
         "rotary (RoPE)": relative.shift_change(q, k, 24, 100, scheme="rotary"),
     }
     for row, change in expected.items():
-        assert cell[(row, "scores, every position +100")] == f"max change {number(change)}"
+        assert cell[(row, "scores, every position +100")].startswith(f"max change {number(change)}\n"), row
     changes = {r.scheme: r.change for r in families.rows()}
     assert not verdicts.negligible(changes["sinusoidal rows"]) and not verdicts.negligible(changes["learned table"])
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
     past = {r: cell[(r, "past the trained length")] for r in dict.fromkeys(table.row)}
     assert (
         "no row past 127 (trained here)" in past["learned table"]
-        and "512 rows: lookup refused" in past["learned table"]
+        and "MiniLM: 512 rows, lookup refused at 512" in past["learned table"]
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
@@ -121,6 +121,45 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert "learned" not in rise  # no row past its table: words, not a number
     assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert slide.ok and slide.value == max(changes[s] for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
+
+
+def test_every_recap_score_cell_names_its_source_and_the_learned_one_is_minilms_shipped_table():
+    from posviz.models import minilm
+
+    cell = at("recap").figures[0].frames[0].set_index(["row", "column"]).text
+    scores = {r.scheme: cell[(r.scheme, "scores, every position +100")].split("\n")[1] for r in families.rows()}
+    assert scores == {
+        "sinusoidal rows": "sin/cos formula, d = 16",
+        "learned table": "shipped MiniLM rows, d = 384",
+        "rotary (RoPE)": "rotation formula, d = 16",
+        "bias on the scores": "ALiBi head 5 of 8, T5 stand-in",
+        "causal mask": "mask j ≤ i, d = 16",
+    }
+    table = minilm.default_model().position  # an independent reference: the shipped rows 0-23 and 100-123
+    q, k = np.random.default_rng(0).standard_normal((2, table.shape[1]))
+    a, b = table[:24], table[100:124]
+    shipped = np.abs((q + b) @ (k + b).T - (q + a) @ (k + a).T).max()
+    change = {r.scheme: r.change for r in families.rows()}["learned table"]
+    assert change == pytest.approx(shipped, rel=1e-12)
+    assert change != pytest.approx(families.learned_change(shipped=False), rel=1e-3)  # not the seeded stand-in
+    assert "MiniLM table" not in at("recap").source and "each cell's source under its number" in at("recap").source
+
+
+def test_the_recap_measures_the_alibi_head_the_biases_page_shows():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    from posviz.experiments import longer
+
+    page = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app_pages" / "biases.py"), default_timeout=60)
+    page.run()
+    shown = longer.alibi_slope(longer.ALIBI_HEADS, longer.ALIBI_HEAD)
+    words = f"ALiBi is head {longer.ALIBI_HEAD} of {longer.ALIBI_HEADS} (slope {number(shown)})"
+    assert any(words in m.value for m in page.markdown), "the biases page's default head"
+    assert families.ALIBI == {"heads": longer.ALIBI_HEADS, "head": longer.ALIBI_HEAD}
+    bias = {r.scheme: r for r in families.rows()}["bias on the scores"]
+    assert f"ALiBi head {longer.ALIBI_HEAD} of {longer.ALIBI_HEADS}" in bias.computed
 
 
 def test_the_past_column_measures_each_trained_schemes_rise_from_the_curves():

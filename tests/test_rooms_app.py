@@ -6,9 +6,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from posviz import lecture
 from posviz.lecture import STEPS, notes
 from posviz.lecture.rooms import Rooms, show_code
 from tests.test_hostile import HOSTILE, assert_safe
+from ui.text import html_text
 
 LECTURE = str(Path(__file__).resolve().parents[1] / "app_pages" / "lecture.py")
 
@@ -95,3 +97,45 @@ def test_the_lecturers_move_is_written_to_the_room_and_a_follower_arrives_on_it(
     assert_safe(follower)
     assert any(f"step 3 / {len(STEPS)} ·" in c.value for c in follower.caption)
     assert follower.session_state["ramp_scale"] == 1.2
+
+
+def texts(at: AppTest) -> str:
+    """Every text the page wrote (markdown, captions, code, notes), Markdown escapes removed."""
+    parts = [*at.markdown, *at.caption, *at.code, *at.info, *at.warning]
+    return " ".join(str(e.value) for e in parts).replace("\\", "")
+
+
+@pytest.mark.parametrize("step", [3, 7, len(STEPS)])
+def test_the_speaker_view_quotes_the_steps_number_headline_number_and_verdict(store, step):
+    room, secret = store.open(step, {})
+    at = run({"room": room.code, "secret": secret, "speaker": "1"})
+    assert_safe(at)
+    slide = lecture.slide(step - 1)
+    text = texts(at)
+    assert f"Step {step} of {len(STEPS)} · {STEPS[step - 1].title}" in text
+    assert html_text(slide.label) in text and html_text(slide.shown) in text
+    assert (slide.verdict if slide.ok else slide.otherwise) in text
+
+
+def test_sharing_shows_the_room_card_with_the_code_and_no_secret_and_back_to_the_slide_dismisses_it(store):
+    at = run({"step": "5"})
+    at.sidebar.button(key="room-share").click().run()
+    assert_safe(at)
+    code, secret = at.query_params["room"], at.query_params["secret"]
+    code, secret = (v[0] if isinstance(v, list) else v for v in (code, secret))
+    text = texts(at)
+    assert code in text and f"/lecture?room={code}" in text and secret not in text  # no secret on the card
+    assert len(at.get("imgs")) == 0 and any(type(e).__name__ == "Image" for e in at.main)  # the QR code
+    assert not any("step 5 / " in c.value for c in at.caption)  # the card stands in for the slide
+    assert store.get(code.replace("-", "")).step == 5
+    at.button(key="room-card-close").click().run()
+    assert_safe(at)
+    card = "Follow the lecture on your phone"
+    assert card in text
+    assert any(f"step 5 / {len(STEPS)} ·" in c.value for c in at.caption) and card not in texts(at)
+    at.sidebar.button(key="room-show").click().run()  # the sidebar's button shows it again
+    assert card in texts(at) and not any("step 5 / " in c.value for c in at.caption)
+    for step in (6, 5):  # a step move dismisses it, and coming back shows the slide
+        at.session_state["step"] = step
+        at.run()
+        assert card not in texts(at) and any(f"step {step} / " in c.value for c in at.caption)

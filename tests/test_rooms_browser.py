@@ -50,7 +50,7 @@ def on_step(page, step: int, timeout: float = 8_000) -> None:
     """Wait until the page shows `step` (its caption, or the speaker view's heading)."""
     page.wait_for_function(
         "t => document.body.innerText.includes(t[0]) || document.body.innerText.includes(t[1])",
-        arg=[f"step {step} / {N} ·", f"Step {step} / {N} ·"],
+        arg=[f"step {step} / {N} ·", f"Step {step} of {N} ·"],
         timeout=timeout,
     )
 
@@ -67,13 +67,10 @@ def test_a_phone_follower_moves_with_the_lecturer_explores_and_rejoins_without_s
     lecturer = window(app, "/lecture?presenter=true")
     lecturer.locator("[data-testid='stExpandSidebarButton']").click()
     lecturer.get_by_role("button", name="Share with the room").click()
-    dialog = lecturer.get_by_role("dialog")
-    dialog.get_by_text("Scan to follow").wait_for()
-    assert dialog.locator("img").count() == 1  # the QR code
-    dialog.get_by_text("Phones need the machine's network address", exact=False).wait_for()
+    lecturer.locator(".st-key-room-code").wait_for()  # the room card
     code = lecturer.url.split("room=")[1].split("&")[0]
-    assert "secret=" in lecturer.url and f"?room={code}" in dialog.inner_text()
     lecturer.keyboard.press("Escape")
+    lecturer.locator(".st-key-room-code").wait_for(state="detached")
     settle(lecturer)
 
     phone = window(app, f"/lecture?room={code}", size=(390, 844))
@@ -99,6 +96,39 @@ def test_a_phone_follower_moves_with_the_lecturer_explores_and_rejoins_without_s
     phone.get_by_text("Following the lecturer").wait_for(timeout=8_000)
     clean(lecturer, phone)
     phone.context.close()
+    lecturer.context.close()
+
+
+def test_the_room_card_shows_the_code_for_the_back_row_and_the_qr_code_for_the_hall_then_dismisses(app):
+    from tests.harness import settle
+
+    lecturer = window(app, "/lecture?presenter=true&step=7")
+    lecturer.locator("[data-testid='stExpandSidebarButton']").click()
+    lecturer.get_by_role("button", name="Share with the room").click()
+    card = lecturer.locator(".st-key-room-code p")
+    card.wait_for()
+    settle(lecturer)
+    code, secret = lecturer.url.split("room=")[1].split("&")[0], lecturer.url.split("secret=")[1].split("&")[0]
+    assert card.inner_text() == code
+    assert float(card.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px")) >= 48
+    left, right = card.evaluate("e => [e.getBoundingClientRect().right, e.parentElement.getBoundingClientRect().right]")
+    assert left <= min(right, 1280), "the code fits its column"
+    qr = lecturer.locator(".st-key-room-qr img").bounding_box()
+    assert qr["height"] >= 0.75 * 720 and qr["y"] >= 0 and qr["y"] + qr["height"] <= 720, qr
+    sidebar = lecturer.locator("[data-testid='stSidebar']")
+    lecturer.wait_for_function(
+        "s => document.querySelector(s).dataset.collapsed === 'true'", arg="[data-testid='stSidebar']"
+    )
+    assert sidebar.get_attribute("data-collapsed") == "true"  # closed again after sharing
+    text = lecturer.locator("[data-testid='stMain']").inner_text()
+    assert f"/lecture?room={code}" in text and secret not in text and "works on this machine only" in text
+    lecturer.get_by_role("button", name="Back to the slide").click()
+    on_step(lecturer, 7)
+    settle(lecturer)
+    assert lecturer.locator(".st-key-room-code").count() == 0
+    height = lecturer.evaluate("document.querySelector(\"[data-testid='stMain']\").scrollHeight")
+    assert height <= 720, f"the slide is {height} px tall after sharing"
+    clean(lecturer)
     lecturer.context.close()
 
 

@@ -16,7 +16,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     pictures      matrices as PNG pictures with their colour bars
     figures       a core Figure drawn by its kind
     rooms         the lecture's room: joining from the link, the lecturer's moves, every member's poll
-    lectern       the lecturer's side of a room: sharing it, its sidebar panel, the speaker view
+    lectern       the lecturer's side of a room: sharing it, the room card, its sidebar panel, the speaker view
 
 The core (posviz/) never imports this package; pages import it and posviz.
 """

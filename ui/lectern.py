@@ -1,11 +1,11 @@
-"""The lecturer's side of a room: "Share with the room" (the follow link, its QR code, the lecturer's link), the room's
-sidebar panel, and the speaker view (the step's notes, the next step, the clock), which the projected window never
-draws."""
+"""The lecturer's side of a room: "Share with the room", the room card (the follow code and QR code full screen, in
+place of the slide), the room's sidebar panel (the lecturer's links), and the speaker view (the step's number, its
+headline and verdict, its notes, the next step, the clock), which the projected window never draws."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode, urlsplit
 
 import segno
@@ -13,19 +13,46 @@ import streamlit as st
 
 from posviz.lecture.notes import note as step_note
 from posviz.lecture.rooms import IDLE, show_code
-from posviz.lecture.steps import Step
+from posviz.lecture.steps import Slide, Step
 from ui import rooms
 from ui.declarations import Param
-from ui.text import escape, note
+from ui.text import badge, escape, headline, html_text, note
 
-_SHARE = "_room_share"  # open the share dialog on the next run (the room was just opened)
+_SHARE = "_room_share"  # show the room card on the next run (the room was just opened)
+_CARD = "_room_card"  # the step the room card was opened on: it stands in for that step's slide until dismissed
+# Close the sidebar the lecturer just used (a click on its own collapse button, so the browser remembers it closed):
+# the slide then has the whole 1280 px. Streamlit's initial_sidebar_state does not reach a sidebar the user opened.
+_CLOSE_SIDEBAR = """<script>(() => {
+  let tries = 20;
+  const close = () => {
+    const open = document.querySelector("[data-testid='stSidebar'][data-collapsed='false']");
+    const button = document.querySelector("[data-testid='stSidebarCollapseButton'] button");
+    if (open && button) button.click();
+    else if (tries-- > 0) setTimeout(close, 50);
+  };
+  close();
+})();</script>"""
+# The card: the QR code as tall as the screen allows (its pixels kept square), the code in the back row's type.
+_CARD_STYLE = """<style>.st-key-lecture-nav {display: none}
+.st-key-room-qr img {max-height: calc(100vh - 2.5rem); width: auto !important; max-width: 100%;
+  image-rendering: pixelated}
+.st-key-room-code p {font-size: clamp(3rem, 8vw, 4rem); font-weight: 700; line-height: 1.1; white-space: nowrap;
+  font-family: 'Source Code Pro', monospace; margin: 0}
+.st-key-room-words p {font-size: 1.6rem; line-height: 1.35}</style>"""
 LOCAL = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 
 
-def room(member: rooms.Member | None, steps: Sequence[Step], step: int, controls: Iterable[Param]) -> bool:
+def room(
+    member: rooms.Member | None,
+    steps: Sequence[Step],
+    step: int,
+    controls: Iterable[Param],
+    slide: Callable[[], Slide] | None = None,
+) -> bool:
     """Keep the room (rooms.keep) and draw the lecturer's panel or the share button in the sidebar.
 
-    Returns True when this window is the speaker view, which it has drawn (the page then stops before the slide).
+    `slide` computes the step's slide (the speaker view quotes its number and verdict). Returns True when this window
+    drew the speaker view or the room card in place of the slide (the page then stops before the slide).
     """
     controls = list(controls)
     rooms.keep(member, step, controls)
@@ -33,30 +60,76 @@ def room(member: rooms.Member | None, steps: Sequence[Step], step: int, controls
         _offer(step, controls)
         return False
     if member.lecturer:
-        _panel(member)
+        _panel(member, step)
     if member.speaker:
-        speaker_view(steps, step)
-    return member.speaker
+        speaker_view(steps, step, None if slide is None else slide())
+        return True
+    if st.session_state.get(_CARD) not in (None, step):  # a step move dismissed the card (coming back keeps the slide)
+        del st.session_state[_CARD]
+    if member.lecturer and st.session_state.get(_CARD) == step:
+        card(member.code)
+        return True
+    return False
 
 
-def speaker_view(steps: Sequence[Step], step: int) -> None:
-    """The current step's notes (say, ask, answer, misconception) and the next step's title."""
+def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -> None:
+    """The step's number, its headline number and verdict to quote (beside the notes), the notes (say, ask, answer,
+    misconception) and the next step's title."""
     current = steps[step - 1]
-    st.markdown(f"### Step {step} / {len(steps)} · {escape(current.title)}")
+    st.markdown(f"### Step {step} of {len(steps)} · {escape(current.title)}")
+    words, quote = st.columns([3, 2], gap="large")
+    if slide is not None:
+        with quote.container(key="speaker-quote"):
+            headline(slide.label, slide.shown)
+            tone = dict(state=slide.tone == "state", problem=slide.tone == "problem")
+            badge(slide.ok, slide.verdict, slide.otherwise, **tone)
     notes = step_note(current.key)
-    if notes is None:
-        st.info("No notes for this step.")
-    else:
-        for label, text in (
-            ("Say", notes.say),
-            ("Ask the room", notes.ask),
-            ("Answer", notes.answer),
-            ("The usual misconception", notes.misconception),
-        ):
-            st.markdown(f"**{label}.** {escape(text)}")
-    after = f"step {step + 1} · {escape(steps[step].title)}" if step < len(steps) else "the end of the deck"
-    st.markdown(f"**Next:** {after}")
+    with words:
+        if notes is None:
+            st.info("No notes for this step.")
+        else:
+            for label, text in (
+                ("Say", notes.say),
+                ("Ask the room", notes.ask),
+                ("Answer", notes.answer),
+                ("The usual misconception", notes.misconception),
+            ):
+                st.markdown(f"**{label}.** {escape(text)}")
+        after = f"step {step + 1} · {escape(steps[step].title)}" if step < len(steps) else "the end of the deck"
+        st.markdown(f"**Next:** {after}")
     st.caption("This window holds the lecturer's secret: its keys move the room and the projected window.")
+
+
+def card(code: str) -> None:
+    """The room card, full screen in place of the slide: the follow QR code as tall as the screen, the follow code in
+    type for the back row, the follow link in words. Nothing on it carries the lecturer's secret."""
+    follow = follow_link(code)
+    st.html(_CARD_STYLE)
+    picture, words = st.columns([3, 2], gap="large", vertical_alignment="center")
+    with picture.container(key="room-qr", horizontal_alignment="center"):
+        st.image(qr_png(follow, scale=16), width="stretch", alt=f"QR code of the follow link {follow}")
+    with words:
+        with st.container(key="room-words"):
+            st.markdown("Follow the lecture on your phone: scan the code, or open this address")
+        with st.container(key="room-code"):
+            st.markdown(escape(show_code(code)))
+        with st.container(key="room-words-link"):
+            st.markdown(
+                f"<div style='font-size:1.5rem;line-height:1.35;overflow-wrap:anywhere'>{html_text(follow)}</div>",
+                unsafe_allow_html=True,
+            )
+        if is_local(follow):
+            st.caption(
+                "This address works on this machine only: phones need its network address (open the lecture at "
+                "http://<this machine's IP>:<port>/lecture, `hostname -I` shows the IP, and share from there)."
+            )
+        st.button(
+            "Back to the slide", icon=":material/close:", key="room-card-close", on_click=_dismiss, shortcut="Esc"
+        )
+
+
+def _dismiss() -> None:
+    st.session_state.pop(_CARD, None)
 
 
 def lecture_url() -> str:
@@ -74,11 +147,16 @@ def is_local(url: str) -> bool:
     return host in LOCAL or host.startswith("127.")
 
 
-def qr_png(text: str) -> bytes:
-    """A QR code of `text` as a PNG (segno; medium error correction, big modules for a projector)."""
+def qr_png(text: str, scale: int = 10) -> bytes:
+    """A QR code of `text` as a PNG (segno; medium error correction, `scale` pixels a module for a projector)."""
     buffer = io.BytesIO()
-    segno.make(text, error="m").save(buffer, kind="png", scale=10, border=2)
+    segno.make(text, error="m").save(buffer, kind="png", scale=scale, border=2)
     return buffer.getvalue()
+
+
+def follow_link(code: str) -> str:
+    """The follow link: the lecture's address with the room's code and nothing else (no secret)."""
+    return f"{lecture_url()}?{urlencode({'room': show_code(code)})}"
 
 
 def links(code: str, secret: str) -> dict[str, str]:
@@ -86,7 +164,7 @@ def links(code: str, secret: str) -> dict[str, str]:
     base = lecture_url()
     lecturer = {"room": show_code(code), "secret": secret}
     return {
-        "follow": f"{base}?{urlencode({'room': show_code(code)})}",
+        "follow": follow_link(code),
         "lecturer": f"{base}?{urlencode(lecturer)}",
         "speaker": f"{base}?{urlencode({**lecturer, 'speaker': '1'})}",
     }
@@ -108,12 +186,14 @@ def _offer(step: int, controls: list[Param]) -> None:
     st.rerun()
 
 
-def _panel(member: rooms.Member) -> None:
-    """The lecturer's sidebar: the follow link again, the speaker view, ending the room."""
-    q = st.query_params
+def _panel(member: rooms.Member, step: int) -> None:
+    """The lecturer's sidebar: the room card, the lecturer's links, the speaker view, ending the room."""
+    q, s = st.query_params, st.session_state
     with st.sidebar:
         st.markdown(f"**Room {show_code(member.code)}**")
-        if st.button("Show the follow link and QR code", icon=":material/qr_code_2:", key="room-show"):
+        if not member.speaker and st.button("Show the room card", icon=":material/qr_code_2:", key="room-show"):
+            s[_SHARE] = True
+        if st.button("The lecturer's links", icon=":material/key:", key="room-links"):
             _share(member.code, member.secret)
         if not member.speaker:
             st.link_button(
@@ -125,28 +205,22 @@ def _panel(member: rooms.Member) -> None:
                 if key in q:
                     del q[key]
             st.rerun()
-    if st.session_state.pop(_SHARE, False):
-        _share(member.code, member.secret)
+    if s.pop(_SHARE, False) and not member.speaker:  # just shared, or asked for: the card, the sidebar closed
+        s[_CARD] = step
+        st.sidebar.html(_CLOSE_SIDEBAR, unsafe_allow_javascript=True)
 
 
-@st.dialog("Share with the room", width="large")
+@st.dialog("The lecturer's links", width="large")
 def _share(code: str, secret: str) -> None:
     found = links(code, secret)
-    picture, words = st.columns([2, 3])
-    picture.image(qr_png(found["follow"]), caption="Scan to follow", width=300)
-    words.markdown(f"Follow code **{show_code(code)}**; the follow link:")
-    words.code(found["follow"], language=None, wrap_lines=True)
-    if is_local(found["follow"]):
-        words.warning(
-            "This address works on this machine only. Phones need the machine's network address: open the lecture "
-            "at http://<this machine's IP>:<port>/lecture (`hostname -I` shows the IP) and share again from there."
-        )
-    words.caption(
+    st.caption(
         f"Followers move with your steps within about {rooms.POLL + 1:g} s and can explore on their own. The room "
         f"ends when you end it (sidebar) or after {IDLE // 3600} h without a move."
     )
-    with st.expander("The lecturer's links: they carry the secret that moves the room; keep them off the projector"):
-        st.caption("This window has it in its address: use full screen (F11) so the address bar is not projected.")
+    st.caption("This window has the secret in its address: use full screen (F11) so the address bar is not projected.")
+    with st.expander("Show the links: they carry the secret that moves the room; keep them off the projector"):
         st.code(found["lecturer"], language=None, wrap_lines=True)
-        st.caption("The speaker view (notes, the next step, the clock) for a second screen:")
+        st.caption(
+            "The speaker view (the step's number and verdict, notes, the next step, the clock), for a second screen:"
+        )
         st.code(found["speaker"], language=None, wrap_lines=True)

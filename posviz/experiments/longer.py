@@ -35,6 +35,7 @@ SINK_SHORT = {  # each way in a few words, as the legends name its error ("error
     "rotated_at_insert": "keys rotated once",
 }
 DECAY_BASES = (10_000.0, 500_000.0)
+ALIBI_HEADS, ALIBI_HEAD = 8, 5  # the ALiBi head the Relative biases page starts on and the lecture's recap measures
 
 
 @dataclass(frozen=True)

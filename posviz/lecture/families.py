@@ -2,8 +2,10 @@
 
 Family 1, absolute rows added to the input (sinusoidal, learned); family 2, relative (rotary turns q and k, a bias
 is added to the scores); family 3, implicit (the causal mask). One measurement runs across every scheme: the
-largest change of the scores q·k (with the scheme's position in them) when every position moves by SHIFT.
-A relative scheme sees only j - i, so its change is rounding; an absolute one sees i and j themselves.
+largest change of the scores q·k (with the scheme's position in them) when every position moves by SHIFT, for one
+seeded query and key. A relative scheme sees only j - i, so its change is rounding; an absolute one sees i and j
+themselves. Each cell names what it was computed from: the formulas at width D, MiniLM's shipped position table at
+its own width, ALiBi's head ALIBI_HEAD of ALIBI_HEADS (the Relative biases page's), T5's seeded stand-in buckets.
 What each scheme does past its trained length is measured on posviz's matched family (posviz.models.matched),
 for the schemes trained there: held-out loss at 4-8 x T_train minus inside the window, seed mean and range.
 
@@ -19,6 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from posviz.drawing.display import number
+from posviz.experiments import longer
 from posviz.experiments import matched as ex
 from posviz.maths import biases, relative
 from posviz.maths.encodings import learned
@@ -28,6 +31,7 @@ SHIFT = 100  # every position moves by this much
 T, D = 24, 16  # the positions and the width of the shift measurement (the rotary step's)
 PAST = 600  # a position past MiniLM's 512 rows: T5's buckets are read out to 4 x PAST
 COLUMNS = ("family", "enters", "past the trained length", f"scores, every position +{SHIFT}")
+ALIBI = dict(heads=longer.ALIBI_HEADS, head=longer.ALIBI_HEAD)  # one head, the Relative biases page's default
 PAGES = (  # the pages that show the schemes: (title, router url path)
     ("Sinusoids", "sinusoids"),
     ("Learned and rotary", "rotary"),
@@ -59,28 +63,40 @@ class Row:
     enters: str
     past: str  # what happens past the trained length, in words with its live number
     change: float  # max |scores with every position + SHIFT - scores from 0|
+    computed: str  # what `change` was computed from, in a few words
 
 
-def _content() -> tuple[np.ndarray, np.ndarray]:
-    q, k = np.random.default_rng(0).standard_normal((2, D))  # the rotary step's query and key
+def _content(d: int = D) -> tuple[np.ndarray, np.ndarray]:
+    q, k = np.random.default_rng(0).standard_normal((2, d))  # the rotary step's query and key (at d = D)
     return q, k
 
 
-def learned_change(shift: int = SHIFT) -> float:
-    """max |(q + L_i)·(k + L_j) moved by `shift` - the same from 0| for the seeded stand-in table L (512 rows)."""
-    q, k = _content()
-    a, b = learned(T, D), learned(T, D, start=shift)
+def _added_change(table: np.ndarray, shift: int) -> float:
+    """max |(q + L_i)·(k + L_j) at rows shift.. - the same at rows 0..|, i, j < T, for a (rows, d) table L."""
+    q, k = _content(table.shape[1])
+    a, b = table[:T], table[shift : shift + T]
     return float(np.abs((q + b) @ (k + b).T - (q + a) @ (k + a).T).max())
 
 
+def learned_change(shift: int = SHIFT, *, shipped: bool = True) -> float:
+    """`_added_change` for MiniLM's shipped position table (512 rows, d = 384), or for the seeded stand-in table of
+    posviz.maths.encodings.learned at d = D when `shipped` is False."""
+    if not shipped:
+        return _added_change(learned(T + shift, D), shift)
+    from posviz.models import minilm
+
+    return _added_change(minilm.default_model().position, shift)
+
+
 def bias_change(kind: str, shift: int = SHIFT) -> float:
-    """max |q·k + bias(j - i) at positions shift.. - the same at 0..|: the bias reads only the offset."""
+    """max |q·k + bias(j - i) at positions shift.. - the same at 0..|: the bias reads only the offset.
+    ALiBi is head ALIBI_HEAD of ALIBI_HEADS; T5's table is a seeded N(0, 1) stand-in."""
     q, k = _content()
     positions = np.arange(T)
     scores = []
     for start in (0, shift):
         p = start + positions
-        scores.append(q @ k + biases.bias(kind, p[None, :] - p[:, None]))
+        scores.append(q @ k + biases.bias(kind, p[None, :] - p[:, None], **ALIBI))
     return float(np.abs(scores[1] - scores[0]).max())
 
 
@@ -99,6 +115,13 @@ def table_rows() -> int:
     from posviz.models import minilm
 
     return int(minilm.default_model().position.shape[0])
+
+
+def minilm_width() -> int:
+    """The width d of MiniLM's shipped position rows (the recap's learned-table cell is computed at it)."""
+    from posviz.models import minilm
+
+    return int(minilm.default_model().position.shape[1])
 
 
 def refusal(length: int) -> str | None:
@@ -123,6 +146,7 @@ def rows() -> tuple[Row, ...]:
     first_last = int(np.argmax(bucket == bucket.max()))  # the first offset that falls in T5's last bucket
     rise = measured()
     T_train = matched.config().T_train
+    width = minilm_width()
     return (
         Row(
             "sinusoidal rows",
@@ -130,13 +154,15 @@ def rows() -> tuple[Row, ...]:
             "added to the input",
             f"loss {rise['sinusoid'].signed}\na row for any t, from the formula",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
+            f"sin/cos formula, d = {D}",
         ),
         Row(
             "learned table",
             "1: absolute",
             "added to the input",
-            f"no row past {T_train - 1} (trained here)\nnor past {last - 1} ({last} rows: {refuses})",
+            f"no row past {T_train - 1} (trained here)\nMiniLM: {last} rows, {refuses} at {last}",
             learned_change(),
+            f"shipped MiniLM rows, d = {width}",
         ),
         Row(
             "rotary (RoPE)",
@@ -144,6 +170,7 @@ def rows() -> tuple[Row, ...]:
             "rotates q and k",
             f"loss {rise['rope'].signed}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
+            f"rotation formula, d = {D}",
         ),
         Row(
             "bias on the scores",
@@ -151,6 +178,7 @@ def rows() -> tuple[Row, ...]:
             "added to the scores\n(ALiBi, T5)",
             f"ALiBi: loss {rise['alibi'].signed}\nT5 (one bucket from {first_last}): not trained here",
             max(bias_change("alibi"), bias_change("t5")),
+            f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
         ),
         Row(
             "causal mask",
@@ -158,6 +186,7 @@ def rows() -> tuple[Row, ...]:
             "masks the scores\n(keys after the query)",
             f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
+            f"mask j ≤ i, d = {D}",
         ),
     )
 
@@ -168,8 +197,16 @@ def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
         COLUMNS[0]: [r.family for r in every],
         COLUMNS[1]: [r.enters for r in every],
         COLUMNS[2]: [r.past for r in every],
-        COLUMNS[3]: [f"max change {number(r.change)}" for r in every],
+        COLUMNS[3]: [f"max change {number(r.change)}\n{r.computed}" for r in every],
     }
+
+
+def source() -> str:
+    """Where the recap's cells come from, column by column (the step's expected-value line)."""
+    return (
+        f"family and enters: what each scheme is; scores: one seeded N(0, 1) q and k at positions 0-{T - 1} and "
+        f"{SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
+    )
 
 
 def past_note() -> str:

@@ -767,7 +767,7 @@ def recap() -> Slide:
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
         "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
-        f"every cell computed now from the formulas and the shipped MiniLM table; {families.past_note()}",
+        families.source(),
         caption=families.links(),
     )
 
