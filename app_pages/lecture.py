@@ -93,7 +93,7 @@ slide = shown()
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 with number:
-    ui.headline(slide.label, slide.shown)
+    ui.headlines(slide.numbers)
     ui.badge(slide.ok, slide.verdict, slide.otherwise, state=slide.tone == "state", problem=slide.tone == "problem")
 with knobs:
     for p in controls:

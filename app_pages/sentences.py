@@ -99,7 +99,7 @@ st.caption("Each layer's state is the mean over tokens after that layer; 0 = the
 st.text(f"1: {' '.join(result.first.tokens)}\n2: {' '.join(result.second.tokens)}")
 
 st.subheader("What this shows, and what it does not")
-ui.intro(
+ui.takeaway(  # caveats stay in presenter mode: a projected page must not lose what its number does not say
     "- The encoder is **bidirectional**: every token attends to every token, so without position rows each "
     "layer maps a set of tokens to a set of states, and the mean cannot depend on the order. "
     "The cosine of 1 without position is a property of this architecture, not a finding about language.\n"

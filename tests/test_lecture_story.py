@@ -1,6 +1,8 @@
 """The lecture's story: the families named where they first appear, one width per stretch, the real models' bridge
 and recap computed live, and speaker notes for every step that never reach the projected screen."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -246,3 +248,26 @@ def test_every_step_has_speaker_notes_that_never_reach_the_screen(key):
 
 def test_no_note_is_kept_for_a_step_that_is_gone():
     assert set(notes.NOTES) == set(KEYS)
+
+
+BADGE_FREE = ("pairs", "plain", "table", "rotary", "sentences", "decoder", "recap")  # their numbers moved to headlines
+
+
+@pytest.mark.parametrize("key", BADGE_FREE)
+def test_the_numbers_a_claim_rests_on_are_headlines_not_badge_words(key):
+    shown = at(key)
+    decimal = re.compile(r"\d[.,]\d|\de-\d")  # a measured value, not a step's count or "0 up to rounding"
+    assert not decimal.search(shown.verdict), shown.verdict
+    assert all(text and text != "nan" for _, text in shown.numbers)
+
+
+def test_the_second_headlines_hold_the_numbers_the_badges_held():
+    from posviz.experiments import lessons
+
+    r = lessons.pair_move_experiment(position="sinusoidal")
+    assert [v for _, v in at("pairs").also] == [r.tokens_only, r.positions_only]
+    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    added = relative.shift_change(q, k, 24, 100, scheme="sinusoidal")
+    assert at("rotary", shift=100).numbers[1] == ("added sinusoids: change when moved by 100", number(added))
+    assert at("rotary", shift=100).numbers[1][1] != at("rotary", shift=100).shown  # the two differ: 5.35 vs 0
+    assert at("table").also[0][1] == pytest.approx(2 * np.pi)

@@ -147,3 +147,11 @@ def test_the_word_order_page_calls_1_minus_cosine_rounding_only_when_the_words_a
     wrong = "up to float64 rounding" if "not rounding" in caption else "(not rounding"
     assert wrong not in shown
     assert "= -" not in shown  # a rounding-sized gap is never shown as a signed tiny value
+
+
+@pytest.mark.parametrize("presenter", ["false", "true"])
+def test_the_word_order_pages_caveats_stay_on_a_projected_page(presenter):
+    at = page("sentences", presenter=presenter)
+    shown = "\n".join(m.value for m in at.markdown)
+    for caveat in ("**bidirectional**", "**causal**", "not that the model understood who bit whom"):
+        assert caveat in shown

@@ -70,6 +70,16 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     )
 
 
+def headlines(numbers: Sequence[tuple[str, str]]) -> None:
+    """Numbers a claim rests on, (label, value), each in the headline's type: one, or side by side in columns."""
+    if len(numbers) == 1:
+        headline(*numbers[0])
+        return
+    for column, (label, value) in zip(st.columns(len(numbers), vertical_alignment="bottom"), numbers, strict=True):
+        with column:
+            headline(label, value)
+
+
 class Badge(NamedTuple):
     """A verdict in words under a headline: `badge`'s arguments, named."""
 

@@ -63,7 +63,12 @@ def section(place: int, total: int, entry: decks.Entry, slide: steps.Slide, with
         f"<section class='step' id='step-{place}' data-key='{entry.key}' hidden>"
         f"<header><span class='place'>step {place} / {total}</span> · {escape(entry.step.title)}</header>"
         f"<h1 class='claim'>{escape(slide.claim)}</h1>"
-        f"<div class='label'>{escape(slide.label)}</div><div class='number'>{escape(slide.shown)}</div>"
+        + "<div class='numbers'>"
+        + "".join(
+            f"<div><div class='label'>{escape(label)}</div><div class='number'>{escape(value)}</div></div>"
+            for label, value in slide.numbers
+        )
+        + "</div>"
         f"<div class='verdict {tone}'>{escape(shown)}</div>"
         f"<div class='figures'>{figures}</div>"
         f"<footer>expected value: {escape(slide.source)}{_settings(entry)}</footer>"
@@ -166,6 +171,7 @@ section.step { width: 100vw; height: 100vh; padding: 12px 80px 56px; overflow: h
 header { font-size: 16px; opacity: 0.7; margin-bottom: 6px; }
 h1.claim { font-size: 28px; font-weight: 600; line-height: 1.25; margin: 0 0 10px; }
 .label { font-size: 19px; opacity: 0.75; }
+.numbers { display: flex; flex-wrap: wrap; gap: 8px 48px; align-items: flex-end; }
 .number { font-size: 48px; font-weight: 700; line-height: 1.1; font-variant-numeric: tabular-nums; }
 .verdict { display: inline-block; font-size: 17px; padding: 2px 10px; border-radius: 6px; margin: 4px 0 10px; }
 .verdict.ok { background: #e3f4e8; color: #176a32; }

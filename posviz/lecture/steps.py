@@ -59,10 +59,17 @@ class Slide:
     tone: str = "shown"  # "shown": the outcome the step shows (green); "state": a fact of the setting (blue);
     # "problem": a mistake to recognise (orange)
     caption: str = ""  # one markdown line under the figures, in both modes: what the chart needs read with it, or links
+    also: tuple[tuple[str, float], ...] = ()  # more numbers the claim rests on, (label, value): drawn as large as the
+    # headline beside it, never inside the badge (a hall reads the headline's type, not a badge's)
 
     @property
     def shown(self) -> str:
         return number(self.value, grouped=True)
+
+    @property
+    def numbers(self) -> tuple[tuple[str, str], ...]:
+        """Every number the slide draws large, (label, text): the headline first, then `also`."""
+        return ((self.label, self.shown), *((label, number(v, grouped=True)) for label, v in self.also))
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,11 @@ def _heat(
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
     return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=FIGURE_HEIGHT))
+
+
+def _gap(value: float) -> str:
+    """1 − cosine for display: a rounding-sized value as "0 up to rounding", never as a signed tiny number."""
+    return "0 up to rounding" if verdicts.machine_zero(value) else number(value)
 
 
 def _grid(
@@ -213,8 +225,8 @@ def ramp(scale: float = 0.6) -> Slide:
         "ramp",
         "attend, then shuffle",
         blind=False,
-        claim="Add a ramp E, a different row per position, to the tokens and the shuffle test fails: family 1, "
-        "absolute rows added to the input.",
+        claim="Add a ramp E (a row per position) and the shuffle test fails: family 1 of the three ways position "
+        "gets in, absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="order-aware: the outputs differ",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
@@ -231,9 +243,10 @@ def pairs(position: str = "sinusoidal") -> Slide:
         "pairs moved together: max |attn(P (X + E)) − P attn(X + E)|",
         r.together,
         verdicts.machine_zero(r.together),
-        f"0 up to rounding; tokens only: {number(r.tokens_only)}, positions only: {number(r.positions_only)}",
+        "0 up to rounding; moved alone, clearly not",
         (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
+        also=(("tokens moved alone", r.tokens_only), ("positions moved alone", r.positions_only)),
     )
 
 
@@ -308,12 +321,13 @@ def sentences_plain() -> Slide:
         "max |W₂ − P W₁ Pᵀ|, and 'man' gets the same output in both",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
-        f"a pure reordering; 'man' differs by {number(r.word_diff('man', with_position=False))}",
+        "a pure reordering: 'man' gets the same output",
         (
             _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "dog bites man, no position"),
             _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
+        also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
     )
 
 
@@ -370,7 +384,7 @@ def table(d: int = WIDTH) -> Slide:
         f"wavelength of the slowest pair ({d // 2 - 1}), in positions per turn",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        f"pair 0 turns every {number(waves[0])} positions (2π); each pair slower than the last",
+        "each pair turns slower than the one before it",
         (
             _grid(
                 "table",
@@ -382,6 +396,9 @@ def table(d: int = WIDTH) -> Slide:
             ),
         ),
         "the sinusoid formula with base 10,000",
+        caption="Row t, pair i (dimensions 2i and 2i+1): sin(t / 10000^(2i/d)) and cos(t / 10000^(2i/d)), so pair i "
+        "turns once every 2π · 10000^(2i/d) positions.",
+        also=(("pair 0's wavelength (2π)", float(waves[0])),),
     )
 
 
@@ -450,7 +467,7 @@ def rotary(shift: int = 100) -> Slide:
         f"change in rotary scores when every position moves by {shift}",
         moved,
         verdicts.negligible(moved),
-        f"unchanged (added sinusoids change by {number(added)})",
+        "unchanged: rotary scores see only the offset",
         tuple(
             _grid(
                 name,
@@ -468,6 +485,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
+        also=((f"added sinusoids: change when moved by {shift}", added),),
     )
 
 
@@ -623,7 +641,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         f"cosine of the two sentence embeddings, {said}",
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
-        f"below 1: word order matters; without position rows: cosine {number(pair.cosine_plain)}",
+        "below 1: word order matters",
         (
             Figure(
                 "real-references",
@@ -648,7 +666,8 @@ def real_sentences(scale: float = 1.0) -> Slide:
         f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
         caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
-        f"in either order (1 − cosine {number(pair.layer_distance[0])}).",
+        f"in either order (1 − cosine {_gap(pair.layer_distance[0])}).",
+        also=(("cosine without position rows", pair.cosine_plain),),
     )
 
 
@@ -684,7 +703,7 @@ def decoder() -> Slide:
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
         not verdicts.same_direction(model),
-        f"below 1: the decoder tells the orders apart (MiniLM's encoder: {number(mini.cosine)})",
+        "below 1: the decoder tells the orders apart",
         (bars,),
         f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
@@ -765,7 +784,7 @@ def recap() -> Slide:
         f"relative and implicit: largest score change when every position moves by {families.SHIFT}",
         relative_change,
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
-        "rounding; absolute rows change the scores: " + ", ".join(f"{k} {number(v)}" for k, v in absolute.items()),
+        "rounding; absolute rows change the scores (the table's last column)",
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
         caption=families.links(),
@@ -793,9 +812,9 @@ STEPS: tuple[Step, ...] = (
     Step("norms", "Every row has norm² d/2", norms,
          (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
-    Step("causal", "The causal mask carries position", causal),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
+    Step("causal", "The causal mask carries position", causal),
     Step("real", "A real model's learned table", real_model),
     Step("lastrow", "A learned table's last row", last_row,
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
