@@ -271,3 +271,12 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
     assert at("rotary", shift=100).numbers[1] == ("added sinusoids: change when moved by 100", number(added))
     assert at("rotary", shift=100).numbers[1][1] != at("rotary", shift=100).shown  # the two differ: 5.35 vs 0
     assert at("table").also[0][1] == pytest.approx(2 * np.pi)
+
+
+def test_the_three_families_are_framed_at_the_first_and_met_in_order():
+    assert "family 1 of the three ways position gets in" in at("ramp").claim
+    first = {}
+    for i, key in enumerate(KEYS):
+        for n in re.findall(r"[Ff]amily (\d)", at(key).claim):
+            first.setdefault(int(n), i)
+    assert sorted(first) == [1, 2, 3] and first[1] < first[2] < first[3], first
