@@ -63,7 +63,10 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert cos["reordered"] == pytest.approx(slide.value, abs=1e-12)
     assert cos["unrelated"] < cos["a paraphrase"] < cos["reordered"] < 1  # the claim: less than a paraphrase differs
     assert set(slide.figures[1].frames[0].run) == {"the model", "position rows removed"}  # app_pages/sentences.py's
-    assert "Layer 0, the embedding layer, has mixed no tokens yet" in slide.caption
+    assert "Layer 0, the embedding layer, mixes no tokens" in slide.caption
+    layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
+    assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
+    assert f"already differ there (1 − cosine {number(layers.distance.iloc[0])})" in slide.caption
 
 
 def test_a_real_decoder_answers_exercise_2_beside_the_encoder():

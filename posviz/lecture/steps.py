@@ -240,7 +240,7 @@ def pairs(position: str = "sinusoidal") -> Slide:
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
-        "pairs moved together: max |attn(P (X + E)) − P attn(X + E)|",
+        "token + position moved together",
         r.together,
         verdicts.machine_zero(r.together),
         "0 up to rounding; moved alone, clearly not",
@@ -381,7 +381,7 @@ def table(d: int = WIDTH) -> Slide:
     waves = properties.wavelengths(d)
     return Slide(
         "Sinusoids are added absolute rows from a formula: pair i of each row turns around a circle at its own speed.",
-        f"wavelength of the slowest pair ({d // 2 - 1}), in positions per turn",
+        f"wavelength, slowest pair ({d // 2 - 1})",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         "each pair turns slower than the one before it",
@@ -389,16 +389,14 @@ def table(d: int = WIDTH) -> Slide:
             _grid(
                 "table",
                 pe,
-                f"sinusoidal table: 64 positions × {d} dimensions",
+                f"row t, pair i: sin and cos of t / 10000^(2i/{d}): one turn every 2π·10000^(2i/{d}) positions",
                 rows="position t",
                 cols="dimension",
                 domain=(-1.0, 1.0),
             ),
         ),
         "the sinusoid formula with base 10,000",
-        caption="Row t, pair i (dimensions 2i and 2i+1): sin(t / 10000^(2i/d)) and cos(t / 10000^(2i/d)), so pair i "
-        "turns once every 2π · 10000^(2i/d) positions.",
-        also=(("pair 0's wavelength (2π)", float(waves[0])),),
+        also=(("wavelength, pair 0 (2π)", float(waves[0])),),
     )
 
 
@@ -638,7 +636,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
         "paraphrase does.",
-        f"cosine of the two sentence embeddings, {said}",
+        f"sentence cosine, {said}",
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         "below 1: word order matters",
@@ -665,8 +663,9 @@ def real_sentences(scale: float = 1.0) -> Slide:
         ),
         f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
         "1 up to rounding: without position the encoder reads a bag of words",
-        caption=f"Layer 0, the embedding layer, has mixed no tokens yet: its mean adds the same word and position rows "
-        f"in either order (1 − cosine {_gap(pair.layer_distance[0])}).",
+        caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
+        f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "
+        f"{_gap(pair.layer_distance[0])}); the attention layers grow that.",
         also=(("cosine without position rows", pair.cosine_plain),),
     )
 
