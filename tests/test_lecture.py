@@ -114,7 +114,10 @@ def test_the_lectures_pair_move_uses_the_order_pages_labels_and_names_its_signal
     step = next(s for s in lecture.STEPS if s.key == "pairs")
     (fig,) = step.slide().figures
     assert fig.frames[0]["what moves"].tolist() == list(figures.PAIR_MOVES)
-    assert fig.shape["title"] == figures.pair_moves_title(f"{step.defaults()['position']} × 1")
+    assert step.defaults()["position"] == "ramp"  # step 3's signal, at step 3's scale
+    assert fig.shape["title"] == figures.pair_moves_title(f"ramp × {lecture.steps.RAMP_SCALE:g}")
+    (fig,) = step.slide(position="learned").figures
+    assert fig.shape["title"] == figures.pair_moves_title("learned × 1")
 
 
 def test_the_steps_that_wait_for_the_matched_models_say_so_and_share_the_pages_curves():

@@ -267,8 +267,11 @@ def test_the_numbers_a_claim_rests_on_are_headlines_not_badge_words(key):
 def test_the_second_headlines_hold_the_numbers_the_badges_held():
     from posviz.experiments import lessons
 
-    r = lessons.pair_move_experiment(position="sinusoidal")
+    r = lessons.pair_move_experiment(position="ramp", scale=0.6)
     assert [v for _, v in at("pairs").also] == [r.tokens_only, r.positions_only]
+    assert at("pairs").also[0][1] == at("ramp").value  # step 4's "tokens alone" is step 3's shuffle test, 3.4998
+    s = lessons.pair_move_experiment(position="sinusoidal")
+    assert [v for _, v in at("pairs", position="sinusoidal").also] == [s.tokens_only, s.positions_only]
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     added = relative.shift_change(q, k, 24, 100, scheme="sinusoidal")
     assert at("rotary", shift=100).numbers[1] == ("added sinusoids: change when moved by 100", number(added))

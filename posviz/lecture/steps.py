@@ -218,7 +218,10 @@ def twins(second: int = 4) -> Slide:
     )
 
 
-def ramp(scale: float = 0.6) -> Slide:
+RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default, and step 4's so that it repeats step 3's test
+
+
+def ramp(scale: float = RAMP_SCALE) -> Slide:
     r = lessons.order_experiment(position="ramp", scale=scale)
     return _shuffle_slide(
         r,
@@ -234,9 +237,12 @@ def ramp(scale: float = 0.6) -> Slide:
     )
 
 
-def pairs(position: str = "sinusoidal") -> Slide:
-    r = lessons.pair_move_experiment(position=position)
-    moves = figures.pair_moves(r.together, r.tokens_only, r.positions_only, f"{position} × 1", height=FIGURE_HEIGHT)
+def pairs(position: str = "ramp") -> Slide:
+    scale = RAMP_SCALE if position == "ramp" else 1.0  # the ramp at step 3's size: "tokens alone" is step 3's test
+    r = lessons.pair_move_experiment(position=position, scale=scale)
+    moves = figures.pair_moves(
+        r.together, r.tokens_only, r.positions_only, f"{position} × {number(scale)}", height=FIGURE_HEIGHT
+    )
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
@@ -246,7 +252,10 @@ def pairs(position: str = "sinusoidal") -> Slide:
         "0 up to rounding; moved alone, clearly not",
         (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
-        also=(("tokens moved alone", r.tokens_only), ("positions moved alone", r.positions_only)),
+        also=(
+            ("tokens moved alone" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
+            ("positions moved alone", r.positions_only),
+        ),
     )
 
 
@@ -797,7 +806,7 @@ STEPS: tuple[Step, ...] = (
          (Control("second", "second copy at position", 4, options=(1, 2, 3, 4, 5)),)),
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("pairs", "Move token and position together", pairs,
-         (Control("position", "position signal", "sinusoidal", options=("sinusoidal", "ramp", "learned", "random")),)),
+         (Control("position", "position signal", "ramp", options=("ramp", "sinusoidal", "learned", "random")),)),
     Step("forgot", "Exercise 1: forgot to reorder", forgot),
     Step("offset", "Exercise 2: a constant is not position", offset,
          (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
