@@ -93,8 +93,8 @@ slide = shown()
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 with number:
-    ui.headlines(slide.numbers)
-    ui.badge(slide.ok, slide.verdict, slide.otherwise, state=slide.tone == "state", problem=slide.tone == "problem")
+    tone = dict(state=slide.tone == "state", problem=slide.tone == "problem")
+    ui.headlines(slide.numbers, ui.Badge(slide.ok, slide.verdict, slide.otherwise, **tone))
 with knobs:
     for p in controls:
         ui.control(p)

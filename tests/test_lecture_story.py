@@ -77,7 +77,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert bars.loc["MiniLM: the model", "shown"] == f"cos {number(at('sentences').value)}"
-    assert "<|im_start|> left out" in slide.caption and "5 shipped layers" in slide.caption
+    assert "the start marker before them left out" in slide.caption and "5 shipped layers" in slide.caption
 
 
 def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_core():

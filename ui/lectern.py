@@ -16,7 +16,7 @@ from posviz.lecture.rooms import IDLE, show_code
 from posviz.lecture.steps import Slide, Step
 from ui import rooms
 from ui.declarations import Param
-from ui.text import badge, escape, headlines, html_text, note
+from ui.text import Badge, escape, headlines, html_text, note
 
 _SHARE = "_room_share"  # show the room card on the next run (the room was just opened)
 _CARD = "_room_card"  # the step the room card was opened on: it stands in for that step's slide until dismissed
@@ -80,9 +80,8 @@ def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -
     words, quote = st.columns([3, 2], gap="large")
     if slide is not None:
         with quote.container(key="speaker-quote"):
-            headlines(slide.numbers)
             tone = dict(state=slide.tone == "state", problem=slide.tone == "problem")
-            badge(slide.ok, slide.verdict, slide.otherwise, **tone)
+            headlines(slide.numbers, Badge(slide.ok, slide.verdict, slide.otherwise, **tone))
     notes = step_note(current.key)
     with words:
         if notes is None:

@@ -70,14 +70,15 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     )
 
 
-def headlines(numbers: Sequence[tuple[str, str]]) -> None:
-    """Numbers a claim rests on, (label, value), each in the headline's type: one, or side by side in columns."""
-    if len(numbers) == 1:
-        headline(*numbers[0])
-        return
-    for column, (label, value) in zip(st.columns(len(numbers), vertical_alignment="bottom"), numbers, strict=True):
+def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
+    """Numbers a claim rests on, (label, value), each in the headline's type, side by side in columns, with the
+    verdict under the first (where a phone, stacking the columns, still shows it under its own number)."""
+    columns = st.columns(len(numbers)) if len(numbers) > 1 else [st.container()]
+    for i, (column, (label, value)) in enumerate(zip(columns, numbers, strict=True)):
         with column:
             headline(label, value)
+            if i == 0:
+                badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
 
 
 class Badge(NamedTuple):

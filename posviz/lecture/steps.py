@@ -203,22 +203,37 @@ def shuffle(seed: int = 42) -> Slide:
     )
 
 
+RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
+
+
 def twins(second: int = 4) -> Slide:
     r = lessons.twin_experiment(second=second)
-    rows = r.out[[r.first, r.second]]
+    ramped = lessons.twin_experiment(second=second, position="ramp", scale=RAMP_SCALE)  # the next step's signal
     labels = [f"copy at {r.first}", f"copy at {r.second}"]
+    rows, parted = (t.out[[t.first, t.second]] for t in (r, ramped))
+    domain = heatmaps.signed_domain(rows, parted)  # one colour scale: the two panels compare cell by cell
     return Slide(
-        "Put one token at two positions: without a position signal both copies get exactly the same output.",
+        "Put one token at two positions: without a position signal both copies get exactly the same output; add a "
+        "row per position and they part.",
         f"max |out[{r.first}] − out[{r.second}]|",
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
         "exactly equal: the copies cannot be told apart",
-        (_heat("twins", rows, "output rows of the two copies", rows="", cols="feature", row_labels=labels),),
+        (
+            _heat("twins", rows, "the two copies' outputs", rows="", cols="feature", row_labels=labels, domain=domain),
+            _heat(
+                "twins-ramp",
+                parted,
+                f"the same, a ramp {number(RAMP_SCALE)}·(t+1) added (step 3)",
+                rows="",
+                cols="feature",
+                row_labels=labels,
+                domain=domain,
+            ),
+        ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
+        also=(("with the ramp added", ramped.row_diff),),
     )
-
-
-RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default, and step 4's so that it repeats step 3's test
 
 
 def ramp(scale: float = RAMP_SCALE) -> Slide:
@@ -707,7 +722,7 @@ def decoder() -> Slide:
         else "RoPE and its causal mask put the two sentences' cosine below 1 together."
     )
     return Slide(
-        f"Lesson 002's exercise 2: SmolLM2 adds no position rows, yet {carriers}",
+        f"A real decoder (each token sees only the tokens before it): SmolLM2 adds no position rows, yet {carriers}",
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
         not verdicts.same_direction(model),
@@ -716,8 +731,8 @@ def decoder() -> Slide:
         f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
-        f"layers (of 30), <|im_start|> left out (its state, the attention sink's, is {number(sink, digits=2)}× "
-        "longer); each text starts with a space, so both orders feed the same three tokens.",
+        f"layers (of 30), the start marker before them left out (its state is {number(sink, digits=2)}× longer: "
+        "step 21's attention sink); each text starts with a space, so both orders feed the same three tokens.",
     )
 
 
@@ -832,7 +847,7 @@ STEPS: tuple[Step, ...] = (
          slow=_matched_curves, slow_note=MATCHED_NOTE),
     Step("sentences", "A real model: order only through position", real_sentences,
          (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
-    Step("decoder", "Lesson 002's exercise 2: a real decoder", decoder),
+    Step("decoder", "A real decoder: no position rows", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
     Step("recap", "Recap: three families of position", recap, slow=_matched_curves, slow_note=MATCHED_NOTE),
