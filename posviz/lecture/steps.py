@@ -324,7 +324,7 @@ def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
     tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
     return Slide(
-        "Family 3, implicit: a causal mask alone carries order: row t mixes only tokens 0..t.",
+        "Family 3, implicit: a causal mask (a decoder's) alone carries order: row t mixes only tokens 0..t.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -716,13 +716,13 @@ def decoder() -> Slide:
     mask_only = runs["SmolLM2: RoPE off"]
     masked = not verdicts.same_direction(mask_only)  # does the mask alone tell the orders apart?
     carriers = (
-        f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)}); "
-        "RoPE moves it a little further."
+        f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)}), RoPE a "
+        "little further."
         if masked
         else "RoPE and its causal mask put the two sentences' cosine below 1 together."
     )
     return Slide(
-        f"A real decoder (each token sees only the tokens before it): SmolLM2 adds no position rows, yet {carriers}",
+        f"SmolLM2, a real decoder, adds no position rows, yet {carriers}",
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
         not verdicts.same_direction(model),
@@ -731,8 +731,8 @@ def decoder() -> Slide:
         f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
-        f"layers (of 30), the start marker before them left out (its state is {number(sink, digits=2)}× longer: "
-        "step 21's attention sink); each text starts with a space, so both orders feed the same three tokens.",
+        f"layers (of 30), the start marker before them left out ({number(sink, digits=2)}× longer: step 21's sink); "
+        "both texts start with a space, so both orders feed the same three tokens.",
     )
 
 
