@@ -129,6 +129,8 @@ def test_the_attention_reading_sums_to_one_per_query() -> None:
     band = (j <= t) & (j > t - ex.RECENT)  # query t's own key and the RECENT - 1 before it
     np.testing.assert_allclose(r.recent, (a * band).sum(-1).mean(0), atol=1e-12)
     np.testing.assert_allclose(r.first, a[:, :, 0].mean(0), atol=1e-12)
+    cached = ex._layer_weights("alibi", 0, ids.tobytes(), 1)
+    assert cached.base is None and not cached.flags.writeable  # holds one layer's maps, not a view of all layers'
 
 
 def test_a_typed_text_is_read_by_every_model_and_the_learned_curve_stops_at_its_table() -> None:

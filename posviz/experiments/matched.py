@@ -246,7 +246,8 @@ def _layer_weights(scheme: str, seed: int, ids: bytes, layer: int) -> np.ndarray
     Returns: (H, T, T) float32, read-only
     """
     ids_ = np.frombuffer(ids, dtype=np.uint8).astype(np.int64)
-    a = matched.forward(matched.load(scheme, seed), ids_, keep=True, layers=layer + 1).weights[layer]
+    # a copy: the slice of the stacked maps would keep every earlier layer's (H, T, T) alive in the cache too
+    a = matched.forward(matched.load(scheme, seed), ids_, keep=True, layers=layer + 1).weights[layer].copy()
     a.flags.writeable = False
     return a
 

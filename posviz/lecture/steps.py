@@ -224,7 +224,7 @@ def twins(second: int = 4) -> Slide:
             _heat(
                 "twins-ramp",
                 parted,
-                f"the same, a ramp {number(RAMP_SCALE)}·(t+1) added (step 3)",
+                f"a ramp {number(RAMP_SCALE)}·(t+1) added (step 3): they differ by {number(ramped.row_diff)}",
                 rows="",
                 cols="feature",
                 row_labels=labels,
@@ -232,7 +232,6 @@ def twins(second: int = 4) -> Slide:
             ),
         ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
-        also=(("with the ramp added", ramped.row_diff),),
     )
 
 
