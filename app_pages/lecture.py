@@ -93,8 +93,7 @@ slide = shown()
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 with number:
-    tone = dict(state=slide.tone == "state", problem=slide.tone == "problem")
-    ui.headlines(slide.numbers, ui.Badge(slide.ok, slide.verdict, slide.otherwise, **tone))
+    ui.slide_numbers(slide)
 with knobs:
     for p in controls:
         ui.control(p)

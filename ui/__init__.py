@@ -39,7 +39,7 @@ from ui.declarations import (
 )
 from ui.figures import figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
-from ui.lectern import room
+from ui.lectern import room, slide_numbers
 from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
 from ui.rooms import join as join_room
@@ -113,6 +113,7 @@ __all__ = [
     "readings",
     "reduced_heatmap",
     "room",
+    "slide_numbers",
     "seed_param",
     "sentence_params",
     "show_chart",

@@ -80,8 +80,7 @@ def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -
     words, quote = st.columns([3, 2], gap="large")
     if slide is not None:
         with quote.container(key="speaker-quote"):
-            tone = dict(state=slide.tone == "state", problem=slide.tone == "problem")
-            headlines(slide.numbers, Badge(slide.ok, slide.verdict, slide.otherwise, **tone))
+            slide_numbers(slide)
     notes = step_note(current.key)
     with words:
         if notes is None:
@@ -97,6 +96,13 @@ def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -
         after = f"step {step + 1} · {escape(steps[step].title)}" if step < len(steps) else "the end of the deck"
         st.markdown(f"**Next:** {after}")
     st.caption("This window holds the lecturer's secret: its keys move the room and the projected window.")
+
+
+def slide_numbers(slide: Slide) -> None:
+    """A slide's numbers in the headline's type and its verdict under the first: the projected slide's and the speaker
+    view's quote."""
+    tone = dict(state=slide.tone == "state", problem=slide.tone == "problem")
+    headlines(slide.numbers, Badge(slide.ok, slide.verdict, slide.otherwise, **tone))
 
 
 def card(code: str) -> None:
