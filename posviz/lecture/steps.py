@@ -224,7 +224,7 @@ def twins(second: int = 4) -> Slide:
             _heat(
                 "twins-ramp",
                 parted,
-                f"a ramp {number(RAMP_SCALE)}·(t+1) added (step 3): they differ by {number(ramped.row_diff)}",
+                f"ramp added (step 3): apart by {number(ramped.row_diff)}",
                 rows="",
                 cols="feature",
                 row_labels=labels,
@@ -260,15 +260,15 @@ def pairs(position: str = "ramp") -> Slide:
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
-        "token + position moved together",
+        "moved together",
         r.together,
         verdicts.machine_zero(r.together),
-        "0 up to rounding; moved alone, clearly not",
+        "0 up to rounding",
         (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
         also=(
-            ("tokens moved alone" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("positions moved alone", r.positions_only),
+            ("tokens alone" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
+            ("positions alone", r.positions_only),
         ),
     )
 
@@ -341,7 +341,7 @@ def sentences_plain() -> Slide:
     gap = r.permuted_gap(with_position=False)
     return Slide(
         "Without position, 'man bites dog' is 'dog bites man' reordered: one attention matrix is the other, permuted.",
-        "max |W₂ − P W₁ Pᵀ|, and 'man' gets the same output in both",
+        "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         "a pure reordering: 'man' gets the same output",
