@@ -207,6 +207,7 @@ def weights_chart(
         col_labels=labels,
         name=name,
         height=height or weights_height(len(labels)),
+        square=True,  # queries by keys: drawn square, as the lecture draws it
         annotate_cols=annotate_cols,
         legend=legend,
         in_columns=in_columns,

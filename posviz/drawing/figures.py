@@ -338,6 +338,7 @@ def position_cosine_pictures(table: frames.PositionTable) -> tuple[Figure, Figur
                 domain=(-1.0, 1.0),
                 value_title="cosine",
                 what="position →, position ↓",
+                square=True,
             ),
         )
         for name, cosine, which in (

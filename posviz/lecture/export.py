@@ -113,7 +113,7 @@ def heatmap_spec(fig: Figure, width: int) -> dict:
         png = images.matrix_png(reduced.values, str(shape.get("scheme", images.SIGNED_SCHEME)), domain, box=box)
         data = (frames.picture_frame(png), frames.extent_frame(reduced, domain))
         spec = engine.chart_spec(heatmaps.picture_heatmap, *data, presenter=True, **shape)
-    return {**spec, "width": width}
+    return spec if shape.get("square") else {**spec, "width": width}  # a square plot keeps its width
 
 
 def svg(spec: dict, name: str) -> str:
@@ -135,9 +135,12 @@ def picture(
     value_title: str,
     what: str,
     scheme: str = images.SIGNED_SCHEME,
+    square: bool = False,
 ) -> str:
-    """A matrix as a PNG `width` x FIGURE_HEIGHT px (as the lecture draws it), its colour bar and what it shows."""
+    """A matrix as a PNG `width` x FIGURE_HEIGHT px (as the lecture draws it; FIGURE_HEIGHT wide too when `square`),
+    its colour bar and what it shows."""
     height = steps.FIGURE_HEIGHT
+    width = min(width, height) if square else width
     fitted = grids.fit_picture(reduced, height, width)
     png = images.matrix_png(fitted.values, scheme, tuple(domain), box=(height, width))
     bar = images.colour_bar_png(tuple(domain), scheme)

@@ -167,7 +167,7 @@ def rows() -> tuple[Row, ...]:
         Row(
             "rotary (RoPE)",
             "2: relative",
-            "rotates q and k",
+            "rotates query and key",
             f"loss {rise['rope'].signed}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
             f"rotation formula, d = {D}",
@@ -186,7 +186,7 @@ def rows() -> tuple[Row, ...]:
             "masks the scores\n(keys after the query)",
             f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
-            f"mask j ≤ i, d = {D}",
+            f"mask s ≤ t, d = {D}",
         ),
     )
 
@@ -204,7 +204,7 @@ def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
 def source() -> str:
     """Where the recap's cells come from, column by column (the step's expected-value line)."""
     return (
-        f"family and enters: what each scheme is; scores: one seeded N(0, 1) q and k at positions 0-{T - 1} and "
+        f"family and enters: what each scheme is; scores: one seeded N(0, 1) query and key at positions 0-{T - 1} and "
         f"{SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )
 

@@ -109,7 +109,7 @@ def _heat(
     causal: bool = False,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey."""
+    scale; `causal`: masked keys drawn grey. A square matrix (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -121,7 +121,8 @@ def _heat(
     annotate = annotate and heatmaps.prints_values(m.shape, VALUE_COLUMNS)
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
-    return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=FIGURE_HEIGHT))
+    shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=r == k)
+    return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
 def _gap(value: float) -> str:
@@ -214,7 +215,7 @@ def twins(second: int = 4) -> Slide:
     domain = heatmaps.signed_domain(rows, parted)  # one colour scale: the two panels compare cell by cell
     return Slide(
         "Put one token at two positions: without a position signal both copies get exactly the same output; add a "
-        "row per position and they part.",
+        f"row per position (a ramp, E = {number(RAMP_SCALE)}(t + 1) at position t) and they part.",
         f"max |out[{r.first}] − out[{r.second}]|",
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
@@ -224,7 +225,7 @@ def twins(second: int = 4) -> Slide:
             _heat(
                 "twins-ramp",
                 parted,
-                f"ramp added (step 3): apart by {number(ramped.row_diff)}",
+                f"ramp added: apart by {number(ramped.row_diff)}",
                 rows="",
                 cols="feature",
                 row_labels=labels,
@@ -323,7 +324,8 @@ def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
     tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
     return Slide(
-        "Family 3, implicit: a causal mask (a decoder's) alone carries order: row t mixes only tokens 0..t.",
+        "Family 3, implicit: a causal mask alone carries order: row t mixes only tokens 0..t (a decoder, a model "
+        "writing left to right, masks so).",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -340,7 +342,7 @@ def sentences_plain() -> Slide:
     r = lessons.sentence_experiment()
     gap = r.permuted_gap(with_position=False)
     return Slide(
-        "Without position, 'man bites dog' is 'dog bites man' reordered: one attention matrix is the other, permuted.",
+        "Without position, 'man bites dog' is 'dog bites man' reordered: its attention matrix W₂ is W₁ permuted.",
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
@@ -385,10 +387,10 @@ def magnitude(scale: float = 0.001) -> Slide:
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
-        "close, but not equal within 10⁻⁵ (np.allclose)" if distance < 1 else "clearly different",
+        "close, but not equal within 10⁻⁵" if distance < 1 else "clearly different",
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
-        "equal within 10⁻⁵ (np.allclose): at this scale position is invisible",
+        "equal within 10⁻⁵: at this scale position is invisible",
         tone="state",
     )
 
@@ -431,7 +433,7 @@ def norms(d: int = WIDTH) -> Slide:
     words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
     bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT})
     return Slide(
-        "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position.",
+        "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position (d: the width).",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
@@ -483,8 +485,8 @@ def rotary(shift: int = 100) -> Slide:
     added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
     domain = heatmaps.signed_domain(scores, shifted)  # one colour scale: the two maps compare cell by cell
     return Slide(
-        "Family 2, relative: rotary turns q and k (ALiBi and T5 add a bias to the scores instead), so a score sees "
-        "only j − i.",
+        "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
+        "scores instead), so a score sees only the offset s − t.",
         f"change in rotary scores when every position moves by {shift}",
         moved,
         verdicts.negligible(moved),
@@ -494,15 +496,15 @@ def rotary(shift: int = 100) -> Slide:
                 name,
                 m,
                 title,
-                rows="query position i",
-                cols="key position j",
+                rows="query position t",
+                cols="key position s",
                 domain=domain,
                 square=True,
                 start=start,
             )
             for name, m, title, start in (
-                ("rotary-scores", scores, "rotary score q·k at positions 0-23", 0),
-                ("rotary-moved", shifted, f"the same q and k at positions {shift}-{shift + 23}", shift),
+                ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
+                ("rotary-moved", shifted, f"the same query and key at {shift}-{shift + 23}", shift),
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
@@ -517,9 +519,9 @@ def real_model() -> Slide:
     table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
     image = figures.position_cosine_pictures(pos)[0]  # the learned table's
     return Slide(
-        f"A real encoder ({minilm.NAME}) is family 1: a learned table of {pos.table.shape[0]} absolute rows added "
-        "to the input; neighbours point alike.",
-        "median cosine of neighbouring position rows",
+        f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
+        f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
+        "median cosine (1: same direction) of neighbouring rows",
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
@@ -623,7 +625,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"measured live on {matched.NAME}",
         f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: within the seeds' spread",
         tone="state",
-        caption=f"Byte-level models trained here (T_train = {T}, {len(matched.seeds())} seeds a scheme, {windows}): "
+        caption=f"Byte-level models trained here on windows of T_train = {T} bytes, {len(matched.seeds())} seeds a "
+        f"scheme, read on {windows} (text never trained on); loss in nats per byte, lower is better: "
         "measured, not the papers' results.",
     )
 
@@ -707,8 +710,10 @@ def decoder() -> Slide:
         "SmolLM2: RoPE off": sentence_cosine("none")[0],
         "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0],
     }
-    shown = [f"cos {number(c)}" for c in runs.values()]
-    gaps = {run: 1 - c for run, c in runs.items()}
+    # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
+    rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
+    shown = ["cos 1 (rounding)" if rounding[run] else f"cos {number(c)}" for run, c in runs.items()]
+    gaps = {run: 0.0 if rounding[run] else 1 - c for run, c in runs.items()}
     shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
     bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
     layers, _ = shipped_layers()
@@ -730,9 +735,14 @@ def decoder() -> Slide:
         f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
-        f"layers (of 30), the start marker before them left out ({number(sink, digits=2)}× longer: step 21's sink); "
-        "both texts start with a space, so both orders feed the same three tokens.",
+        f"layers (of 30), the start marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
+        "step 21 says why); both texts start with a space, so both orders feed the same three tokens.",
     )
+
+
+def _retitled(fig: Figure, title: str) -> Figure:
+    """The figure with the lecture's title ("layer 1, head 2", where a page writes the head as "1.2")."""
+    return replace(fig, shape={**fig.shape, "title": title})
 
 
 def llm_head() -> Slide:
@@ -752,17 +762,24 @@ def llm_head() -> Slide:
             domain=(0.0, 1.0),
             value_title="weight",
             what="key s →, query t ↓",
+            square=True,
         ),
     )
     value = float(reading.previous[layer, head])
     return Slide(
-        f"A modern LLM ({smollm2.NAME}) is family 2: it adds no position vector, and RoPE alone lets head "
-        f"{head} of layer {layer} read the token just before.",
+        f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE alone lets head {head} of layer "
+        f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
         f"layer {layer}, head {head}: mean weight on the previous token (t−1)",
         value,
         reading.roles[layer, head] == "previous-token",
         "a previous-token head: it attends by relative position",
-        (llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30), picture),
+        (
+            _retitled(
+                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30),
+                f"layer {layer}, head {head}: weight by distance",
+            ),
+            picture,
+        ),
         f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
     )
@@ -775,18 +792,22 @@ def llm_sink() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
     there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
+    by_layer = whole.sink.mean(axis=1)
+    deepest = int(np.argmax(by_layer))  # the whole model's strongest sink layer
     return Slide(
-        "Deeper in the same model, heads put much of their attention on token 0, whatever it is: the attention sink.",
+        "Heads put much of their weight on token 0, whatever it is: the attention sink. Position makes it: under the "
+        "causal mask token 0 is the one key every query sees.",
         f"layer {decoder.SINK_LAYER}: mean weight on token 0 (live)",
         reading.sink_mean,
         reading.has_sink,
-        "token 0 draws more than twice the share uniform attention gives it",
+        "token 0: over twice a uniform share",
         (
             llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30),
             llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30),
         ),
-        "live on the lecture sentence; the 30-layer map was computed at extraction (tools/extract_smollm2.py)",
+        "live on the lecture sentence; the 30-layer map was computed when the model was extracted, in float64",
         "no more than twice the share uniform attention gives it",
+        also=((f"layer {deepest}, the strongest (extraction)", float(by_layer[deepest])),),
         caption=f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys "
         f"per query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
         f"{number(reading.sink_mean, 2)} here.",
@@ -800,9 +821,11 @@ def recap() -> Slide:
     table = frames.cells_frame([r.scheme for r in every], families.table_columns(every))
     relative_change = max(r.change for r in every if not r.family.startswith("1"))
     absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
+    blind = lessons.order_experiment().max_diff  # step 1's shuffle test, recomputed: where the lecture started
     return Slide(
-        "Three families: absolute rows added to the input, relative (rotary, a bias on the scores), implicit (the "
-        "causal mask).",
+        f"Back to step 1: attention alone is order-blind (shuffle test {number(blind)}). Three families give it "
+        "order: absolute rows added to the input, relative (rotary, a bias on the scores), implicit (the causal "
+        "mask).",
         f"relative and implicit: largest score change when every position moves by {families.SHIFT}",
         relative_change,
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
