@@ -152,6 +152,12 @@ def is_local(url: str) -> bool:
     return host in LOCAL or host.startswith("127.")
 
 
+def client_address() -> str:
+    """The browser's address as the server sees it ('' when unknown): behind a proxy, the proxy's."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) else ""
+
+
 def qr_png(text: str, scale: int = 10) -> bytes:
     """A QR code of `text` as a PNG (segno; medium error correction, `scale` pixels a module for a projector)."""
     buffer = io.BytesIO()
@@ -182,9 +188,9 @@ def _offer(step: int, controls: list[Param]) -> None:
         return
     state = {p.key: p.format(s[p.key]) for p in controls if s.get(p.key) is not None}
     try:
-        opened, secret = rooms.store().open(step, state, q.get("steps", ""))
-    except rooms.TROUBLE as error:
-        note(f"A room could not be opened on this server ({type(error).__name__}).")
+        opened, secret = rooms.store().open(step, state, q.get("steps", ""), address=client_address())
+    except (*rooms.TROUBLE, ValueError) as error:
+        note(f"A room could not be opened on this server: {rooms.plain(error)}.")
         return
     q["room"], q["secret"] = show_code(opened.code), secret
     s[rooms._SEEN], s[rooms._STATE], s[_SHARE] = (opened.code, opened.version), (step, state), True

@@ -3,7 +3,9 @@
 Streamlit has no push between sessions, so each member of a room (follower, projected window, speaker view) reads
 the room every `POLL` seconds in a fragment; a read is one SQLite SELECT, and the page reruns only when the room's
 version moved. A follower who touches a control or a step is exploring: the poll then only says where the lecturer
-is, until "Rejoin the lecturer". The store is posviz.lecture.rooms (no Streamlit there).
+is, until "Rejoin the lecturer". The store is posviz.lecture.rooms (no Streamlit there): its errors reach the server
+log once (path and cause) and the page in plain words (`rooms.plain`). A lecturer's move the store could not write
+is kept and sent again by the lecturer's poll.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, parse_secret, show_code
+from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, db_path, parse_code, parse_secret, plain, show_code
 from ui.declarations import Param
 from ui.screen import presenter
 from ui.text import note
@@ -26,13 +28,18 @@ _STATE = "_room_state"  # (step, controls) this session last applied or wrote
 _PENDING = "_room_pending"  # a Room the poll saw move, applied at the top of the next run
 _APPLIED = "_room_applied"  # this run took the room's state: keep() records the session's state as following
 _DECK = "_room_deck"  # the steps= string this session last set from a room (one rerun per deck)
-TROUBLE = (sqlite3.Error, OSError)
+_UNSENT = "_room_unsent"  # a lecturer's (step, controls) the store could not take yet: the poll sends it again
+_UNSENT_BY = "_room_unsent_by"  # the secret that sends it (the poll holds only the code)
+TROUBLE = (sqlite3.Error, OSError, UnsafeStore, TooMany)  # the store's troubles (PermissionError: a wrong secret)
 
 
 # A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and, out of presenter mode,
 # the claim (ui.claim's container) in smaller type, so the number and the first figure are on the first screen; the
-# room's line clear of the sidebar button. Each rule finds its element by the st-key-* class of a keyed container.
-_PHONE = """<style>@media (max-width: 640px) {
+# room's line clear of the sidebar button. At every width the room's line sits above Streamlit's header band, whose
+# toolbar (fixed, on top) would otherwise take the clicks on "Rejoin the lecturer". Each rule finds its element by the
+# st-key-* class of a keyed container.
+_PHONE = """<style>.st-key-room-slot {position: relative; z-index: 999991}
+@media (max-width: 640px) {
 .st-key-lecture-nav {display: none}
 .st-key-room-slot {padding-left: 2rem}%s}</style>"""
 _PHONE_CLAIM = "\n.st-key-claim div {font-size: 1.15rem !important}"
@@ -79,7 +86,7 @@ def join(params: Mapping[str, Param]) -> Member | None:
         note(f"room={_short(raw)!r}: {error}; showing the plain lecture.")
         return None
     except TROUBLE as error:
-        note(f"Rooms are unavailable on this server ({type(error).__name__}); showing the plain lecture.")
+        note(f"Rooms are unavailable on this server: {plain(error)}. Showing the plain lecture.")
         return None
     if room is None or room.ended:
         why = "there is no such room" if room is None else f"it has ended ({room.ended})"
@@ -94,6 +101,8 @@ def join(params: Mapping[str, Param]) -> Member | None:
         pending = room
         if secret is not None:
             _guard(lambda: store().touch(code, secret))
+        if secret is not None and "step" in q:  # a lecturer's link that names a step: the room moves there (keep())
+            s[_SEEN], s[_STATE], pending = (code, room.version), (room.step, dict(room.controls)), None
     if pending is not None:
         _apply(pending, params)
     speaker = speaker and secret is not None
@@ -111,11 +120,8 @@ def keep(member: Member | None, step: int, controls: Iterable[Param]) -> None:
     if s.pop(_APPLIED, False):
         s[_STATE] = state
     if member.lecturer and state != s.get(_STATE):
-        room = _guard(
-            lambda: store().move(member.code, member.secret, step, state[1], st.query_params.get("steps", ""))
-        )
-        if room is not None:
-            s[_SEEN], s[_STATE] = (room.code, room.version), state
+        s[_UNSENT] = state
+        _send(member)
     exploring = not member.lecturer and state != s.get(_STATE)
     if member.lecturer and not member.speaker:
         with st.sidebar:
@@ -131,10 +137,12 @@ def keep(member: Member | None, step: int, controls: Iterable[Param]) -> None:
 def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
     """One read of the room: rerun the page when it moved (unless exploring); say where the lecturer is."""
     s = st.session_state
+    if lecturer and _UNSENT in s:  # a move the store could not take: try again each poll
+        _send(Member(code, s[_UNSENT_BY], False, None), quiet=True)
     try:
         room = store().get(code)
     except TROUBLE as error:
-        st.caption(f"The room cannot be read just now ({type(error).__name__}); trying again.")
+        st.caption(f"The room cannot be read just now: {plain(error)}. Trying again.")
         return
     if room is None or room.ended:
         why = "it is gone" if room is None else room.ended
@@ -149,6 +157,8 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
         st.markdown(
             f"**{minutes // 60}:{minutes % 60:02d}:{seconds:02d}** since the lecture started · room {show_code(code)}"
         )
+    elif lecturer and _UNSENT in s:
+        st.caption(f"Your last move has not reached room {show_code(code)} yet; sending it again.")
     elif lecturer:
         st.caption(f"Room {show_code(code)} is open; it ends when you end it or after 2 h without a move.")
     elif exploring:
@@ -166,6 +176,8 @@ def _apply(room: Room, params: Mapping[str, Param]) -> None:
     q, s = st.query_params, st.session_state
     if room.steps != q.get("steps", "") and s.get(_DECK) != room.steps:  # the lecturer's deck: rerun with it
         s[_DECK], s[_PENDING] = room.steps, room
+        for key in params:  # seeded again on the rerun from the link, else from the deck's presets
+            s.pop(key, None)
         if room.steps:
             q["steps"] = room.steps
         else:
@@ -199,14 +211,33 @@ def _secret(code: str, raw: str | None) -> str | None:
     return None
 
 
+def _send(member: Member, quiet: bool = False) -> None:
+    """Write the lecturer's unsent move to the room; kept for the poll while the store cannot take it."""
+    s = st.session_state
+    step, controls = s[_UNSENT]
+    try:
+        room = store().move(member.code, member.secret, step, controls, st.query_params.get("steps", ""))
+    except TROUBLE as error:
+        s[_UNSENT_BY] = member.secret
+        if not quiet:
+            note(f"Your move has not reached the room yet ({plain(error)}); it is sent again every second.")
+        return
+    except (LookupError, PermissionError, ValueError) as error:
+        s.pop(_UNSENT, None)
+        note(f"{error}; this window no longer moves the room.")
+        return
+    s.pop(_UNSENT)
+    s[_SEEN], s[_STATE] = (room.code, room.version), (step, controls)
+
+
 def _guard(action):
     """Run a store write; an ended room or a lost file becomes a note, not a traceback."""
     try:
         return action()
-    except (LookupError, PermissionError) as error:
+    except (LookupError, PermissionError, ValueError) as error:
         note(f"{error}; this window no longer moves the room.")
     except TROUBLE as error:
-        note(f"The room could not be written ({type(error).__name__}).")
+        note(f"The room could not be written: {plain(error)}.")
     return None
 
 

@@ -359,7 +359,7 @@ def plain(error: BaseException) -> str:
     text = str(error).lower()
     if isinstance(error, UnsafeStore):
         return "the rooms file is not this server's own (its owner or permissions are wrong; the server log says which)"
-    if isinstance(error, TooMany):
+    if isinstance(error, (TooMany, ValueError)):  # already in plain words
         return str(error)
     if "locked" in text or "busy" in text:
         return "the rooms file is busy (another process holds its write lock)"
