@@ -75,6 +75,11 @@ def test_a_phone_follower_moves_with_the_lecturer_explores_and_rejoins_without_s
 
     phone = window(app, f"/lecture?room={code}", size=(390, 844))
     on_step(phone, 1)
+    menu = phone.locator("[data-testid='stExpandSidebarButton']").bounding_box()  # beside the room's line, clickable
+    at = [menu["x"] + menu["width"] / 2, menu["y"] + menu["height"] / 2]
+    assert phone.evaluate(
+        "([x, y]) => !!document.elementFromPoint(x, y).closest(\"[data-testid='stExpandSidebarButton']\")", at
+    )
     lecturer.keyboard.press("PageDown")
     on_step(phone, 2)
     settle(phone)
@@ -149,3 +154,44 @@ def test_the_speaker_view_follows_the_projected_window_and_drives_it(app):
         assert projected.get_by_text(words).count() == 0, words
     clean(projected, speaker)
     projected.context.close()
+
+
+def test_rejoin_is_clicked_with_a_mouse_on_a_laptop_screen(app):
+    """At 1280 px the room's line lies under Streamlit's header band, whose toolbar took the click until the line was
+    put above it: the test clicks the button's centre with the mouse, as a student would."""
+    room, secret = app[2].open(1, {})
+    laptop = window(app, f"/lecture?room={show_code(room.code)}")
+    on_step(laptop, 1)
+    laptop.keyboard.press("ArrowRight")  # the follower's own move: exploring
+    on_step(laptop, 2)
+    app[2].move(room.code, secret, 3, {})
+    laptop.get_by_text("the lecturer is on step 3").wait_for(timeout=8_000)
+    box = laptop.get_by_role("button", name="Rejoin the lecturer").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    hit = laptop.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('button')?.innerText ?? ''", [x, y])
+    assert "Rejoin the lecturer" in hit, f"the mouse at ({x:.0f}, {y:.0f}) meets {hit!r}, not the button"
+    menu = laptop.locator("[data-testid='stMainMenu'] button").bounding_box()  # the header band's menu: still clickable
+    at = [menu["x"] + menu["width"] / 2, menu["y"] + menu["height"] / 2]
+    assert laptop.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest(\"[data-testid='stMainMenu']\")", at)
+    laptop.mouse.click(x, y)
+    on_step(laptop, 3)
+    laptop.get_by_text("Following the lecturer").wait_for(timeout=8_000)
+    clean(laptop)
+    laptop.context.close()
+
+
+def test_the_lecturers_window_sends_no_referrer_that_would_carry_its_secret(app):
+    room, secret = app[2].open(1, {})
+    lecturer = window(app, f"/lecture?room={show_code(room.code)}&secret={secret}&presenter=true")
+    sent = []
+
+    def probe(route, request):
+        sent.append(request.all_headers().get("referer"))
+        route.fulfill(body="ok")
+
+    lecturer.route("**/referrer-probe", probe)
+    lecturer.evaluate("fetch('/referrer-probe').then(r => r.text())")  # a same-origin request, as a page script makes
+    assert sent == [None], f"the request carried Referer {sent}"
+    assert lecturer.evaluate("document.referrer") == ""
+    clean(lecturer)
+    lecturer.context.close()

@@ -35,10 +35,11 @@ TROUBLE = (sqlite3.Error, OSError, UnsafeStore, TooMany)  # the store's troubles
 
 # A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and, out of presenter mode,
 # the claim (ui.claim's container) in smaller type, so the number and the first figure are on the first screen; the
-# room's line clear of the sidebar button. At every width the room's line sits above Streamlit's header band, whose
-# toolbar (fixed, on top) would otherwise take the clicks on "Rejoin the lecturer". Each rule finds its element by the
-# st-key-* class of a keyed container.
-_PHONE = """<style>.st-key-room-slot {position: relative; z-index: 999991}
+# room's line clear of the sidebar button. At every width the room's buttons sit above Streamlit's header band, whose
+# toolbar (fixed, on top) would otherwise take the clicks on "Rejoin the lecturer"; the rest of the line lets clicks
+# through to the header's own buttons. Each rule finds its element by the st-key-* class of a keyed container.
+_PHONE = """<style>.st-key-room-slot {position: relative; z-index: 999991; pointer-events: none}
+.st-key-room-slot button, .st-key-room-slot [data-testid='stTooltipIcon'] {pointer-events: auto}
 @media (max-width: 640px) {
 .st-key-lecture-nav {display: none}
 .st-key-room-slot {padding-left: 2rem}%s}</style>"""
