@@ -10,6 +10,7 @@ from posviz import lecture
 from posviz.lecture import STEPS, notes
 from posviz.lecture.rooms import Rooms, show_code
 from tests.test_hostile import HOSTILE, assert_safe
+from ui.rooms import SECRETS
 from ui.text import html_text
 
 LECTURE = str(Path(__file__).resolve().parents[1] / "app_pages" / "lecture.py")
@@ -121,8 +122,10 @@ def test_sharing_shows_the_room_card_with_the_code_and_no_secret_and_back_to_the
     at = run({"step": "5"})
     at.sidebar.button(key="room-share").click().run()
     assert_safe(at)
-    code, secret = at.query_params["room"], at.query_params["secret"]
-    code, secret = (v[0] if isinstance(v, list) else v for v in (code, secret))
+    assert "secret" not in at.query_params  # out of the address bar: the session holds it
+    code = at.query_params["room"]
+    code = code[0] if isinstance(code, list) else code
+    secret = at.session_state[SECRETS][code.replace("-", "")]
     text = texts(at)
     assert code in text and f"/lecture?room={code}" in text and secret not in text  # no secret on the card
     assert len(at.get("imgs")) == 0 and any(type(e).__name__ == "Image" for e in at.main)  # the QR code
@@ -196,3 +199,15 @@ def test_opening_a_room_past_the_limit_says_so(store, monkeypatch):
     assert_safe(at)
     assert "A room could not be opened on this server: 0 rooms are open on this server (at most 0)" in warnings(at)
     assert "room" not in at.query_params
+
+
+def test_the_lecturers_secret_leaves_the_address_after_the_first_load_and_the_window_still_moves_the_room(store):
+    room, secret = store.open(1, {})
+    at = run({"room": room.code, "secret": secret, "presenter": "true"})
+    assert_safe(at)
+    assert "secret" not in at.query_params and at.session_state[SECRETS] == {room.code: secret}
+    remembered = [e for e in at.get("html") if "sessionStorage.setItem" in str(e.proto)]
+    assert len(remembered) == 1 and secret in str(remembered[0].proto)  # for a reload of this tab
+    at.session_state["step"] = 4
+    at.run()
+    assert "secret" not in at.query_params and store.get(room.code).step == 4

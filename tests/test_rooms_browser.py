@@ -113,7 +113,9 @@ def test_the_room_card_shows_the_code_for_the_back_row_and_the_qr_code_for_the_h
     card = lecturer.locator(".st-key-room-code p")
     card.wait_for()
     settle(lecturer)
-    code, secret = lecturer.url.split("room=")[1].split("&")[0], lecturer.url.split("secret=")[1].split("&")[0]
+    code = lecturer.url.split("room=")[1].split("&")[0]
+    secret = lecturer.evaluate("k => sessionStorage.getItem(k)", f"posviz-room-{code.replace('-', '')}")
+    assert secret and "secret=" not in lecturer.url  # the tab keeps it; the address bar does not show it
     assert card.inner_text() == code
     assert float(card.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px")) >= 48
     left, right = card.evaluate("e => [e.getBoundingClientRect().right, e.parentElement.getBoundingClientRect().right]")
@@ -195,3 +197,29 @@ def test_the_lecturers_window_sends_no_referrer_that_would_carry_its_secret(app)
     assert lecturer.evaluate("document.referrer") == ""
     clean(lecturer)
     lecturer.context.close()
+
+
+def test_the_secret_leaves_the_address_bar_and_a_reload_keeps_the_lecturer_moving_the_room(app):
+    from tests.harness import settle
+
+    room, secret = app[2].open(1, {})
+    lecturer = window(app, f"/lecture?room={show_code(room.code)}&secret={secret}&presenter=true")
+    lecturer.wait_for_function("() => !location.search.includes('secret=')")
+    lecturer.keyboard.press("PageDown")
+    lecturer.wait_for_function("() => new URLSearchParams(location.search).get('step') === '2'")
+    assert app[2].get(room.code).step == 2
+    lecturer.reload()  # a new session: the tab's sessionStorage gives the secret back once
+    settle(lecturer)
+    lecturer.wait_for_function("() => !location.search.includes('secret=')")
+    settle(lecturer)
+    on_step(lecturer, 2)
+    lecturer.keyboard.press("PageDown")
+    on_step(lecturer, 3)
+    lecturer.wait_for_function("() => new URLSearchParams(location.search).get('step') === '3'")
+    assert app[2].get(room.code).step == 3 and secret not in lecturer.url
+    follower = window(app, f"/lecture?room={show_code(room.code)}", context=None)  # another tab, another browser
+    on_step(follower, 3)
+    assert "secret=" not in follower.url
+    clean(lecturer, follower)
+    lecturer.context.close()
+    follower.context.close()

@@ -192,7 +192,7 @@ def _offer(step: int, controls: list[Param]) -> None:
     except (*rooms.TROUBLE, ValueError) as error:
         note(f"A room could not be opened on this server: {rooms.plain(error)}.")
         return
-    q["room"], q["secret"] = show_code(opened.code), secret
+    q["room"], q["secret"] = show_code(opened.code), secret  # the next run moves it to the session (rooms._hold)
     s[rooms._SEEN], s[rooms._STATE], s[_SHARE] = (opened.code, opened.version), (step, state), True
     st.rerun()
 
@@ -228,7 +228,10 @@ def _share(code: str, secret: str) -> None:
         f"Followers move with your steps within about {rooms.POLL + 1:g} s and can explore on their own. The room "
         f"ends when you end it (sidebar) or after {IDLE // 3600} h without a move."
     )
-    st.caption("This window has the secret in its address: use full screen (F11) so the address bar is not projected.")
+    st.caption(
+        "This window's address no longer shows the secret (the window keeps it, and a reload finds it again); the "
+        "links below carry it: open them only on your own screen."
+    )
     with st.expander("Show the links: they carry the secret that moves the room; keep them off the projector"):
         st.code(found["lecturer"], language=None, wrap_lines=True)
         st.caption(

@@ -10,6 +10,7 @@ is kept and sent again by the lecturer's poll.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -30,6 +31,14 @@ _APPLIED = "_room_applied"  # this run took the room's state: keep() records the
 _DECK = "_room_deck"  # the steps= string this session last set from a room (one rerun per deck)
 _UNSENT = "_room_unsent"  # a lecturer's (step, controls) the store could not take yet: the poll sends it again
 _UNSENT_BY = "_room_unsent_by"  # the secret that sends it (the poll holds only the code)
+SECRETS = "_room_secrets"  # {code: the lecturer's secret} this session holds, out of the window's address
+# The lecturer's secret leaves the address bar after the first load (the session holds it); the tab's sessionStorage
+# keeps it, so a reload of the lecturer's window (which starts a new session) puts it back into the link once.
+_REMEMBER = """<script>sessionStorage.setItem(%s, %s);</script>"""
+_RECALL = """<script>(() => {
+  const secret = sessionStorage.getItem(%s), url = new URL(location.href);
+  if (secret && !url.searchParams.has("secret")) { url.searchParams.set("secret", secret); location.replace(url.href); }
+})();</script>"""
 TROUBLE = (sqlite3.Error, OSError, UnsafeStore, TooMany)  # the store's troubles (PermissionError: a wrong secret)
 
 
@@ -93,7 +102,8 @@ def join(params: Mapping[str, Param]) -> Member | None:
         why = "there is no such room" if room is None else f"it has ended ({room.ended})"
         note(f"Room {show_code(code)}: {why}; showing the plain lecture.")
         return None
-    secret = _secret(code, q.get("secret"))
+    secret = _secret(code, q.get("secret") or s.get(SECRETS, {}).get(code))
+    _hold(code, secret)
     speaker = q.get("speaker", "").lower() in ("1", "true")
     if speaker and secret is None:
         note("The speaker view opens from the lecturer's link (with its secret); here you follow the room.")
@@ -194,6 +204,21 @@ def _apply(room: Room, params: Mapping[str, Param]) -> None:
                 pass
     s[_SEEN], s[_STATE] = (room.code, room.version), (room.step, dict(room.controls))
     s[_APPLIED] = True  # keep() takes the state after this as the room's (controls the room left out at defaults)
+
+
+def _hold(code: str, secret: str | None) -> None:
+    """A lecturer's window: the secret into the session and the tab's sessionStorage, out of the address bar. A
+    window arriving without one: take the tab's stored secret back (the lecturer's window reloaded)."""
+    q, s = st.query_params, st.session_state
+    key = json.dumps(f"posviz-room-{code}")
+    if secret is None:
+        if s.get(_SEEN, (None,))[0] != code:
+            st.sidebar.html(_RECALL % key, unsafe_allow_javascript=True)
+        return
+    s[SECRETS] = {**s.get(SECRETS, {}), code: secret}
+    if "secret" in q:
+        del q["secret"]
+        st.sidebar.html(_REMEMBER % (key, json.dumps(secret)), unsafe_allow_javascript=True)
 
 
 def _secret(code: str, raw: str | None) -> str | None:
