@@ -211,3 +211,28 @@ def test_the_lecturers_secret_leaves_the_address_after_the_first_load_and_the_wi
     at.session_state["step"] = 4
     at.run()
     assert "secret" not in at.query_params and store.get(room.code).step == 4
+
+
+def test_a_move_the_store_cannot_take_is_said_plainly_and_sent_again(store, monkeypatch):
+    import sqlite3
+
+    from posviz.lecture.rooms import Rooms as Store
+
+    room, secret = store.open(1, {})
+    at = run({"room": room.code, "secret": secret})
+    real, calls = Store.move, []
+
+    def locked_once(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "move", locked_once)
+    at.session_state["step"] = 3
+    at.run()
+    assert_safe(at)
+    text = warnings(at)
+    assert "Your move has not reached the room yet (the rooms file is busy" in text and "Error" not in text
+    assert store.get(room.code).step == 3 and len(calls) == 2  # the lecturer's poll (in the sidebar) sent it again
+    assert "_room_unsent" not in at.session_state

@@ -248,9 +248,13 @@ def _send(member: Member, quiet: bool = False) -> None:
         if not quiet:
             note(f"Your move has not reached the room yet ({plain(error)}); it is sent again every second.")
         return
-    except (LookupError, PermissionError, ValueError) as error:
+    except (LookupError, PermissionError, ValueError) as error:  # gone, not the lecturer's, or past a cap
         s.pop(_UNSENT, None)
-        note(f"{error}; this window no longer moves the room.")
+        note(
+            f"{error}; the room did not move."
+            if isinstance(error, ValueError)
+            else f"{error}; this window no longer moves the room."
+        )
         return
     s.pop(_UNSENT)
     s[_SEEN], s[_STATE] = (room.code, room.version), (step, controls)
@@ -260,7 +264,7 @@ def _guard(action):
     """Run a store write; an ended room or a lost file becomes a note, not a traceback."""
     try:
         return action()
-    except (LookupError, PermissionError, ValueError) as error:
+    except (LookupError, PermissionError) as error:
         note(f"{error}; this window no longer moves the room.")
     except TROUBLE as error:
         note(f"The room could not be written: {plain(error)}.")
