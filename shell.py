@@ -29,6 +29,10 @@ SERVER_ROOT_SCRIPT = (
     '<script>window.__streamlit = {BACKEND_BASE_URL: new URL(".", location.href).href, ...window.__streamlit};</script>'
 )
 
+# A lecturer's window has the room's secret in its address (?secret=): the browser sends no Referer from a page, so
+# neither a link it follows nor a request it makes carries the address anywhere.
+REFERRER_POLICY = "no-referrer"
+
 
 def page_names(pages: Path = ROOT / "app_pages") -> list[str]:
     """The router's URL paths: each page's url_path is its file name (tests/test_shell.py checks router.py)."""
@@ -42,7 +46,8 @@ def index_html(index: Path = STREAMLIT_INDEX) -> str:
 
 
 class PageShell(BaseRoute):
-    """A route for GET and HEAD of "/" and each page's path, under server.baseUrlPath, answered with index_html().
+    """A route for GET and HEAD of "/" and each page's path, under server.baseUrlPath, answered with index_html()
+    and `Referrer-Policy: no-referrer`.
 
     The paths are worked out at the first request, once the server has loaded its config (base_url_path
     overrides that, for tests). Other methods and paths do not match: Streamlit serves them as before.
@@ -68,7 +73,8 @@ class PageShell(BaseRoute):
         raise NoMatchFound(name, path_params)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = {"Cache-Control": "no-cache", "ETag": self.etag}  # no-cache, as Streamlit serves its index
+        # no-cache, as Streamlit serves its index; no Referer from the page, whose URL may hold a room's secret
+        headers = {"Cache-Control": "no-cache", "ETag": self.etag, "Referrer-Policy": REFERRER_POLICY}
         asked = dict(scope["headers"]).get(b"if-none-match", b"").decode("latin-1")
         if self.etag in (tag.strip().removeprefix("W/") for tag in asked.split(",")):
             response: Response = Response(status_code=304, headers=headers)

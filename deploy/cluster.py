@@ -157,7 +157,7 @@ class Cluster:
         binary = haproxy_path()
         if binary is None:
             raise RuntimeError("haproxy is not installed (Debian: apt-get install haproxy)")
-        self.rooms_db.parent.mkdir(parents=True, exist_ok=True)
+        self.rooms_db.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # rooms refuse a folder others write
         try:
             for r in self.replicas:
                 self._launch(r)

@@ -1,8 +1,11 @@
 """The room store: follow codes, the lecturer's secret, moves, ends and idling, seen from two connections."""
 
 import math
+import os
 import re
 import sqlite3
+import threading
+import time
 
 import pytest
 
@@ -86,3 +89,151 @@ def test_an_ended_or_idle_room_cannot_move_and_says_why(path):
     with pytest.raises(LookupError):
         store.touch(idle.code, secret, now=1111)
     assert store.get("0123456789") is None
+
+
+def mode(path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_the_default_store_is_owner_only_in_the_users_state_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("POSVIZ_ROOMS_DB", raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    old = os.umask(0o022)  # the usual umask: files 644, directories 755 unless posviz says otherwise
+    try:
+        store = Rooms()
+        store.open(1, {})
+    finally:
+        os.umask(old)
+    assert store.path == tmp_path / "state" / "posviz" / "rooms.sqlite3"
+    assert mode(store.path.parent) == 0o700
+    for path in (store.path, store.path.with_name("rooms.sqlite3-wal"), store.path.with_name("rooms.sqlite3-shm")):
+        assert path.exists() and mode(path) == 0o600, (path, oct(mode(path)))
+
+
+@pytest.mark.parametrize("which", ["rooms.sqlite3", "rooms.sqlite3-wal", "rooms.sqlite3-shm", "."])
+def test_a_store_file_or_directory_others_may_write_is_refused_naming_it(tmp_path, which):
+    folder = tmp_path / "rooms"
+    folder.mkdir(mode=0o700)
+    target = folder / which
+    target.touch()
+    target.chmod(0o777 if which == "." else 0o666)
+    with pytest.raises(rooms.UnsafeStore, match=rf"{re.escape(str(target.resolve()))} is writable by group or others"):
+        Rooms(folder / "rooms.sqlite3")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+@pytest.mark.parametrize("which", ["rooms.sqlite3", "rooms.sqlite3-wal", "."])
+def test_a_store_file_owned_by_another_user_is_refused_with_both_uids(tmp_path, which):
+    """Run as root, so the file really is another uid's (os.chown); the owner check itself is rooms.check_owner."""
+    folder = tmp_path / "rooms"
+    folder.mkdir(mode=0o700)
+    target = folder / which
+    target.touch()
+    os.chown(target, 4321, 4321)
+    expected = rf"{re.escape(str(target.resolve()))} is owned by uid 4321, expected uid {os.geteuid()}"
+    with pytest.raises(rooms.UnsafeStore, match=expected):
+        Rooms(folder / "rooms.sqlite3")
+
+
+def test_the_owner_check_refuses_a_path_whose_uid_is_not_the_expected_one(path):
+    Rooms(path)
+    rooms.check_owner(path)  # ours
+    with pytest.raises(rooms.UnsafeStore, match=f"is owned by uid {os.geteuid()}, expected uid {os.geteuid() + 1}"):
+        rooms.check_owner(path, uid=os.geteuid() + 1)
+
+
+def test_the_store_recovers_when_its_file_is_deleted_mid_class(path):
+    store = Rooms(path)
+    room, secret = store.open(1, {})
+    for name in ("rooms.sqlite3", "rooms.sqlite3-wal", "rooms.sqlite3-shm"):
+        (path.parent / name).unlink(missing_ok=True)
+    assert store.get(room.code) is None  # the room went with the file: it says so rather than failing
+    with pytest.raises(LookupError):
+        store.move(room.code, secret, 2, {})
+    fresh, _ = store.open(2, {})  # this thread's connection, on the new file
+    assert Rooms(path).get(fresh.code).step == 2  # another process sees it
+    found = []
+    worker = threading.Thread(target=lambda: found.append(store.get(fresh.code)))  # a new session's thread
+    worker.start()
+    worker.join()
+    assert found[0].step == 2
+
+
+def hold_lock(path, seconds: float) -> threading.Thread:
+    """Another process's write transaction on the file for `seconds` (started before this returns)."""
+    held = threading.Event()
+
+    def hold():
+        db = sqlite3.connect(path, isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(seconds)
+        db.execute("COMMIT")
+        db.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    return thread
+
+
+def test_a_move_that_meets_a_lock_is_tried_again_not_lost(path):
+    store = Rooms(path, busy=0.2, tries=5)
+    room, secret = store.open(1, {})
+    holder = hold_lock(path, 0.5)  # longer than one try's wait, shorter than all five
+    moved = store.move(room.code, secret, 2, {})
+    holder.join()
+    assert moved.step == 2 and Rooms(path).get(room.code).version == 2
+
+
+def test_a_rooms_error_is_logged_once_with_its_path_and_cause_and_reads_plainly(path, caplog):
+    store = Rooms(path, busy=0.05, tries=2)
+    room, secret = store.open(1, {})
+    holder = hold_lock(path, 1.0)
+    errors = []
+    for _ in range(3):  # a poll meets the same error again and again
+        with pytest.raises(sqlite3.OperationalError) as raised:
+            store.move(room.code, secret, 2, {})
+        errors.append(raised.value)
+    holder.join()
+    logged = [r.getMessage() for r in caplog.records if r.name == "posviz.lecture.rooms"]
+    assert len(logged) == 1 and str(path) in logged[0] and "database is locked" in logged[0], logged
+    words = rooms.plain(errors[0])
+    assert words == "the rooms file is busy (another process holds its write lock)"
+    assert "OperationalError" not in words and str(path) not in words
+
+
+def test_one_address_opens_at_most_opens_per_hour_rooms(path):
+    store = Rooms(path)
+    for _ in range(rooms.OPENS_PER_HOUR):
+        store.open(1, {}, address="10.0.0.7", now=1000)
+    with pytest.raises(rooms.TooMany, match=f"opened {rooms.OPENS_PER_HOUR} rooms in the last hour"):
+        store.open(1, {}, address="10.0.0.7", now=1000)
+    store.open(1, {}, address="10.0.0.8", now=1000)  # another address
+    store.open(1, {}, address="10.0.0.7", now=1000 + 3601)  # an hour later
+    with sqlite3.connect(path) as db:
+        assert "10.0.0.7" not in str(db.execute("SELECT * FROM opened").fetchall())  # kept as a hash
+
+
+def test_every_stored_string_is_capped(path):
+    store = Rooms(path)
+    with pytest.raises(ValueError, match=f"expected a deck \\(steps=\\) of at most {rooms.MAX_TEXT} characters"):
+        store.open(1, {}, steps="shuffle," * 1000)
+    room, secret = store.open(1, {})
+    for controls in ({"ramp_scale": "1" * 65}, {"k" * 65: "1"}, {f"c{i}": "1" for i in range(17)}):
+        with pytest.raises(ValueError, match="expected"):
+            store.move(room.code, secret, 2, controls)
+    assert store.get(room.code).version == 1
+
+
+def test_an_ended_room_is_deleted_a_day_later_with_its_openings(path):
+    store = Rooms(path, idle=60)
+    ended, secret = store.open(1, {}, now=1000, address="a")
+    idle, _ = store.open(1, {}, now=1000)
+    store.end(ended.code, secret, now=1010)
+    store.open(1, {}, now=1010 + rooms.KEEP - 1)
+    assert store.get(ended.code) is not None and store.get(idle.code) is not None  # followers still read why
+    store.open(1, {}, now=1060 + rooms.KEEP + 1)
+    assert store.get(ended.code) is None and store.get(idle.code) is None
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM opened").fetchone()[0] == 0

@@ -10,6 +10,7 @@ from posviz import lecture
 from posviz.lecture import STEPS, notes
 from posviz.lecture.rooms import Rooms, show_code
 from tests.test_hostile import HOSTILE, assert_safe
+from ui.rooms import SECRETS
 from ui.text import html_text
 
 LECTURE = str(Path(__file__).resolve().parents[1] / "app_pages" / "lecture.py")
@@ -121,8 +122,10 @@ def test_sharing_shows_the_room_card_with_the_code_and_no_secret_and_back_to_the
     at = run({"step": "5"})
     at.sidebar.button(key="room-share").click().run()
     assert_safe(at)
-    code, secret = at.query_params["room"], at.query_params["secret"]
-    code, secret = (v[0] if isinstance(v, list) else v for v in (code, secret))
+    assert "secret" not in at.query_params  # out of the address bar: the session holds it
+    code = at.query_params["room"]
+    code = code[0] if isinstance(code, list) else code
+    secret = at.session_state[SECRETS][code.replace("-", "")]
     text = texts(at)
     assert code in text and f"/lecture?room={code}" in text and secret not in text  # no secret on the card
     assert len(at.get("imgs")) == 0 and any(type(e).__name__ == "Image" for e in at.main)  # the QR code
@@ -139,3 +142,97 @@ def test_sharing_shows_the_room_card_with_the_code_and_no_secret_and_back_to_the
         at.session_state["step"] = step
         at.run()
         assert card not in texts(at) and any(f"step {step} / " in c.value for c in at.caption)
+
+
+def test_a_deck_rooms_follower_gets_the_decks_presets_on_steps_the_lecturer_has_not_shown(store):
+    room, _ = store.open(1, {}, steps="shuffle,ramp:scale=0.3,norms")
+    follower = run({"room": room.code})
+    assert_safe(follower)
+    assert follower.query_params["steps"] in ("shuffle,ramp:scale=0.3,norms", ["shuffle,ramp:scale=0.3,norms"])
+    assert follower.session_state["ramp_scale"] == 0.3  # the deck's preset, not the whole lecture's 0.6
+    assert "ramp_scale" not in follower.query_params  # and no wrong value written into the follower's link
+    assert any("step 1 / 3 ·" in c.value for c in follower.caption)
+
+
+def test_the_lecturers_link_with_a_step_moves_the_room_there(store):
+    room, secret = store.open(2, {})
+    at = run({"room": room.code, "secret": secret, "step": "8"})
+    assert_safe(at)
+    assert any(f"step 8 / {len(STEPS)} ·" in c.value for c in at.caption)
+    assert store.get(room.code).step == 8 and store.get(room.code).version == 2
+    again = run({"room": room.code, "secret": secret, "step": "8"})  # the same link again: nothing to move
+    assert_safe(again)
+    assert store.get(room.code).version == 2
+    plain_link = run({"room": room.code, "secret": secret})  # no step in the link: the window takes the room's
+    assert any(f"step 8 / {len(STEPS)} ·" in c.value for c in plain_link.caption)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "words"),
+    [
+        (lambda path: path.parent.chmod(0o777), "the rooms file is not this server's own"),
+        (lambda path: path.write_bytes(b"not a database, just bytes" * 100), "the rooms file was replaced or damaged"),
+    ],
+    ids=["others-may-write", "not-sqlite"],
+)
+def test_a_rooms_error_reads_in_plain_words_on_the_page_and_reaches_the_log(
+    tmp_path, monkeypatch, caplog, spoil, words
+):
+    path = tmp_path / "rooms" / "rooms.sqlite3"
+    path.parent.mkdir(mode=0o700)
+    monkeypatch.setenv("POSVIZ_ROOMS_DB", str(path))
+    spoil(path)
+    at = run({"room": "ABCDE-FGHJK"})
+    assert_safe(at)
+    text = warnings(at)
+    assert f"Rooms are unavailable on this server: {words}" in text and "showing the plain lecture" in text.lower()
+    assert "Error" not in text and str(tmp_path) not in text  # no exception's name, no server path on the page
+    assert any(str(path.parent) in r.getMessage() for r in caplog.records if r.name == "posviz.lecture.rooms")
+
+
+def test_opening_a_room_past_the_limit_says_so(store, monkeypatch):
+    from posviz.lecture import rooms
+
+    monkeypatch.setattr(rooms, "MAX_OPEN", 0)
+    at = run({"step": "5"})
+    at.sidebar.button(key="room-share").click().run()
+    assert_safe(at)
+    assert "A room could not be opened on this server: 0 rooms are open on this server (at most 0)" in warnings(at)
+    assert "room" not in at.query_params
+
+
+def test_the_lecturers_secret_leaves_the_address_after_the_first_load_and_the_window_still_moves_the_room(store):
+    room, secret = store.open(1, {})
+    at = run({"room": room.code, "secret": secret, "presenter": "true"})
+    assert_safe(at)
+    assert "secret" not in at.query_params and at.session_state[SECRETS] == {room.code: secret}
+    remembered = [e for e in at.get("html") if "sessionStorage.setItem" in str(e.proto)]
+    assert len(remembered) == 1 and secret in str(remembered[0].proto)  # for a reload of this tab
+    at.session_state["step"] = 4
+    at.run()
+    assert "secret" not in at.query_params and store.get(room.code).step == 4
+
+
+def test_a_move_the_store_cannot_take_is_said_plainly_and_sent_again(store, monkeypatch):
+    import sqlite3
+
+    from posviz.lecture.rooms import Rooms as Store
+
+    room, secret = store.open(1, {})
+    at = run({"room": room.code, "secret": secret})
+    real, calls = Store.move, []
+
+    def locked_once(self, *args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Store, "move", locked_once)
+    at.session_state["step"] = 3
+    at.run()
+    assert_safe(at)
+    text = warnings(at)
+    assert "Your move has not reached the room yet (the rooms file is busy" in text and "Error" not in text
+    assert store.get(room.code).step == 3 and len(calls) == 2  # the lecturer's poll (in the sidebar) sent it again
+    assert "_room_unsent" not in at.session_state

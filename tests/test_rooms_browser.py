@@ -75,6 +75,11 @@ def test_a_phone_follower_moves_with_the_lecturer_explores_and_rejoins_without_s
 
     phone = window(app, f"/lecture?room={code}", size=(390, 844))
     on_step(phone, 1)
+    menu = phone.locator("[data-testid='stExpandSidebarButton']").bounding_box()  # beside the room's line, clickable
+    at = [menu["x"] + menu["width"] / 2, menu["y"] + menu["height"] / 2]
+    assert phone.evaluate(
+        "([x, y]) => !!document.elementFromPoint(x, y).closest(\"[data-testid='stExpandSidebarButton']\")", at
+    )
     lecturer.keyboard.press("PageDown")
     on_step(phone, 2)
     settle(phone)
@@ -108,7 +113,9 @@ def test_the_room_card_shows_the_code_for_the_back_row_and_the_qr_code_for_the_h
     card = lecturer.locator(".st-key-room-code p")
     card.wait_for()
     settle(lecturer)
-    code, secret = lecturer.url.split("room=")[1].split("&")[0], lecturer.url.split("secret=")[1].split("&")[0]
+    code = lecturer.url.split("room=")[1].split("&")[0]
+    secret = lecturer.evaluate("k => sessionStorage.getItem(k)", f"posviz-room-{code.replace('-', '')}")
+    assert secret and "secret=" not in lecturer.url  # the tab keeps it; the address bar does not show it
     assert card.inner_text() == code
     assert float(card.evaluate("e => getComputedStyle(e).fontSize").removesuffix("px")) >= 48
     left, right = card.evaluate("e => [e.getBoundingClientRect().right, e.parentElement.getBoundingClientRect().right]")
@@ -149,3 +156,70 @@ def test_the_speaker_view_follows_the_projected_window_and_drives_it(app):
         assert projected.get_by_text(words).count() == 0, words
     clean(projected, speaker)
     projected.context.close()
+
+
+def test_rejoin_is_clicked_with_a_mouse_on_a_laptop_screen(app):
+    """At 1280 px the room's line lies under Streamlit's header band, whose toolbar took the click until the line was
+    put above it: the test clicks the button's centre with the mouse, as a student would."""
+    room, secret = app[2].open(1, {})
+    laptop = window(app, f"/lecture?room={show_code(room.code)}")
+    on_step(laptop, 1)
+    laptop.keyboard.press("ArrowRight")  # the follower's own move: exploring
+    on_step(laptop, 2)
+    app[2].move(room.code, secret, 3, {})
+    laptop.get_by_text("the lecturer is on step 3").wait_for(timeout=8_000)
+    box = laptop.get_by_role("button", name="Rejoin the lecturer").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    hit = laptop.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('button')?.innerText ?? ''", [x, y])
+    assert "Rejoin the lecturer" in hit, f"the mouse at ({x:.0f}, {y:.0f}) meets {hit!r}, not the button"
+    menu = laptop.locator("[data-testid='stMainMenu'] button").bounding_box()  # the header band's menu: still clickable
+    at = [menu["x"] + menu["width"] / 2, menu["y"] + menu["height"] / 2]
+    assert laptop.evaluate("([x, y]) => !!document.elementFromPoint(x, y).closest(\"[data-testid='stMainMenu']\")", at)
+    laptop.mouse.click(x, y)
+    on_step(laptop, 3)
+    laptop.get_by_text("Following the lecturer").wait_for(timeout=8_000)
+    clean(laptop)
+    laptop.context.close()
+
+
+def test_the_lecturers_window_sends_no_referrer_that_would_carry_its_secret(app):
+    room, secret = app[2].open(1, {})
+    lecturer = window(app, f"/lecture?room={show_code(room.code)}&secret={secret}&presenter=true")
+    sent = []
+
+    def probe(route, request):
+        sent.append(request.all_headers().get("referer"))
+        route.fulfill(body="ok")
+
+    lecturer.route("**/referrer-probe", probe)
+    lecturer.evaluate("fetch('/referrer-probe').then(r => r.text())")  # a same-origin request, as a page script makes
+    assert sent == [None], f"the request carried Referer {sent}"
+    assert lecturer.evaluate("document.referrer") == ""
+    clean(lecturer)
+    lecturer.context.close()
+
+
+def test_the_secret_leaves_the_address_bar_and_a_reload_keeps_the_lecturer_moving_the_room(app):
+    from tests.harness import settle
+
+    room, secret = app[2].open(1, {})
+    lecturer = window(app, f"/lecture?room={show_code(room.code)}&secret={secret}&presenter=true")
+    lecturer.wait_for_function("() => !location.search.includes('secret=')")
+    lecturer.keyboard.press("PageDown")
+    lecturer.wait_for_function("() => new URLSearchParams(location.search).get('step') === '2'")
+    assert app[2].get(room.code).step == 2
+    lecturer.reload()  # a new session: the tab's sessionStorage gives the secret back once
+    settle(lecturer)
+    lecturer.wait_for_function("() => !location.search.includes('secret=')")
+    settle(lecturer)
+    on_step(lecturer, 2)
+    lecturer.keyboard.press("PageDown")
+    on_step(lecturer, 3)
+    lecturer.wait_for_function("() => new URLSearchParams(location.search).get('step') === '3'")
+    assert app[2].get(room.code).step == 3 and secret not in lecturer.url
+    follower = window(app, f"/lecture?room={show_code(room.code)}", context=None)  # another tab, another browser
+    on_step(follower, 3)
+    assert "secret=" not in follower.url
+    clean(lecturer, follower)
+    lecturer.context.close()
+    follower.context.close()

@@ -84,6 +84,7 @@ def test_the_root_and_each_page_get_the_script_and_the_rest_stays_streamlits(bas
         status, headers, body = call(app, path + "?presenter=true", headers={"Accept-Encoding": "identity"})
         assert status == 200 and headers["content-type"].startswith("text/html"), path
         assert shell.SERVER_ROOT_SCRIPT.encode() in body and headers["cache-control"] == "no-cache"
+        assert headers["referrer-policy"] == "no-referrer"  # a lecturer's address holds the room's secret
         assert call(app, path, "HEAD")[0] == 200
         assert call(app, path, headers={"If-None-Match": headers["etag"]})[0] == 304
     for other in [f"{prefix}/nope", f"{prefix}/home"]:  # Streamlit's own page: the frontend says "Page not found"

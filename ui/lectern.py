@@ -152,6 +152,12 @@ def is_local(url: str) -> bool:
     return host in LOCAL or host.startswith("127.")
 
 
+def client_address() -> str:
+    """The browser's address as the server sees it ('' when unknown): behind a proxy, the proxy's."""
+    address = st.context.ip_address
+    return address if isinstance(address, str) else ""
+
+
 def qr_png(text: str, scale: int = 10) -> bytes:
     """A QR code of `text` as a PNG (segno; medium error correction, `scale` pixels a module for a projector)."""
     buffer = io.BytesIO()
@@ -182,11 +188,11 @@ def _offer(step: int, controls: list[Param]) -> None:
         return
     state = {p.key: p.format(s[p.key]) for p in controls if s.get(p.key) is not None}
     try:
-        opened, secret = rooms.store().open(step, state, q.get("steps", ""))
-    except rooms.TROUBLE as error:
-        note(f"A room could not be opened on this server ({type(error).__name__}).")
+        opened, secret = rooms.store().open(step, state, q.get("steps", ""), address=client_address())
+    except (*rooms.TROUBLE, ValueError) as error:
+        note(f"A room could not be opened on this server: {rooms.plain(error)}.")
         return
-    q["room"], q["secret"] = show_code(opened.code), secret
+    q["room"], q["secret"] = show_code(opened.code), secret  # the next run moves it to the session (rooms._hold)
     s[rooms._SEEN], s[rooms._STATE], s[_SHARE] = (opened.code, opened.version), (step, state), True
     st.rerun()
 
@@ -222,7 +228,10 @@ def _share(code: str, secret: str) -> None:
         f"Followers move with your steps within about {rooms.POLL + 1:g} s and can explore on their own. The room "
         f"ends when you end it (sidebar) or after {IDLE // 3600} h without a move."
     )
-    st.caption("This window has the secret in its address: use full screen (F11) so the address bar is not projected.")
+    st.caption(
+        "This window's address no longer shows the secret (the window keeps it, and a reload finds it again); the "
+        "links below carry it: open them only on your own screen."
+    )
     with st.expander("Show the links: they carry the secret that moves the room; keep them off the projector"):
         st.code(found["lecturer"], language=None, wrap_lines=True)
         st.caption(

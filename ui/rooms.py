@@ -3,11 +3,14 @@
 Streamlit has no push between sessions, so each member of a room (follower, projected window, speaker view) reads
 the room every `POLL` seconds in a fragment; a read is one SQLite SELECT, and the page reruns only when the room's
 version moved. A follower who touches a control or a step is exploring: the poll then only says where the lecturer
-is, until "Rejoin the lecturer". The store is posviz.lecture.rooms (no Streamlit there).
+is, until "Rejoin the lecturer". The store is posviz.lecture.rooms (no Streamlit there): its errors reach the server
+log once (path and cause) and the page in plain words (`rooms.plain`). A lecturer's move the store could not write
+is kept and sent again by the lecturer's poll.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, parse_secret, show_code
+from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, db_path, parse_code, parse_secret, plain, show_code
 from ui.declarations import Param
 from ui.screen import presenter
 from ui.text import note
@@ -26,13 +29,27 @@ _STATE = "_room_state"  # (step, controls) this session last applied or wrote
 _PENDING = "_room_pending"  # a Room the poll saw move, applied at the top of the next run
 _APPLIED = "_room_applied"  # this run took the room's state: keep() records the session's state as following
 _DECK = "_room_deck"  # the steps= string this session last set from a room (one rerun per deck)
-TROUBLE = (sqlite3.Error, OSError)
+_UNSENT = "_room_unsent"  # a lecturer's (step, controls) the store could not take yet: the poll sends it again
+_UNSENT_BY = "_room_unsent_by"  # the secret that sends it (the poll holds only the code)
+SECRETS = "_room_secrets"  # {code: the lecturer's secret} this session holds, out of the window's address
+# The lecturer's secret leaves the address bar after the first load (the session holds it); the tab's sessionStorage
+# keeps it, so a reload of the lecturer's window (which starts a new session) puts it back into the link once.
+_REMEMBER = """<script>sessionStorage.setItem(%s, %s);</script>"""
+_RECALL = """<script>(() => {
+  const secret = sessionStorage.getItem(%s), url = new URL(location.href);
+  if (secret && !url.searchParams.has("secret")) { url.searchParams.set("secret", secret); location.replace(url.href); }
+})();</script>"""
+TROUBLE = (sqlite3.Error, OSError, UnsafeStore, TooMany)  # the store's troubles (PermissionError: a wrong secret)
 
 
 # A follower's phone: no step buttons (the room moves it; its controls and "Rejoin" stay) and, out of presenter mode,
 # the claim (ui.claim's container) in smaller type, so the number and the first figure are on the first screen; the
-# room's line clear of the sidebar button. Each rule finds its element by the st-key-* class of a keyed container.
-_PHONE = """<style>@media (max-width: 640px) {
+# room's line clear of the sidebar button. At every width the room's buttons sit above Streamlit's header band, whose
+# toolbar (fixed, on top) would otherwise take the clicks on "Rejoin the lecturer"; the rest of the line lets clicks
+# through to the header's own buttons. Each rule finds its element by the st-key-* class of a keyed container.
+_PHONE = """<style>.st-key-room-slot {position: relative; z-index: 999991; pointer-events: none}
+.st-key-room-slot button, .st-key-room-slot [data-testid='stTooltipIcon'] {pointer-events: auto}
+@media (max-width: 640px) {
 .st-key-lecture-nav {display: none}
 .st-key-room-slot {padding-left: 2rem}%s}</style>"""
 _PHONE_CLAIM = "\n.st-key-claim div {font-size: 1.15rem !important}"
@@ -79,13 +96,14 @@ def join(params: Mapping[str, Param]) -> Member | None:
         note(f"room={_short(raw)!r}: {error}; showing the plain lecture.")
         return None
     except TROUBLE as error:
-        note(f"Rooms are unavailable on this server ({type(error).__name__}); showing the plain lecture.")
+        note(f"Rooms are unavailable on this server: {plain(error)}. Showing the plain lecture.")
         return None
     if room is None or room.ended:
         why = "there is no such room" if room is None else f"it has ended ({room.ended})"
         note(f"Room {show_code(code)}: {why}; showing the plain lecture.")
         return None
-    secret = _secret(code, q.get("secret"))
+    secret = _secret(code, q.get("secret") or s.get(SECRETS, {}).get(code))
+    _hold(code, secret)
     speaker = q.get("speaker", "").lower() in ("1", "true")
     if speaker and secret is None:
         note("The speaker view opens from the lecturer's link (with its secret); here you follow the room.")
@@ -94,6 +112,8 @@ def join(params: Mapping[str, Param]) -> Member | None:
         pending = room
         if secret is not None:
             _guard(lambda: store().touch(code, secret))
+        if secret is not None and "step" in q:  # a lecturer's link that names a step: the room moves there (keep())
+            s[_SEEN], s[_STATE], pending = (code, room.version), (room.step, dict(room.controls)), None
     if pending is not None:
         _apply(pending, params)
     speaker = speaker and secret is not None
@@ -111,11 +131,8 @@ def keep(member: Member | None, step: int, controls: Iterable[Param]) -> None:
     if s.pop(_APPLIED, False):
         s[_STATE] = state
     if member.lecturer and state != s.get(_STATE):
-        room = _guard(
-            lambda: store().move(member.code, member.secret, step, state[1], st.query_params.get("steps", ""))
-        )
-        if room is not None:
-            s[_SEEN], s[_STATE] = (room.code, room.version), state
+        s[_UNSENT] = state
+        _send(member)
     exploring = not member.lecturer and state != s.get(_STATE)
     if member.lecturer and not member.speaker:
         with st.sidebar:
@@ -131,10 +148,12 @@ def keep(member: Member | None, step: int, controls: Iterable[Param]) -> None:
 def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
     """One read of the room: rerun the page when it moved (unless exploring); say where the lecturer is."""
     s = st.session_state
+    if lecturer and _UNSENT in s:  # a move the store could not take: try again each poll
+        _send(Member(code, s[_UNSENT_BY], False, None), quiet=True)
     try:
         room = store().get(code)
     except TROUBLE as error:
-        st.caption(f"The room cannot be read just now ({type(error).__name__}); trying again.")
+        st.caption(f"The room cannot be read just now: {plain(error)}. Trying again.")
         return
     if room is None or room.ended:
         why = "it is gone" if room is None else room.ended
@@ -149,6 +168,8 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
         st.markdown(
             f"**{minutes // 60}:{minutes % 60:02d}:{seconds:02d}** since the lecture started · room {show_code(code)}"
         )
+    elif lecturer and _UNSENT in s:
+        st.caption(f"Your last move has not reached room {show_code(code)} yet; sending it again.")
     elif lecturer:
         st.caption(f"Room {show_code(code)} is open; it ends when you end it or after 2 h without a move.")
     elif exploring:
@@ -166,6 +187,8 @@ def _apply(room: Room, params: Mapping[str, Param]) -> None:
     q, s = st.query_params, st.session_state
     if room.steps != q.get("steps", "") and s.get(_DECK) != room.steps:  # the lecturer's deck: rerun with it
         s[_DECK], s[_PENDING] = room.steps, room
+        for key in params:  # seeded again on the rerun from the link, else from the deck's presets
+            s.pop(key, None)
         if room.steps:
             q["steps"] = room.steps
         else:
@@ -181,6 +204,21 @@ def _apply(room: Room, params: Mapping[str, Param]) -> None:
                 pass
     s[_SEEN], s[_STATE] = (room.code, room.version), (room.step, dict(room.controls))
     s[_APPLIED] = True  # keep() takes the state after this as the room's (controls the room left out at defaults)
+
+
+def _hold(code: str, secret: str | None) -> None:
+    """A lecturer's window: the secret into the session and the tab's sessionStorage, out of the address bar. A
+    window arriving without one: take the tab's stored secret back (the lecturer's window reloaded)."""
+    q, s = st.query_params, st.session_state
+    key = json.dumps(f"posviz-room-{code}")
+    if secret is None:
+        if s.get(_SEEN, (None,))[0] != code:
+            st.sidebar.html(_RECALL % key, unsafe_allow_javascript=True)
+        return
+    s[SECRETS] = {**s.get(SECRETS, {}), code: secret}
+    if "secret" in q:
+        del q["secret"]
+        st.sidebar.html(_REMEMBER % (key, json.dumps(secret)), unsafe_allow_javascript=True)
 
 
 def _secret(code: str, raw: str | None) -> str | None:
@@ -199,6 +237,29 @@ def _secret(code: str, raw: str | None) -> str | None:
     return None
 
 
+def _send(member: Member, quiet: bool = False) -> None:
+    """Write the lecturer's unsent move to the room; kept for the poll while the store cannot take it."""
+    s = st.session_state
+    step, controls = s[_UNSENT]
+    try:
+        room = store().move(member.code, member.secret, step, controls, st.query_params.get("steps", ""))
+    except TROUBLE as error:
+        s[_UNSENT_BY] = member.secret
+        if not quiet:
+            note(f"Your move has not reached the room yet ({plain(error)}); it is sent again every second.")
+        return
+    except (LookupError, PermissionError, ValueError) as error:  # gone, not the lecturer's, or past a cap
+        s.pop(_UNSENT, None)
+        note(
+            f"{error}; the room did not move."
+            if isinstance(error, ValueError)
+            else f"{error}; this window no longer moves the room."
+        )
+        return
+    s.pop(_UNSENT)
+    s[_SEEN], s[_STATE] = (room.code, room.version), (step, controls)
+
+
 def _guard(action):
     """Run a store write; an ended room or a lost file becomes a note, not a traceback."""
     try:
@@ -206,7 +267,7 @@ def _guard(action):
     except (LookupError, PermissionError) as error:
         note(f"{error}; this window no longer moves the room.")
     except TROUBLE as error:
-        note(f"The room could not be written ({type(error).__name__}).")
+        note(f"The room could not be written: {plain(error)}.")
     return None
 
 

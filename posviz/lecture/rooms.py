@@ -5,8 +5,17 @@ control values as URL strings) and a version that goes up with every move, so a 
 Anyone with the follow code reads the room; only the lecturer's secret moves or ends it. Only the secret's SHA-256 is
 stored: the secret is 24 random bytes (`secrets.token_urlsafe`), so its hash needs no salt or stretching.
 
-The file is `POSVIZ_ROOMS_DB` (default: posviz-rooms.sqlite3 in the system temp dir), in WAL mode; every read and
-write is one short transaction on its own connection, so two server processes on one host see the same rooms.
+The file is `POSVIZ_ROOMS_DB`, by default rooms.sqlite3 in the user's state directory ($XDG_STATE_HOME/posviz, else
+~/.local/state/posviz), in WAL mode; every read and write is one short transaction on its own connection, so two
+server processes on one host see the same rooms. `Rooms._open` is the one place that opens the file: it makes the
+directory 0o700 and the file 0o600 (SQLite gives its -wal and -shm files the file's mode), refuses a directory, file,
+-wal or -shm owned by another user or writable by group or others (`UnsafeStore`), and creates the schema, on every
+new connection and again when the file was deleted or replaced under a running server. A write that meets another
+process's lock waits `BUSY` s and is tried `TRIES` times before it fails.
+
+Limits: `OPENS_PER_HOUR` rooms opened per client address (its SHA-256 is kept an hour), `MAX_OPEN` rooms open at
+once, every stored string capped (a deck at decks.MAX_TEXT characters, a control's name and value at `MAX_VALUE`,
+`MAX_CONTROLS` of them). A room is deleted `KEEP` s (a day) after it ended or went idle, with everything kept for it.
 
 Why a follow code cannot be guessed: a code is 10 symbols of Crockford's base 32 (digits, and letters but I, L, O,
 U; a typed O reads as 0, an I or L as 1): 32**10 = 1.1e15 codes. With 1,000 rooms alive and an attacker trying 1,000
@@ -19,21 +28,34 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import os
 import re
 import secrets
 import sqlite3
-import tempfile
+import stat
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from posviz.lecture.decks import MAX_TEXT
+
+T = TypeVar("T")
+_log = logging.getLogger(__name__)
 
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32: no I, L, O, U
 CODE_LENGTH = 10
 IDLE = 2 * 60 * 60  # seconds without a lecturer's move (or page load) after which a room ends
+KEEP = 24 * 60 * 60  # seconds an idle room is kept after it ended (its followers read why), then deleted
+OPENS_PER_HOUR = 20  # rooms one client address may open in an hour
+MAX_OPEN = 1000  # rooms open at once on one store (the guessing bound below counts 1,000)
+MAX_VALUE = 64  # characters of a control's URL key or value
+MAX_CONTROLS = 16  # controls stored with a step (a step has at most two)
+BUSY = 0.5  # seconds a write waits for another connection's lock, per try (then the lecturer's poll sends it)
+TRIES = 3  # tries of a write that met a lock
 _READ_AS = str.maketrans("OIL", "011")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{20,64}")
 _SCHEMA = """
@@ -47,13 +69,66 @@ CREATE TABLE IF NOT EXISTS rooms (
     created REAL NOT NULL,          -- unix seconds
     active REAL NOT NULL,           -- the lecturer's last move or page load
     ended REAL                      -- set when the lecturer ends it
-)
+);
+CREATE TABLE IF NOT EXISTS opened (
+    address TEXT NOT NULL,          -- sha256 hex of the client address that opened a room
+    at REAL NOT NULL                -- unix seconds; rows older than an hour are deleted
+);
 """
 
 
+class UnsafeStore(RuntimeError):
+    """The rooms' directory or file is another user's, or others may write it: posviz will not use it."""
+
+
+class TooMany(RuntimeError):
+    """A room cannot be opened now: this address opened OPENS_PER_HOUR in the last hour, or MAX_OPEN are open."""
+
+
+def state_dir() -> Path:
+    """The user's state directory for posviz: $XDG_STATE_HOME/posviz, else ~/.local/state/posviz."""
+    base = os.environ.get("XDG_STATE_HOME") or ""
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "state") / "posviz"
+
+
 def db_path() -> Path:
-    """The rooms' SQLite file: $POSVIZ_ROOMS_DB, or posviz-rooms.sqlite3 in the system temp dir."""
-    return Path(os.environ.get("POSVIZ_ROOMS_DB") or Path(tempfile.gettempdir()) / "posviz-rooms.sqlite3")
+    """The rooms' SQLite file: $POSVIZ_ROOMS_DB, or rooms.sqlite3 in `state_dir()`."""
+    return Path(os.environ.get("POSVIZ_ROOMS_DB") or state_dir() / "rooms.sqlite3")
+
+
+def check_owner(path: Path, uid: int | None = None) -> None:
+    """UnsafeStore unless `path` (if it exists) belongs to `uid` (default: this process's) and only its owner may write
+    it: another user could otherwise read or rewrite every room, or plant the file before posviz makes it."""
+    uid = os.geteuid() if uid is None else uid
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        raise UnsafeStore(f"{path} is a symbolic link; expected a plain file or directory owned by uid {uid}")
+    if info.st_uid != uid:
+        raise UnsafeStore(f"{path} is owned by uid {info.st_uid}, expected uid {uid} (this server's user)")
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise UnsafeStore(
+            f"{path} is writable by group or others (mode {stat.S_IMODE(info.st_mode):o}), expected 700/600"
+        )
+
+
+def limited(text: str, limit: int, what: str) -> str:
+    """`text` if it has at most `limit` characters; else ValueError saying what was expected."""
+    if len(text) > limit:
+        raise ValueError(f"expected {what} of at most {limit} characters, got {len(text)}")
+    return text
+
+
+def _controls(controls: dict[str, str]) -> str:
+    """The controls as stored (JSON), each name and value checked against MAX_VALUE, at most MAX_CONTROLS."""
+    if len(controls) > MAX_CONTROLS:
+        raise ValueError(f"expected at most {MAX_CONTROLS} controls, got {len(controls)}")
+    for key, value in controls.items():
+        limited(str(key), MAX_VALUE, "a control's name")
+        limited(str(value), MAX_VALUE, f"the value of {str(key)[:MAX_VALUE]!r}")
+    return json.dumps(controls)
 
 
 def parse_code(raw: str) -> str:
@@ -96,92 +171,173 @@ class Room:
 class Rooms:
     """The rooms in one SQLite file (several processes may open the same file)."""
 
-    def __init__(self, path: Path | str | None = None, idle: float = IDLE) -> None:
-        self.path, self.idle, self._local = Path(path) if path else db_path(), idle, threading.local()
-        db = self._connect()
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute(_SCHEMA)
+    def __init__(
+        self, path: Path | str | None = None, idle: float = IDLE, busy: float = BUSY, tries: int = TRIES
+    ) -> None:
+        self.path, self.idle, self.busy, self.tries = Path(path) if path else db_path(), idle, busy, tries
+        self._local = threading.local()
+        self._run(lambda db: None)  # UnsafeStore or an unusable file shows now, not at the first move
 
-    def _connect(self) -> sqlite3.Connection:
-        """This thread's connection (opening one costs more than a read; SQLite connections stay in their thread)."""
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=5, isolation_level=None)  # transactions are explicit
+    def _open(self) -> sqlite3.Connection:
+        """A new connection to the checked file, in WAL mode, with the schema: the one place the file is opened."""
+        folder = self.path.parent
+        if not folder.exists():
+            folder.mkdir(mode=0o700, parents=True)
+            folder.chmod(0o700)  # whatever the umask
+        for path in (folder, self.path, *_companions(self.path)):
+            check_owner(path)
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600))  # SQLite copies this mode
+        check_owner(self.path)
+        db = sqlite3.connect(self.path, timeout=self.busy, isolation_level=None)  # transactions are explicit
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # WAL's safe setting: a crash may lose the last move, not the file
-            self._local.db = db
+            db.executescript(_SCHEMA)
+        except BaseException:
+            db.close()
+            raise
         return db
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One short write transaction: BEGIN IMMEDIATE (takes the write lock now), COMMIT, or ROLLBACK on error."""
-        db = self._connect()
-        db.execute("BEGIN IMMEDIATE")
+    def _connect(self) -> sqlite3.Connection:
+        """This thread's connection, opened again when the file was deleted or replaced (one stat a call; opening
+        costs more than a read, and SQLite connections stay in their thread)."""
+        held = getattr(self._local, "held", None)
         try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+            inode = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            inode = None
+        if held is not None and held[1] == inode:
+            return held[0]
+        self._drop()
+        db = self._open()
+        self._local.held = (db, os.stat(self.path).st_ino)
+        return db
 
-    def open(self, step: int, controls: dict[str, str], steps: str = "", now: float | None = None) -> tuple[Room, str]:
-        """A new room at this step; returns it and the lecturer's secret (shown once, never stored)."""
+    def _drop(self) -> None:
+        held = getattr(self._local, "held", None)
+        self._local.held = None
+        if held is not None:
+            held[0].close()
+
+    def _run(self, work: Callable[[sqlite3.Connection], T], write: bool = False) -> T:
+        """`work` in one transaction (a write: BEGIN IMMEDIATE, COMMIT or ROLLBACK), tried again on a fresh
+        connection when it met a lock or a lost file; the last error is logged once (path and cause) and raised."""
+        for attempt in range(self.tries):
+            try:
+                db = self._connect()
+                if not write:
+                    return work(db)
+                db.execute("BEGIN IMMEDIATE")  # takes the write lock now, waiting up to `busy` s
+                try:
+                    result = work(db)
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                db.execute("COMMIT")
+                return result
+            except sqlite3.OperationalError as error:
+                if attempt + 1 < self.tries and _passing(error):
+                    self._drop()
+                    continue
+                _report(self.path, error)
+                raise
+            except (sqlite3.Error, OSError, UnsafeStore) as error:
+                _report(self.path, error)
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def open(
+        self, step: int, controls: dict[str, str], steps: str = "", now: float | None = None, address: str = ""
+    ) -> tuple[Room, str]:
+        """A new room at this step; returns it and the lecturer's secret (shown once, never stored). `address` (the
+        client's) counts against OPENS_PER_HOUR; TooMany past it or past MAX_OPEN open rooms."""
         now = time.time() if now is None else now
-        secret = secrets.token_urlsafe(24)
-        with self._write() as db:
-            db.execute("DELETE FROM rooms WHERE ended IS NOT NULL OR active < ?", (now - self.idle - 86400,))
+        text, steps, secret = (
+            _controls(controls),
+            limited(steps, MAX_TEXT, "a deck (steps=)"),
+            secrets.token_urlsafe(24),
+        )
+
+        def work(db: sqlite3.Connection) -> str:
+            self._purge(db, now)
+            if address:
+                opened = db.execute("SELECT COUNT(*) FROM opened WHERE address = ?", (_hash(address),)).fetchone()[0]
+                if opened >= OPENS_PER_HOUR:
+                    raise TooMany(f"this address opened {opened} rooms in the last hour (at most {OPENS_PER_HOUR})")
+                db.execute("INSERT INTO opened VALUES (?, ?)", (_hash(address), now))
+            live = db.execute(
+                "SELECT COUNT(*) FROM rooms WHERE ended IS NULL AND active >= ?", (now - self.idle,)
+            ).fetchone()[0]
+            if live >= MAX_OPEN:
+                raise TooMany(f"{live} rooms are open on this server (at most {MAX_OPEN})")
             while True:
                 code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
                 if not db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone():
                     break
             db.execute(
                 "INSERT INTO rooms VALUES (?, ?, ?, ?, ?, 1, ?, ?, NULL)",
-                (code, _hash(secret), step, steps, json.dumps(controls), now, now),
+                (code, _hash(secret), step, steps, text, now, now),
             )
+            return code
+
+        code = self._run(work, write=True)
         return Room(code, step, steps, dict(controls), 1, now, now, None), secret
 
     def get(self, code: str, now: float | None = None) -> Room | None:
         """The room with this code (ended or not), or None when there is none: one SELECT, its own transaction."""
-        row = (
-            self._connect()
-            .execute(
-                "SELECT code, step, steps, controls, version, created, active, ended FROM rooms WHERE code = ?", (code,)
-            )
-            .fetchone()
-        )
+        query = "SELECT code, step, steps, controls, version, created, active, ended FROM rooms WHERE code = ?"
+        row = self._run(lambda db: db.execute(query, (code,)).fetchone())
         return None if row is None else self._room(row, time.time() if now is None else now)
 
     def is_lecturer(self, code: str, secret: str) -> bool:
         """True when `secret` is this room's lecturer secret."""
-        row = self._connect().execute("SELECT secret_hash FROM rooms WHERE code = ?", (code,)).fetchone()
+        row = self._run(lambda db: db.execute("SELECT secret_hash FROM rooms WHERE code = ?", (code,)).fetchone())
         return row is not None and hmac.compare_digest(row[0], _hash(secret))
 
     def move(
         self, code: str, secret: str, step: int, controls: dict[str, str], steps: str = "", now: float | None = None
     ) -> Room:
         """Move the room (the lecturer's step, controls and deck); PermissionError for a wrong secret,
-        LookupError for a room that is gone or ended."""
+        LookupError for a room that is gone or ended, ValueError for a string past its cap."""
         now = time.time() if now is None else now
-        with self._write() as db:
+        text, steps = _controls(controls), limited(steps, MAX_TEXT, "a deck (steps=)")
+
+        def work(db: sqlite3.Connection) -> None:
             self._check(db, code, secret, now)
             db.execute(
                 "UPDATE rooms SET step = ?, steps = ?, controls = ?, version = version + 1, active = ? WHERE code = ?",
-                (step, steps, json.dumps(controls), now, code),
+                (step, steps, text, now, code),
             )
+
+        self._run(work, write=True)
         return self.get(code, now)
 
     def touch(self, code: str, secret: str, now: float | None = None) -> None:
         """Keep the room alive (a lecturer's window loaded) without moving it."""
         now = time.time() if now is None else now
-        with self._write() as db:
+
+        def work(db: sqlite3.Connection) -> None:
             self._check(db, code, secret, now)
             db.execute("UPDATE rooms SET active = ? WHERE code = ?", (now, code))
+
+        self._run(work, write=True)
 
     def end(self, code: str, secret: str, now: float | None = None) -> None:
         """End the room: followers are told so and stop moving."""
         now = time.time() if now is None else now
-        with self._write() as db:
+
+        def work(db: sqlite3.Connection) -> None:
             self._check(db, code, secret, now)
             db.execute("UPDATE rooms SET ended = ?, version = version + 1 WHERE code = ?", (now, code))
+            self._purge(db, now)
+
+        self._run(work, write=True)
+
+    def _purge(self, db: sqlite3.Connection, now: float) -> None:
+        """Delete what has expired: a room KEEP s after it ended (by the lecturer, or idle for `idle` s) with whatever
+        is kept for it (a table keyed by a room's code deletes its rows here, before the room's), openings after 1 h."""
+        db.execute("DELETE FROM rooms WHERE COALESCE(ended, active + ?) < ?", (self.idle, now - KEEP))
+        db.execute("DELETE FROM opened WHERE at < ?", (now - 3600,))
 
     def _check(self, db: sqlite3.Connection, code: str, secret: str, now: float) -> None:
         row = db.execute("SELECT secret_hash, active, ended FROM rooms WHERE code = ?", (code,)).fetchone()
@@ -196,6 +352,45 @@ class Rooms:
         if why is None and active < now - self.idle:
             why = f"idle for {self.idle / 3600:g} h" if self.idle >= 3600 else f"idle for {self.idle / 60:g} min"
         return Room(code, step, steps, json.loads(controls), version, created, active, why)
+
+
+def plain(error: BaseException) -> str:
+    """What went wrong with the rooms' file, in words for a page: no path, no exception's name (the log has both)."""
+    text = str(error).lower()
+    if isinstance(error, UnsafeStore):
+        return "the rooms file is not this server's own (its owner or permissions are wrong; the server log says which)"
+    if isinstance(error, (TooMany, ValueError)):  # already in plain words
+        return str(error)
+    if "locked" in text or "busy" in text:
+        return "the rooms file is busy (another process holds its write lock)"
+    if "no such table" in text or "not a database" in text or "malformed" in text:
+        return "the rooms file was replaced or damaged"
+    if "readonly" in text:
+        return "the rooms file cannot be written"
+    if "unable to open" in text or isinstance(error, PermissionError):
+        return "the rooms file cannot be opened"
+    return "the rooms file cannot be used"
+
+
+_REPORTED: set[tuple[str, str]] = set()
+
+
+def _report(path: Path, error: BaseException) -> None:
+    """Log a rooms error's file and cause once per process (a poll meets the same error every second)."""
+    key = (str(path), f"{type(error).__name__}: {error}")
+    if key not in _REPORTED:
+        _REPORTED.add(key)
+        _log.error("rooms file %s: %s", *key)
+
+
+def _passing(error: sqlite3.OperationalError) -> bool:
+    """True for an error another try may not meet: a lock held elsewhere, a file deleted or replaced meanwhile."""
+    text = str(error).lower()
+    return any(word in text for word in ("locked", "busy", "no such table", "readonly", "disk i/o"))
+
+
+def _companions(path: Path) -> tuple[Path, Path]:
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
 def _hash(secret: str) -> str:
