@@ -104,11 +104,12 @@ for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=
             figure,
             prefix="lecture-",
             downloads=False,
-            image_height=lecture.FIGURE_HEIGHT,
+            image_height=lecture.FIGURE_HEIGHT - 20,  # a picture's colour bar and its 20 px labels sit under it
             fill_images=True,
             in_columns=len(slide.figures),
         )
 if slide.caption:  # what the figures need read with them, or a recap's links: in both modes
-    ui.takeaway(slide.caption)
+    with st.container(key="lecture-caption"):  # a caption: the one text under 20 px a projected step keeps
+        ui.takeaway(slide.caption)
 if not ui.presenter():
     ui.decks.tools(DECK)

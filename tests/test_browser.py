@@ -347,6 +347,41 @@ def test_every_lecture_step_fits_the_screen_in_presenter_mode(app, size):
         context.close()
 
 
+# Every text node of the main column in a font smaller than a hall reads (20 px), and how many were read: captions,
+# the navigation, the controls' own labels and icons are the lecturer's, not the slide's, and may be smaller.
+SMALL_TEXT = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const skip = "[data-testid='stCaptionContainer'], [data-testid='stImageCaption'], .st-key-lecture-caption,"
+    + " .st-key-lecture-nav, [data-testid='stIconMaterial'], span[role='img'], [data-testid='stWidgetLabel'],"
+    + " [data-testid='stButtonGroup'], button, .st-key-lecture-arrows";
+  const small = [];
+  let read = 0;
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const text = walker.currentNode.textContent.trim();
+    const el = walker.currentNode.parentElement;
+    if (!text || el.closest(skip) || el.getBoundingClientRect().width === 0) continue;
+    read += 1;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < 20) small.push(`${size}px: ${text.slice(0, 40)}`);
+  }
+  return [small, read];
+}"""
+
+
+def test_no_projected_lecture_text_is_under_20_px_but_captions(page):
+    """Presenter mode at 1280x720: the claim, every headline and badge, chart titles, axes, ticks, legends, values in
+    cells, picture titles and colour bars, the recap's table: 20 px or more (a chart's text is SVG, read too)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    for step in range(1, LECTURE_STEPS + 1):
+        visit(page, f"/lecture?presenter=true&step={step}")
+        charts = page.locator(CHART)
+        for i in range(charts.count()):
+            charts.nth(i).locator("svg, canvas").first.wait_for(timeout=30_000)
+        small, read = page.evaluate(SMALL_TEXT)
+        assert read > 5 and small == [], (step, small)
+
+
 def test_clicker_and_arrow_keys_move_the_lecture_and_its_url(page):
     from tests.harness import settle
 

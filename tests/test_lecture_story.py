@@ -76,7 +76,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
-    assert bars.loc["MiniLM: the model", "shown"] == f"cos {number(at('sentences').value)}"
+    assert bars.loc["MiniLM", "shown"] == f"cos {number(at('sentences').value)}"
     assert "the start marker <|im_start|> before them left out" in slide.caption and "5 shipped layers" in slide.caption
 
 
@@ -91,13 +91,12 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
         "causal mask",
     ]
     assert list(dict.fromkeys(table.column)) == [
-        "family",
-        "enters",
+        "family: where it enters",
         "past the trained length",
-        "scores, every position +100",
+        "scores, positions +100",
     ]
     cell = table.set_index(["row", "column"]).text
-    families_ = [cell[(r, "family")].split("\n")[0] for r in dict.fromkeys(table.row)]
+    families_ = [cell[(r, "family: where it enters")].split("\n")[0].split(" (")[0] for r in dict.fromkeys(table.row)]
     assert families_ == ["1: absolute", "1: absolute", "2: relative", "2: relative", "3: implicit"]
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     expected = {
@@ -105,24 +104,21 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
         "rotary (RoPE)": relative.shift_change(q, k, 24, 100, scheme="rotary"),
     }
     for row, change in expected.items():
-        assert cell[(row, "scores, every position +100")].startswith(f"max change {number(change)}\n"), row
+        assert cell[(row, "scores, positions +100")].startswith(f"max change {number(change)}\n"), row
     changes = {r.scheme: r.change for r in families.rows()}
     assert not verdicts.negligible(changes["sinusoidal rows"]) and not verdicts.negligible(changes["learned table"])
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
     past = {r: cell[(r, "past the trained length")] for r in dict.fromkeys(table.row)}
     assert (
         "no row past 127 (trained here)" in past["learned table"]
-        and "MiniLM: 512 rows, lookup refused at 512" in past["learned table"]
+        and "MiniLM: 512 rows, row 512 refused" in past["learned table"]
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
         assert past[row].startswith(f"loss {rise[scheme].signed}\n"), row
     assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
-    assert (
-        last_bucket.tolist() == [30, 31, 31]
-        and "T5 (one bucket from 91): not trained here" in past["bias on the scores"]
-    )
+    assert last_bucket.tolist() == [30, 31, 31] and "T5: one bucket from 91, untrained" in past["bias on the scores"]
     assert "learned" not in rise  # no row past its table: words, not a number
     assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert slide.ok and slide.value == max(changes[s] for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
@@ -132,7 +128,7 @@ def test_every_recap_score_cell_names_its_source_and_the_learned_one_is_minilms_
     from posviz.models import minilm
 
     cell = at("recap").figures[0].frames[0].set_index(["row", "column"]).text
-    scores = {r.scheme: cell[(r.scheme, "scores, every position +100")].split("\n")[1] for r in families.rows()}
+    scores = {r.scheme: cell[(r.scheme, "scores, positions +100")].split("\n")[1] for r in families.rows()}
     assert scores == {
         "sinusoidal rows": "sin/cos formula, d = 16",
         "learned table": "shipped MiniLM rows, d = 384",
@@ -269,7 +265,7 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
 
     r = lessons.pair_move_experiment(position="ramp", scale=0.6)
     assert [v for _, v in at("pairs").also] == [r.tokens_only, r.positions_only]
-    assert at("pairs").also[0][1] == at("ramp").value  # step 4's "tokens alone" is step 3's shuffle test, 3.4998
+    assert at("pairs").also[0][1] == at("ramp").value  # step 4's "tokens only" is step 3's shuffle test, 3.4998
     s = lessons.pair_move_experiment(position="sinusoidal")
     assert [v for _, v in at("pairs", position="sinusoidal").also] == [s.tokens_only, s.positions_only]
     q, k = np.random.default_rng(0).standard_normal((2, 16))

@@ -11,7 +11,7 @@ import streamlit as st
 from posviz.drawing import engine
 from posviz.drawing.display import number
 from ui.declarations import RESEND_CONTROLS
-from ui.screen import presenter
+from ui.screen import chart_screen, presenter
 
 
 def show_chart(
@@ -26,7 +26,7 @@ def show_chart(
     as CSV and the chart as SVG. The spec is compiled once per shape (`engine.chart_spec`); a rerun binds only
     its data."""
     table = frames[0] if table is None else table
-    spec = engine.chart_spec(builder, *frames, presenter=presenter(), **shape)
+    spec = engine.chart_spec(builder, *frames, presenter=chart_screen(), **shape)
     # a square plot and a row of panels keep their size; "stretch" would squash a square's height
     fixed = isinstance(spec.get("width"), int) or "facet" in spec
     st.vega_lite_chart(spec, width="content" if fixed else "stretch", alt=chart_alt(shape.get("title"), table, name))

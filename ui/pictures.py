@@ -12,7 +12,7 @@ import streamlit as st
 from posviz.drawing import images
 from posviz.drawing.display import number
 from posviz.maths import grids
-from ui.screen import presenter
+from ui.screen import hall, presenter
 from ui.text import escape, html_text
 from ui.widths import container_width
 
@@ -53,7 +53,7 @@ def show_image(
     reduced = grids.fit_picture(reduced, shown_rows, shown_cols)
     box = (shown_rows, shown_cols) if fill else None
     width = "stretch" if height is None else max(1, round(shown_cols))
-    st.markdown(f"**{escape(title)}**")
+    st.markdown(f"**{escape(title)}**")  # 24 px in the lecture projected, as a chart's title (screen.HALL_CSS)
     key, exact = None, ""
     if box is not None:  # whole-number repeats only come near the box (256 x 384 for 240 x 552): CSS sets its height
         key = "posviz-picture-" + hashlib.blake2b(f"{title}|{what}".encode(), digest_size=6).hexdigest()
@@ -97,7 +97,7 @@ def bar_alt(domain: tuple[float, float], value_title: str) -> str:
 def bar_labels(domain: tuple[float, float], value_title: str, style: str = "", pull_up: str = "") -> str:
     """HTML under a colour bar: its ends and middle (2 digits are plenty), then what the colour is. `style` sets both
     lines (a width), `pull_up` a negative top margin for the first (up to an st.image's bar)."""
-    size = "1rem" if presenter() else "0.9rem"  # 16 px on the lecture screen
+    size = "1.25rem" if hall() else "1rem" if presenter() else "0.9rem"  # the lecture's 20 px, as its charts' labels
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     return (
         f"<div style='{style}{pull_up}display:flex;justify-content:space-between;font-size:{size}'>"

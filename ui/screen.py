@@ -13,6 +13,10 @@ import streamlit as st
 ACCESS_CSS = (
     "<style>[data-testid='stCaptionContainer'], [data-testid='stImageCaption'] {opacity: 1; color: #5b5e66}"
     " :focus-visible {outline: 2px solid #0b57d0 !important; outline-offset: 2px}"
+    # a verdict badge wraps onto a second line rather than ending in "…" (Streamlit cuts it at its column's edge)
+    " .stMarkdownBadge {white-space: normal !important; overflow: visible !important; text-overflow: clip !important;"
+    " max-width: 100%; display: inline !important; line-height: 1.6; box-decoration-break: clone;"
+    " -webkit-box-decoration-break: clone}"
     " @media (max-width: 640px) {"
     " [data-testid='stVegaLiteChart'], [data-testid='stVegaLiteChart'] .vega-embed {max-width: 100%}"
     " [data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg.marks"
@@ -29,6 +33,19 @@ def presenter() -> bool:
     if "presenter" in st.session_state:
         return bool(st.session_state["presenter"])
     return st.query_params.get("presenter", "").lower() in ("true", "1")
+
+
+HALL = "posviz_hall"  # session key: the page being drawn is the lecture (ui.lecture_style), text in a hall's sizes
+
+
+def hall() -> bool:
+    """True while the lecture is drawn in presenter mode: its text is 20 px or more (a hall's back row)."""
+    return presenter() and bool(st.session_state.get(HALL, False))
+
+
+def chart_screen() -> bool | str:
+    """The screen a chart's text is sized for (drawing.engine.SIZES): "hall", presenter mode, or a desk."""
+    return "hall" if hall() else presenter()
 
 
 def legend_side() -> str:
@@ -64,6 +81,7 @@ def page_setup(doc: str | None = None, formula: str | None = None) -> None:
     (LaTeX, also hidden in presenter mode) stands after the first paragraph.
     """
     st.html(ACCESS_CSS)
+    st.session_state[HALL] = False  # every page starts on a desk's or a shared screen's sizes; the lecture says so
     if presenter():
         st.html(
             "<style>[data-testid='stMainBlockContainer'] {padding-top: 2rem}"
@@ -78,8 +96,20 @@ def page_setup(doc: str | None = None, formula: str | None = None) -> None:
                 st.latex(formula)
 
 
+# The lecture in a hall: a verdict badge (14 px by default) grows to 20 px and a picture's bold title to a chart
+# title's 24 px; captions stay smaller.
+HALL_CSS = (
+    "<style>[data-testid='stMain'] .stMarkdownBadge {font-size: 1.25rem !important}"
+    " [data-testid='stMain'] [data-testid='stMarkdownContainer'] p > strong:only-child {font-size: 1.5rem}</style>"
+)
+
+
 def lecture_style() -> None:
-    """The lecture's screen: a tighter top margin, and the arrow-key buttons kept out of sight."""
+    """The lecture's screen: a tighter top margin, the arrow-key buttons kept out of sight, and in presenter mode
+    every text a hall reads in 20 px or more (`hall`)."""
+    st.session_state[HALL] = True
+    if presenter():
+        st.html(HALL_CSS)
     st.html(
         "<style>.st-key-lecture-arrows {display: none}"
         " [data-testid='stMainBlockContainer'] {padding-top: 0.75rem; padding-bottom: 0.5rem}"

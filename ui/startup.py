@@ -28,7 +28,7 @@ def warm_server() -> None:
     lower CPU priority so that the sessions of the first visitors are not slowed by them."""
     for fig in lecture.slide(0).figures:
         if fig.builder is not None:
-            for presenter in (False, True):
+            for presenter in (False, "hall"):  # a desk, and the lecture projected (ui.screen.chart_screen)
                 engine.chart_spec(fig.builder, *fig.frames, presenter=presenter, **fig.shape)
     try:  # Linux gives each thread its own niceness; elsewhere the warm-up runs at the server's priority
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), min(19, _niceness() + WARM_NICE))

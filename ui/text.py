@@ -12,7 +12,7 @@ import streamlit as st
 
 from posviz.drawing.display import number
 from ui.declarations import MAX_WORDS, Param
-from ui.screen import presenter
+from ui.screen import hall, presenter
 
 _MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~$:&")
 
@@ -199,8 +199,8 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
     rows = list(dict.fromkeys(cells["row"]))
     columns = list(dict.fromkeys(cells["column"]))
     text = {(r, c): t for r, c, t in zip(cells["row"], cells["column"], cells["text"], strict=True)}
-    size = "1.05rem" if presenter() else "0.95rem"
-    cell = "padding:0.3rem 0.5rem;background:#f0f2f6;text-align:center;vertical-align:middle;line-height:1.3"
+    size = "1.25rem" if hall() else "1.05rem" if presenter() else "0.95rem"  # 20 px for the lecture in a hall
+    cell = "padding:0.2rem 0.4rem;background:#f0f2f6;text-align:center;vertical-align:middle;line-height:1.2"
     head = f"<td>{html_text(row_title)}</td>" + "".join(
         f"<th scope='col' style='padding:0.3rem 0.5rem;text-align:center'>{html_text(str(c))}</th>" for c in columns
     )
@@ -218,7 +218,7 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
     st.markdown(
         f"<table class='posviz-text-grid' style='width:100%;border-collapse:separate;border-spacing:3px;"
         f"font-size:{size};margin:0'>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        "<style>@media (max-width: 640px) {.posviz-text-grid {font-size: 0.72rem !important}"
+        "<style>@media (max-width: 640px) {.posviz-text-grid {font-size: 0.85rem !important}"
         " .posviz-text-grid td, .posviz-text-grid th {padding: 0.2rem !important}}</style>",
         unsafe_allow_html=True,
     )

@@ -64,13 +64,18 @@ def title_params(title: Text, subtitle: str | None = None) -> alt.TitleParams:
     return alt.TitleParams(text=live_text(title), subtitle=subtitle)
 
 
-def style(chart: alt.TopLevelMixin, *, presenter: bool = False) -> alt.TopLevelMixin:
-    """Font sizes for a laptop (12-15 px) or a lecture screen (16-22 px, text marks too); width fits the column.
+# px: tick and legend labels, axis titles, chart titles; values in cells and bar labels are a label + 1.
+SIZES = {False: (12, 13, 15), True: (16, 18, 22), "hall": (20, 20, 24)}  # a desk, a shared screen, the lecture
+
+
+def style(chart: alt.TopLevelMixin, *, presenter: bool | str = False) -> alt.TopLevelMixin:
+    """Font sizes for a laptop (`presenter` False: 12-15 px), a page on a shared screen (True: 16-22 px) or the
+    lecture in a hall ("hall": 20-24 px, so that no chart text is under 20 px); width fits the column.
 
     The same settings as chained `configure_axis(...)...configure_view(...)`, set as one `alt.Config`:
     each chained call deep-copies the chart, which made a template's first build several times slower.
     """
-    label, title, heading = (16, 18, 22) if presenter else (12, 13, 15)
+    label, title, heading = SIZES[presenter]
     if isinstance(chart, alt.FacetChart):  # its panels have their widths (a facet cannot fill a container)
         styled = chart.properties(autosize=alt.AutoSizeParams(type="pad"))
     elif chart.width is alt.Undefined:  # a builder that fixes its width (a square plot) keeps it
@@ -131,7 +136,7 @@ def _holds_live(value: object) -> bool:
 
 
 @functools.lru_cache(maxsize=512)
-def _compiled(builder: Callable[..., alt.TopLevelMixin], count: int, presenter: bool, shape: tuple) -> dict:
+def _compiled(builder: Callable[..., alt.TopLevelMixin], count: int, presenter: bool | str, shape: tuple) -> dict:
     names = [alt.NamedData(f"posviz_{i}") for i in range(count)]
     chart = builder(*names, **dict(shape))
     if any(_holds_live(value) for _, value in shape):
@@ -151,7 +156,7 @@ def _carrying_live(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
     return alt.layer(chart, ghost, title=title, height=height, width=width)
 
 
-def compile(builder: Callable[..., alt.TopLevelMixin], count: int, *, presenter: bool = False, **shape) -> dict:
+def compile(builder: Callable[..., alt.TopLevelMixin], count: int, *, presenter: bool | str = False, **shape) -> dict:
     """The builder's Vega-Lite spec with its `count` datasets named posviz_0.., built once per shape.
 
     Returns the cached dict itself: treat it as read-only (`bind` copies its top level).
@@ -168,7 +173,7 @@ def bind(spec: dict, frames: Sequence[pd.DataFrame], live: dict[str, object] | N
 
 
 def chart_spec(
-    builder: Callable[..., alt.TopLevelMixin], *frames: pd.DataFrame, presenter: bool = False, **shape: object
+    builder: Callable[..., alt.TopLevelMixin], *frames: pd.DataFrame, presenter: bool | str = False, **shape: object
 ) -> dict:
     """Compile (once) and bind: the Vega-Lite dict a rerun sends, live values split out of `shape`."""
     static, values = live_values(shape)

@@ -387,7 +387,7 @@ def _window(curves: Mapping[str, np.ndarray], T_train: int) -> pd.DataFrame:
     >>> len(_window({"a": np.ones(6)}, 128)), len(_window({"a": np.ones(200)}, 128))
     (0, 1)
     """
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    window = frames.window_frame(T_train, f"trained on {T_train} bytes")
     return window if max(len(c) for c in curves.values()) > T_train else window.iloc[:0]
 
 
@@ -442,7 +442,7 @@ def heldout_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width
     >>> heldout_by_position({"rope-seed0": np.ones(64), "learned-seed0": np.ones(16)}, 16).frames[0].shape
     (3, 5)
     """
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    window = frames.window_frame(T_train, f"trained on {T_train} bytes")
     title = f"held-out loss by position ({width}-position means; one line a seed)"
     return _loss_lines(
         "heldout-by-position", curves, width, window, tuple(colours.SCHEME_COLOURS), title, front=("learned",)
@@ -477,7 +477,7 @@ def scaled_by_position(curves: Mapping[str, np.ndarray], T_train: int, *, width:
     >>> scaled_by_position({"unscaled-seed0": np.ones(64), "linear-seed0": np.ones(64)}, 16).frames[0].shape
     (4, 5)
     """
-    window = frames.window_frame(T_train, f"trained on {T_train} tokens")
+    window = frames.window_frame(T_train, f"trained on {T_train} bytes")
     title = "the RoPE models with a scaling method at inference (no fine-tuning)"
     return _loss_lines("scaled-by-position", curves, width, window, tuple(colours.METHOD_COLOURS), title)
 

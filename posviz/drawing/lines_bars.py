@@ -11,6 +11,7 @@ import altair as alt
 
 from posviz.drawing.colours import ACCENT, SERIES_COLORS
 from posviz.drawing.engine import Data, Text, title_params
+from posviz.drawing.frames import LOG_FLOOR
 
 
 def lines(
@@ -196,8 +197,11 @@ def bars(
         x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
         y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=y_scale, axis=y_axis),
     )
+    # a value at a log axis's floor (an exact 0, or rounding a caller set to 0) is its text alone, never a bar
+    shown = log_y and text is not None
+    floor = alt.condition(f"datum['{y}'] > {LOG_FLOOR}", alt.value(1), alt.value(0)) if shown else alt.Undefined
     bar = base.mark_bar(color=SERIES_COLORS[0]).encode(
-        tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")]
+        opacity=floor, tooltip=[alt.Tooltip(f"{x}:N"), alt.Tooltip(f"{y}:Q", format=".6g")]
     )
     if text is None:
         return bar.properties(title=title_params(title), height=height)

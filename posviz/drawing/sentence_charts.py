@@ -24,7 +24,11 @@ def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title
         y=alt.Y("distance:Q", title=y_title),
         # sort=None: the frame's order, so the run with position keeps SERIES[0] whatever its label says
         color=alt.Color(
-            "run:N", title=None, sort=None, scale=alt.Scale(range=list(SERIES)), legend=alt.Legend(orient="top")
+            "run:N",
+            title=None,
+            sort=None,
+            scale=alt.Scale(range=list(SERIES)),
+            legend=alt.Legend(orient="top", labelLimit=320),
         ),
         tooltip=[alt.Tooltip("run:N"), alt.Tooltip("layer:O"), alt.Tooltip("distance:Q", format=".3g")],
     )
@@ -49,7 +53,6 @@ def cosine_against_scale(
         dx=alt.expr(f"{side} ? -12 : 12"),
         dy=-18,
         color=ACCENT,
-        fontWeight="bold",
-        fontSize=16,
+        fontWeight="bold",  # its size is the text config's: 21 px in presenter mode
     ).encode(x=x, y=y, text="label:N")
     return alt.layer(line, rule, dot, text)

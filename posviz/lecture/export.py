@@ -94,7 +94,7 @@ def figure(fig: Figure, width: int, name: str) -> str:
         return picture(fig.image, width, **fig.shape)
     if fig.cells is not None:
         return svg(heatmap_spec(fig, width), name)
-    spec = engine.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
+    spec = engine.chart_spec(fig.builder, *fig.frames, presenter="hall", **fig.shape)
     if spec.get("width") == "container":  # the app's charts fill their column; here the column is `width`
         spec = {**spec, "width": width}
     return svg(spec, name)
@@ -106,13 +106,13 @@ def heatmap_spec(fig: Figure, width: int) -> dict:
     shape = {k: v for k, v in fig.shape.items() if k != "subtitle"}
     shape.update(legend=shape.get("legend", "right"), subtitle=reduced.note if reduced.aggregated else None)
     if reduced.values.size <= PICTURE_CELLS:
-        spec = engine.chart_spec(heatmaps.grid_heatmap, frames.reduced_frame(reduced), presenter=True, **shape)
+        spec = engine.chart_spec(heatmaps.grid_heatmap, frames.reduced_frame(reduced), presenter="hall", **shape)
     else:
         domain = tuple(shape.get("domain", (-1.0, 1.0)))
         box = (shape.get("height", 320), max(1, width - AXIS_WIDTH))
         png = images.matrix_png(reduced.values, str(shape.get("scheme", images.SIGNED_SCHEME)), domain, box=box)
         data = (frames.picture_frame(png), frames.extent_frame(reduced, domain))
-        spec = engine.chart_spec(heatmaps.picture_heatmap, *data, presenter=True, **shape)
+        spec = engine.chart_spec(heatmaps.picture_heatmap, *data, presenter="hall", **shape)
     return spec if shape.get("square") else {**spec, "width": width}  # a square plot keeps its width
 
 

@@ -30,7 +30,7 @@ from posviz.models import matched
 SHIFT = 100  # every position moves by this much
 T, D = 24, 16  # the positions and the width of the shift measurement (the rotary step's)
 PAST = 600  # a position past MiniLM's 512 rows: T5's buckets are read out to 4 x PAST
-COLUMNS = ("family", "enters", "past the trained length", f"scores, every position +{SHIFT}")
+COLUMNS = ("family: where it enters", "past the trained length", f"scores, positions +{SHIFT}")
 ALIBI = dict(heads=longer.ALIBI_HEADS, head=longer.ALIBI_HEAD)  # one head, the Relative biases page's default
 PAGES = (  # the pages that show the schemes: (title, router url path)
     ("Sinusoids", "sinusoids"),
@@ -141,7 +141,7 @@ def rows() -> tuple[Row, ...]:
     """The recap's five schemes, every number computed now (the matched family's curves are computed once)."""
     q, k = _content()
     last = table_rows()
-    refuses = "lookup refused" if refusal(last + 1) else "lookup ran"
+    refuses = "refused" if refusal(last + 1) else "ran"
     bucket = biases.t5_bucket(np.arange(0, 4 * PAST))
     first_last = int(np.argmax(bucket == bucket.max()))  # the first offset that falls in T5's last bucket
     rise = measured()
@@ -160,7 +160,7 @@ def rows() -> tuple[Row, ...]:
             "learned table",
             "1: absolute",
             "added to the input",
-            f"no row past {T_train - 1} (trained here)\nMiniLM: {last} rows, {refuses} at {last}",
+            f"no row past {T_train - 1} (trained here)\nMiniLM: {last} rows, row {last} {refuses}",
             learned_change(),
             f"shipped MiniLM rows, d = {width}",
         ),
@@ -175,15 +175,15 @@ def rows() -> tuple[Row, ...]:
         Row(
             "bias on the scores",
             "2: relative",
-            "added to the scores\n(ALiBi, T5)",
-            f"ALiBi: loss {rise['alibi'].signed}\nT5 (one bucket from {first_last}): not trained here",
+            "added to the scores (ALiBi, T5)",
+            f"ALiBi: loss {rise['alibi'].signed}\nT5: one bucket from {first_last}, untrained",
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
         ),
         Row(
             "causal mask",
-            "3: implicit\n(order, not distance)",
-            "masks the scores\n(keys after the query)",
+            "3: implicit (order, not distance)",
+            "masks keys after the query",
             f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
             f"mask s ≤ t, d = {D}",
@@ -194,10 +194,9 @@ def rows() -> tuple[Row, ...]:
 def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
     """The recap table's cells by column heading (COLUMNS), one per row of `every`."""
     return {
-        COLUMNS[0]: [r.family for r in every],
-        COLUMNS[1]: [r.enters for r in every],
-        COLUMNS[2]: [r.past for r in every],
-        COLUMNS[3]: [f"max change {number(r.change)}\n{r.computed}" for r in every],
+        COLUMNS[0]: [f"{r.family}\n{r.enters}" for r in every],  # one column: the table fits a 720 px screen in 20 px
+        COLUMNS[1]: [r.past for r in every],
+        COLUMNS[2]: [f"max change {number(r.change)}\n{r.computed}" for r in every],
     }
 
 

@@ -26,7 +26,7 @@ from posviz.lecture import families
 from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
-FIGURE_HEIGHT = 240
+FIGURE_HEIGHT = 228  # px: with 20 px text every step still fits a 720 px screen (tests/test_browser.py)
 VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
 
@@ -253,7 +253,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
 
 
 def pairs(position: str = "ramp") -> Slide:
-    scale = RAMP_SCALE if position == "ramp" else 1.0  # the ramp at step 3's size: "tokens alone" is step 3's test
+    scale = RAMP_SCALE if position == "ramp" else 1.0  # the ramp at step 3's size: "tokens only" is step 3's test
     r = lessons.pair_move_experiment(position=position, scale=scale)
     moves = figures.pair_moves(
         r.together, r.tokens_only, r.positions_only, f"{position} × {number(scale)}", height=FIGURE_HEIGHT
@@ -261,15 +261,15 @@ def pairs(position: str = "ramp") -> Slide:
     return Slide(
         "Move each token together with its position vector and the outputs only follow the move; move either alone "
         "and they change.",
-        "moved together",
+        "token + position",  # the bars' words
         r.together,
         verdicts.machine_zero(r.together),
         "0 up to rounding",
         (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
         also=(
-            ("tokens alone" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("positions alone", r.positions_only),
+            ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
+            ("positions only", r.positions_only),
         ),
     )
 
@@ -409,7 +409,7 @@ def table(d: int = WIDTH) -> Slide:
         f"wavelength, slowest pair ({d // 2 - 1})",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        "each pair turns slower than the one before it",
+        "each pair slower than the one before",
         (
             _grid(
                 "table",
@@ -684,7 +684,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
                 "real-layers",
                 sentence_charts.layer_distances,
                 (layers,),
-                dict(title="how far apart the two sentences are, layer by layer", y_title="1 - cosine", height=height),
+                dict(title="the two sentences apart, layer by layer", y_title="1 − cosine", height=height),
             ),
         ),
         f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
@@ -703,12 +703,12 @@ def decoder() -> Slide:
 
     mini = encoder.compare_texts(*SENTENCES)
     model, sink = sentence_cosine()
-    runs = {
-        "MiniLM: the model": mini.cosine,
-        "MiniLM: position rows removed": mini.cosine_plain,
-        "SmolLM2: the model": model,
-        "SmolLM2: RoPE off": sentence_cosine("none")[0],
-        "SmolLM2: RoPE off, no mask": sentence_cosine("none", causal=False)[0],
+    runs = {  # labels short enough to stand side by side in 20 px type
+        "MiniLM": mini.cosine,
+        "MiniLM, rows off": mini.cosine_plain,
+        "SmolLM2": model,
+        "SmolLM2, RoPE off": sentence_cosine("none")[0],
+        "and mask off": sentence_cosine("none", causal=False)[0],
     }
     # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
     rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
@@ -717,7 +717,7 @@ def decoder() -> Slide:
     shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
     bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
     layers, _ = shipped_layers()
-    mask_only = runs["SmolLM2: RoPE off"]
+    mask_only = runs["SmolLM2, RoPE off"]
     masked = not verdicts.same_direction(mask_only)  # does the mask alone tell the orders apart?
     carriers = (
         f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)}), RoPE a "
@@ -823,9 +823,8 @@ def recap() -> Slide:
     absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
     blind = lessons.order_experiment().max_diff  # step 1's shuffle test, recomputed: where the lecture started
     return Slide(
-        f"Back to step 1: attention alone is order-blind (shuffle test {number(blind)}). Three families give it "
-        "order: absolute rows added to the input, relative (rotary, a bias on the scores), implicit (the causal "
-        "mask).",
+        f"Back to step 1: attention alone is order-blind ({number(blind)}). Three families add order: absolute rows "
+        "added to the input, relative (rotary, score biases), implicit (a causal mask).",
         f"relative and implicit: largest score change when every position moves by {families.SHIFT}",
         relative_change,
         verdicts.negligible(relative_change) and all(not verdicts.negligible(v) for v in absolute.values()),
