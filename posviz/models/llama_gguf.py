@@ -74,10 +74,16 @@ class Budget:
     layer_mb: float  # one layer's weights as float32
     count: int  # layers run
     model_layers: int
+    present: int  # the first layers whose tensors the file holds (all of them but in a cut-down copy)
 
     @property
     def reason(self) -> str:
         """Why `count` layers, in one sentence."""
+        if self.count == self.present < self.model_layers:
+            return (
+                f"the {self.count} layers the file holds of the model's {self.model_layers} run (a float32 layer: "
+                f"{self.layer_mb:,.1f} MB, within the {MEMORY_BUDGET_MB:,} MB memory budget)"
+            )
         if self.count == self.model_layers:
             return (
                 f"all {self.model_layers} layers run: {self.count} float32 layers of {self.layer_mb:,.1f} MB each fit "
@@ -233,8 +239,9 @@ def budget(tensors: dict[str, gguf.ReaderTensor], model_layers: int, arch: str) 
     """
     names = layer_names(0, arch).values()
     layer_mb = sum(int(tensors[n].n_elements) * 4 for n in names if n in tensors) / 2**20
-    count = model_layers if layer_mb == 0 else min(model_layers, int(MEMORY_BUDGET_MB // layer_mb))
-    return Budget(layer_mb, 0 if layer_mb == 0 else count, model_layers)
+    present = next((i for i in range(model_layers) if layer_names(i, arch)["w_q"] not in tensors), model_layers)
+    count = 0 if layer_mb == 0 else min(present, int(MEMORY_BUDGET_MB // layer_mb))
+    return Budget(layer_mb, count, model_layers, present)
 
 
 def read_layer(tensors: dict[str, gguf.ReaderTensor], i: int, arch: str, config: Config) -> Layer:
