@@ -73,8 +73,8 @@ st.caption(
 )
 
 if s.part == "report" or model is None or model.tokenizer is None:
-    if s.part != "report":
-        ui.note(f"{s.model}: {found.problem or model.tokenizer_note}; showing its report.")
+    if s.part != "report" and model is not None:
+        ui.note(f"{s.model}: {model.tokenizer_note}; showing its report.")
     never = report.never_turn.size if report.view else None
     ui.headline(
         f"pairs that never turn within {report.window:,} tokens" if report.view else "rotated pairs",
@@ -87,7 +87,8 @@ if s.part == "report" or model is None or model.tokenizer is None:
         st.caption(caption)
     if not ui.presenter():
         ui.html_table(model_report.facts_frame(report))
-        st.caption(f"Tokenizer: {model.tokenizer_note}." if model else "")
+    if model is not None:
+        st.caption(f"Tokenizer: {model.tokenizer_note}.")
     st.stop()
 
 layers = len(model.layers)

@@ -117,7 +117,7 @@ def write(
         if kind is None:
             writer.add_tensor(name, stored)
         else:
-            writer.add_tensor(name, gguf.quants.quantize(stored, kind), raw_shape=stored.shape, raw_dtype=kind)
+            writer.add_tensor(name, gguf.quants.quantize(stored, kind), raw_dtype=kind)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
