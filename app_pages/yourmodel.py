@@ -13,21 +13,21 @@ from posviz.drawing import frames, llm_figures, model_report
 from posviz.drawing.display import number
 from posviz.experiments import decoder, your_model
 from posviz.maths import verdicts
-from posviz.models import llama_gguf
+from posviz.models import llama_gguf, smollm2
 
 ui.page_setup(__doc__)
-folder = ui.guarded(llama_gguf.models_folder, lambda: None, "The models folder", "showing how to name one")
-if folder is None:
-    ui.intro(
-        f"No models folder is named here (the hosted demo names none). To read your own GGUF files, run posviz "
-        f"locally with the environment variable {llama_gguf.MODELS_DIR} naming the folder that holds them:"
+folder = ui.guarded(llama_gguf.models_folder, lambda: None, "The models folder", "showing the file posviz ships")
+if folder is None:  # the hosted demo: the file posviz ships stands in, and the page says how to read your own
+    how = (
+        f"No models folder is named here, so this page reads the file posviz ships ({smollm2.NAME}'s first "
+        f"layers). To read your own GGUF files, run posviz locally with {llama_gguf.MODELS_DIR} naming their folder"
     )
-    st.code(f"{llama_gguf.MODELS_DIR}=~/models streamlit run streamlit_app.py\nposviz inspect ~/models/MODEL.gguf")
-    st.caption(
-        f"The page lists the .gguf files directly in that folder and reads nothing outside it. Layers run for "
-        f"{', '.join(llama_gguf.RUNS)}; other architectures show their report only."
-    )
-    st.stop()
+    if ui.presenter():
+        st.caption(f"{how}.")
+    else:
+        ui.intro(f"{how}:")
+        st.code(f"{llama_gguf.MODELS_DIR}=~/models streamlit run streamlit_app.py\nposviz inspect ~/models/MODEL.gguf")
+    folder = smollm2.DATA
 names = llama_gguf.listed(folder)
 if not names:
     ui.note(f"No .gguf file directly in {folder} ({llama_gguf.MODELS_DIR}).")

@@ -293,10 +293,13 @@ def test_the_page_shows_every_part_of_a_file_in_the_folder(tmp_path, part):
         assert any(t.value.startswith(f"{fed.ids.size} ids fed, <|im_start|> (id 1) first") for t in at.text)
 
 
-def test_the_page_says_how_to_use_it_locally_when_no_folder_is_named():
-    at = run_page("report", None)
+@pytest.mark.parametrize("part", ["report", "heads"])
+def test_without_a_folder_the_page_says_how_to_name_one_and_reads_the_shipped_file(part):
+    at = run_page(part, None)
     assert not at.exception
     assert any(llama_gguf.MODELS_DIR in c.value for c in at.code)
+    shipped = f"{smollm2.GGUF_FILE} · llama · the 5 layers the file holds of the model's 30 run"
+    assert any(c.value.startswith(shipped) for c in at.caption)
 
 
 def test_the_page_shows_a_read_only_files_report_and_says_why(tmp_path):
