@@ -67,10 +67,8 @@ found = ui.guarded(lambda: opened(path, your_model.stamp(path)), lambda: None, s
 if found is None:
     st.stop()
 report, model = found.report, found.model
-st.caption(
-    f"{s.model} · {report.scheme.architecture} · "
-    + (f"{model.budget.reason}." if model else f"its report only: {found.problem}.")
-)
+ran = f"{model.budget.reason}." if model else f"its report only: {found.problem}."
+st.caption(ui.escape(f"{s.model} · {report.scheme.architecture} · {ran}"))  # names from the operator's folder
 
 if s.part == "report" or model is None or model.tokenizer is None:
     if s.part != "report" and model is not None:

@@ -108,7 +108,7 @@ def write(
     shape = shape or Shape()
     weights = hf_weights(shape, arch, seed)
     writer = gguf.GGUFWriter(str(path), arch)
-    _keys(writer, shape, arch)
+    write_keys(writer, shape, arch)
     for name, w in weights.items():
         stored = w
         if arch != "qwen2" and name.endswith(("attn_q.weight", "attn_k.weight")):
@@ -125,7 +125,8 @@ def write(
     return weights
 
 
-def _keys(writer: gguf.GGUFWriter, shape: Shape, arch: str) -> None:
+def write_keys(writer: gguf.GGUFWriter, shape: Shape, arch: str) -> None:
+    """The hyperparameters under `arch`'s prefix and a gpt2 BPE tokenizer's keys (vocabulary, merges, BOS id 1)."""
     writer.add_context_length(shape.context)
     writer.add_embedding_length(shape.d)
     writer.add_block_count(shape.layers)
