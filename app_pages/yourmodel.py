@@ -143,8 +143,8 @@ elif s.part == "pairs":
     ui.figure(llm_figures.pair_shares(reading, layer, height=ui.fit(300, 200), legend=ui.legend_side()))
     ui.takeaway(
         f"Pair {top.i} turns once every {top.wavelength:,.0f} tokens: {number(top.context_turns)} of a turn over the "
-        f"{top.context:,}-token context, {number(top.text_degrees)}° over this text. Heads that {decoder.LEAN_RULE}: "
-        f"{your_model.head_list(live)}."
+        f"{top.context:,}-token context, {number(top.text_degrees)}° over this text. Heads leaning on the fast pairs: "
+        f"{your_model.head_list(live)} (a head {decoder.LEAN_RULE})."
     )
 else:
     result = ablate(path, your_model.stamp(path), s.text, s.bos, s.k)
