@@ -202,7 +202,7 @@ def test_the_budget_runs_only_the_layers_that_fit(tmp_path, monkeypatch):
     assert len(model.layers) == model.budget.count == 2
     assert "the first 2 of 4 layers run" in model.budget.reason
     monkeypatch.setattr(llama_gguf, "MEMORY_BUDGET_MB", 0.5 * layer_mb)
-    with pytest.raises(ValueError, match="more than the .* MB budget"):
+    with pytest.raises(ValueError, match="more than the .* MiB budget"):
         llama_gguf.open_model(path)
 
 

@@ -2,7 +2,7 @@
 
 The file is memory-mapped (gguf.GGUFReader); a layer's tensors are read from the map and dequantized to float32
 by `gguf.quants.dequantize` one layer at a time, and only the first `budget(...).count` layers ever are: a float32
-layer of a 1B-class model is about 240 MB, so MEMORY_BUDGET_MB decides how many a dashboard server keeps.
+layer of a 1B-class model is 232 MiB, so MEMORY_BUDGET_MB decides how many a dashboard server keeps.
 
 Architectures run (`RUNS`), each with Llama's layer (models.smollm2's equations: RMSNorm, RoPE, grouped-query
 attention, SwiGLU), the keys under its own prefix (`{arch}.attention.head_count`, ...):
@@ -40,8 +40,9 @@ from posviz.models.tokens import Tokens
 
 RUNS = {"llama": "interleaved", "mistral": "interleaved", "qwen2": "rotate-half"}  # arch -> layout of q, k rows
 BIASED = ("qwen2",)  # architectures whose attn_q, attn_k, attn_v carry a bias
-# Float32 layers a server keeps for one model: a laptop's dashboard next to a browser. SmolLM2-135M's layer is 14 MB
-# (all 30 fit); a 1B-class layer (d 2048, F 8192) about 240 MB (4 fit); a 7B layer about 800 MB (1 fits).
+# Float32 layers a server keeps for one model, in MiB: a laptop's dashboard next to a browser. SmolLM2-135M's layer
+# is 13.5 MiB (all 30 fit); a 1B-class layer (d 2048, F 8192) 232 MiB (4 fit); a 7B layer (d 4096, F 14336) 832 MiB
+# (1 fits).
 MEMORY_BUDGET_MB = 1024
 MAX_TOKENS = 64  # ids fed, a BOS token included
 MODELS_DIR = "POSVIZ_MODELS_DIR"  # the environment variable naming the folder of model files
@@ -82,16 +83,16 @@ class Budget:
         if self.count == self.present < self.model_layers:
             return (
                 f"the {self.count} layers the file holds of the model's {self.model_layers} run (a float32 layer: "
-                f"{self.layer_mb:,.1f} MB, within the {MEMORY_BUDGET_MB:,} MB memory budget)"
+                f"{self.layer_mb:,.1f} MiB, within the {MEMORY_BUDGET_MB:,} MiB memory budget)"
             )
         if self.count == self.model_layers:
             return (
-                f"all {self.model_layers} layers run: {self.count} float32 layers of {self.layer_mb:,.1f} MB each fit "
-                f"in the {MEMORY_BUDGET_MB:,} MB memory budget"
+                f"all {self.model_layers} layers run: {self.count} float32 layers of {self.layer_mb:,.1f} MiB each fit "
+                f"in the {MEMORY_BUDGET_MB:,} MiB memory budget"
             )
         return (
-            f"the first {self.count} of {self.model_layers} layers run: a float32 layer takes {self.layer_mb:,.1f} MB "
-            f"and the server keeps at most {MEMORY_BUDGET_MB:,} MB of them (MEMORY_BUDGET_MB)"
+            f"the first {self.count} of {self.model_layers} layers run: a float32 layer takes {self.layer_mb:,.1f} MiB "
+            f"and the server keeps at most {MEMORY_BUDGET_MB:,} MiB of them (MEMORY_BUDGET_MB)"
         )
 
 
@@ -344,7 +345,7 @@ def open_model(path: str | Path) -> Model:
     plan = budget(tensors, cfg.model_layers, arch)
     if plan.count == 0:
         raise ValueError(
-            f"one float32 layer takes {plan.layer_mb:,.0f} MB, more than the {MEMORY_BUDGET_MB:,} MB budget"
+            f"one float32 layer takes {plan.layer_mb:,.0f} MiB, more than the {MEMORY_BUDGET_MB:,} MiB budget"
         )
     layers = tuple(read_layer(tensors, i, arch, cfg) for i in range(plan.count))  # one layer dequantized at a time
     built, note = tokenizer(reader)
