@@ -17,14 +17,13 @@ from posviz.models import llama_gguf, smollm2
 
 ui.page_setup(__doc__)
 folder = ui.guarded(llama_gguf.models_folder, lambda: None, "The models folder", "showing the file posviz ships")
-if folder is None:  # the hosted demo: the file posviz ships stands in, and the page says how to read your own
+shipped = folder is None
+if shipped:  # the hosted demo: the file posviz ships stands in, and the page says how to read your own
     how = (
         f"No models folder is named here, so this page reads the file posviz ships ({smollm2.NAME}'s first "
         f"layers). To read your own GGUF files, run posviz locally with {llama_gguf.MODELS_DIR} naming their folder"
     )
-    if ui.presenter():
-        st.caption(f"{how}.")
-    else:
+    if not ui.presenter():  # presenting, the file's caption below says it in a few words
         ui.intro(f"{how}:")
         st.code(f"{llama_gguf.MODELS_DIR}=~/models streamlit run streamlit_app.py\nposviz inspect ~/models/MODEL.gguf")
     folder = smollm2.DATA
@@ -67,8 +66,13 @@ found = ui.guarded(lambda: opened(path, your_model.stamp(path)), lambda: None, s
 if found is None:
     st.stop()
 report, model = found.report, found.model
-ran = f"{model.budget.reason}." if model else f"its report only: {found.problem}."
-st.caption(ui.escape(f"{s.model} · {report.scheme.architecture} · {ran}"))  # names from the operator's folder
+ran = (
+    (model.budget.short if ui.presenter() else f"{model.budget.reason}.")
+    if model
+    else f"its report only: {found.problem}."
+)
+mine = f" (posviz's own; {llama_gguf.MODELS_DIR} names yours)" if shipped and ui.presenter() else ""
+st.caption(ui.escape(f"{s.model}{mine} · {report.scheme.architecture} · {ran}"))  # names from the operator's folder
 
 if s.part == "report" or model is None or model.tokenizer is None:
     if s.part != "report" and model is not None:
@@ -78,10 +82,10 @@ if s.part == "report" or model is None or model.tokenizer is None:
         f"pairs that never turn within {report.window:,} tokens" if report.view else "rotated pairs",
         f"{never} of {report.view.plain.size}" if report.view else "not computed",
     )
-    for line in model_report.summary(report):
+    for line in model_report.summary(report)[1 if ui.presenter() and report.view else 0 :]:  # the first: the headline
         ui.takeaway(line)
     for fig, caption in zip(model_report.report_figures(report), model_report.captions(report), strict=True):
-        ui.figure(fig, height=ui.fit(None, 240))
+        ui.figure(fig, height=ui.fit(None, 210))
         st.caption(caption)
     if not ui.presenter():
         ui.html_table(model_report.facts_frame(report))
@@ -134,7 +138,7 @@ elif s.part == "sink":
     top = your_model.sink_layer(reading)
     ui.headline(f"mean weight on token 0, layer {top} (the most of the {layers} run)", number(reading.sink[top].mean()))
     ui.badge(your_model.has_sink(reading, top), "a sink: token 0 takes the weight", "no sink in these layers")
-    ui.figure(llm_figures.sink_live(reading, height=ui.fit(min(60 + 22 * layers, 700), 240)))
+    ui.figure(llm_figures.sink_live(reading, height=ui.fit(min(60 + 22 * layers, 700), 180)))
     st.caption("A cell per head: its mean weight on token 0 (1 = all of it). Turn BOS off: does token 0 still take it?")
 elif s.part == "pairs":
     live = decoder.leaning_heads(reading.q_energy)

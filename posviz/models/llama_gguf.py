@@ -78,6 +78,15 @@ class Budget:
     present: int  # the first layers whose tensors the file holds (all of them but in a cut-down copy)
 
     @property
+    def short(self) -> str:
+        """How many ran, in a few words: "layers 0-4 of 30 run".
+
+        >>> Budget(13.5, 5, 30, 5).short
+        'layers 0-4 of 30 run'
+        """
+        return f"layers 0-{self.count - 1} of {self.model_layers} run"
+
+    @property
     def reason(self) -> str:
         """Why `count` layers, in one sentence."""
         if self.count == self.present < self.model_layers:
