@@ -317,3 +317,46 @@ def test_the_page_shows_a_read_only_files_report_and_says_why(tmp_path):
     assert not at.exception
     assert any("its report only: architecture 'gptneox' is read only" in c.value.replace("\\", "") for c in at.caption)
     assert len(at.get("vega_lite_chart")) >= 1  # the report's wavelength chart
+
+
+def test_a_link_naming_a_file_outside_the_folder_falls_back_to_a_listed_one(folder):
+    old = os.environ.get(llama_gguf.MODELS_DIR)
+    os.environ[llama_gguf.MODELS_DIR] = str(folder)
+    try:
+        at = AppTest.from_file(str(PAGE), default_timeout=60)
+        at.query_params["model"] = "../outside.gguf"
+        at.run()
+    finally:
+        os.environ.pop(llama_gguf.MODELS_DIR)
+        if old is not None:
+            os.environ[llama_gguf.MODELS_DIR] = old
+    assert not at.exception
+    assert any("model=" in w.value.replace("\\", "") for w in at.warning)
+    assert any(c.value.replace("\\", "").startswith("a.gguf · llama") for c in at.caption)
+
+
+def test_a_llama_file_without_the_dense_mlp_is_read_only_with_the_tensors_named(tmp_path, monkeypatch):
+    add = gguf.GGUFWriter.add_tensor
+
+    def experts(self, name, tensor, *args, **kwargs):  # a mixture-of-experts layer has ffn_gate_exps, not ffn_gate
+        return add(self, name.replace("ffn_gate.", "ffn_gate_exps."), tensor, *args, **kwargs)
+
+    monkeypatch.setattr(gguf.GGUFWriter, "add_tensor", experts)
+    path, _ = written(tmp_path, "llama")
+    found = your_model.opened(str(path), your_model.stamp(path))
+    assert found.model is None and "blk.0.ffn_gate.weight" in found.problem
+    assert found.report.view is not None  # its report is still computed
+
+
+def test_the_ablations_keep_a_models_bos_first_and_smollm2s_im_start():
+    ids = np.array([7, 3, 4, 5])
+    assert decoder.reversal(ids, keep=7).tolist() == [0, 3, 2, 1]
+    assert decoder.reversal(ids, keep=None).tolist() == [3, 2, 1, 0]
+    assert decoder.reversal(np.array([1, 3, 4])).tolist() == [0, 2, 1]
+
+
+def test_the_fed_line_names_the_models_first_token():
+    tokens = smollm2.tokenize("dog bites man")
+    assert decoder.fed_line(tokens, first="<s> (id 1)").startswith("4 ids fed, <s> (id 1) first:")
+    plain = smollm2.tokenize("dog bites man", im_start=False)
+    assert decoder.fed_line(plain, first="<s> (id 1)").startswith("3 ids fed, no <s>:")
