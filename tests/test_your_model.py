@@ -360,3 +360,17 @@ def test_the_fed_line_names_the_models_first_token():
     assert decoder.fed_line(tokens, first="<s> (id 1)").startswith("4 ids fed, <s> (id 1) first:")
     plain = smollm2.tokenize("dog bites man", im_start=False)
     assert decoder.fed_line(plain, first="<s> (id 1)").startswith("3 ids fed, no <s>:")
+
+
+@pytest.mark.parametrize(
+    ("arch", "pieces"),
+    [  # GPT-2's regex (smollm adds single digits); Llama 3's: case-free contractions, digits in threes; Qwen2's: one
+        ("llama", ["I", "'", "M", "Ġ", "1", "2", "3", "4", "5", "6", "Ġok", "Ċ", "Ċ", "x"]),
+        ("mistral", ["I", "'M", "Ġ", "123", "456", "Ġok", "ĊĊ", "x"]),
+        ("qwen2", ["I", "'M", "Ġ", "1", "2", "3", "4", "5", "6", "Ġok", "ĊĊ", "x"]),
+    ],
+)
+def test_each_pre_tokenizer_splits_as_its_models_regex(tmp_path, arch, pieces):
+    path, _ = written(tmp_path, arch)  # llama: smollm, mistral: llama-bpe, qwen2: qwen2 (synthetic_gguf.PRE)
+    split = llama_gguf.open_model(path).tokenizer.pre_tokenizer.pre_tokenize_str("I'M 123456 ok\n\nx")
+    assert [piece for piece, _ in split] == pieces
