@@ -34,6 +34,7 @@ PAGES = (  # (name, title, icon)
     ("biases", "Relative biases", ":material/linear_scale:"),
     ("llm", "SmolLM2: a RoPE decoder", ":material/neurology:"),
     ("matched", "What each scheme buys", ":material/science:"),
+    ("yourmodel", "Your model (GGUF)", ":material/folder_open:"),
 )
 pages = [st.Page(f"app_pages/{name}.py", title=title, icon=icon, url_path=name) for name, title, icon in PAGES]
 page = st.navigation({"The lessons": [home, *pages[:6]], "Beyond the lessons": pages[6:]}, expanded=True)

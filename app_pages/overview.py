@@ -93,5 +93,5 @@ st.markdown(
     "**Beyond the lessons:** [Learned and rotary](./rotary) · [Start offsets](./offsets) · [Causal mask](./causal) · "
     "[Layouts](./layouts) · [Spot the bug](./bugs) · [MiniLM: a trained encoder](./minilm) · "
     "[MiniLM: word order](./sentences) · [Longer contexts](./longer) · [Relative biases](./biases) · "
-    "[SmolLM2: a RoPE decoder](./llm) · [What each scheme buys](./matched)."
+    "[SmolLM2: a RoPE decoder](./llm) · [What each scheme buys](./matched) · [Your model (GGUF)](./yourmodel)."
 )

@@ -251,7 +251,8 @@ TOGETHER.update({"matched?part=attention": 2, "matched?part=magnitude": 2})  # t
 PARTS = ["order?part=twins", "order?part=pairs", "offsets?part=sinks", "rotary?part=learned", "rotary?part=alibi",
          "longer?part=scores", "longer?part=decay", "minilm?part=sentences", "llm?part=distance", "llm?part=sink",
          "llm?part=pairs", "llm?part=ablations", "llm?part=longer", "matched?part=scaling", "matched?part=probe",
-         "matched?part=attention", "matched?part=magnitude"]  # fmt: skip
+         "matched?part=attention", "matched?part=magnitude", "yourmodel?part=heads", "yourmodel?part=distance",
+         "yourmodel?part=sink", "yourmodel?part=pairs", "yourmodel?part=ablations"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", [p for p in PAGES if p != "lecture"] + PARTS)

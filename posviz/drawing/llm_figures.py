@@ -120,7 +120,7 @@ def pair_shares(reading: decoder.Reading, layer: int, *, height: int = 300, lege
         annotate=False,
         legend=legend,
     )
-    title = f"layer {layer}: energy per pair (fast i = 0 → slow i = 31)"
+    title = f"layer {layer}: energy per pair (fast i = 0 → slow i = {shares.shape[1] - 1})"
     return Figure(f"llm-pairs-{layer}", heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 
 

@@ -19,6 +19,8 @@ from posviz.experiments.inspection import Report
 from posviz.maths.scaling import YARN_BETA_FAST, YARN_BETA_SLOW
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from posviz.drawing.figures import Figure
 
 SHORT_ROWS = 8  # pairs in the words' table, evenly spaced, plus the last that turns and the first that does not
@@ -49,6 +51,17 @@ def facts(report: Report) -> list[tuple[str, str]]:
         rows.append(("factor tensors", f"{', '.join(s.factor_tensors)}: per-pair factors, not read (header only)"))
     rows.append(("keys not read", ", ".join(s.unread) or "none"))
     return rows
+
+
+def facts_frame(report: Report) -> pd.DataFrame:
+    """`facts` as a table for a page: columns "the file states" and "value".
+
+    Returns: one row a fact
+    """
+    import pandas as pd  # as report_figures: the words alone need no pandas
+
+    rows = facts(report)
+    return pd.DataFrame({"the file states": [r[0] for r in rows], "value": [r[1] for r in rows]})
 
 
 def _scaling(report: Report) -> str:

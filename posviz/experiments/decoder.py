@@ -19,7 +19,7 @@ import numpy as np
 
 from posviz.experiments import claims
 from posviz.maths import _checks, rotary, scaling, verdicts
-from posviz.models import smollm2
+from posviz.models import llama_gguf, smollm2
 from posviz.models.smollm2 import IM_START, MAX_RUN, Rotation, SmolLM2, Trace, check_ids, load, run
 
 # The head statistics (sink, previous, roles) read the queries t >= FIRST_QUERY: query t sees only t + 1 keys, so
@@ -29,13 +29,13 @@ from posviz.models.smollm2 import IM_START, MAX_RUN, Rotation, SmolLM2, Trace, c
 FIRST_QUERY = 4
 
 
-def reversal(ids: np.ndarray) -> np.ndarray:
-    """The reordering the ablations use: the tokens backwards, a leading <|im_start|> kept first.
+def reversal(ids: np.ndarray, keep: int | None = IM_START) -> np.ndarray:
+    """The reordering the ablations use: the tokens backwards, a leading `keep` (<|im_start|>, a BOS) kept first.
 
     >>> reversal(np.array([IM_START, 504, 3575, 9])).tolist()
     [0, 3, 2, 1]
     """
-    first = 1 if ids.size and ids[0] == IM_START else 0
+    first = 1 if ids.size and keep is not None and ids[0] == keep else 0
     return np.r_[np.arange(first), np.arange(ids.size - 1, first - 1, -1)].astype(np.int64)
 
 
@@ -49,15 +49,36 @@ def layer_gaps(a: np.ndarray, b: np.ndarray, *, relative: bool = True) -> np.nda
     return gap / np.abs(b).max(axis=axes) if relative else gap
 
 
+def run_model(ids: object, *, model: SmolLM2 | llama_gguf.Model | None = None, **options: object) -> Trace:
+    """smollm2.run, or a llama-family GGUF model's own run (its biases, its frequencies): the same options.
+
+    Returns: Trace with weights (L, H, T, T)
+    """
+    if isinstance(model, llama_gguf.Model):
+        return model.run(ids, **options)
+    return run(ids, model=model, **options)
+
+
+def first_token(model: SmolLM2 | llama_gguf.Model) -> int | None:
+    """The id the ablations keep first: a GGUF model's BOS, SmolLM2's <|im_start|>."""
+    return model.bos if isinstance(model, llama_gguf.Model) else IM_START
+
+
 def reordered_gaps(
-    ids: np.ndarray, perm: np.ndarray, *, layers: int, model: SmolLM2, rotation: Rotation, causal: bool
+    ids: np.ndarray,
+    perm: np.ndarray,
+    *,
+    layers: int,
+    model: SmolLM2 | llama_gguf.Model,
+    rotation: Rotation,
+    causal: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Permutation equivariance, layer by layer: h(PX) against P h(X) (relative) and A(PX) against P A(X) P^T.
 
     Returns: (hidden gaps (L,), attention-weight gaps (L,))
     """
-    plain = run(ids, layers=layers, model=model, rotation=rotation, causal=causal)
-    moved = run(ids[perm], layers=layers, model=model, rotation=rotation, causal=causal)
+    plain = run_model(ids, layers=layers, model=model, rotation=rotation, causal=causal)
+    moved = run_model(ids[perm], layers=layers, model=model, rotation=rotation, causal=causal)
     weights = plain.weights[:, :, perm][:, :, :, perm]  # (L, H, T, T) reordered as the input was
     return layer_gaps(moved.hidden, plain.hidden[:, perm]), layer_gaps(moved.weights, weights, relative=False)
 
@@ -79,7 +100,12 @@ class Ablation:
 
 
 def ablation_gaps(
-    ids: object, *, k: int, layers: int | None = None, model: SmolLM2 | None = None, base: Trace | None = None
+    ids: object,
+    *,
+    k: int,
+    layers: int | None = None,
+    model: SmolLM2 | llama_gguf.Model | None = None,
+    base: Trace | None = None,
 ) -> Ablation:
     """The lessons' three ablations on `ids`: order through the mask, permutation equivariance without rotation or
     mask, shift invariance under RoPE. `base`, the plain run of the same ids and layers, is reused when given.
@@ -92,13 +118,13 @@ def ablation_gaps(
     model = load() if model is None else model
     ids = check_ids(ids, model.config.vocab, limit=MAX_RUN)
     count = len(model.layers) if layers is None else layers
-    base = run(ids, layers=count, model=model) if base is None else base
+    base = run_model(ids, layers=count, model=model) if base is None else base
     if not np.array_equal(base.ids, ids) or base.hidden.shape[0] != count or base.rotation != "rope" or not base.causal:
         raise ValueError(f"base must be the plain RoPE run of these ids through {count} layers")
-    perm = reversal(ids)
+    perm = reversal(ids, first_token(model))
     order, _ = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=True)
     blind, blind_weights = reordered_gaps(ids, perm, layers=count, model=model, rotation="none", causal=False)
-    shifted = run(ids, layers=count, model=model, start=k)
+    shifted = run_model(ids, layers=count, model=model, start=k)
     return Ablation(
         perm,
         int(k),
@@ -295,14 +321,14 @@ def shown_token(token: str) -> str:
     return "␣" + plain[1:] if plain.startswith(" ") else plain
 
 
-def fed_line(tokens: smollm2.Tokens, limit: int | None = None) -> str:
+def fed_line(tokens: smollm2.Tokens, limit: int | None = None, first: str = "<|im_start|> (id 1)") -> str:
     """Which ids are fed, as one line: the count, with or without <|im_start|>, each token numbered (cut with an
     ellipsis past `limit` characters).
 
     >>> fed_line(smollm2.tokenize("dog bites man"))
     '4 ids fed, <|im_start|> (id 1) first:  0:<|im_start|> 1:dog 2:␣bites 3:␣man'
     """
-    start = "<|im_start|> (id 1) first" if tokens.im_start else "no <|im_start|>"
+    start = f"{first} first" if tokens.im_start else f"no {first.split(' (')[0]}"
     pieces = " ".join(f"{t}:{shown_token(s)}" for t, s in enumerate(tokens.tokens))
     line = f"{tokens.ids.size} ids fed, {start}:  {pieces}"
     return line if limit is None or len(line) <= limit else line[: limit - 1] + "…"
@@ -358,8 +384,9 @@ class StrongPair:
     text_degrees: float  # degrees it turns over this text's tokens
 
 
-def strongest_pair(reading: Reading, layer: int) -> StrongPair:
-    """The pair with the largest mean energy share (energy_shares over the q and k heads) in `layer`, with its speed.
+def strongest_pair(reading: Reading, layer: int, model: SmolLM2 | llama_gguf.Model | None = None) -> StrongPair:
+    """The pair with the largest mean energy share (energy_shares over the q and k heads) in `layer`, with its speed
+    (a GGUF model's frequencies are its own, scaling applied).
 
     >>> 0 <= strongest_pair(read("dog bites man"), 1).i < 32
     True
@@ -367,8 +394,10 @@ def strongest_pair(reading: Reading, layer: int) -> StrongPair:
     shares, _ = reading.energy_shares(layer)
     mean = shares.mean(axis=0)  # (P,)
     i = int(mean.argmax())
-    config = load().config
-    frequency = float(rotary.frequencies(config.d_k, config.base)[i])  # radians per token
+    model = load() if model is None else model
+    config = model.config
+    own = isinstance(model, llama_gguf.Model)
+    frequency = float((model.inv_freq if own else rotary.frequencies(config.d_k, config.base))[i])  # radians/token
     wavelength = 2 * np.pi / frequency
     T = reading.tokens.ids.size
     turns = config.context / wavelength

@@ -31,6 +31,7 @@ from posviz.maths import scaling
 # NORM turns adjacent dimensions (2i, 2i+1), NEOX turns (i, i + r/2). The frequencies are the same.
 ARCHITECTURES = {
     "llama": "interleaved pairs (2i, 2i+1)",
+    "mistral": "interleaved pairs (2i, 2i+1)",  # llama's layer under its own prefix (Mistral 7B's files say "llama")
     "qwen2": "rotate-half pairs (i, i + r/2)",
     "qwen3": "rotate-half pairs (i, i + r/2)",
     "phi2": "rotate-half pairs (i, i + r/2)",
