@@ -3,7 +3,8 @@
 Every language model a student meets today encodes position with RoPE. This page runs the first 5 of the 30 layers
 of a real one, SmolLM2-135M-Instruct, on the text you type: its own tokens, its own query and key vectors, rotated
 as it rotates them (interleaved pairs, base 100000). Nothing is added to the token vectors: position enters only
-through the rotation and the causal mask. What it shows about the other 25 layers was measured at extraction.
+through the rotation and the causal mask. What it shows about the other 25 layers was measured at extraction;
+with the whole file fetched (`posviz models fetch smollm2`), the last two parts run all 30 layers live.
 """
 
 import streamlit as st
@@ -11,7 +12,7 @@ import streamlit as st
 import ui
 from posviz.drawing import frames, llm_figures
 from posviz.drawing.display import number
-from posviz.experiments import decoder
+from posviz.experiments import decoder, whole
 from posviz.maths import verdicts
 from posviz.models import smollm2
 
@@ -24,6 +25,8 @@ PARTS = {
     "pairs": "RoPE frequency usage",
     "ablations": "ablations",
     "longer": "longer contexts",
+    "whole": "all 30 layers: next tokens",
+    "pairing": "all 30 layers: RoPE pairing",
 }
 P = ui.params(
     ui.part_param(PARTS),
@@ -36,6 +39,8 @@ P = ui.params(
 )
 read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
 ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")
+read_whole = st.cache_resource(whole.read, max_entries=8, show_spinner="Running all 30 layers three times…")
+losses = st.cache_resource(whole.losses, max_entries=1, show_spinner="Running every layer on the named text, 3 times…")
 
 text_keys = ("text", "im_start")
 keys = {
@@ -45,6 +50,8 @@ keys = {
     "pairs": (*text_keys, "layer"),
     "ablations": (*text_keys, "k"),
     "longer": (*text_keys, "layer", "head", "preset"),
+    "whole": text_keys,
+    "pairing": (),
 }
 s = ui.sidebar(P, page="llm", keys=keys)
 
@@ -175,6 +182,59 @@ elif s.part == "ablations":
         "a line far above it means it did."
     )
     st.caption(decoder.ABLATION_NOTE)
+elif whole.whole_path() is None:  # the whole model's parts, without its file (the hosted demo has none)
+    ui.headline("all 30 layers: not on this server", "fetch the file")
+    st.markdown(whole.absent_note())
+    st.code(smollm2.FETCH_COMMAND, language="bash")
+    st.caption("Then start the app again on the same machine: this part runs every layer on the text you type.")
+elif s.part == "whole":
+    result = ui.guarded(
+        lambda: read_whole(s.text, s.im_start),
+        lambda: read_whole(decoder.DEFAULT_TEXT, s.im_start),
+        "The text",
+        "reading the default sentence",
+    )
+    runs = list(result.runs.values())
+    ui.headline(
+        "top next token: RoPE → no rotation → positions shuffled",
+        " → ".join(f"{decoder.shown_token(r.tokens[0])} {number(r.p[0], digits=2)}" for r in runs),
+    )
+    for column, run in zip(st.columns(len(runs)), runs, strict=True):
+        with column:
+            ui.figure(llm_figures.next_tokens(run, height=ui.fit(220, 160)), in_columns=len(runs))
+    ui.takeaway(
+        "Take from it: the same ids through the same weights; only the angles RoPE turns q and k by change. "
+        "Without them the causal mask is all the order the model gets; shuffled, each token is turned as if it "
+        "stood elsewhere."
+    )
+    st.caption(
+        f"Shuffled positions (token t → position): {', '.join(map(str, result.positions))}. All "
+        f"{result.sink.shape[0]} layers, final norm and tied head, float32, three runs in {result.seconds:.1f} s."
+    )
+    first = result.first_sink_layer
+    ui.headline("live: first layer with a first-token head", "none" if first is None else str(first))
+    ui.figure(llm_figures.sink_whole_live(result, height=ui.fit(420, 300)))
+    ui.takeaway(
+        "Take from it: a cell per head, its mean weight on token 0 over this text (1 = all of it), every layer run "
+        "now; a bright row is a layer whose heads park their attention on the first token, whatever it is."
+    )
+    st.caption(f"Rule: {decoder.ROLE_RULE}. {whole.memory_line(whole.model())}.")
+elif s.part == "pairing":
+    result = losses()
+    nats = list(result.nats.values())
+    ui.headline("loss, nats a token: interleaved → rotate-half → no rotation", " → ".join(number(v) for v in nats))
+    ui.figure(llm_figures.pairing_losses(result, height=ui.fit(260, 200)))
+    ui.takeaway(
+        "Take from it: the same weights, q and k rows paired as the file lays them out (2i, 2i+1), paired as "
+        f"rotate-half (i, i+32), and not turned at all; lower is better: {number(nats[0])} as trained, "
+        f"{number(nats[1])} with the wrong pairing, {number(nats[2])} without rotation."
+    )
+    recorded = smollm2.recorded("provenance")["whole_model_checks"]["loss"]["loss_nats"]
+    same = "the text measured at extraction" if result.same_text else "NOT the text measured at extraction"
+    st.caption(
+        f"Recorded at extraction (float64): {', '.join(map(str, recorded.values()))}; here in float32 on "
+        f"{same} (this Python's documentation), {result.seconds:.1f} s. {whole.memory_line(whole.model())}."
+    )
 else:
     pair = decoder.real_pair(reading, s.layer, s.head)
     preset = decoder.SCALINGS[s.preset]

