@@ -40,7 +40,6 @@ P = ui.params(
 read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
 ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")
 read_whole = st.cache_resource(whole.read, max_entries=8, show_spinner="Running all 30 layers three times…")
-losses = st.cache_resource(whole.losses, max_entries=1, show_spinner="Running every layer on the named text, 3 times…")
 
 text_keys = ("text", "im_start")
 keys = {
@@ -220,7 +219,9 @@ elif s.part == "whole":
     )
     st.caption(f"Rule: {decoder.ROLE_RULE}. {whole.memory_line(whole.model())}.")
 elif s.part == "pairing":
-    result = losses()
+    result = ui.result_of(
+        ui.later(whole.losses), "all 30 layers over the named text, once per pairing (tens of seconds)"
+    )
     nats = list(result.nats.values())
     ui.headline("loss, nats a token: interleaved → rotate-half → no rotation", " → ".join(number(v) for v in nats))
     ui.figure(llm_figures.pairing_losses(result, height=ui.fit(260, 200)))
