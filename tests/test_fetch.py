@@ -345,3 +345,65 @@ def test_with_the_file_the_pairing_part_orders_the_three_losses():
         float(v) for v in headlines(at)["loss, nats a token: interleaved → rotate-half → no rotation"].split(" → ")
     ]
     assert values[0] < values[1] < values[2]
+
+
+# --- MiniLM's float32 weights ------------------------------------------------------------------------------------
+
+
+def write_safetensors(path: Path, tensors: dict[str, np.ndarray]) -> Path:
+    """The safetensors layout written by hand: header length, JSON header, the bytes."""
+    header, blobs, offset = {}, [], 0
+    for name, a in tensors.items():
+        raw = np.ascontiguousarray(a).tobytes()
+        header[name] = {
+            "dtype": {"float32": "F32", "int64": "I64"}[str(a.dtype)],
+            "shape": list(a.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
+        blobs.append(raw)
+        offset += len(raw)
+    text = json.dumps(header).encode()
+    path.write_bytes(len(text).to_bytes(8, "little") + text + b"".join(blobs))
+    return path
+
+
+def test_safetensors_are_read_in_numpy_and_bad_files_are_named(tmp_path):
+    from posviz.models.minilm import fetched
+
+    a, ids = np.arange(6, dtype=np.float32).reshape(2, 3), np.arange(4, dtype=np.int64)
+    path = write_safetensors(tmp_path / "m.safetensors", {"a": a, "ids": ids})
+    read = fetched.read_safetensors(path)
+    np.testing.assert_array_equal(read["a"], a)
+    np.testing.assert_array_equal(read["ids"], ids)
+    data = path.read_bytes()
+    (tmp_path / "cut.safetensors").write_bytes(data[:-4])
+    with pytest.raises(ValueError, match="cut.safetensors: ids should be F32 or I64 bytes in the file"):
+        fetched.read_safetensors(tmp_path / "cut.safetensors")
+    (tmp_path / "short.safetensors").write_bytes(b"\x01")
+    with pytest.raises(ValueError, match="too short for a safetensors file: fetch it again"):
+        fetched.read_safetensors(tmp_path / "short.safetensors")
+    (tmp_path / "junk.safetensors").write_bytes((5).to_bytes(8, "little") + b"\xff\xfe{}}}")
+    with pytest.raises(ValueError, match="has no readable safetensors header"):
+        fetched.read_safetensors(tmp_path / "junk.safetensors")
+
+
+MINILM = fetch.present(fetch.sources()["minilm"])
+
+
+@pytest.mark.skipif(
+    MINILM is None,
+    reason=f"MiniLM's float32 files are not in the cache ({fetch.cache_dir()}); `posviz models fetch minilm` to run it",
+)
+def test_the_fetched_float32_minilm_reproduces_the_recorded_cosines_to_1e_6():
+    from posviz.models.minilm import encoder, fetched
+
+    model = fetched.load(MINILM)
+    assert model.precision == fetched.PRECISION and len(model.layers) == 6
+    pairs = encoder.provenance()["float32_reference"]["pairs"]
+    for pair in pairs:
+        cosine = encoder.compare(model, pair["sentence1"], pair["sentence2"]).cosine
+        assert cosine == pytest.approx(pair["cosine"], abs=1e-6), pair["sentence1"]
+    dog = encoder.compare(model, "dog bites man", "man bites dog").cosine
+    shipped = encoder.compare(encoder.default_encoder(), "dog bites man", "man bites dog").cosine
+    recorded = encoder.reference_cosine("dog bites man", "man bites dog")
+    assert round(dog, 5) == 0.90719 and abs(dog - recorded) < 1e-6 < abs(shipped - recorded) <= encoder.COSINE_TOLERANCE
