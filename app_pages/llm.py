@@ -181,7 +181,7 @@ elif s.part == "ablations":
         "a line far above it means it did."
     )
     st.caption(decoder.ABLATION_NOTE)
-elif whole.whole_path() is None:  # the whole model's parts, without its file (the hosted demo has none)
+elif s.part in ("whole", "pairing") and whole.whole_path() is None:  # without the file (the hosted demo)
     ui.headline("all 30 layers: not on this server", "fetch the file")
     st.markdown(whole.absent_note())
     st.code(smollm2.FETCH_COMMAND, language="bash")
