@@ -407,3 +407,19 @@ def test_the_fetched_float32_minilm_reproduces_the_recorded_cosines_to_1e_6():
     shipped = encoder.compare(encoder.default_encoder(), "dog bites man", "man bites dog").cosine
     recorded = encoder.reference_cosine("dog bites man", "man bites dog")
     assert round(dog, 5) == 0.90719 and abs(dog - recorded) < 1e-6 < abs(shipped - recorded) <= encoder.COSINE_TOLERANCE
+
+
+@pytest.mark.skipif(MINILM is None, reason="MiniLM's float32 files are not in the cache: `posviz models fetch minilm`")
+def test_with_the_float32_files_the_word_order_page_and_the_lecture_step_run_them():
+    from posviz.lecture import steps
+    from posviz.models.minilm import encoder
+    from tests.test_app import headline_values, page
+
+    recorded = encoder.reference_cosine("dog bites man", "man bites dog")
+    assert encoder.float32_fetched()
+    slide = steps.real_sentences()
+    assert slide.value == pytest.approx(recorded, abs=1e-6) and slide.source == encoder.FETCHED_NOTE
+    at = page("sentences", s1="dog bites man", s2="man bites dog")
+    assert not at.exception
+    assert headline_values(at)[0] == "0.90719"
+    assert encoder.FETCHED_NOTE in [c.value for c in at.caption]
