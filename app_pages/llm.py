@@ -183,7 +183,7 @@ elif s.part == "ablations":
     st.caption(decoder.ABLATION_NOTE)
 elif s.part in ("whole", "pairing") and whole.whole_path() is None:  # without the file (the hosted demo)
     ui.headline("all 30 layers: not on this server", "fetch the file")
-    st.markdown(whole.absent_note())
+    st.markdown(whole.absent_note(where=False))
     st.code(smollm2.FETCH_COMMAND, language="bash")
     st.caption("Then start the app again on the same machine: this part runs every layer on the text you type.")
 elif s.part == "whole":

