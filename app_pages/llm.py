@@ -36,7 +36,7 @@ P = ui.params(
     ui.Param("head", 2, "int", 0, 8, label="query head (0-8)"),
     ui.Param("k", 1000, "int", 0, 100_000, widget="number", label="shift every position by k"),
     ui.preset_param(decoder.SCALINGS, "yarn", "rope_scaling preset"),
-    ui.Param("losses", False, "bool", label="also the loss on a named text under each RoPE pairing (three long passes: slow)"),
+    ui.Param("losses", False, "bool", label="also the loss on a named text, each RoPE pairing (slow)"),
 )
 read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
 ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")
