@@ -3,7 +3,8 @@
 Every language model a student meets today encodes position with RoPE. This page runs the first 5 of the 30 layers
 of a real one, SmolLM2-135M-Instruct, on the text you type: its own tokens, its own query and key vectors, rotated
 as it rotates them (interleaved pairs, base 100000). Nothing is added to the token vectors: position enters only
-through the rotation and the causal mask. What it shows about the other 25 layers was measured at extraction.
+through the rotation and the causal mask. What it shows about the other 25 layers was measured at extraction;
+with the whole file fetched (`posviz models fetch smollm2`), the last part runs all 30 layers live.
 """
 
 import streamlit as st
@@ -12,6 +13,7 @@ import ui
 from posviz.drawing import frames, llm_figures
 from posviz.drawing.display import number
 from posviz.experiments import decoder
+from posviz.experiments import whole as full  # the fetched whole model ("whole" names the extraction's statistics here)
 from posviz.maths import verdicts
 from posviz.models import smollm2
 
@@ -24,6 +26,7 @@ PARTS = {
     "pairs": "RoPE frequency usage",
     "ablations": "ablations",
     "longer": "longer contexts",
+    "full": "whole model",
 }
 P = ui.params(
     ui.part_param(PARTS),
@@ -33,9 +36,11 @@ P = ui.params(
     ui.Param("head", 2, "int", 0, 8, label="query head (0-8)"),
     ui.Param("k", 1000, "int", 0, 100_000, widget="number", label="shift every position by k"),
     ui.preset_param(decoder.SCALINGS, "yarn", "rope_scaling preset"),
+    ui.Param("losses", False, "bool", label="also the loss on a named text, each RoPE pairing (slow)"),
 )
 read = st.cache_resource(decoder.read, max_entries=16, show_spinner="Running SmolLM2's first 5 layers…")
 ablate = st.cache_resource(decoder.read_ablations, max_entries=16, show_spinner="Running the ablations…")
+read_full = st.cache_resource(full.read, max_entries=8, show_spinner="Running all 30 layers three times…")
 
 text_keys = ("text", "im_start")
 keys = {
@@ -45,6 +50,7 @@ keys = {
     "pairs": (*text_keys, "layer"),
     "ablations": (*text_keys, "k"),
     "longer": (*text_keys, "layer", "head", "preset"),
+    "full": (*text_keys, "losses"),
 }
 s = ui.sidebar(P, page="llm", keys=keys)
 
@@ -175,6 +181,59 @@ elif s.part == "ablations":
         "a line far above it means it did."
     )
     st.caption(decoder.ABLATION_NOTE)
+elif s.part == "full" and full.whole_path() is None:  # without the file (the hosted demo)
+    ui.headline("all 30 layers: not on this server", "fetch the file")
+    st.markdown(full.absent_note(where=False))
+    st.code(smollm2.FETCH_COMMAND, language="bash")
+    st.caption("Then start the app again on the same machine: this part runs every layer on the text you type.")
+elif s.part == "full":
+    result = ui.guarded(
+        lambda: read_full(s.text, s.im_start),
+        lambda: read_full(decoder.DEFAULT_TEXT, s.im_start),
+        "The text",
+        "reading the default sentence",
+    )
+    runs = list(result.runs.values())
+    ui.headline(
+        "top next token: RoPE → no rotation → positions shuffled",
+        " → ".join(f"{decoder.shown_token(r.tokens[0])} {number(r.p[0], digits=2)}" for r in runs),
+    )
+    for column, run in zip(st.columns(len(runs)), runs, strict=True):
+        with column:
+            ui.figure(llm_figures.next_tokens(run, height=ui.fit(220, 160)), in_columns=len(runs))
+    ui.takeaway(
+        "Take from it: the same ids through the same weights; only the angles RoPE turns q and k by change. "
+        "Without them the causal mask is all the order the model gets; shuffled, each token is turned as if it "
+        "stood elsewhere."
+    )
+    st.caption(
+        f"Shuffled positions (token t → position): {', '.join(map(str, result.positions))}. All "
+        f"{result.sink.shape[0]} layers, final norm and tied head, float32, three runs in {result.seconds:.1f} s."
+    )
+    first = result.first_sink_layer
+    ui.headline("live: first layer with a first-token head", "none" if first is None else str(first))
+    ui.figure(llm_figures.sink_whole_live(result, height=ui.fit(420, 300)))
+    ui.takeaway(
+        "Take from it: a cell per head, its mean weight on token 0 over this text (1 = all of it), every layer run "
+        "now; a bright row is a layer whose heads park their attention on the first token, whatever it is."
+    )
+    st.caption(f"Rule: {decoder.ROLE_RULE}. {full.memory_line(full.model())}.")
+    if s.losses:
+        losses = ui.result_of(ui.later(full.losses), "all 30 layers over the named text, once per pairing (slow)")
+        nats = list(losses.nats.values())
+        ui.headline("loss, nats a token: interleaved → rotate-half → no rotation", " → ".join(number(v) for v in nats))
+        ui.figure(llm_figures.pairing_losses(losses, height=ui.fit(260, 200)))
+        ui.takeaway(
+            "Take from it: the same weights, q and k rows paired as the file lays them out (2i, 2i+1), paired as "
+            f"rotate-half (i, i+32), and not turned at all; lower is better: {number(nats[0])} as trained, "
+            f"{number(nats[1])} with the wrong pairing, {number(nats[2])} without rotation."
+        )
+        recorded = smollm2.recorded("provenance")["whole_model_checks"]["loss"]["loss_nats"]
+        same = "the text measured at extraction" if losses.same_text else "NOT the text measured at extraction"
+        st.caption(
+            f"Recorded at extraction (float64): {', '.join(map(str, recorded.values()))}; here in float32 on "
+            f"{same} (this Python's documentation), {losses.seconds:.1f} s."
+        )
 else:
     pair = decoder.real_pair(reading, s.layer, s.head)
     preset = decoder.SCALINGS[s.preset]

@@ -58,7 +58,8 @@ with a:
     same_words = verdicts.same_direction(result.cosine_plain)  # without position rows the model sees only the words
     differ = "below 1: the orders differ" if same_words else "below 1: the words differ too"
     ui.badge(not verdicts.same_direction(result.cosine), differ, "1: no difference")
-    st.caption(f"8-bit (int8) weights: within ±{encoder.COSINE_TOLERANCE:g} of float32 (tested)")
+    int8 = f"8-bit (int8) weights: within ±{encoder.COSINE_TOLERANCE:g} of float32 (tested)"
+    st.caption(encoder.FETCHED_NOTE if encoder.float32_fetched() else int8)
 with b:
     ui.headline("cosine, no position", number(result.cosine_plain), "the position rows removed (scale 0)")
     gap = 1 - result.cosine_plain  # a rounding-sized gap shows as its size, never as a signed tiny value
@@ -108,7 +109,7 @@ ui.takeaway(  # caveats stay in presenter mode: a projected page must not lose w
     "- A cosine below 1 says the vectors differ, not that the model understood who bit whom."
 )
 st.caption(
-    f"Shipped precision: {encoder.default_encoder().precision}; the numbers computed in float64, the curve in float32. "
+    f"Precision: {encoder.active_encoder().precision}; the numbers computed in float64, the curve in float32. "
     f"On the pairs recorded from the float32 model at extraction the shipped model stays within "
     f"{encoder.COSINE_TOLERANCE:g} of each cosine and {encoder.EMBEDDING_TOLERANCE:g} of each embedding entry (tested)."
 )

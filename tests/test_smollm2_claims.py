@@ -1,6 +1,7 @@
 """SmolLM2's claims in the registry: each passes, each fails when its input is broken, each says its source."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -123,8 +124,11 @@ def test_the_whole_model_checks_are_shown_as_recorded_and_are_not_claims(smol):
     assert not any("Paris" in c.statement or "loss" in c.statement for c in smol.values())
 
 
-def test_verify_prints_the_recorded_numbers_labelled_and_ends_on_the_claim_count():
-    run = subprocess.run([sys.executable, "-m", "posviz", "verify"], capture_output=True, text=True, check=False)
+def test_verify_prints_the_recorded_numbers_labelled_and_ends_on_the_claim_count(tmp_path):
+    empty = {**os.environ, "POSVIZ_CACHE": str(tmp_path)}  # no fetched whole model: the rows as recorded
+    run = subprocess.run(
+        [sys.executable, "-m", "posviz", "verify"], capture_output=True, text=True, check=False, env=empty
+    )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     total = len(registry.claims())

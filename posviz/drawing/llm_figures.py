@@ -15,7 +15,7 @@ import pandas as pd
 from posviz.drawing import frames, heatmaps, images, layout, lines_bars
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
-from posviz.experiments import decoder
+from posviz.experiments import decoder, whole
 
 DISTANCE = "distance t − s (tokens)"  # the axis of attention against distance, a query's offset to its key
 
@@ -181,3 +181,46 @@ def extraction_label(model: decoder.WholeModel) -> str:
         f"Whole model (30 layers): computed at extraction by tools/extract_smollm2.py (float64 numpy, the GGUF's "
         f"weights) over {model.texts}, fed {fed} <|im_start|>; not recomputed here."
     )
+
+
+# ----- the whole model, fetched on request (experiments.whole) ----------------------------------------------------
+
+
+def next_tokens(run: whole.NextTokens, *, height: int = 220) -> Figure:
+    """One run's TOP next tokens and their probabilities, most likely first (frame: K rows).
+
+    >>> import numpy as np
+    >>> run = whole.NextTokens("rope", "RoPE", np.arange(2), (" Paris", " the"), np.array([0.77, 0.06]))
+    >>> next_tokens(run).frames[0].shape
+    (2, 3)
+    """
+    names = [f"{k + 1} {decoder.shown_token(t)}" for k, t in enumerate(run.tokens)]  # ranked: two texts never merge
+    frame = pd.DataFrame({"next token": names, "p": run.p, "shown": [number(p, digits=2) for p in run.p]})
+    shape = dict(x="next token", y="p", x_title="", y_title="p(next token)", text="shown", height=height)
+    return Figure(f"llm-next-{run.run}", lines_bars.bars, (frame,), dict(title=run.label, **shape))
+
+
+def sink_whole_live(reading: whole.WholeReading, *, height: int = 420) -> Figure:
+    """Each of the whole model's layers' heads' mean weight on token 0 on the typed text, live (frame: M x H rows)."""
+    return _layer_heads(
+        reading.sink,
+        "llm-sink-whole",
+        f"all {reading.sink.shape[0]} layers, live: weight on token 0, {reading.tokens.ids.size} tokens",
+        value_title="weight on token 0",
+        annotate=False,
+        height=height,
+    )
+
+
+def pairing_losses(result: whole.Losses, *, height: int = 240) -> Figure:
+    """The loss on the named text under each RoPE pairing of the same weights (frame: 3 rows)."""
+    frame = pd.DataFrame(
+        {
+            "pairing": list(result.nats),
+            "loss": list(result.nats.values()),
+            "shown": [number(v) for v in result.nats.values()],
+        }
+    )
+    title = f"loss on {whole.LOSS_TEXT} ({result.tokens} tokens), all {result.layers} layers"
+    shape = dict(x="pairing", y="loss", x_title="RoPE pairing of the q and k rows", y_title="nats a token")
+    return Figure("llm-pairings", lines_bars.bars, (frame,), dict(title=title, text="shown", height=height, **shape))

@@ -277,7 +277,7 @@ def _real_model() -> list[Claim]:
 
     record = encoder.provenance()
     first, second = "dog bites man", "man bites dog"
-    pair = encoder.compare_texts(first, second)
+    pair = encoder.compare(encoder.default_encoder(), first, second)  # the shipped int8 copy, fetched float32 or not
     return [
         Claim(
             16,

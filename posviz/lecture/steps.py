@@ -646,7 +646,10 @@ def real_sentences(scale: float = 1.0) -> Slide:
     layers = frames.layer_distance_frame(
         pair.layer_distance, pair.layer_distance_plain, labels=(said, "position rows removed")
     )
-    model = encoder.default_encoder()
+    model = encoder.active_encoder()
+    shipped_note = (
+        f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)"
+    )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
     cosines = [
         encoder.cosine(first, encoder.embed_sentence(model, minilm.tokenize(text).ids, scale)) for _, text in REFERENCES
@@ -687,7 +690,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
                 dict(title="the two sentences apart, layer by layer", y_title="1 − cosine", height=height),
             ),
         ),
-        f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)",
+        encoder.FETCHED_NOTE if encoder.float32_fetched() else shipped_note,
         "1 up to rounding: without position the encoder reads a bag of words",
         caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
         f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "

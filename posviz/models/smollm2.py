@@ -21,8 +21,11 @@ heads, P = d_k / 2 = 32 rotated pairs, F = 1536 MLP width, L layers run, V = 49,
 from __future__ import annotations
 
 import json
+import os
+import struct
 import threading
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -426,3 +429,152 @@ def recorded(name: str, folder: Path = DATA) -> dict:
     if name not in ("provenance", "llama_cpp_ids"):
         raise ValueError(f"name must be 'provenance' or 'llama_cpp_ids', got {name!r}")
     return json.loads((Path(folder) / f"{name}.json").read_text(encoding="utf-8"))
+
+
+# ----- the whole model: every layer of the fetched file (`posviz models fetch smollm2`) ------------------------------
+
+WHOLE_BUDGET_ENV = "POSVIZ_WHOLE_MB"  # MiB of float32 weights a process keeps between runs of the whole model
+WHOLE_BUDGET_MB = 640  # all 30 layers (405 MiB) and the tied head (108 MiB) fit; 0 keeps nothing
+FETCH_COMMAND = "posviz models fetch smollm2"
+HEAD_ROWS = 8192  # token-table rows dequantized at a time for the head when it is not kept
+
+
+class _Kept:
+    """Float32 weights dequantized on demand from the mapped file, kept first come while `budget` bytes allow."""
+
+    def __init__(self, budget: int):
+        self.budget, self.used, self.items = budget, 0, {}
+        self.lock = threading.Lock()
+
+    def get(self, key: object, make: object) -> object:
+        with self.lock:
+            if key in self.items:
+                return self.items[key]
+        value = make()
+        size = sum(a.nbytes for a in (value if isinstance(value, tuple) else vars(value).values()))
+        with self.lock:
+            if key not in self.items and self.used + size <= self.budget:
+                self.items[key], self.used = value, self.used + size
+        return value
+
+
+class LazyLayers(Sequence):
+    """The file's layers as a sequence: layer i dequantized when it is reached (`_Kept` decides what stays)."""
+
+    def __init__(self, tensors: dict[str, gguf.ReaderTensor], config: Config, kept: _Kept, indices: range):
+        self.tensors, self.config, self.kept, self.indices = tensors, config, kept, indices
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __getitem__(self, i: int | slice) -> Layer | LazyLayers:
+        if isinstance(i, slice):
+            return LazyLayers(self.tensors, self.config, self.kept, self.indices[i])
+        n = self.indices[i]
+        return self.kept.get(("layer", n), lambda: check_layer(read_layer(self.tensors, n), self.config))
+
+
+@dataclass(frozen=True, eq=False)
+class WholeSmolLM2(SmolLM2):
+    """All 30 layers of the fetched file, read lazily from its memory map; `run(model=...)` takes it as it takes the
+    shipped model. The head is tied: logits = RMSNorm(x) g_out E^T with E the token table."""
+
+    norm: np.ndarray = field(default=None, repr=False)  # (d,) the final RMSNorm's gain
+    table: gguf.ReaderTensor = field(default=None, repr=False)
+    kept: _Kept = field(default=None, repr=False)
+    path: Path = None
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """The next-token logits of each row of the last residual stream `x`.
+
+        Returns: (T, V) float32
+        """
+        h = rms_norm(x, self.norm, self.config.eps)
+        V = self.config.vocab
+        if self.kept.budget - self.kept.used >= V * self.config.d * 4 or ("head",) in self.kept.items:
+            table = self.kept.get(("head",), lambda: (dequantize(self.table).reshape(V, self.config.d),))[0]
+            return h @ table.T
+        out = np.empty((h.shape[0], V), dtype=np.float32)
+        for a in range(0, V, HEAD_ROWS):  # a slice of the table at a time: (HEAD_ROWS, d) float32
+            rows = gguf.quants.dequantize(np.asarray(self.token_blocks[a : a + HEAD_ROWS]), self.token_type)
+            out[:, a : a + HEAD_ROWS] = h @ np.asarray(rows, dtype=np.float32).reshape(-1, self.config.d).T
+        return out
+
+
+def whole_budget() -> int:
+    """The bytes of float32 weights the whole model keeps between runs: $POSVIZ_WHOLE_MB MiB, else WHOLE_BUDGET_MB."""
+    raw = os.environ.get(WHOLE_BUDGET_ENV, "").strip()
+    try:
+        mib = float(raw) if raw else WHOLE_BUDGET_MB
+    except ValueError:
+        raise ValueError(f"{WHOLE_BUDGET_ENV} must be a number of MiB, got {raw!r}") from None
+    return max(int(mib * 2**20), 0)
+
+
+def load_whole(path: Path, budget: int | None = None) -> WholeSmolLM2:
+    """The whole model from a GGUF file of SmolLM2's layout (the fetched one), once per process and budget.
+
+    Returns: WholeSmolLM2; ValueError naming the file when it cannot be read or lacks a layer's tensors
+    """
+    with _LOADING:
+        return _load_whole(Path(path), whole_budget() if budget is None else int(budget))
+
+
+@lru_cache(maxsize=2)
+def _load_whole(path: Path, budget: int) -> WholeSmolLM2:
+    try:
+        reader = _Reader(path)
+    except (ValueError, OSError, IndexError, KeyError, struct.error) as error:
+        why = f"{type(error).__name__}: {error}"
+        raise ValueError(f"{path} cannot be read as a GGUF file ({why}); fetch it again: {FETCH_COMMAND}") from None
+    tensors = {t.name: t for t in reader.tensors}
+    config = config_from_gguf(reader)
+    needed = {f"blk.{i}.{n}.weight" for i in range(config.model_layers) for n in LAYER_TENSORS.values()}
+    missing = sorted((needed | {"token_embd.weight", "output_norm.weight"}) - set(tensors))
+    if missing:
+        lacks = f"it lacks {len(missing)} tensors, first {missing[0]}"
+        raise ValueError(f"{path} should hold all {config.model_layers} layers; {lacks}")
+    kept, table = _Kept(budget), tensors["token_embd.weight"]
+    return WholeSmolLM2(
+        config=config,
+        layers=LazyLayers(tensors, config, kept, range(config.model_layers)),
+        token_blocks=table.data,
+        token_type=table.tensor_type,
+        tokenizer=tokenizer_from_gguf(reader),
+        folder=path.parent,
+        norm=dequantize(tensors["output_norm.weight"]),
+        table=table,
+        kept=kept,
+        path=path,
+    )
+
+
+def forward(
+    ids: object,
+    *,
+    model: WholeSmolLM2,
+    positions: object = None,
+    rotation: Rotation = "rope",
+    interleaved: bool = True,
+    on_layer: Callable[[int, np.ndarray], None] | None = None,
+) -> np.ndarray:
+    """Every layer of `model` on `ids`, keeping only the residual stream: RoPE turns token t by positions[t] (default
+    t), rotation="none" sets every angle to 0, `interleaved` is the pairing (False: rotate-half on the same rows);
+    `on_layer(i, weights (H, T, T))` sees each layer's attention as it passes.
+
+    Returns: (T, d) float32, the residual stream after the last layer (model.logits reads it)
+    """
+    ids = check_ids(ids, model.config.vocab, limit=MAX_RUN)
+    cfg = model.config
+    t = np.arange(ids.size) if positions is None else np.asarray(positions)
+    if t.shape != ids.shape or not np.issubdtype(t.dtype, np.integer):
+        raise ValueError(f"positions must be {ids.size} integers, one a token, got {t.dtype} of shape {t.shape}")
+    if rotation not in ("rope", "none"):
+        raise ValueError(f"rotation must be 'rope' or 'none', got {rotation!r}")
+    angles = t[:, None] * rotary.frequencies(cfg.d_k, cfg.base)[None, :] * (rotation == "rope")  # (T, P)
+    x = model.embed(ids)
+    for i, layer in enumerate(model.layers):
+        x, _, _, weights = layer_forward(layer, x, angles, cfg, interleaved=interleaved)
+        if on_layer is not None:
+            on_layer(i, weights)
+    return x

@@ -368,9 +368,25 @@ def default_encoder() -> Encoder:
     return load_encoder()
 
 
+FETCHED_NOTE = "float32 weights as published (fetched): the recorded float32 cosines to 1e-6 (tested)"
+
+
+def active_encoder() -> Encoder:
+    """The float32 model as published when `posviz models fetch minilm` put its files in the cache (read once per
+    process), else the shipped int8 copy (default_encoder)."""
+    from posviz.models.minilm import fetched  # it builds an Encoder: imported here, not at the top
+
+    return fetched.fetched_encoder() or default_encoder()
+
+
+def float32_fetched() -> bool:
+    """Whether compare_texts and curve_texts run the fetched float32 model (active_encoder)."""
+    return active_encoder() is not default_encoder()
+
+
 def compare_texts(sentence1: str, sentence2: str, scale: float = 1.0) -> SentencePair:
-    """compare() on the shipped model."""
-    return compare(default_encoder(), sentence1, sentence2, scale)
+    """compare() on active_encoder(): the fetched float32 model, else the shipped one."""
+    return compare(active_encoder(), sentence1, sentence2, scale)
 
 
 def curve_texts(
@@ -400,5 +416,5 @@ def curve_texts(
     cosines = np.array([given.get(k, np.nan) for k in keys])
     missing = np.array([k not in given for k in keys], dtype=bool)
     if missing.any():
-        cosines[missing] = scale_curve(default_encoder(), sentence1, sentence2, scales[missing])
+        cosines[missing] = scale_curve(active_encoder(), sentence1, sentence2, scales[missing])
     return scales, cosines
