@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 import gguf  # noqa: E402
 import numpy as np  # noqa: E402
 
+from benchmarks.conditions import Load, machine  # noqa: E402
 from tests import synthetic_gguf as sg  # noqa: E402
 
 FILE = Path("/tmp/posviz-1b-class.gguf")
@@ -119,7 +120,9 @@ def main() -> None:
         start = time.perf_counter()
         write(args.file)
         print(f"wrote {args.file}: {args.file.stat().st_size / 2**20:,.0f} MiB in {time.perf_counter() - start:.0f} s")
-    print(f"machine: {os.cpu_count()} cores, load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    load = Load.start()
+    print(machine())
+    print(load.before_line())
     rows = [measure(args.file, n) for n in (1, 2)]
     print(f"float32 layer: {rows[0]['layer_mb']:,.1f} MiB (d 2048, F 8192, 32/8 heads of 64), one BLAS thread")
     for r in rows:
@@ -129,7 +132,8 @@ def main() -> None:
             f"open {r['open_s']:.1f} s, 64-token run {r['first_s']:.2f} s first, {r['run_s']:.2f} s best of 3 after"
         )
     extra = rows[1]["rss_peak"] - rows[0]["rss_peak"]
-    print(f"the second layer adds {extra:,.0f} MiB of peak RSS; load average now {os.getloadavg()[0]:.2f}")
+    print(f"the second layer adds {extra:,.0f} MiB of peak RSS")
+    print(load.line())
 
 
 if __name__ == "__main__":
