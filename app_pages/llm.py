@@ -14,7 +14,6 @@ from posviz.drawing import frames, llm_figures
 from posviz.drawing.display import number
 from posviz.experiments import decoder
 from posviz.experiments import whole as full  # the fetched whole model ("whole" names the extraction's statistics here)
-from posviz.maths import verdicts
 from posviz.models import smollm2
 
 ui.page_setup(__doc__)
@@ -164,18 +163,7 @@ elif s.part == "pairs":
     )
 elif s.part == "ablations":
     result = ablate(reading.text, s.im_start, s.k)
-    order, blind, shift = decoder.order_gap(result), decoder.equivariance_gap(result), decoder.shift_gap(result)
-    a, b, c = st.columns(3)
-    with a:
-        ui.headline("no rotation, mask: reordered", number(order))
-        ui.badge(not verdicts.float32_zero(order), "order still matters: the mask carries it", "order-blind")
-    with b:
-        ui.headline("no rotation, no mask: reordered", number(blind))
-        ui.badge(verdicts.float32_zero(blind), "permutation-equivariant (float32 rounding)", "not equivariant")
-    with c:
-        ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
-        ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
-    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 120)))
+    ui.ablations(result)
     ui.takeaway(
         "Take from it: a line near the floor (float32 rounding, about 1e-6) means the ablation changed nothing; "
         "a line far above it means it did."

@@ -12,7 +12,6 @@ import ui
 from posviz.drawing import frames, llm_figures, model_report
 from posviz.drawing.display import number
 from posviz.experiments import decoder, your_model
-from posviz.maths import verdicts
 from posviz.models import llama_gguf, smollm2
 
 ui.page_setup(__doc__)
@@ -152,16 +151,5 @@ elif s.part == "pairs":
     )
 else:
     result = ablate(path, your_model.stamp(path), s.text, s.bos, s.k)
-    order, blind, shift = decoder.order_gap(result), decoder.equivariance_gap(result), decoder.shift_gap(result)
-    a, b, c = st.columns(3)
-    with a:
-        ui.headline("no rotation, mask: reordered", number(order))
-        ui.badge(not verdicts.float32_zero(order), "order still matters: the mask carries it", "order-blind")
-    with b:
-        ui.headline("no rotation, no mask: reordered", number(blind))
-        ui.badge(verdicts.float32_zero(blind), "permutation-equivariant (float32 rounding)", "not equivariant")
-    with c:
-        ui.headline(f"RoPE, positions + {result.k}: attention", number(shift))
-        ui.badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed")
-    ui.figure(llm_figures.ablation_gaps(result, height=ui.fit(280, 120)))
+    ui.ablations(result)
     st.caption(decoder.ABLATION_NOTE.replace("<|im_start|>", "BOS"))

@@ -37,7 +37,7 @@ from ui.declarations import (
     weight_scale_param,
     width_param,
 )
-from ui.figures import figure
+from ui.figures import ablations, figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
 from ui.lectern import room, slide_numbers
 from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
@@ -83,6 +83,7 @@ __all__ = [
     "control",
     "controls",
     "escape",
+    "ablations",
     "figure",
     "fit",
     "freeze_startup_heap",

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from posviz.drawing import lecture_charts
+from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
+from posviz.maths import verdicts
 from ui.chart import show_chart
 from ui.heatmaps import reduced_heatmap
 from ui.pictures import show_image
-from ui.text import text_grid
+from ui.screen import fit
+from ui.text import Badge, Reading, readings, text_grid
+
+if TYPE_CHECKING:
+    from posviz.experiments.decoder import Ablation
 
 
 def figure(
@@ -41,3 +49,32 @@ def figure(
             table=fig.table,
             **{**fig.shape, **shape},
         )
+
+
+def ablations(result: Ablation) -> None:
+    """A decoder's three ablations (SmolLM2's or a user's model, `decoder.ablations`): each gap in a headline with its
+    verdict, then the gaps as bars."""
+    from posviz.drawing import llm_figures  # imported when drawn: a page without a decoder never loads the model code
+    from posviz.experiments import decoder
+
+    order, blind, shift = decoder.order_gap(result), decoder.equivariance_gap(result), decoder.shift_gap(result)
+    readings(
+        [
+            Reading(
+                "no rotation, mask: reordered",
+                number(order),
+                Badge(not verdicts.float32_zero(order), "order still matters: the mask carries it", "order-blind"),
+            ),
+            Reading(
+                "no rotation, no mask: reordered",
+                number(blind),
+                Badge(verdicts.float32_zero(blind), "permutation-equivariant (float32 rounding)", "not equivariant"),
+            ),
+            Reading(
+                f"RoPE, positions + {result.k}: attention",
+                number(shift),
+                Badge(verdicts.float32_zero(shift), "unchanged: RoPE sees only offsets", "changed"),
+            ),
+        ]
+    )
+    figure(llm_figures.ablation_gaps(result, height=fit(280, 120)))
