@@ -73,10 +73,14 @@ class Hall(BaseRoute):
     """The follow routes and the one watcher of this process (see the module's docstring)."""
 
     def __init__(
-        self, rooms: Callable[[], Rooms] = store, tick: float = TICK, base_url_path: str | None = None
+        self,
+        rooms: Callable[[], Rooms] = store,
+        tick: float = TICK,
+        base_url_path: str | None = None,
+        renderer: follow.Renderer | None = None,
     ) -> None:
         self.rooms, self.tick, self.base_url_path = rooms, tick, base_url_path
-        self.renderer = follow.Renderer()
+        self.renderer = renderer or follow.Renderer()
         self.listeners: dict[str, set[Listener]] = {}
         self.events: dict[str, tuple[int, bytes]] = {}  # code -> (version, the event every listener was given)
         self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"

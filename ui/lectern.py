@@ -123,6 +123,7 @@ def card(code: str) -> None:
                 f"<div style='font-size:1.5rem;line-height:1.35;overflow-wrap:anywhere'>{html_text(follow)}</div>",
                 unsafe_allow_html=True,
             )
+        st.caption(f"Or follow on the live page, with its controls: {escape(live_link(code))}")
         if is_local(follow):
             st.caption(
                 "This address works on this machine only: phones need its network address (open the lecture at "
@@ -166,16 +167,23 @@ def qr_png(text: str, scale: int = 10) -> bytes:
 
 
 def follow_link(code: str) -> str:
-    """The follow link: the lecture's address with the room's code and nothing else (no secret)."""
+    """The follow link: the light follow page (hall.py) at the server's root, with the room's code and no secret."""
+    return f"{lecture_url().rsplit('/', 1)[0]}/follow/{show_code(code)}"
+
+
+def live_link(code: str) -> str:
+    """The older follow link, still open: the live lecture page following the room (a Streamlit session each)."""
     return f"{lecture_url()}?{urlencode({'room': show_code(code)})}"
 
 
 def links(code: str, secret: str) -> dict[str, str]:
-    """The room's three addresses: the follow link, the lecturer's link, the speaker view."""
+    """The room's addresses: the follow link (the light page), the live page's follow link, the lecturer's link, the
+    speaker view."""
     base = lecture_url()
     lecturer = {"room": show_code(code), "secret": secret}
     return {
         "follow": follow_link(code),
+        "live": live_link(code),
         "lecturer": f"{base}?{urlencode(lecturer)}",
         "speaker": f"{base}?{urlencode({**lecturer, 'speaker': '1'})}",
     }
