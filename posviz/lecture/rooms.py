@@ -13,6 +13,9 @@ directory 0o700 and the file 0o600 (SQLite gives its -wal and -shm files the fil
 new connection and again when the file was deleted or replaced under a running server. A write that meets another
 process's lock waits `BUSY` s and is tried `TRIES` times before it fails.
 
+The store also keeps who follows: each server process reports how many hold a room's light follow page and how
+many explore from it (`report`; hall.py does it), and `audience` sums the reports younger than `AUDIENCE_TTL`.
+
 Limits: `OPENS_PER_HOUR` rooms opened per client address (its SHA-256 is kept an hour), `MAX_OPEN` rooms open at
 once, every stored string capped (a deck at decks.MAX_TEXT characters, a control's name and value at `MAX_VALUE`,
 `MAX_CONTROLS` of them). A room is deleted `KEEP` s (a day) after it ended or went idle, with everything kept for it.
