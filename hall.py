@@ -124,10 +124,9 @@ class Hall(BaseRoute):
             elif room.ended:
                 response = _plain(410, f"Room {show_code(code)} has ended ({room.ended}).")
             else:
-                state, version = _state(room), room.version
+                state = _state(room)
                 html = await asyncio.to_thread(self.renderer, state)
                 response = HTMLResponse(follow.page(code, html, state), headers=HEADERS)
-                self.events.setdefault(code, (version, follow.event(version, state, html)))
         await response(scope, receive, send)
 
     # -- listeners -------------------------------------------------------------------------------------------------

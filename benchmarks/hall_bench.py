@@ -132,6 +132,15 @@ def alone_kb(code: str) -> tuple[str, str]:
         proc.wait(10)
 
 
+def quiet(proc, below: float = 0.15, window: float = 3.0, most: float = 240.0) -> float:
+    """Wait until the server's CPU over `window` s is under `below` of a core (its start-up warming, ui.startup, has
+    finished), at most `most` s; returns the seconds waited."""
+    start = time.perf_counter()
+    while time.perf_counter() - start < most and idle_cpu(proc, window) >= below:
+        pass
+    return time.perf_counter() - start
+
+
 def everyone(crowd: Crowd):
     def wait(step: int, t0: float) -> None:
         deadline = time.perf_counter() + 15
@@ -169,7 +178,7 @@ def main() -> None:
         cold = latencies(first.seen, presses)
         walk(lecturer, len(PATH) // 2)  # back to step 1
         first.close()
-        time.sleep(2.0)
+        waited = quiet(proc)
         alone, _ = walk(lecturer, args.moves)
         cpu_alone = idle_cpu(proc, args.idle)
         rows += [
@@ -201,7 +210,7 @@ def main() -> None:
     rows.append((f"memory per follower, KB, the follow routes alone ({followers} streams)", *alone_kb(code)))
     print(
         f"hall_bench: {load.line()} (compare rows of this run); the followers' client runs in this process on the "
-        "same cores; steps 1-5 by PageDown/PageUp"
+        f"same cores; steps 1-5 by PageDown/PageUp; measured after the server's warming ({waited:.0f} s waited)"
     )
     print()
     print("| measure | value | over |")
