@@ -37,7 +37,7 @@ from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, plain, show_c
 from shell import REFERRER_POLICY
 
 TICK = 0.25  # seconds between the watcher's reads of the store: a move reaches followers within TICK + one render
-BEAT = 5.0  # seconds between comments on a quiet stream (a closed connection shows; proxies keep it open)
+BEAT = 15.0  # seconds between comments on a quiet stream: proxies keep it open (a closed one ends at once)
 REPORT = 10.0  # seconds between reports of unchanged counts (the store forgets a report after AUDIENCE_TTL)
 HEADERS = {
     "Cache-Control": "no-store",
