@@ -184,3 +184,24 @@ def test_the_hall_runs_no_watcher_without_listeners(store):
     route = hall_of(store)
     assert route._watcher is None and route.counts() == {}
     asyncio.run(route.once())  # nothing to read
+
+
+def test_an_explorer_on_the_live_page_sees_the_lecturers_step_and_the_way_back_and_moves_nothing(tmp_path, monkeypatch):
+    from tests.test_hostile import assert_safe
+    from tests.test_rooms_app import run
+
+    monkeypatch.setenv("POSVIZ_ROOMS_DB", str(tmp_path / "rooms.sqlite3"))
+    rooms = Rooms()
+    room, _ = rooms.open(4, {})
+    at = run({"step": "2", "follow": show_code(room.code)})
+    assert_safe(at)
+    html = " ".join(str(e.proto) for e in at.get("html"))
+    assert "step 4" in html and f"follow/{show_code(room.code)}" in html and "Back to the lecturer" in html
+    assert any(f"step 2 / {N} ·" in c.value for c in at.caption)  # exploring: the link's step, not the room's
+    assert rooms.get(room.code).version == 1
+    for value in ("<script>alert(1)</script>", "ABCDE-FGHJK"):
+        at = run({"follow": value})
+        assert_safe(at)
+        words = " ".join(w.value for w in at.warning)
+        assert "Back to the lecturer" not in " ".join(str(e.proto) for e in at.get("html"))
+        assert "there is no room to go back to" in words or "there is no such room" in words

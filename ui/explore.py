@@ -36,16 +36,18 @@ def back(raw: str, rooms: Callable[[], Rooms]) -> None:
     """The explorer's line for the room `raw` names (a follow= value): the lecturer's step, "Back to the lecturer"."""
     try:
         code = parse_code(raw)
-        room = rooms().get(code)
     except ValueError as error:
         note(f"follow={raw[:40]!r}: {error}; there is no room to go back to.")
         return
-    except Exception:  # the store's trouble: the line without the step (ui.rooms says what went wrong elsewhere)
-        room = None
-    if room is not None and room.ended:
-        note(f"Room {show_code(code)} has ended ({room.ended}); you explore on your own.")
-        return
     shown = show_code(code)
+    try:
+        room, known = rooms().get(code), True
+    except Exception:  # the store's trouble: the line without the step (the server log says what went wrong)
+        room, known = None, False
+    if known and (room is None or room.ended):
+        why = "there is no such room" if room is None else f"it has ended ({room.ended})"
+        note(f"Room {shown}: {why}, so there is no lecturer to go back to; you explore on your own.")
+        return
     values = {"step": "?" if room is None else room.step, "code": shown, "events": json.dumps(f"follow/{shown}/events")}
     with st.container(key="follow-back"):
         st.html(_BAR % values, unsafe_allow_javascript=True)
