@@ -205,3 +205,11 @@ def test_an_explorer_on_the_live_page_sees_the_lecturers_step_and_the_way_back_a
         words = " ".join(w.value for w in at.warning)
         assert "Back to the lecturer" not in " ".join(str(e.proto) for e in at.get("html"))
         assert "there is no room to go back to" in words or "there is no such room" in words
+
+
+def test_the_follow_routes_move_with_the_servers_base_url_path(store, quick):
+    room, _ = store.open(1, {})
+    client = TestClient(Starlette(routes=[hall.Hall(lambda: store, base_url_path="/posviz/", renderer=quick)]))
+    assert client.get(f"/posviz/follow/{room.code}").status_code == 200
+    assert client.get(f"/follow/{room.code}").status_code == 404  # Starlette's own 404: not our route
+    assert client.post(f"/posviz/follow/{room.code}").status_code in (404, 405)
