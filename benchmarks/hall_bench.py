@@ -5,6 +5,8 @@ PageDown and PageUp over steps 1-5, as in benchmarks/follow_bench.py (whose walk
 protocol clients of the light channel (hall.py): each holds one `/follow/CODE/events` stream open (raw asyncio
 streams, in a thread of this process) and notes when each step's event arrives. Measured, in one run:
 - the first showing of each step (its render included: the first pass over steps 1-5, one follower);
+- one Chromium phone (390x844) on the light page: key press until the page shows the new step (one moment after
+  the event arrives: the step's HTML swapped in);
 - with 1, 60 and 300 followers: the follow latency (key press until a follower has the new step's event), median
   and slowest, and the lecturer's own step time (key press until its page shows the step, script finished);
 - the lecturer's step time with no follower; the server's CPU while nobody moves, alone and with 300 followers
@@ -150,6 +152,30 @@ def everyone(crowd: Crowd):
     return wait
 
 
+WATCH = """() => { window.__seen = [];
+  new MutationObserver(() => {
+    const m = document.getElementById('step').innerText.match(/step (\\d+) \\//);
+    if (m) window.__seen.push([+m[1], Date.now() / 1000]);
+  }).observe(document.getElementById('step'), {childList: true, subtree: true}); }"""
+
+
+def drawn(crowd: Crowd, phone, shown: list):
+    """Wait for the crowd, then for the phone's page to have swapped in the step (a MutationObserver notes when, on
+    the page's clock, this machine's); note the phone's time from the key press."""
+    crowd_wait, offset = everyone(crowd), time.time() - time.perf_counter()
+
+    def wait(step: int, t0: float) -> None:
+        crowd_wait(step, t0)
+        at = phone.wait_for_function(
+            "([s, t]) => (window.__seen.find(([k, when]) => k === s && when >= t) || [0, 0])[1]",
+            arg=[step, t0 + offset],
+            timeout=15_000,
+        ).json_value()
+        shown.append(at - offset - t0)
+
+    return wait
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--followers", default="1,60,300", help="follower counts, ascending (comma-separated)")
@@ -191,6 +217,15 @@ def main() -> None:
             crowd.add(n - len(crowd.seen))
             time.sleep(1.0)
             grown += rss_mb(proc.pid) - before  # the streams' memory, apart from what moves allocate
+            if n == counts[0]:  # and a Chromium phone on the light page: the end-to-end time, the step drawn
+                phone = b.new_context(viewport={"width": 390, "height": 844}).new_page()
+                phone.goto(f"{base}/follow/{code}")
+                phone.wait_for_selector("#step section")
+                phone.evaluate(WATCH)
+                shown = []
+                steps, _ = walk(lecturer, args.moves, drawn(crowd, phone, shown))
+                phone.context.close()
+                rows.append(("follow latency, 1 Chromium phone (390x844), step in its page, median s", med(shown), ""))
             steps, presses = walk(lecturer, args.moves, everyone(crowd))
             found = latencies(crowd.seen, presses)
             rows += [
