@@ -191,10 +191,10 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
 def audience(code: str) -> str:
     """'N follow · M explore': the light follow page's listeners on every server process (the store's count)."""
     try:
-        follow, explore = store().audience(code)
+        following, exploring = store().audience(code)
     except TROUBLE:
         return "followers not counted just now"
-    return f"{follow} follow" + (f" · {explore} explore" if explore else "")
+    return f"{following} follow" + (f" · {exploring} explore" if exploring else "")
 
 
 def _apply(room: Room, params: Mapping[str, Param]) -> None:
