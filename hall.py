@@ -59,13 +59,14 @@ def store() -> Rooms:
 
 
 class Listener:
-    """One open event stream: the latest event not yet sent, and a flag that wakes the stream to send it."""
+    """One open event stream: the latest event of each kind not yet sent ("step", "ended"; another kind, such as a
+    question to the room, gets its own slot), and a flag that wakes the stream to send them."""
 
     def __init__(self, explore: bool) -> None:
-        self.explore, self.latest, self.wake = explore, None, asyncio.Event()
+        self.explore, self.latest, self.wake = explore, {}, asyncio.Event()
 
-    def give(self, data: bytes) -> None:
-        self.latest = data
+    def give(self, kind: str, data: bytes) -> None:
+        self.latest[kind] = data
         self.wake.set()
 
 
@@ -140,7 +141,7 @@ class Hall(BaseRoute):
         self._start()
         try:
             yield b"retry: 1000\n\n"
-            listener.give(await self.event(room))
+            listener.give("ended" if room.ended else "step", await self.event(room))
             while True:
                 try:
                     await asyncio.wait_for(listener.wake.wait(), BEAT)
@@ -148,10 +149,10 @@ class Hall(BaseRoute):
                     yield b": still here\n\n"
                     continue
                 listener.wake.clear()
-                data, listener.latest = listener.latest, None
-                if data is not None:
+                sent, listener.latest = listener.latest, {}
+                for kind, data in sent.items():
                     yield data
-                    if data.startswith(b"event: ended"):
+                    if kind == "ended":
                         return
         finally:
             kept = self.listeners.get(code, set())
@@ -207,8 +208,9 @@ class Hall(BaseRoute):
             if room is not None and not room.ended and kept is not None and kept[0] == room.version:
                 continue
             data = follow.ended("it is gone") if room is None else await self.event(room)
+            kind = "ended" if room is None or room.ended else "step"
             for listener in list(self.listeners.get(code, ())):
-                listener.give(data)
+                listener.give(kind, data)
         await self._report()
 
     async def _report(self) -> None:
