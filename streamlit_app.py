@@ -1,6 +1,7 @@
 """posviz: the server. `streamlit run streamlit_app.py` serves router.py (the pages and the presenter switch)
-through this st.App, whose one extra route (shell.PageShell) answers each page's URL with a page that tells
-Streamlit's frontend where the server is: no failed health check and 100 ms wait on a page opened by its URL."""
+through this st.App, whose extra routes are shell.PageShell (each page's URL answered with a page that tells
+Streamlit's frontend where the server is: no failed health check and 100 ms wait on a page opened by its URL) and
+hall.Hall (a room's light follow page and its event stream, /follow/CODE)."""
 
 import os
 
@@ -17,6 +18,7 @@ from pathlib import Path  # noqa: E402
 
 import streamlit as st  # noqa: E402
 
+import hall  # noqa: E402
 import shell  # noqa: E402
 import ui.startup  # noqa: E402
 
@@ -25,4 +27,4 @@ import ui.startup  # noqa: E402
 # scaled RoPE curves (tens of seconds on two cores with the default 8 windows), those two at a lower priority.
 threading.Thread(target=ui.startup.warm_server, name="posviz-warm", daemon=True).start()
 
-app = st.App(Path(__file__).with_name("router.py"), routes=[shell.PageShell()])
+app = st.App(Path(__file__).with_name("router.py"), routes=[shell.PageShell(), hall.Hall()])

@@ -23,7 +23,7 @@ THIRD_PARTY = {
     "drawing": {"numpy", "pandas", "altair", "PIL", "vl_convert"},
     "lecture": {"numpy", "pandas", "altair"},
 }
-APP = {"streamlit", "ui", "router", "shell", "app_pages"}
+APP = {"streamlit", "ui", "router", "shell", "hall", "app_pages"}
 
 
 def imports(path: Path) -> set[str]:
@@ -121,7 +121,7 @@ def test_the_layering_check_catches_drawing_importing_a_model(tmp_path):
 def test_ui_never_imports_a_page_or_the_router():
     for path in sorted((ROOT / "ui").glob("*.py")):
         reached = {name.split(".")[0] for name in imports(path)}
-        assert not reached & {"app_pages", "router", "shell"}, path
+        assert not reached & {"app_pages", "router", "shell", "hall"}, path
 
 
 def test_no_app_module_is_over_300_lines():
@@ -129,6 +129,7 @@ def test_no_app_module_is_over_300_lines():
         *sorted((ROOT / "ui").glob("*.py")),
         ROOT / "router.py",
         ROOT / "shell.py",
+        ROOT / "hall.py",
         *sorted(ROOT.glob("app_pages/*.py")),
     ]
     long = {str(p.relative_to(ROOT)): n for p in app if (n := len(p.read_text().splitlines())) > 300}

@@ -128,6 +128,7 @@ def test_sharing_shows_the_room_card_with_the_code_and_no_secret_and_back_to_the
     secret = at.session_state[SECRETS][code.replace("-", "")]
     text = texts(at)
     assert code in text and f"/lecture?room={code}" in text and secret not in text  # no secret on the card
+    assert f"/follow/{code}" in text  # the QR code's and the card's link: the light follow page
     assert len(at.get("imgs")) == 0 and any(type(e).__name__ == "Image" for e in at.main)  # the QR code
     assert not any("step 5 / " in c.value for c in at.caption)  # the card stands in for the slide
     assert store.get(code.replace("-", "")).step == 5

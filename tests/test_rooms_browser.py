@@ -129,6 +129,7 @@ def test_the_room_card_shows_the_code_for_the_back_row_and_the_qr_code_for_the_h
     assert sidebar.get_attribute("data-collapsed") == "true"  # closed again after sharing
     text = lecturer.locator("[data-testid='stMain']").inner_text()
     assert f"/lecture?room={code}" in text and secret not in text and "works on this machine only" in text
+    assert f"/follow/{code}" in text  # the light follow page first
     lecturer.get_by_role("button", name="Back to the slide").click()
     on_step(lecturer, 7)
     settle(lecturer)

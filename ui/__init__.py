@@ -17,6 +17,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     figures       a core Figure drawn by its kind
     rooms         the lecture's room: joining from the link, the lecturer's moves, every member's poll
     lectern       the lecturer's side of a room: sharing it, the room card, its sidebar panel, the speaker view
+    explore       a light-page follower exploring the live page: the lecturer's step, and back to the lecturer
 
 The core (posviz/) never imports this package; pages import it and posviz.
 """

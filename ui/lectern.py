@@ -112,7 +112,7 @@ def card(code: str) -> None:
     st.html(_CARD_STYLE)
     picture, words = st.columns([3, 2], gap="large", vertical_alignment="center")
     with picture.container(key="room-qr", horizontal_alignment="center"):
-        st.image(qr_png(follow, scale=16), width="stretch", alt=f"QR code of the follow link {follow}")
+        st.image(qr_png(follow, scale=16, least=1080), width="stretch", alt=f"QR code of the follow link {follow}")
     with words:
         with st.container(key="room-words"):
             st.markdown("Follow the lecture on your phone: scan the code, or open this address")
@@ -123,6 +123,11 @@ def card(code: str) -> None:
                 f"<div style='font-size:1.5rem;line-height:1.35;overflow-wrap:anywhere'>{html_text(follow)}</div>",
                 unsafe_allow_html=True,
             )
+        st.markdown(
+            "<div style='font-size:0.9rem;opacity:0.7;overflow-wrap:anywhere'>Or the live page, with its controls: "
+            f"{html_text(live_link(code))}</div>",
+            unsafe_allow_html=True,
+        )
         if is_local(follow):
             st.caption(
                 "This address works on this machine only: phones need its network address (open the lecture at "
@@ -158,24 +163,34 @@ def client_address() -> str:
     return address if isinstance(address, str) else ""
 
 
-def qr_png(text: str, scale: int = 10) -> bytes:
-    """A QR code of `text` as a PNG (segno; medium error correction, `scale` pixels a module for a projector)."""
+def qr_png(text: str, scale: int = 10, least: int = 0) -> bytes:
+    """A QR code of `text` as a PNG (segno; medium error correction, `scale` pixels a module for a projector, more
+    when the code would be under `least` pixels across: a short link makes a small code)."""
     buffer = io.BytesIO()
-    segno.make(text, error="m").save(buffer, kind="png", scale=scale, border=2)
+    qr = segno.make(text, error="m")
+    scale = max(scale, -(-least // qr.symbol_size(border=2)[0]))
+    qr.save(buffer, kind="png", scale=scale, border=2)
     return buffer.getvalue()
 
 
 def follow_link(code: str) -> str:
-    """The follow link: the lecture's address with the room's code and nothing else (no secret)."""
+    """The follow link: the light follow page (hall.py) at the server's root, with the room's code and no secret."""
+    return f"{lecture_url().rsplit('/', 1)[0]}/follow/{show_code(code)}"
+
+
+def live_link(code: str) -> str:
+    """The older follow link, still open: the live lecture page following the room (a Streamlit session each)."""
     return f"{lecture_url()}?{urlencode({'room': show_code(code)})}"
 
 
 def links(code: str, secret: str) -> dict[str, str]:
-    """The room's three addresses: the follow link, the lecturer's link, the speaker view."""
+    """The room's addresses: the follow link (the light page), the live page's follow link, the lecturer's link, the
+    speaker view."""
     base = lecture_url()
     lecturer = {"room": show_code(code), "secret": secret}
     return {
         "follow": follow_link(code),
+        "live": live_link(code),
         "lecturer": f"{base}?{urlencode(lecturer)}",
         "speaker": f"{base}?{urlencode({**lecturer, 'speaker': '1'})}",
     }

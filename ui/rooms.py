@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, db_path, parse_code, parse_secret, plain, show_code
+from ui import explore
 from ui.declarations import Param
 from ui.screen import presenter
 from ui.text import note
@@ -86,6 +87,8 @@ def join(params: Mapping[str, Param]) -> Member | None:
     q, s = st.query_params, st.session_state
     raw = q.get("room")
     if raw is None:
+        if "follow" in q:  # a light-page follower exploring: the lecturer's step and the way back
+            explore.back(q["follow"], store)
         if "secret" in q or "speaker" in q:
             note("A speaker view or a lecturer's secret needs its room: open one with 'Share with the room'.")
         return None
@@ -167,11 +170,14 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
         minutes, seconds = divmod(int(time.time() - room.created), 60)
         st.markdown(
             f"**{minutes // 60}:{minutes % 60:02d}:{seconds:02d}** since the lecture started · room {show_code(code)}"
+            f" · {audience(code)}"
         )
     elif lecturer and _UNSENT in s:
         st.caption(f"Your last move has not reached room {show_code(code)} yet; sending it again.")
     elif lecturer:
-        st.caption(f"Room {show_code(code)} is open; it ends when you end it or after 2 h without a move.")
+        st.caption(
+            f"Room {show_code(code)} is open ({audience(code)}); it ends when you end it or after 2 h without a move."
+        )
     elif exploring:
         left, right = st.columns([3, 1], vertical_alignment="center")
         left.markdown(f"You are exploring on your own; the lecturer is on **step {room.step}**.")
@@ -180,6 +186,15 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
             st.rerun()
     else:
         st.caption(f"Following the lecturer · room {show_code(code)}", help="Touch a control to explore on your own.")
+
+
+def audience(code: str) -> str:
+    """'N follow · M explore': the light follow page's listeners on every server process (the store's count)."""
+    try:
+        following, exploring = store().audience(code)
+    except TROUBLE:
+        return "followers not counted just now"
+    return f"{following} follow" + (f" · {exploring} explore" if exploring else "")
 
 
 def _apply(room: Room, params: Mapping[str, Param]) -> None:

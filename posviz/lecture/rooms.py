@@ -13,6 +13,9 @@ directory 0o700 and the file 0o600 (SQLite gives its -wal and -shm files the fil
 new connection and again when the file was deleted or replaced under a running server. A write that meets another
 process's lock waits `BUSY` s and is tried `TRIES` times before it fails.
 
+The store also keeps who follows: each server process reports how many hold a room's light follow page and how
+many explore from it (`report`; hall.py does it), and `audience` sums the reports younger than `AUDIENCE_TTL`.
+
 Limits: `OPENS_PER_HOUR` rooms opened per client address (its SHA-256 is kept an hour), `MAX_OPEN` rooms open at
 once, every stored string capped (a deck at decks.MAX_TEXT characters, a control's name and value at `MAX_VALUE`,
 `MAX_CONTROLS` of them). A room is deleted `KEEP` s (a day) after it ended or went idle, with everything kept for it.
@@ -56,6 +59,7 @@ MAX_VALUE = 64  # characters of a control's URL key or value
 MAX_CONTROLS = 16  # controls stored with a step (a step has at most two)
 BUSY = 0.5  # seconds a write waits for another connection's lock, per try (then the lecturer's poll sends it)
 TRIES = 3  # tries of a write that met a lock
+AUDIENCE_TTL = 30.0  # seconds a process's count of a room's followers stands without being reported again
 _READ_AS = str.maketrans("OIL", "011")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{20,64}")
 _SCHEMA = """
@@ -69,6 +73,14 @@ CREATE TABLE IF NOT EXISTS rooms (
     created REAL NOT NULL,          -- unix seconds
     active REAL NOT NULL,           -- the lecturer's last move or page load
     ended REAL                      -- set when the lecturer ends it
+);
+CREATE TABLE IF NOT EXISTS audience (
+    code TEXT NOT NULL,             -- a room's follow code
+    process TEXT NOT NULL,          -- the server process that holds these followers' connections
+    follow INTEGER NOT NULL,        -- followers on the light page (hall.py's event streams)
+    explore INTEGER NOT NULL,       -- followers exploring on the live page, still listening
+    at REAL NOT NULL,               -- unix seconds of the process's last report; older than AUDIENCE_TTL: gone
+    PRIMARY KEY (code, process)
 );
 CREATE TABLE IF NOT EXISTS opened (
     address TEXT NOT NULL,          -- sha256 hex of the client address that opened a room
@@ -289,6 +301,36 @@ class Rooms:
         row = self._run(lambda db: db.execute(query, (code,)).fetchone())
         return None if row is None else self._room(row, time.time() if now is None else now)
 
+    def many(self, codes: list[str], now: float | None = None) -> dict[str, Room]:
+        """The rooms among `codes` that exist, by code: one SELECT for all (a server's watcher reads every room its
+        followers listen to at once)."""
+        if not codes:
+            return {}
+        now = time.time() if now is None else now
+        query = "SELECT code, step, steps, controls, version, created, active, ended FROM rooms WHERE code IN (%s)"
+        rows = self._run(lambda db: db.execute(query % ",".join("?" * len(codes)), list(codes)).fetchall())
+        return {row[0]: self._room(row, now) for row in rows}
+
+    def report(self, process: str, counts: dict[str, tuple[int, int]], now: float | None = None) -> None:
+        """Record this process's (follow, explore) counts per room, replacing its last report (a room left out has
+        none here now)."""
+        now = time.time() if now is None else now
+        rows = [(code, process, int(f), int(e), now) for code, (f, e) in counts.items()]
+
+        def work(db: sqlite3.Connection) -> None:
+            db.execute("DELETE FROM audience WHERE process = ?", (process,))
+            db.executemany("INSERT INTO audience VALUES (?, ?, ?, ?, ?)", rows)
+
+        self._run(work, write=True)
+
+    def audience(self, code: str, now: float | None = None) -> tuple[int, int]:
+        """How many follow the room on the light page and how many explore, over every process that reported in the
+        last AUDIENCE_TTL s."""
+        now = time.time() if now is None else now
+        query = "SELECT COALESCE(SUM(follow), 0), COALESCE(SUM(explore), 0) FROM audience WHERE code = ? AND at >= ?"
+        row = self._run(lambda db: db.execute(query, (code, now - AUDIENCE_TTL)).fetchone())
+        return int(row[0]), int(row[1])
+
     def is_lecturer(self, code: str, secret: str) -> bool:
         """True when `secret` is this room's lecturer secret."""
         row = self._run(lambda db: db.execute("SELECT secret_hash FROM rooms WHERE code = ?", (code,)).fetchone())
@@ -336,6 +378,7 @@ class Rooms:
     def _purge(self, db: sqlite3.Connection, now: float) -> None:
         """Delete what has expired: a room KEEP s after it ended (by the lecturer, or idle for `idle` s) with whatever
         is kept for it (a table keyed by a room's code deletes its rows here, before the room's), openings after 1 h."""
+        db.execute("DELETE FROM audience WHERE at < ?", (now - AUDIENCE_TTL,))
         db.execute("DELETE FROM rooms WHERE COALESCE(ended, active + ?) < ?", (self.idle, now - KEEP))
         db.execute("DELETE FROM opened WHERE at < ?", (now - 3600,))
 

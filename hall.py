@@ -1,0 +1,230 @@
+"""The light follow channel: a room's followers served by the app's own server, one render per move for all of them.
+
+Two routes beside Streamlit's (streamlit_app.py hands `Hall` to st.App):
+- `/follow/CODE`: the follower's page (posviz.lecture.follow.page), the room's step already in it;
+- `/follow/CODE/events`: server-sent events, one `step` event (the step's HTML) at each move of the room, `ended`
+  when it ends; `?explore=1` is the same stream held by a follower exploring on the live lecture page (counted apart).
+
+How the server learns of a move: the lecturer's page writes the move to the rooms' store as before; one watcher task
+a process (started with the first listener, stopped with the last) reads every room that has listeners in one
+SELECT every `TICK` s, and when a room's version moved, renders its step once (follow.Renderer, in a worker thread)
+and hands the same bytes to every listener: a listener keeps only the latest event, so a slow phone skips steps
+instead of queueing them. The watcher also reports each room's (follow, explore) counts to the store
+(Rooms.report), which the lecturer's window reads ("N follow"), whichever process holds the connections.
+
+A code that is not a room's gets a 404 with a plain sentence; nothing here needs the lecturer's secret.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Match, NoMatchFound
+from starlette.types import Receive, Scope, Send
+from streamlit import config
+
+from posviz.lecture import follow
+from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, plain, show_code
+from shell import REFERRER_POLICY
+
+TICK = 0.25  # seconds between the watcher's reads of the store: a move reaches followers within TICK + one render
+BEAT = 15.0  # seconds between comments on a quiet stream: proxies keep it open (a closed one ends at once)
+REPORT = 10.0  # seconds between reports of unchanged counts (the store forgets a report after AUDIENCE_TTL)
+HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": REFERRER_POLICY,
+    # the page needs nothing from elsewhere: its own inline style and script, data: pictures, its event stream
+    "Content-Security-Policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+    "script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
+}
+_log = logging.getLogger(__name__)
+_STORES: dict[str, Rooms] = {}
+
+
+def store() -> Rooms:
+    """This process's handle on the rooms' file ($POSVIZ_ROOMS_DB, read at each call, as ui.rooms.store does)."""
+    path = str(db_path())
+    if path not in _STORES:
+        _STORES[path] = Rooms(path)
+    return _STORES[path]
+
+
+class Listener:
+    """One open event stream: the latest event of each kind not yet sent ("step", "ended"; another kind, such as a
+    question to the room, gets its own slot), and a flag that wakes the stream to send them."""
+
+    def __init__(self, explore: bool) -> None:
+        self.explore, self.latest, self.wake = explore, {}, asyncio.Event()
+
+    def give(self, kind: str, data: bytes) -> None:
+        self.latest[kind] = data
+        self.wake.set()
+
+
+class Hall(BaseRoute):
+    """The follow routes and the one watcher of this process (see the module's docstring)."""
+
+    def __init__(
+        self,
+        rooms: Callable[[], Rooms] = store,
+        tick: float = TICK,
+        base_url_path: str | None = None,
+        renderer: follow.Renderer | None = None,
+    ) -> None:
+        self.rooms, self.tick, self.base_url_path = rooms, tick, base_url_path
+        self.renderer = renderer or follow.Renderer()
+        self.listeners: dict[str, set[Listener]] = {}
+        self.events: dict[str, tuple[int, bytes]] = {}  # code -> (version, the event every listener was given)
+        self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self._pattern: re.Pattern | None = None
+        self._watcher: asyncio.Task | None = None
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._reported: tuple[dict, float] = ({}, 0.0)
+
+    # -- routing ---------------------------------------------------------------------------------------------------
+    def pattern(self) -> re.Pattern:
+        if self._pattern is None:
+            base = config.get_option("server.baseUrlPath") if self.base_url_path is None else self.base_url_path
+            prefix = "/" + base.strip("/") if base.strip("/") else ""
+            self._pattern = re.compile(re.escape(prefix) + r"/follow/([^/]{1,64})(/events)?")
+        return self._pattern
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        wanted = scope["type"] == "http" and scope["method"] in ("GET", "HEAD")
+        found = self.pattern().fullmatch(scope["path"]) if wanted else None
+        params = {"code": found.group(1), "events": bool(found.group(2))} if found else {}
+        return (Match.FULL, {"path_params": params}) if found else (Match.NONE, {})
+
+    def url_path_for(self, name: str, /, **path_params: object):  # nothing links to it by name
+        raise NoMatchFound(name, path_params)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        raw, events = scope["path_params"]["code"], scope["path_params"]["events"]
+        try:
+            code = parse_code(raw)
+            room = await asyncio.to_thread(lambda: self.rooms().get(code))
+        except ValueError as error:
+            response: Response = _plain(404, f"No such room: {error}.")
+        except Exception as error:  # the store's trouble, in words (the log has its path and cause)
+            response = _plain(503, f"Rooms are unavailable on this server: {plain(error)}.")
+        else:
+            if room is None:
+                response = _plain(404, f"There is no room {show_code(code)} on this server.")
+            elif events:
+                response = self.stream(room, request.query_params.get("explore") == "1")
+            elif room.ended:
+                response = _plain(410, f"Room {show_code(code)} has ended ({room.ended}).")
+            else:
+                state = _state(room)
+                html = await asyncio.to_thread(self.renderer, state)
+                response = HTMLResponse(follow.page(code, html, state), headers=HEADERS)
+        await response(scope, receive, send)
+
+    # -- listeners -------------------------------------------------------------------------------------------------
+    def stream(self, room: Room, explore: bool) -> StreamingResponse:
+        listener = Listener(explore)
+        return StreamingResponse(self._events(room, listener), media_type="text/event-stream", headers=HEADERS)
+
+    async def _events(self, room: Room, listener: Listener) -> AsyncIterator[bytes]:
+        code = room.code
+        self.listeners.setdefault(code, set()).add(listener)
+        self._start()
+        try:
+            yield b"retry: 1000\n\n"
+            listener.give("ended" if room.ended else "step", await self.event(room))
+            while True:
+                try:
+                    await asyncio.wait_for(listener.wake.wait(), BEAT)
+                except TimeoutError:
+                    yield b": still here\n\n"
+                    continue
+                listener.wake.clear()
+                sent, listener.latest = listener.latest, {}
+                for kind, data in sent.items():
+                    yield data
+                    if kind == "ended":
+                        return
+        finally:
+            kept = self.listeners.get(code, set())
+            kept.discard(listener)
+            if not kept:
+                self.listeners.pop(code, None)
+                self.events.pop(code, None)
+
+    async def event(self, room: Room) -> bytes:
+        """The room's current event, rendered once per version (concurrent callers wait for the one render)."""
+        if room.ended:
+            return follow.ended(room.ended)
+        async with self._locks.setdefault(room.code, asyncio.Lock()):
+            kept = self.events.get(room.code)
+            if kept is None or kept[0] != room.version:
+                state = _state(room)
+                html = await asyncio.to_thread(self.renderer, state)
+                kept = (room.version, follow.event(room.version, state, html))
+                self.events[room.code] = kept
+            return kept[1]
+
+    def counts(self) -> dict[str, tuple[int, int]]:
+        """(follow, explore) listeners per room on this process."""
+        found = {}
+        for code, listeners in self.listeners.items():
+            explore = sum(1 for listener in listeners if listener.explore)
+            found[code] = (len(listeners) - explore, explore)
+        return found
+
+    # -- the watcher -----------------------------------------------------------------------------------------------
+    def _start(self) -> None:
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.get_running_loop().create_task(self.watch())
+
+    async def watch(self) -> None:
+        """Read every listened-to room each `tick` s; a moved room's event goes to all its listeners; report counts."""
+        while True:
+            try:
+                await self.once()
+            except Exception as error:  # the store's trouble: said once in the log (rooms._report), tried again
+                _log.debug("follow watcher: %s", error)
+            if not self.listeners:  # no await between this check and the end: a new listener starts a new watcher
+                self._watcher = None
+                return
+            await asyncio.sleep(self.tick)
+
+    async def once(self) -> None:
+        codes = list(self.listeners)
+        found = await asyncio.to_thread(self.rooms().many, codes) if codes else {}
+        for code in codes:
+            room = found.get(code)
+            kept = self.events.get(code)
+            if room is not None and not room.ended and kept is not None and kept[0] == room.version:
+                continue
+            data = follow.ended("it is gone") if room is None else await self.event(room)
+            kind = "ended" if room is None or room.ended else "step"
+            for listener in list(self.listeners.get(code, ())):
+                listener.give(kind, data)
+        await self._report()
+
+    async def _report(self) -> None:
+        counts, now = self.counts(), time.time()
+        last, at = self._reported
+        if counts == last and now - at < REPORT:
+            return
+        self._reported = (counts, now)
+        await asyncio.to_thread(self.rooms().report, self.process, counts)
+
+
+def _state(room: Room) -> follow.State:
+    return follow.State.of(room.steps, room.step, room.controls)
+
+
+def _plain(status: int, text: str) -> PlainTextResponse:
+    return PlainTextResponse(text + "\n", status_code=status, headers=HEADERS)
