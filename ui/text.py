@@ -127,7 +127,8 @@ def html_table(frame: pd.DataFrame, *, height: int | None = None) -> None:
     # a column of numbers, or of numbers already written as text (display.number), is aligned right
     numeric = [pd.to_numeric(frame[c], errors="coerce").notna().all() for c in frame.columns]
     size = "1rem" if presenter() else "0.9rem"
-    cell = f"padding:0.15rem 0.5rem;font-size:{size};white-space:nowrap"
+    cell = f"padding:0.15rem 0.5rem;font-size:{size}"
+    wrap = {True: "white-space:nowrap", False: "overflow-wrap:anywhere"}  # words wrap on a phone; numbers stay whole
     head = "".join(
         f"<th style='{cell};white-space:normal;position:sticky;top:0;background:white;"
         f"text-align:{'right' if n else 'left'}'>"
@@ -137,7 +138,7 @@ def html_table(frame: pd.DataFrame, *, height: int | None = None) -> None:
     body = "".join(
         "<tr>"
         + "".join(
-            f"<td style='{cell};text-align:{'right' if n else 'left'}'>{html_text(str(v))}</td>"
+            f"<td style='{cell};{wrap[bool(n)]};text-align:{'right' if n else 'left'}'>{html_text(str(v))}</td>"
             for v, n in zip(row, numeric, strict=True)
         )
         + "</tr>"
