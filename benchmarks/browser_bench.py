@@ -59,6 +59,8 @@ MAXIMA: dict[str, dict[str, object]] = {
     "layouts": {"T": 1024, "d": 1024, "base": 10_000_000.0},
     # 64 tokens (the text is cut there), the deepest live layer
     "llm": {"text": SENTENCE, "im_start": "false", "layer": 4},
+    # the shipped SmolLM2 file (no models folder on a benchmark server): the heads part at its deepest live layer
+    "yourmodel": {"part": "heads", "text": SENTENCE, "layer": 4},
     "lecture": {"step": 14},
     "longer": {"part": "decay", "reach": 65_536, "d": 256},
     # the part that runs a typed text through every scheme's model: the text box's 1000 bytes, the deepest layer
