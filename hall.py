@@ -33,7 +33,8 @@ from starlette.types import Receive, Scope, Send
 from streamlit import config
 
 from posviz.lecture import follow
-from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, plain, show_code
+from posviz.lecture.rooms import Room, Rooms, parse_code, plain, show_code
+from posviz.lecture.rooms_redis import RedisRooms, connect, where
 from shell import REFERRER_POLICY
 
 TICK = 0.25  # seconds between the watcher's reads of the store: a move reaches followers within TICK + one render
@@ -47,15 +48,15 @@ HEADERS = {
     "script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
 }
 _log = logging.getLogger(__name__)
-_STORES: dict[str, Rooms] = {}
+_STORES: dict[str, Rooms | RedisRooms] = {}
 
 
-def store() -> Rooms:
-    """This process's handle on the rooms' file ($POSVIZ_ROOMS_DB, read at each call, as ui.rooms.store does)."""
-    path = str(db_path())
-    if path not in _STORES:
-        _STORES[path] = Rooms(path)
-    return _STORES[path]
+def store() -> Rooms | RedisRooms:
+    """This process's handle on the rooms' store (rooms_redis.where, read at each call, as ui.rooms.store does)."""
+    place = where()
+    if place not in _STORES:
+        _STORES[place] = connect(place)
+    return _STORES[place]
 
 
 class Listener:
