@@ -359,3 +359,20 @@ def test_an_unreachable_redis_is_an_os_error_logged_once_without_its_password(ca
     assert isinstance(raised.value, OSError) and "hunter2" not in str(raised.value)
     logged = [r.getMessage() for r in caplog.records if r.name == "posviz.lecture.rooms_redis"]
     assert len(logged) == 1 and "127.0.0.1" in logged[0] and "hunter2" not in logged[0], logged
+
+
+def test_a_redis_store_wakes_a_waiting_watcher_at_a_move_and_not_otherwise(make):
+    if make.kind != "redis":
+        pytest.skip("SQLite has no wait: its watcher sleeps a tick")
+    store, lecturer = make(), make()
+    room, secret = lecturer.open(1, {})
+    started = time.monotonic()
+    assert store.wait(0.3) is False and time.monotonic() - started >= 0.29  # nothing moved
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append((store.wait(5.0), time.monotonic())))
+    waiter.start()
+    time.sleep(0.2)
+    moved = time.monotonic()
+    lecturer.move(room.code, secret, 2, {})
+    waiter.join()
+    assert woke[0][0] is True and woke[0][1] - moved < 0.5, woke

@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -92,6 +93,8 @@ class RedisRooms:
                 raise RedisTrouble(f"{ENV} is set but the redis client is not installed (pip install redis)") from error
             client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5, health_check_interval=30)
         self.client: redis.Redis = client
+        self._moves: Any = None  # the subscription `wait` reads, made at its first call
+        self._lock = threading.Lock()
         self._run(lambda: self.client.ping())  # an unreachable server shows now, not at the first move
 
     # -- plumbing --------------------------------------------------------------------------------------------------
@@ -127,6 +130,19 @@ class RedisRooms:
         controls = json.loads(raw[b"controls"])
         step, version, created = int(raw[b"step"]), int(raw[b"version"]), float(raw[b"created"])
         return Room(code, step, raw[b"steps"].decode(), controls, version, created, active, why)
+
+    def wait(self, timeout: float) -> bool:
+        """Block until a room moves or ends (its message on `moves`) or `timeout` s pass; True if one did. A server's
+        watcher waits here instead of sleeping between reads, so a move reaches it at once."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            if self._moves is None:
+                self._moves = self.client.pubsub(ignore_subscribe_messages=True)
+                self._run(lambda: self._moves.subscribe(self._key("moves")))
+            while (left := deadline - time.monotonic()) > 0:
+                if self._run(lambda: self._moves.get_message(timeout=left)) is not None:
+                    return True
+        return False
 
     # -- the interface of rooms.Rooms ------------------------------------------------------------------------------
     def open(
