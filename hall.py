@@ -10,8 +10,9 @@ a process (started with the first listener, stopped with the last) reads every r
 SELECT every `TICK` s, and when a room's version moved, renders its step once (follow.Renderer, in a worker thread)
 and hands the same bytes to every listener: a listener keeps only the latest event, so a slow phone skips steps
 instead of queueing them. On Redis (rooms_redis), the watcher's wait between reads ends at once when a move is
-published, so the read that finds it does not wait for the tick. The watcher also reports each room's (follow, explore) counts to the store
-(Rooms.report), which the lecturer's window reads ("N follow"), whichever process holds the connections.
+published, so the read that finds it does not wait for the tick. The watcher also reports each room's (follow,
+explore) counts to the store (Rooms.report), which the lecturer's window reads ("N follow"), whichever process
+holds the connections.
 
 A code that is not a room's gets a 404 with a plain sentence; nothing here needs the lecturer's secret.
 """
