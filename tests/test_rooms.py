@@ -359,6 +359,34 @@ def test_an_unreachable_redis_is_an_os_error_logged_once_without_its_password(ca
     assert isinstance(raised.value, OSError) and "hunter2" not in str(raised.value)
     logged = [r.getMessage() for r in caplog.records if r.name == "posviz.lecture.rooms_redis"]
     assert len(logged) == 1 and "127.0.0.1" in logged[0] and "hunter2" not in logged[0], logged
+    assert rooms.plain(raised.value) == "the rooms' Redis server cannot be reached or refused the request"
+
+
+def test_posviz_runs_without_the_redis_client_until_redis_is_chosen(tmp_path):
+    """In a fresh interpreter whose `import redis` fails: SQLite by default; with the variable, a plain refusal."""
+    import subprocess
+    import sys
+
+    from tests.harness import ROOT
+
+    script = """
+import os, sys
+sys.modules["redis"] = None  # as if it were not installed
+from posviz.lecture import rooms, rooms_redis
+import hall
+assert type(rooms_redis.connect()) is rooms.Rooms
+os.environ[rooms_redis.ENV] = "redis://127.0.0.1:6379/0"
+try:
+    rooms_redis.connect()
+except rooms_redis.RedisTrouble as error:
+    print(rooms.plain(error))
+"""
+    env = {**os.environ, "POSVIZ_ROOMS_DB": str(tmp_path / "rooms.sqlite3")}
+    env.pop("POSVIZ_ROOMS_REDIS", None)
+    run = [sys.executable, "-c", script]
+    done = subprocess.run(run, capture_output=True, text=True, env=env, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "POSVIZ_ROOMS_REDIS is set but the redis client is not installed (pip install redis)"
 
 
 def test_a_redis_store_wakes_a_waiting_watcher_at_a_move_and_not_otherwise(make):

@@ -57,7 +57,12 @@ _SCHEMES = ("redis://", "rediss://", "unix://")
 
 
 class RedisTrouble(OSError):
-    """Redis could not be reached or refused a command (an OSError, as a lost SQLite file is to the pages)."""
+    """Redis could not be reached or refused a command (an OSError, as a lost SQLite file is to the pages); `words`
+    says it for a page (rooms.plain), without the server's address."""
+
+    def __init__(self, message: str, words: str = "the rooms' Redis server cannot be reached or refused the request"):
+        super().__init__(message)
+        self.words = words
 
 
 def where() -> str:
@@ -90,7 +95,8 @@ class RedisRooms:
             try:
                 import redis  # only when Redis is chosen
             except ImportError as error:
-                raise RedisTrouble(f"{ENV} is set but the redis client is not installed (pip install redis)") from error
+                why = f"{ENV} is set but the redis client is not installed (pip install redis)"
+                raise RedisTrouble(why, words=why) from error
             client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5, health_check_interval=30)
         self.client: redis.Redis = client
         self._moves: Any = None  # the subscription `wait` reads, made at its first call
