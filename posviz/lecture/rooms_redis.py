@@ -142,12 +142,16 @@ class RedisRooms:
         watcher waits here instead of sleeping between reads, so a move reaches it at once."""
         deadline = time.monotonic() + timeout
         with self._lock:
-            if self._moves is None:
-                self._moves = self.client.pubsub(ignore_subscribe_messages=True)
-                self._run(lambda: self._moves.subscribe(self._key("moves")))
-            while (left := deadline - time.monotonic()) > 0:
-                if self._run(lambda: self._moves.get_message(timeout=left)) is not None:
-                    return True
+            try:
+                if self._moves is None:
+                    self._moves = self.client.pubsub(ignore_subscribe_messages=True)
+                    self._run(lambda: self._moves.subscribe(self._key("moves")))
+                while (left := deadline - time.monotonic()) > 0:
+                    if self._run(lambda: self._moves.get_message(timeout=left)) is not None:
+                        return True
+            except RedisTrouble:
+                self._moves = None  # subscribe afresh at the next call (Redis restarted, the connection dropped)
+                raise
         return False
 
     # -- the interface of rooms.Rooms ------------------------------------------------------------------------------
