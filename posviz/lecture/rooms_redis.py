@@ -77,7 +77,11 @@ def connect(place: str | None = None) -> Rooms | RedisRooms:
 
 
 def shown(url: str) -> str:
-    """A Redis URL for a log line, its password replaced by ***."""
+    """A Redis URL for a log line, its password replaced by ***.
+
+    >>> shown("redis://:s3cret@10.0.0.5:6379/0")
+    'redis://***@10.0.0.5:6379/0'
+    """
     head, at, tail = url.rpartition("@")
     if not at:
         return url
