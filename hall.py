@@ -9,8 +9,10 @@ How the server learns of a move: the lecturer's page writes the move to the room
 a process (started with the first listener, stopped with the last) reads every room that has listeners in one
 SELECT every `TICK` s, and when a room's version moved, renders its step once (follow.Renderer, in a worker thread)
 and hands the same bytes to every listener: a listener keeps only the latest event, so a slow phone skips steps
-instead of queueing them. The watcher also reports each room's (follow, explore) counts to the store
-(Rooms.report), which the lecturer's window reads ("N follow"), whichever process holds the connections.
+instead of queueing them. On Redis (rooms_redis), the watcher's wait between reads ends at once when a move is
+published, so the read that finds it does not wait for the tick. The watcher also reports each room's (follow,
+explore) counts to the store (Rooms.report), which the lecturer's window reads ("N follow"), whichever process
+holds the connections.
 
 A code that is not a room's gets a 404 with a plain sentence; nothing here needs the lecturer's secret.
 """
@@ -33,7 +35,8 @@ from starlette.types import Receive, Scope, Send
 from streamlit import config
 
 from posviz.lecture import follow
-from posviz.lecture.rooms import Room, Rooms, db_path, parse_code, plain, show_code
+from posviz.lecture.rooms import Room, Rooms, parse_code, plain, show_code
+from posviz.lecture.rooms_redis import RedisRooms, connect, where
 from shell import REFERRER_POLICY
 
 TICK = 0.25  # seconds between the watcher's reads of the store: a move reaches followers within TICK + one render
@@ -47,15 +50,15 @@ HEADERS = {
     "script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'",
 }
 _log = logging.getLogger(__name__)
-_STORES: dict[str, Rooms] = {}
+_STORES: dict[str, Rooms | RedisRooms] = {}
 
 
-def store() -> Rooms:
-    """This process's handle on the rooms' file ($POSVIZ_ROOMS_DB, read at each call, as ui.rooms.store does)."""
-    path = str(db_path())
-    if path not in _STORES:
-        _STORES[path] = Rooms(path)
-    return _STORES[path]
+def store() -> Rooms | RedisRooms:
+    """This process's handle on the rooms' store (rooms_redis.where, read at each call, as ui.rooms.store does)."""
+    place = where()
+    if place not in _STORES:
+        _STORES[place] = connect(place)
+    return _STORES[place]
 
 
 class Listener:
@@ -197,6 +200,19 @@ class Hall(BaseRoute):
             if not self.listeners:  # no await between this check and the end: a new listener starts a new watcher
                 self._watcher = None
                 return
+            await self._pause()
+
+    async def _pause(self) -> None:
+        """Wait `tick` s before the next read; a store that publishes its moves (Redis: `wait`) ends the wait at the
+        move, so the next read comes at once."""
+        wait = getattr(self.rooms(), "wait", None)
+        if wait is None:
+            await asyncio.sleep(self.tick)
+            return
+        try:
+            await asyncio.to_thread(wait, self.tick)
+        except Exception as error:  # Redis's trouble, logged once by the store: poll as SQLite does
+            _log.debug("follow watcher: %s", error)
             await asyncio.sleep(self.tick)
 
     async def once(self) -> None:

@@ -14,6 +14,9 @@ streams, in a thread of this process) and notes when each step's event arrives. 
   their number).
 
     python benchmarks/hall_bench.py [--followers 1,60,300] [--moves 8] [--idle 20]
+
+The rooms are a new SQLite file unless POSVIZ_ROOMS_REDIS names a Redis (posviz.lecture.rooms_redis.connect picks,
+for this script and the server alike).
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.conditions import Load  # noqa: E402
 from benchmarks.follow_bench import PATH, idle_cpu, latencies, walk  # noqa: E402
-from posviz.lecture.rooms import Rooms, show_code  # noqa: E402
+from posviz.lecture.rooms import show_code  # noqa: E402
+from posviz.lecture.rooms_redis import connect  # noqa: E402
 from tests.harness import browser, free_port, serve, settle  # noqa: E402
 
 FOLLOWERS = [300]  # the run's follower counts (--followers)
@@ -185,8 +189,10 @@ def main() -> None:
     counts = [int(n) for n in args.followers.split(",")]
     FOLLOWERS[:] = counts
     load = Load.start()
-    path = os.environ.setdefault("POSVIZ_ROOMS_DB", str(Path(tempfile.mkdtemp()) / "rooms.sqlite3"))
-    room, secret = Rooms(path).open(1, {})
+    os.environ.setdefault("POSVIZ_ROOMS_DB", str(Path(tempfile.mkdtemp()) / "rooms.sqlite3"))
+    store = connect()  # Redis when POSVIZ_ROOMS_REDIS is set, else this new file
+    print(f"rooms: {type(store).__name__}", flush=True)
+    room, secret = store.open(1, {})
     code = show_code(room.code)
     rows = []
 

@@ -134,3 +134,45 @@ def settle(page, timeout: float = 60_000, quiet_ms: int = 600) -> None:
             quiet_since = None
         page.wait_for_timeout(100)
     raise TimeoutError(f"the app did not settle within {timeout / 1000:.0f} s")
+
+
+def redis_server_path() -> str | None:
+    """Debian's redis-server (apt-get install redis-server; .ci/run does it as root), or None."""
+    return shutil.which("redis-server") or next((p for p in ("/usr/bin/redis-server",) if os.path.exists(p)), None)
+
+
+def redis_missing() -> str | None:
+    """Why the Redis-backed store cannot be tested here, or None when it can."""
+    import importlib.util
+
+    if redis_server_path() is None:
+        return "redis-server is not installed (apt-get install redis-server; .ci/run does it as root)"
+    if importlib.util.find_spec("redis") is None:
+        return "the redis client is not installed (pip install -r requirements-dev.txt)"
+    return None
+
+
+@contextlib.contextmanager
+def redis_server(folder: Path, timeout: float = 10.0) -> Iterator[str]:
+    """A throwaway redis-server on a free loopback port, nothing saved to disk, its files in `folder`; yields its
+    URL (redis://127.0.0.1:PORT/0) and stops it on exit."""
+    import redis
+
+    port = free_port()
+    cmd = [redis_server_path(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    proc = subprocess.Popen([*cmd, "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                redis.Redis.from_url(url).ping()
+                break
+            except redis.ConnectionError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"redis-server did not start: {proc.stderr.read().decode()[-2000:]}") from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -21,7 +21,7 @@ THIRD_PARTY = {
     "models": {"numpy", "tokenizers", "gguf"},
     "experiments": {"numpy"},
     "drawing": {"numpy", "pandas", "altair", "PIL", "vl_convert"},
-    "lecture": {"numpy", "pandas", "altair"},
+    "lecture": {"numpy", "pandas", "altair", "redis"},  # redis: rooms_redis only, imported lazily
 }
 APP = {"streamlit", "ui", "router", "shell", "hall", "app_pages"}
 

@@ -18,8 +18,60 @@ def path(tmp_path):
     return tmp_path / "rooms.sqlite3"
 
 
-def test_a_code_is_ten_symbols_of_crockfords_base_32_and_guessing_one_is_hopeless(path):
-    room, _ = Rooms(path).open(1, {})
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory):
+    """One throwaway redis-server for the module (tests.harness.redis_server); each test flushes its database."""
+    from tests.harness import redis_missing, redis_server
+
+    if redis_missing():
+        pytest.skip(redis_missing())
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def make(request, path):
+    """Build a store of either kind (same arguments as Rooms but the path); `make.stored()` is every string it
+    keeps, to show what never is."""
+    if request.param == "sqlite":
+
+        def build(**kwargs):
+            return Rooms(path, **kwargs)
+
+        def stored():
+            with sqlite3.connect(path) as db:
+                tables = [row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+                return [str(v) for table in tables for row in db.execute(f"SELECT * FROM {table}") for v in row]
+
+    else:
+        from posviz.lecture.rooms_redis import RedisRooms
+
+        url = request.getfixturevalue("redis_url")
+        RedisRooms(url).client.flushdb()
+
+        def build(**kwargs):
+            return RedisRooms(url, **kwargs)
+
+        def stored():
+            client = RedisRooms(url).client
+            found = []
+            for key in client.scan_iter():
+                kind = client.type(key).decode()
+                value = {
+                    "hash": client.hgetall,
+                    "zset": lambda k: client.zrange(k, 0, -1),
+                    "set": client.smembers,
+                    "string": client.get,
+                }[kind](key)
+                found += [key.decode(), str(value)]
+            return found
+
+    build.stored, build.kind = stored, request.param
+    return build
+
+
+def test_a_code_is_ten_symbols_of_crockfords_base_32_and_guessing_one_is_hopeless(make):
+    room, _ = make().open(1, {})
     assert re.fullmatch(f"[{ALPHABET}]{{{CODE_LENGTH}}}", room.code)
     assert len(set(ALPHABET)) == 32 and not set("ILOU") & set(ALPHABET)
     years = len(ALPHABET) ** CODE_LENGTH / (1000 * 1000) / (365.25 * 86400)  # 1,000 rooms, 1,000 guesses a second
@@ -45,8 +97,8 @@ def test_a_malformed_secret_is_a_value_error(raw):
         parse_secret(raw)
 
 
-def test_two_connections_see_one_room_move_as_two_processes_would(path):
-    lecturer, follower = Rooms(path), Rooms(path)
+def test_two_connections_see_one_room_move_as_two_processes_would(make):
+    lecturer, follower = make(), make()
     room, secret = lecturer.open(3, {"ramp_scale": "1.2"}, steps="1,3,5")
     seen = follower.get(room.code)
     assert (seen.step, seen.steps, seen.controls, seen.version) == (3, "1,3,5", {"ramp_scale": "1.2"}, 1)
@@ -54,12 +106,17 @@ def test_two_connections_see_one_room_move_as_two_processes_would(path):
     lecturer.move(room.code, secret, 4, {}, steps="1,3,5")
     seen = follower.get(room.code)
     assert (seen.step, seen.controls, seen.version) == (4, {}, 2)
+    assert follower.many([room.code, "0123456789"]) == {room.code: seen}
+
+
+def test_the_sqlite_file_is_in_wal_mode(path):
+    Rooms(path).open(1, {})
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_only_the_secret_moves_or_ends_the_room_and_it_is_stored_only_as_a_hash(path):
-    store = Rooms(path)
+def test_only_the_secret_moves_or_ends_the_room_and_it_is_stored_only_as_a_hash(make):
+    store = make()
     room, secret = store.open(2, {})
     other_room, other_secret = store.open(2, {})
     for wrong in (other_secret, secret[:-1] + ("A" if secret[-1] != "A" else "B"), ""):
@@ -70,13 +127,13 @@ def test_only_the_secret_moves_or_ends_the_room_and_it_is_stored_only_as_a_hash(
         assert not store.is_lecturer(room.code, wrong)
     assert store.get(room.code).step == 2 and store.get(room.code).version == 1
     assert store.is_lecturer(room.code, secret)
-    with sqlite3.connect(path) as db:
-        stored = [str(v) for row in db.execute("SELECT * FROM rooms") for v in row]
+    stored = "\n".join(make.stored())
+    assert rooms._hash(secret) in stored  # the check reads the hash
     assert secret not in stored and other_secret not in stored
 
 
-def test_an_ended_or_idle_room_cannot_move_and_says_why(path):
-    store = Rooms(path, idle=60)
+def test_an_ended_or_idle_room_cannot_move_and_says_why(make):
+    store = make(idle=60)
     ended, secret = store.open(1, {}, now=1000)
     store.end(ended.code, secret, now=1010)
     assert store.get(ended.code, now=1011).ended == "ended by the lecturer"
@@ -203,20 +260,19 @@ def test_a_rooms_error_is_logged_once_with_its_path_and_cause_and_reads_plainly(
     assert "OperationalError" not in words and str(path) not in words
 
 
-def test_one_address_opens_at_most_opens_per_hour_rooms(path):
-    store = Rooms(path)
+def test_one_address_opens_at_most_opens_per_hour_rooms(make):
+    store = make()
     for _ in range(rooms.OPENS_PER_HOUR):
         store.open(1, {}, address="10.0.0.7", now=1000)
     with pytest.raises(rooms.TooMany, match=f"opened {rooms.OPENS_PER_HOUR} rooms in the last hour"):
         store.open(1, {}, address="10.0.0.7", now=1000)
     store.open(1, {}, address="10.0.0.8", now=1000)  # another address
     store.open(1, {}, address="10.0.0.7", now=1000 + 3601)  # an hour later
-    with sqlite3.connect(path) as db:
-        assert "10.0.0.7" not in str(db.execute("SELECT * FROM opened").fetchall())  # kept as a hash
+    assert "10.0.0.7" not in str(make.stored())  # kept as a hash
 
 
-def test_every_stored_string_is_capped(path):
-    store = Rooms(path)
+def test_every_stored_string_is_capped(make):
+    store = make()
     with pytest.raises(ValueError, match=f"expected a deck \\(steps=\\) of at most {rooms.MAX_TEXT} characters"):
         store.open(1, {}, steps="shuffle," * 1000)
     room, secret = store.open(1, {})
@@ -226,14 +282,125 @@ def test_every_stored_string_is_capped(path):
     assert store.get(room.code).version == 1
 
 
-def test_an_ended_room_is_deleted_a_day_later_with_its_openings(path):
-    store = Rooms(path, idle=60)
+def test_an_ended_room_is_deleted_a_day_later_with_its_openings(make, path):
+    store = make(idle=60)
     ended, secret = store.open(1, {}, now=1000, address="a")
     idle, _ = store.open(1, {}, now=1000)
     store.end(ended.code, secret, now=1010)
     store.open(1, {}, now=1010 + rooms.KEEP - 1)
-    assert store.get(ended.code) is not None and store.get(idle.code) is not None  # followers still read why
+    later = 1010 + rooms.KEEP - 1
+    assert store.get(ended.code, now=later) is not None and store.get(idle.code, now=later) is not None  # read why
     store.open(1, {}, now=1060 + rooms.KEEP + 1)
-    assert store.get(ended.code) is None and store.get(idle.code) is None
-    with sqlite3.connect(path) as db:
-        assert db.execute("SELECT COUNT(*) FROM opened").fetchone()[0] == 0
+    assert store.get(ended.code, now=1060 + rooms.KEEP + 1) is None
+    assert store.get(idle.code, now=1060 + rooms.KEEP + 1) is None
+    if make.kind == "sqlite":
+        with sqlite3.connect(path) as db:
+            assert db.execute("SELECT COUNT(*) FROM opened").fetchone()[0] == 0
+
+
+def test_redis_forgets_a_room_by_its_ttl_at_the_rooms_idle_end_plus_keep(make, monkeypatch):
+    """Redis's own expiry matches the rule SQLite's purge applies: KEEP s after the room ended or went idle."""
+    if make.kind != "redis":
+        pytest.skip("Redis TTLs only")
+    from posviz.lecture import rooms_redis
+
+    store = make(idle=60)
+    room, secret = store.open(1, {}, address="10.0.0.7")
+    key = store.prefix + "room:" + room.code
+    assert abs(store.client.ttl(key) - (60 + rooms.KEEP)) <= 1
+    assert 3599 <= store.client.ttl(store.prefix + "opened:" + rooms._hash("10.0.0.7")) <= 3600
+    store.report("p1", {room.code: (3, 1)})
+    assert 0 < store.client.ttl(store.prefix + "audience:" + room.code) <= rooms.AUDIENCE_TTL
+    store.end(room.code, secret)
+    assert abs(store.client.ttl(key) - rooms.KEEP) <= 1
+    monkeypatch.setattr(rooms_redis, "KEEP", 0)  # keep nothing after the end: Redis drops the key itself
+    short = make(idle=1)
+    gone, _ = short.open(1, {})
+    assert short.client.exists(short.prefix + "room:" + gone.code)
+    time.sleep(2.2)
+    assert not short.client.exists(short.prefix + "room:" + gone.code)
+
+
+def test_a_report_replaces_the_processs_last_one_and_old_reports_lapse(make):
+    store = make()
+    first, _ = store.open(1, {})
+    second, _ = store.open(1, {})
+    store.report("p1", {first.code: (3, 1), second.code: (2, 0)}, now=1000)
+    store.report("p2", {first.code: (5, 2)}, now=1000)
+    assert store.audience(first.code, now=1001) == (8, 3)
+    store.report("p1", {first.code: (1, 0)}, now=1002)  # second left out: p1 has none there now
+    assert store.audience(first.code, now=1003) == (6, 2) and store.audience(second.code, now=1003) == (0, 0)
+    assert store.audience(first.code, now=1002 + rooms.AUDIENCE_TTL + 1) == (0, 0)
+
+
+def test_the_store_is_chosen_in_one_place_by_the_environment(make, monkeypatch, path):
+    from posviz.lecture import rooms_redis
+
+    monkeypatch.setenv("POSVIZ_ROOMS_DB", str(path))
+    monkeypatch.delenv(rooms_redis.ENV, raising=False)
+    assert rooms_redis.where() == str(path) and type(rooms_redis.connect()) is Rooms
+    if make.kind == "redis":
+        url = make().url
+        monkeypatch.setenv(rooms_redis.ENV, url)
+        assert rooms_redis.where() == url and type(rooms_redis.connect()) is rooms_redis.RedisRooms
+    assert rooms_redis.shown("redis://user:pw@host:6379/0") == "redis://user:***@host:6379/0"
+    assert rooms_redis.shown("redis://:pw@host/0") == "redis://***@host/0"
+
+
+def test_an_unreachable_redis_is_an_os_error_logged_once_without_its_password(caplog):
+    pytest.importorskip("redis")
+    from posviz.lecture.rooms_redis import RedisRooms, RedisTrouble
+    from tests.harness import free_port
+
+    url = f"redis://:hunter2hunter2@127.0.0.1:{free_port()}/0"  # nothing listens there
+    for _ in range(2):
+        with pytest.raises(RedisTrouble) as raised:
+            RedisRooms(url)
+    assert isinstance(raised.value, OSError) and "hunter2" not in str(raised.value)
+    logged = [r.getMessage() for r in caplog.records if r.name == "posviz.lecture.rooms_redis"]
+    assert len(logged) == 1 and "127.0.0.1" in logged[0] and "hunter2" not in logged[0], logged
+    assert rooms.plain(raised.value) == "the rooms' Redis server cannot be reached or refused the request"
+
+
+def test_posviz_runs_without_the_redis_client_until_redis_is_chosen(tmp_path):
+    """In a fresh interpreter whose `import redis` fails: SQLite by default; with the variable, a plain refusal."""
+    import subprocess
+    import sys
+
+    from tests.harness import ROOT
+
+    script = """
+import os, sys
+sys.modules["redis"] = None  # as if it were not installed
+from posviz.lecture import rooms, rooms_redis
+import hall
+assert type(rooms_redis.connect()) is rooms.Rooms
+os.environ[rooms_redis.ENV] = "redis://127.0.0.1:6379/0"
+try:
+    rooms_redis.connect()
+except rooms_redis.RedisTrouble as error:
+    print(rooms.plain(error))
+"""
+    env = {**os.environ, "POSVIZ_ROOMS_DB": str(tmp_path / "rooms.sqlite3")}
+    env.pop("POSVIZ_ROOMS_REDIS", None)
+    run = [sys.executable, "-c", script]
+    done = subprocess.run(run, capture_output=True, text=True, env=env, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "POSVIZ_ROOMS_REDIS is set but the redis client is not installed (pip install redis)"
+
+
+def test_a_redis_store_wakes_a_waiting_watcher_at_a_move_and_not_otherwise(make):
+    if make.kind != "redis":
+        pytest.skip("SQLite has no wait: its watcher sleeps a tick")
+    store, lecturer = make(), make()
+    room, secret = lecturer.open(1, {})
+    started = time.monotonic()
+    assert store.wait(0.3) is False and time.monotonic() - started >= 0.29  # nothing moved
+    woke = []
+    waiter = threading.Thread(target=lambda: woke.append((store.wait(5.0), time.monotonic())))
+    waiter.start()
+    time.sleep(0.2)
+    moved = time.monotonic()
+    lecturer.move(room.code, secret, 2, {})
+    waiter.join()
+    assert woke[0][0] is True and woke[0][1] - moved < 0.5, woke

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, db_path, parse_code, parse_secret, plain, show_code
+from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, parse_code, parse_secret, plain, show_code
+from posviz.lecture.rooms_redis import RedisRooms, connect, where
 from ui import explore
 from ui.declarations import Param
 from ui.screen import presenter
@@ -56,14 +57,15 @@ _PHONE = """<style>.st-key-room-slot {position: relative; z-index: 999991; point
 _PHONE_CLAIM = "\n.st-key-claim div {font-size: 1.15rem !important}"
 
 
-def store() -> Rooms:
-    """This process's handle on the rooms' file ($POSVIZ_ROOMS_DB, read at each call: tests change it)."""
-    return _store(str(db_path()))
+def store() -> Rooms | RedisRooms:
+    """This process's handle on the rooms' store: Redis at $POSVIZ_ROOMS_REDIS, else the SQLite file
+    $POSVIZ_ROOMS_DB (rooms_redis.where, read at each call: tests change it)."""
+    return _store(where())
 
 
 @st.cache_resource(max_entries=4)
-def _store(path: str) -> Rooms:
-    return Rooms(path)
+def _store(place: str) -> Rooms | RedisRooms:
+    return connect(place)
 
 
 @dataclass(frozen=True)

@@ -400,6 +400,8 @@ class Rooms:
 def plain(error: BaseException) -> str:
     """What went wrong with the rooms' file, in words for a page: no path, no exception's name (the log has both)."""
     text = str(error).lower()
+    if getattr(error, "words", None):  # a store's own plain words (rooms_redis.RedisTrouble)
+        return error.words
     if isinstance(error, UnsafeStore):
         return "the rooms file is not this server's own (its owner or permissions are wrong; the server log says which)"
     if isinstance(error, (TooMany, ValueError)):  # already in plain words
