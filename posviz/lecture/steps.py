@@ -196,8 +196,7 @@ def shuffle(seed: int = 42) -> Slide:
         "shuffle",
         "attend, then shuffle",
         blind=True,
-        claim="Shuffle the token rows X (P X: the same rows, reordered) and the attention outputs attn(X) shuffle the "
-        "same way: nothing else changes.",
+        claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
