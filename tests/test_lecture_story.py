@@ -358,3 +358,25 @@ def test_square_matrices_are_drawn_square(key):
                 continue
             spec = engine.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
             assert spec.get("width") == spec.get("height") == fig.shape["height"], (fig.name, spec.get("width"))
+
+
+def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers and the extraction
+    shown = at("llmsink")
+    whole = decoder.whole_model()
+    assert shown.also[0] == (f"layer {int(np.argmax(whole.sink.mean(axis=1)))}, the strongest (extraction)",
+                             float(whole.sink.mean(axis=1).max()))  # fmt: skip
+    assert shown.figures[1].name == "llm-sink-model"
+
+
+def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched():
+    from posviz.experiments import whole
+    from posviz.lecture import steps
+
+    if whole.whole_path() is None:
+        pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
+    shown, fetched = at("llmsink"), steps.whole_sink()
+    assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
+    live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
+    assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
+    assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and "(live)" in shown.also[0][0]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -802,8 +803,21 @@ def llm_sink() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
     there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
-    by_layer = whole.sink.mean(axis=1)
-    deepest = int(np.argmax(by_layer))  # the whole model's strongest sink layer
+    fetched = whole_sink()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    if fetched is None:
+        by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)
+        where, source = "extraction", "the 30-layer map was computed when the model was extracted, in float64"
+        caption = (
+            f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys per "
+            f"query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
+            f"{number(reading.sink_mean, 2)} here."
+        )
+    else:
+        by_layer = fetched.sink.mean(axis=1)
+        right = _unwritten(llm_figures.sink_whole_live(fetched, height=FIGURE_HEIGHT - 30))
+        where, source = "live", "the right map: the fetched whole file, all 30 layers live on the same sentence"
+        caption = "Both maps live on the lecture sentence; the left is the shipped 5 layers, the right all 30."
+    deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     return Slide(
         "Heads put much of their weight on token 0, whatever it is: the attention sink. Position makes it: under the "
         "causal mask token 0 is the one key every query sees.",
@@ -811,17 +825,28 @@ def llm_sink() -> Slide:
         reading.sink_mean,
         reading.has_sink,
         "over twice a uniform share",
-        (
-            _unwritten(llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30)),
-            llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30),
-        ),
-        "live on the lecture sentence; the 30-layer map was computed when the model was extracted, in float64",
+        (_unwritten(llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30)), right),
+        f"live on the lecture sentence; {source}",
         "no more than twice the share uniform attention gives it",
-        also=((f"layer {deepest}, the strongest (extraction)", float(by_layer[deepest])),),
-        caption=f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys "
-        f"per query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
-        f"{number(reading.sink_mean, 2)} here.",
+        also=((f"layer {deepest}, the strongest ({where})", float(by_layer[deepest])),),
+        caption=caption,
     )
+
+
+def whole_sink() -> object | None:
+    """The fetched whole SmolLM2 on the lecture sentence (`whole.read`: all 30 layers), or None when it is absent."""
+    from posviz.experiments import whole
+
+    path = whole.whole_path()
+    return None if path is None else _whole_reading(str(path))
+
+
+@lru_cache(maxsize=1)
+def _whole_reading(path: str) -> object:
+    """Read once per process and file: three 30-layer runs of the sentence (a few seconds on two cores)."""
+    from posviz.experiments import decoder, whole
+
+    return whole.read(decoder.DEFAULT_TEXT)
 
 
 def recap() -> Slide:
