@@ -364,7 +364,7 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers and the extraction
     shown = at("llmsink")
     whole = decoder.whole_model()
-    assert shown.also[0] == (f"layer {int(np.argmax(whole.sink.mean(axis=1)))}, the strongest (extraction)",
+    assert shown.also[0] == (f"layer {int(np.argmax(whole.sink.mean(axis=1)))}: top mean (extraction)",
                              float(whole.sink.mean(axis=1).max()))  # fmt: skip
     assert shown.figures[1].name == "llm-sink-model"
 

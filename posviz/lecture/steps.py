@@ -778,7 +778,7 @@ def llm_head() -> Slide:
     )
     value = float(reading.previous[layer, head])
     return Slide(
-        f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE alone lets head {head} of layer "
+        f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
         f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
         f"layer {layer}, head {head}: mean weight on the previous token (t−1)",
         value,
@@ -828,7 +828,7 @@ def llm_sink() -> Slide:
         (_unwritten(llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30)), right),
         f"live on the lecture sentence; {source}",
         "no more than twice the share uniform attention gives it",
-        also=((f"layer {deepest}, the strongest ({where})", float(by_layer[deepest])),),
+        also=((f"layer {deepest}: top mean ({where})", float(by_layer[deepest])),),
         caption=caption,
     )
 
