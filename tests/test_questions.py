@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
 import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 import hall
-from posviz.lecture import follow, rooms
+from posviz.lecture import STEPS, follow, notes, rooms
 from posviz.lecture.rooms import KEEP, MAX_ANSWERS, Question, Rooms, show_code
 
 
@@ -233,3 +234,66 @@ def test_the_watcher_sends_the_question_its_count_and_the_reveal_to_listeners(st
     store.withdraw(room.code, secret)
     assert sent() is None and route.asked == {}  # withdrawn: the event that hides it
     assert sent() == "nothing"
+
+
+# -- the lecture page (AppTest) -------------------------------------------------------------------------------------
+def answers_chart(at) -> list:
+    return [c for c in at.get("vega_lite_chart") if '"answered"' in c.proto.spec]
+
+
+@pytest.fixture
+def env_store(tmp_path, monkeypatch):
+    monkeypatch.setenv("POSVIZ_ROOMS_DB", str(tmp_path / "rooms.sqlite3"))
+    return Rooms()
+
+
+def test_the_speaker_view_asks_the_notes_question_and_reveals_and_the_projected_step_shows_the_count(env_store):
+    from tests.test_hostile import assert_safe
+    from tests.test_rooms_app import run, texts
+
+    store = env_store
+    room, secret = store.open(2, {})
+    speaker = run({"room": room.code, "secret": secret, "speaker": "1"})
+    assert_safe(speaker)
+    assert speaker.text_area(key="ask-text-speaker").value == notes.note(STEPS[1].key).ask  # from the notes
+    speaker.radio(key="ask-kind-speaker").set_value("a number")
+    speaker.number_input(key="ask-low-speaker").set_value(1.0)
+    speaker.number_input(key="ask-high-speaker").set_value(5.0)
+    speaker.button(key="FormSubmitter:ask-form-speaker-Ask the room").click().run()
+    assert_safe(speaker)
+    asked = store.question(room.code)
+    assert (asked.step, asked.choices, asked.low, asked.high, asked.state) == (2, (), 1.0, 5.0, "open")
+    for value in (4, 4, 2):
+        store.answer(room.code, store.token(room.code), asked.id, value)
+    projected = run({"room": room.code, "secret": secret, "presenter": "true"})
+    assert_safe(projected)
+    assert "3 answered" in texts(projected) and not answers_chart(projected)
+    speaker.run()
+    assert "3 answered" in texts(speaker)
+    speaker.button(key="ask-reveal-speaker").click().run()
+    assert store.question(room.code).revealed
+    projected.run()
+    chart = answers_chart(projected)
+    assert len(chart) == 1 and "3 answered" in texts(projected)
+    spec = json.loads(chart[0].proto.spec)
+    assert spec["config"]["axis"]["labelFontSize"] == 20  # the hall's sizes in presenter mode
+    frame = pa.ipc.open_stream(chart[0].proto.datasets[0].data.data).read_pandas()
+    counts = dict(zip(frame["answer"], frame["answered"], strict=True))
+    assert counts == {"1": 0, "2": 1, "3": 0, "4": 2, "5": 0}
+    follower = run({"room": room.code})  # a follower's window: no question form, no count, no chart
+    assert_safe(follower)
+    assert not answers_chart(follower) and "answered" not in texts(follower)
+    assert not [f for f in follower.get("form")]
+
+
+def test_a_question_past_its_caps_gets_a_note_and_is_not_asked(env_store):
+    from tests.test_hostile import assert_safe
+    from tests.test_rooms_app import run, warnings
+
+    room, secret = env_store.open(1, {})
+    speaker = run({"room": room.code, "secret": secret, "speaker": "1"})
+    speaker.text_area(key="ask-choices-speaker").set_value("only one")
+    speaker.button(key="FormSubmitter:ask-form-speaker-Ask the room").click().run()
+    assert_safe(speaker)
+    assert "The question was not asked: expected 2 to 6 choices, got 1" in warnings(speaker)
+    assert env_store.question(room.code) is None

@@ -40,7 +40,7 @@ from ui.declarations import (
 )
 from ui.figures import ablations, figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
-from ui.lectern import room, slide_numbers
+from ui.lectern import asked, room, slide_numbers
 from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
 from ui.rooms import join as join_room
@@ -85,6 +85,7 @@ __all__ = [
     "controls",
     "escape",
     "ablations",
+    "asked",
     "figure",
     "fit",
     "freeze_startup_heap",

@@ -8,13 +8,16 @@ import io
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode, urlsplit
 
+import pandas as pd
 import segno
 import streamlit as st
 
+from posviz.drawing import lines_bars
 from posviz.lecture.notes import note as step_note
-from posviz.lecture.rooms import IDLE, show_code
+from posviz.lecture.rooms import IDLE, MAX_QUESTION, show_code
 from posviz.lecture.steps import Slide, Step
 from ui import rooms
+from ui.chart import show_chart
 from ui.declarations import Param
 from ui.text import Badge, escape, headlines, html_text, note
 
@@ -60,9 +63,9 @@ def room(
         _offer(step, controls)
         return False
     if member.lecturer:
-        _panel(member, step)
+        _panel(member, step, steps[step - 1].key)
     if member.speaker:
-        speaker_view(steps, step, None if slide is None else slide())
+        speaker_view(steps, step, None if slide is None else slide(), member)
         return True
     if st.session_state.get(_CARD) not in (None, step):  # a step move dismissed the card (coming back keeps the slide)
         del st.session_state[_CARD]
@@ -72,9 +75,11 @@ def room(
     return False
 
 
-def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -> None:
+def speaker_view(
+    steps: Sequence[Step], step: int, slide: Slide | None = None, member: rooms.Member | None = None
+) -> None:
     """The step's number, its headline number and verdict to quote (beside the notes), the notes (say, ask, answer,
-    misconception) and the next step's title."""
+    misconception), the next step's title, and (in a room) the question to the room: asking, revealing, taking away."""
     current = steps[step - 1]
     st.markdown(f"### Step {step} of {len(steps)} · {escape(current.title)}")
     words, quote = st.columns([3, 2], gap="large")
@@ -95,6 +100,9 @@ def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -
                 st.markdown(f"**{label}.** {escape(text)}")
         after = f"step {step + 1} · {escape(steps[step].title)}" if step < len(steps) else "the end of the deck"
         st.markdown(f"**Next:** {after}")
+    if member is not None and member.lecturer:
+        with quote.expander("Ask the room", icon=":material/how_to_vote:", expanded=True):
+            ask_form(member, step, "" if notes is None else notes.ask, "speaker")
     st.caption("This window holds the lecturer's secret: its keys move the room and the projected window.")
 
 
@@ -212,7 +220,7 @@ def _offer(step: int, controls: list[Param]) -> None:
     st.rerun()
 
 
-def _panel(member: rooms.Member, step: int) -> None:
+def _panel(member: rooms.Member, step: int, key: str) -> None:
     """The lecturer's sidebar: the room card, the lecturer's links, the speaker view, ending the room."""
     q, s = st.query_params, st.session_state
     with st.sidebar:
@@ -225,6 +233,8 @@ def _panel(member: rooms.Member, step: int) -> None:
             st.link_button(
                 "Open the speaker view", links(member.code, member.secret)["speaker"], icon=":material/speaker_notes:"
             )
+        if not member.speaker and st.button("Ask the room", icon=":material/how_to_vote:", key="room-ask"):
+            _ask_dialog(member, step, key)
         if st.button("End the room", icon=":material/logout:", key="room-end"):
             rooms._guard(lambda: rooms.store().end(member.code, member.secret))
             for key in ("room", "secret", "speaker"):
@@ -253,3 +263,79 @@ def _share(code: str, secret: str) -> None:
             "The speaker view (the step's number and verdict, notes, the next step, the clock), for a second screen:"
         )
         st.code(found["speaker"], language=None, wrap_lines=True)
+
+
+# -- questions to the room ----------------------------------------------------------------------------------------
+@st.dialog("Ask the room", width="large")
+def _ask_dialog(member: rooms.Member, step: int, key: str) -> None:
+    found = step_note(key)
+    ask_form(member, step, "" if found is None else found.ask, "dialog")
+
+
+def ask_form(member: rooms.Member, step: int, text: str, where: str) -> None:
+    """The lecturer's question to the room on this step: its words (the notes' question to start from), then choices
+    typed one a line or a number's range; and, once asked, Reveal and Take away."""
+    current = rooms.question(member.code)
+    if current is not None:
+        what = "revealed" if current.revealed else "open"
+        st.markdown(f"**Asked** on step {current.step} ({what}): {escape(current.text)} · **{current.count} answered**")
+        left, right = st.columns(2)
+        reveal = not current.revealed and left.button(
+            "Reveal the answers", icon=":material/bar_chart:", key=f"ask-reveal-{where}"
+        )
+        if reveal:
+            rooms._guard(lambda: rooms.store().reveal(member.code, member.secret))
+            st.rerun()
+        if right.button("Take the question away", icon=":material/close:", key=f"ask-withdraw-{where}"):
+            rooms._guard(lambda: rooms.store().withdraw(member.code, member.secret))
+            st.rerun()
+    with st.form(f"ask-form-{where}", border=False):
+        words = st.text_area("Question", text, max_chars=MAX_QUESTION, height=80, key=f"ask-text-{where}")
+        kind = st.radio("Answered by", ("choices", "a number"), horizontal=True, key=f"ask-kind-{where}")
+        choices = st.text_area("Choices, one a line (2 to 6)", "Yes\nNo", height=80, key=f"ask-choices-{where}")
+        low, high = st.columns(2)
+        low = low.number_input("A number from", value=0.0, key=f"ask-low-{where}")
+        high = high.number_input("to", value=10.0, key=f"ask-high-{where}")
+        if not st.form_submit_button("Ask the room", icon=":material/how_to_vote:", type="primary"):
+            return
+    parts = (words, choices.splitlines()) if kind == "choices" else (words, (), low, high)
+    try:
+        made = rooms._guard(lambda: rooms.store().ask(member.code, member.secret, step, *parts))
+    except ValueError as error:
+        note(f"The question was not asked: {error}.")
+        return
+    if made is not None:
+        st.rerun()
+
+
+def asked(member: rooms.Member | None, step: int) -> None:
+    """On the projected step (the lecturer's window): the room's question asked on this step, its count live, and
+    once revealed the class's answers as bars; nothing elsewhere."""
+    if member is not None and member.lecturer and not member.speaker:
+        _asked(member.code, step)
+
+
+@st.fragment(run_every=rooms.POLL)
+def _asked(code: str, step: int) -> None:
+    found = rooms.question(code)
+    if found is None or found.step != step:
+        return
+    with st.container(key="room-question"):
+        st.markdown(f"**{escape(found.text)}**")
+        st.markdown(f"**{found.count} answered**" + (" · the class's answers:" if found.revealed else ""))
+    if found.revealed:
+        bars = pd.DataFrame(found.bars(), columns=["answer", "answered"])
+        bars["n"] = bars["answered"].astype(str)
+        show_chart(
+            lines_bars.bars,
+            bars,
+            name="class-answers",
+            downloads=False,
+            x="answer",
+            y="answered",
+            title="",
+            x_title="",
+            y_title="answered",
+            text="n",
+            height=150,
+        )

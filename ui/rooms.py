@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from posviz.lecture import rooms as core
 from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, db_path, parse_code, parse_secret, plain, show_code
 from ui import explore
 from ui.declarations import Param
@@ -189,12 +190,23 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
 
 
 def audience(code: str) -> str:
-    """'N follow · M explore': the light follow page's listeners on every server process (the store's count)."""
+    """'N follow · M explore · K answered': the light follow page's listeners on every server process (the store's
+    count), and the answers to the room's question when one is asked."""
     try:
         following, exploring = store().audience(code)
     except TROUBLE:
         return "followers not counted just now"
-    return f"{following} follow" + (f" · {exploring} explore" if exploring else "")
+    asked = question(code)
+    answered = "" if asked is None else f" · {asked.count} answered"
+    return f"{following} follow" + (f" · {exploring} explore" if exploring else "") + answered
+
+
+def question(code: str) -> core.Question | None:
+    """The room's question to the class (posviz.lecture.rooms.Question), or None (none asked, or unreadable now)."""
+    try:
+        return store().question(code)
+    except TROUBLE:
+        return None
 
 
 def _apply(room: Room, params: Mapping[str, Param]) -> None:
