@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pyarrow as pa
 import pytest
@@ -237,6 +238,10 @@ def test_the_watcher_sends_the_question_its_count_and_the_reveal_to_listeners(st
 
 
 # -- the lecture page (AppTest) -------------------------------------------------------------------------------------
+def shown(at) -> str:
+    return " ".join(e.proto.body for e in at.get("html"))
+
+
 def answers_chart(at) -> list:
     return [c for c in at.get("vega_lite_chart") if '"answered"' in c.proto.spec]
 
@@ -267,14 +272,14 @@ def test_the_speaker_view_asks_the_notes_question_and_reveals_and_the_projected_
         store.answer(room.code, store.token(room.code), asked.id, value)
     projected = run({"room": room.code, "secret": secret, "presenter": "true"})
     assert_safe(projected)
-    assert "3 answered" in texts(projected) and not answers_chart(projected)
+    assert "<b>3 answered</b>" in shown(projected) and not answers_chart(projected)
     speaker.run()
     assert "3 answered" in texts(speaker)
     speaker.button(key="ask-reveal-speaker").click().run()
     assert store.question(room.code).revealed
     projected.run()
     chart = answers_chart(projected)
-    assert len(chart) == 1 and "3 answered" in texts(projected)
+    assert len(chart) == 1 and "<b>3 answered</b> · the class's answers" in shown(projected)
     spec = json.loads(chart[0].proto.spec)
     assert spec["config"]["axis"]["labelFontSize"] == 20  # the hall's sizes in presenter mode
     frame = pa.ipc.open_stream(chart[0].proto.datasets[0].data.data).read_pandas()
@@ -282,7 +287,7 @@ def test_the_speaker_view_asks_the_notes_question_and_reveals_and_the_projected_
     assert counts == {"1": 0, "2": 1, "3": 0, "4": 2, "5": 0}
     follower = run({"room": room.code})  # a follower's window: no question form, no count, no chart
     assert_safe(follower)
-    assert not answers_chart(follower) and "answered" not in texts(follower)
+    assert not answers_chart(follower) and "answered" not in texts(follower) + shown(follower)
     assert not [f for f in follower.get("form")]
 
 
@@ -297,3 +302,59 @@ def test_a_question_past_its_caps_gets_a_note_and_is_not_asked(env_store):
     assert_safe(speaker)
     assert "The question was not asked: expected 2 to 6 choices, got 1" in warnings(speaker)
     assert env_store.question(room.code) is None
+
+
+# -- in Chromium ----------------------------------------------------------------------------------------------------
+@pytest.mark.browser
+def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_and_reveals_it(tmp_path_factory):
+    from tests.harness import browser, serve
+    from tests.test_rooms_browser import clean, on_step, window
+
+    path = str(tmp_path_factory.mktemp("ask") / "rooms.sqlite3")
+    before = os.environ.get("POSVIZ_ROOMS_DB")
+    os.environ["POSVIZ_ROOMS_DB"] = path
+    try:
+        with serve() as (base, _), browser() as b:
+            app = (base, b, Rooms(path))
+            room, secret = app[2].open(2, {})
+            lecturer = f"/lecture?room={room.code}&secret={secret}"
+            projected = window(app, lecturer + "&presenter=true")
+            speaker = window(app, lecturer + "&speaker=1", size=(1280, 900))
+            phone = b.new_context(viewport={"width": 390, "height": 844}).new_page()  # the light page: no Streamlit
+            phone.errors = []
+            phone.on("pageerror", lambda error: phone.errors.append(str(error)))
+            phone.goto(f"{base}/follow/{show_code(room.code)}")
+            on_step(projected, 2)
+            speaker.get_by_role("button", name="Ask the room").last.click()  # the form's, with the notes' question
+            phone.locator("#ask").wait_for(state="visible", timeout=8_000)
+            assert phone.locator("#ask-text").inner_text() == notes.note(STEPS[1].key).ask
+            phone.get_by_role("button", name="Yes").click()
+            phone.wait_for_function("() => document.getElementById('ask-count').innerText.includes('Your answer')")
+            phone.get_by_role("button", name="No").click()  # a second answer replaces the first
+            phone.wait_for_function("() => document.querySelector('#ask button.mine')?.innerText === 'No'")
+            projected.locator(".room-question").get_by_text("1 answered").wait_for(timeout=8_000)
+            speaker.get_by_text("1 answered").first.wait_for(timeout=8_000)
+            speaker.get_by_role("button", name="Reveal").click()
+            projected.locator(".room-question").wait_for(timeout=8_000)
+            projected.get_by_text("the class's answers").wait_for(timeout=8_000)
+            sizes = projected.evaluate(
+                "() => [...document.querySelectorAll('.room-question div')].map(p => getComputedStyle(p).fontSize)"
+            )
+            assert sizes and all(float(size.removesuffix("px")) >= 20 for size in sizes), sizes
+            chart = projected.locator("[data-testid='stVegaLiteChart']").filter(has_text="answered")
+            chart.first.wait_for(timeout=8_000)
+            phone.get_by_text("1 answered · revealed").wait_for(timeout=8_000)
+            assert phone.locator("#ask .row").count() == 2
+            width = phone.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+            assert width[0] <= width[1]  # no sideways scroll on the phone
+            box = chart.first.bounding_box()
+            assert box["y"] + box["height"] <= 720 + 1  # the class's answers on the projected screen
+            for name, page in (("projected", projected), ("speaker", speaker), ("phone", phone)):
+                page.screenshot(path=str(tmp_path_factory.getbasetemp() / f"ask-{name}.png"))
+            clean(projected, speaker)
+            assert not phone.errors and not projected.errors
+    finally:
+        if before is None:
+            del os.environ["POSVIZ_ROOMS_DB"]
+        else:
+            os.environ["POSVIZ_ROOMS_DB"] = before

@@ -4,6 +4,7 @@ headline and verdict, its notes, the next step, the clock), which the projected 
 
 from __future__ import annotations
 
+import html
 import io
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode, urlsplit
@@ -266,6 +267,13 @@ def _share(code: str, secret: str) -> None:
 
 
 # -- questions to the room ----------------------------------------------------------------------------------------
+# The question on the projected step: 20 px text (a hall's back row), its words in at most two lines (the step's
+# figures stay on the 720 px screen under it), then the count.
+_QUESTION = """<div class='room-question' style='font-size: 1.25rem; line-height: 1.3'>
+<div style='display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden'>%s</div>
+<div><b>%d answered</b>%s</div></div>"""
+
+
 @st.dialog("Ask the room", width="large")
 def _ask_dialog(member: rooms.Member, step: int, key: str) -> None:
     found = step_note(key)
@@ -280,13 +288,11 @@ def ask_form(member: rooms.Member, step: int, text: str, where: str) -> None:
         what = "revealed" if current.revealed else "open"
         st.markdown(f"**Asked** on step {current.step} ({what}): {escape(current.text)} · **{current.count} answered**")
         left, right = st.columns(2)
-        reveal = not current.revealed and left.button(
-            "Reveal the answers", icon=":material/bar_chart:", key=f"ask-reveal-{where}"
-        )
+        reveal = not current.revealed and left.button("Reveal", icon=":material/bar_chart:", key=f"ask-reveal-{where}")
         if reveal:
             rooms._guard(lambda: rooms.store().reveal(member.code, member.secret))
             st.rerun()
-        if right.button("Take the question away", icon=":material/close:", key=f"ask-withdraw-{where}"):
+        if right.button("Take away", icon=":material/close:", key=f"ask-withdraw-{where}"):
             rooms._guard(lambda: rooms.store().withdraw(member.code, member.secret))
             st.rerun()
     with st.form(f"ask-form-{where}", border=False):
@@ -320,9 +326,7 @@ def _asked(code: str, step: int) -> None:
     found = rooms.question(code)
     if found is None or found.step != step:
         return
-    with st.container(key="room-question"):
-        st.markdown(f"**{escape(found.text)}**")
-        st.markdown(f"**{found.count} answered**" + (" · the class's answers:" if found.revealed else ""))
+    st.html(_QUESTION % (html.escape(found.text), found.count, " · the class's answers" if found.revealed else ""))
     if found.revealed:
         bars = pd.DataFrame(found.bars(), columns=["answer", "answered"])
         bars["n"] = bars["answered"].astype(str)
@@ -337,5 +341,5 @@ def _asked(code: str, step: int) -> None:
             x_title="",
             y_title="answered",
             text="n",
-            height=150,
+            height=90,
         )
