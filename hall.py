@@ -3,7 +3,11 @@
 Two routes beside Streamlit's (streamlit_app.py hands `Hall` to st.App):
 - `/follow/CODE`: the follower's page (posviz.lecture.follow.page), the room's step already in it;
 - `/follow/CODE/events`: server-sent events, one `step` event (the step's HTML) at each move of the room, `ended`
-  when it ends; `?explore=1` is the same stream held by a follower exploring on the live lecture page (counted apart).
+  when it ends, `question` when the lecturer asks, reveals or takes away a question to the room (and as answers
+  arrive); `?explore=1` is the same stream held by a follower exploring on the live lecture page (counted apart);
+- `/follow/CODE/answer` (POST): a follower's answer to the room's question, with the anonymous token its page got
+  (Rooms.token); one answer a token, a second replacing the first until the reveal. No route asks or reveals: only
+  the lecturer's window, with the secret, does (ui.lectern).
 
 How the server learns of a move: the lecturer's page writes the move to the rooms' store as before; one watcher task
 a process (started with the first listener, stopped with the last) reads every room that has listeners in one

@@ -4,21 +4,18 @@ headline and verdict, its notes, the next step, the clock), which the projected 
 
 from __future__ import annotations
 
-import html
 import io
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import urlencode, urlsplit
 
-import pandas as pd
 import segno
 import streamlit as st
 
-from posviz.drawing import lines_bars
 from posviz.lecture.notes import note as step_note
-from posviz.lecture.rooms import IDLE, MAX_QUESTION, show_code
+from posviz.lecture.rooms import IDLE, show_code
 from posviz.lecture.steps import Slide, Step
 from ui import rooms
-from ui.chart import show_chart
+from ui.ask import ask_dialog, ask_form
 from ui.declarations import Param
 from ui.text import Badge, escape, headlines, html_text, note
 
@@ -235,7 +232,7 @@ def _panel(member: rooms.Member, step: int, key: str) -> None:
                 "Open the speaker view", links(member.code, member.secret)["speaker"], icon=":material/speaker_notes:"
             )
         if not member.speaker and st.button("Ask the room", icon=":material/how_to_vote:", key="room-ask"):
-            _ask_dialog(member, step, key)
+            ask_dialog(member, step, key)
         if st.button("End the room", icon=":material/logout:", key="room-end"):
             rooms._guard(lambda: rooms.store().end(member.code, member.secret))
             for key in ("room", "secret", "speaker"):
@@ -264,82 +261,3 @@ def _share(code: str, secret: str) -> None:
             "The speaker view (the step's number and verdict, notes, the next step, the clock), for a second screen:"
         )
         st.code(found["speaker"], language=None, wrap_lines=True)
-
-
-# -- questions to the room ----------------------------------------------------------------------------------------
-# The question on the projected step: 20 px text (a hall's back row), its words in at most two lines (the step's
-# figures stay on the 720 px screen under it), then the count.
-_QUESTION = """<div class='room-question' style='font-size: 1.25rem; line-height: 1.3'>
-<div style='display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden'>%s</div>
-<div><b>%d answered</b>%s</div></div>"""
-
-
-@st.dialog("Ask the room", width="large")
-def _ask_dialog(member: rooms.Member, step: int, key: str) -> None:
-    found = step_note(key)
-    ask_form(member, step, "" if found is None else found.ask, "dialog")
-
-
-def ask_form(member: rooms.Member, step: int, text: str, where: str) -> None:
-    """The lecturer's question to the room on this step: its words (the notes' question to start from), then choices
-    typed one a line or a number's range; and, once asked, Reveal and Take away."""
-    current = rooms.question(member.code)
-    if current is not None:
-        what = "revealed" if current.revealed else "open"
-        st.markdown(f"**Asked** on step {current.step} ({what}): {escape(current.text)} · **{current.count} answered**")
-        left, right = st.columns(2)
-        reveal = not current.revealed and left.button("Reveal", icon=":material/bar_chart:", key=f"ask-reveal-{where}")
-        if reveal:
-            rooms._guard(lambda: rooms.store().reveal(member.code, member.secret))
-            st.rerun()
-        if right.button("Take away", icon=":material/close:", key=f"ask-withdraw-{where}"):
-            rooms._guard(lambda: rooms.store().withdraw(member.code, member.secret))
-            st.rerun()
-    with st.form(f"ask-form-{where}", border=False):
-        words = st.text_area("Question", text, max_chars=MAX_QUESTION, height=80, key=f"ask-text-{where}")
-        kind = st.radio("Answered by", ("choices", "a number"), horizontal=True, key=f"ask-kind-{where}")
-        choices = st.text_area("Choices, one a line (2 to 6)", "Yes\nNo", height=80, key=f"ask-choices-{where}")
-        low, high = st.columns(2)
-        low = low.number_input("A number from", value=0.0, key=f"ask-low-{where}")
-        high = high.number_input("to", value=10.0, key=f"ask-high-{where}")
-        if not st.form_submit_button("Ask the room", icon=":material/how_to_vote:", type="primary"):
-            return
-    parts = (words, choices.splitlines()) if kind == "choices" else (words, (), low, high)
-    try:
-        made = rooms._guard(lambda: rooms.store().ask(member.code, member.secret, step, *parts))
-    except ValueError as error:
-        note(f"The question was not asked: {error}.")
-        return
-    if made is not None:
-        st.rerun()
-
-
-def asked(member: rooms.Member | None, step: int) -> None:
-    """On the projected step (the lecturer's window): the room's question asked on this step, its count live, and
-    once revealed the class's answers as bars; nothing elsewhere."""
-    if member is not None and member.lecturer and not member.speaker:
-        _asked(member.code, step)
-
-
-@st.fragment(run_every=rooms.POLL)
-def _asked(code: str, step: int) -> None:
-    found = rooms.question(code)
-    if found is None or found.step != step:
-        return
-    st.html(_QUESTION % (html.escape(found.text), found.count, " · the class's answers" if found.revealed else ""))
-    if found.revealed:
-        bars = pd.DataFrame(found.bars(), columns=["answer", "answered"])
-        bars["n"] = bars["answered"].astype(str)
-        show_chart(
-            lines_bars.bars,
-            bars,
-            name="class-answers",
-            downloads=False,
-            x="answer",
-            y="answered",
-            title="",
-            x_title="",
-            y_title="answered",
-            text="n",
-            height=90,
-        )

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from posviz.lecture import rooms as core
 from posviz.lecture.rooms import Room, Rooms, TooMany, UnsafeStore, db_path, parse_code, parse_secret, plain, show_code
 from ui import explore
 from ui.declarations import Param
@@ -193,20 +192,11 @@ def audience(code: str) -> str:
     """'N follow · M explore · K answered': the light follow page's listeners on every server process (the store's
     count), and the answers to the room's question when one is asked."""
     try:
-        following, exploring = store().audience(code)
+        (following, exploring), asked = store().audience(code), store().question(code)
     except TROUBLE:
         return "followers not counted just now"
-    asked = question(code)
     answered = "" if asked is None else f" · {asked.count} answered"
     return f"{following} follow" + (f" · {exploring} explore" if exploring else "") + answered
-
-
-def question(code: str) -> core.Question | None:
-    """The room's question to the class (posviz.lecture.rooms.Question), or None (none asked, or unreadable now)."""
-    try:
-        return store().question(code)
-    except TROUBLE:
-        return None
 
 
 def _apply(room: Room, params: Mapping[str, Param]) -> None:

@@ -16,9 +16,15 @@ process's lock waits `BUSY` s and is tried `TRIES` times before it fails.
 The store also keeps who follows: each server process reports how many hold a room's light follow page and how
 many explore from it (`report`; hall.py does it), and `audience` sums the reports younger than `AUDIENCE_TTL`.
 
+Questions to the room: the lecturer (the secret) asks one question at a time (`ask`: choices or a number's range),
+`reveal`s or `withdraw`s it; followers answer with an anonymous token (`token`: a nonce and its HMAC under the
+room's secret hash, so any process checks it and none can be forged), one answer a token per question, a second
+replacing the first, at most `MAX_ANSWERS`; an answer is a choice's index or a number in the range, nothing else.
+
 Limits: `OPENS_PER_HOUR` rooms opened per client address (its SHA-256 is kept an hour), `MAX_OPEN` rooms open at
 once, every stored string capped (a deck at decks.MAX_TEXT characters, a control's name and value at `MAX_VALUE`,
-`MAX_CONTROLS` of them). A room is deleted `KEEP` s (a day) after it ended or went idle, with everything kept for it.
+`MAX_CONTROLS` of them, a question's words and choices). A room is deleted `KEEP` s (a day) after it ended or
+went idle, with everything kept for it.
 
 Why a follow code cannot be guessed: a code is 10 symbols of Crockford's base 32 (digits, and letters but I, L, O,
 U; a typed O reads as 0, an I or L as 1): 32**10 = 1.1e15 codes. With 1,000 rooms alive and an attacker trying 1,000
