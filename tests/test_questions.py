@@ -358,3 +358,17 @@ def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_an
             del os.environ["POSVIZ_ROOMS_DB"]
         else:
             os.environ["POSVIZ_ROOMS_DB"] = before
+
+
+def test_the_lecturers_sidebar_asks_too_and_a_live_page_follower_has_no_way_to(env_store):
+    from tests.test_hostile import assert_safe
+    from tests.test_rooms_app import run
+
+    room, secret = env_store.open(3, {})
+    projected = run({"room": room.code, "secret": secret})
+    projected.sidebar.button(key="room-ask").click().run()
+    assert_safe(projected)
+    assert projected.text_area(key="ask-text-dialog").value == notes.note(STEPS[2].key).ask  # the dialog, open
+    follower = run({"room": room.code, "secret": "A" * 32})  # a wrong secret: following, no sidebar panel
+    assert_safe(follower)
+    assert not [b for b in follower.sidebar.button if b.key == "room-ask"]
