@@ -264,7 +264,7 @@ def test_the_speaker_view_asks_the_notes_question_and_reveals_and_the_projected_
     speaker.radio(key="ask-kind-speaker").set_value("a number")
     speaker.number_input(key="ask-low-speaker").set_value(1.0)
     speaker.number_input(key="ask-high-speaker").set_value(5.0)
-    speaker.button(key="FormSubmitter:ask-form-speaker-Ask the room").click().run()
+    speaker.button(key="FormSubmitter:ask-form-speaker-Ask the class").click().run()
     assert_safe(speaker)
     asked = store.question(room.code)
     assert (asked.step, asked.choices, asked.low, asked.high, asked.state) == (2, (), 1.0, 5.0, "open")
@@ -298,7 +298,7 @@ def test_a_question_past_its_caps_gets_a_note_and_is_not_asked(env_store):
     room, secret = env_store.open(1, {})
     speaker = run({"room": room.code, "secret": secret, "speaker": "1"})
     speaker.text_area(key="ask-choices-speaker").set_value("only one")
-    speaker.button(key="FormSubmitter:ask-form-speaker-Ask the room").click().run()
+    speaker.button(key="FormSubmitter:ask-form-speaker-Ask the class").click().run()
     assert_safe(speaker)
     assert "The question was not asked: expected 2 to 6 choices, got 1" in warnings(speaker)
     assert env_store.question(room.code) is None
@@ -325,7 +325,7 @@ def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_an
             phone.on("pageerror", lambda error: phone.errors.append(str(error)))
             phone.goto(f"{base}/follow/{show_code(room.code)}")
             on_step(projected, 2)
-            speaker.get_by_role("button", name="Ask the room").last.click()  # the form's, with the notes' question
+            speaker.get_by_role("button", name="Ask the class").click()  # the form's, with the notes' question
             phone.locator("#ask").wait_for(state="visible", timeout=8_000)
             assert phone.locator("#ask-text").inner_text() == notes.note(STEPS[1].key).ask
             phone.get_by_role("button", name="Yes").click()

@@ -24,7 +24,7 @@ _QUESTION = """<div class='room-question' style='font-size: 1.25rem; line-height
 <div><b>%d answered</b>%s</div></div>"""
 
 
-@st.dialog("Ask the room", width="large")
+@st.dialog("A question to the class", width="large")
 def ask_dialog(member: rooms.Member, step: int, key: str) -> None:
     found = step_note(key)
     ask_form(member, step, "" if found is None else found.ask, "dialog")
@@ -52,7 +52,7 @@ def ask_form(member: rooms.Member, step: int, text: str, where: str) -> None:
         low, high = st.columns(2)
         low = low.number_input("A number from", value=0.0, key=f"ask-low-{where}")
         high = high.number_input("to", value=10.0, key=f"ask-high-{where}")
-        if not st.form_submit_button("Ask the room", icon=":material/how_to_vote:", type="primary"):
+        if not st.form_submit_button("Ask the class", icon=":material/how_to_vote:", type="primary"):
             return
     parts = (words, choices.splitlines()) if kind == "choices" else (words, (), low, high)
     try:

@@ -99,7 +99,7 @@ def speaker_view(
         after = f"step {step + 1} · {escape(steps[step].title)}" if step < len(steps) else "the end of the deck"
         st.markdown(f"**Next:** {after}")
     if member is not None and member.lecturer:
-        with quote.expander("Ask the room", icon=":material/how_to_vote:", expanded=True):
+        with quote.expander("A question to the class", icon=":material/how_to_vote:", expanded=True):
             ask_form(member, step, "" if notes is None else notes.ask, "speaker")
     st.caption("This window holds the lecturer's secret: its keys move the room and the projected window.")
 
@@ -231,7 +231,7 @@ def _panel(member: rooms.Member, step: int, key: str) -> None:
             st.link_button(
                 "Open the speaker view", links(member.code, member.secret)["speaker"], icon=":material/speaker_notes:"
             )
-        if not member.speaker and st.button("Ask the room", icon=":material/how_to_vote:", key="room-ask"):
+        if not member.speaker and st.button("A question to the class", icon=":material/how_to_vote:", key="room-ask"):
             ask_dialog(member, step, key)
         if st.button("End the room", icon=":material/logout:", key="room-end"):
             rooms._guard(lambda: rooms.store().end(member.code, member.secret))
