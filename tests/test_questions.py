@@ -372,3 +372,20 @@ def test_the_lecturers_sidebar_asks_too_and_a_live_page_follower_has_no_way_to(e
     follower = run({"room": room.code, "secret": "A" * 32})  # a wrong secret: following, no sidebar panel
     assert_safe(follower)
     assert not [b for b in follower.sidebar.button if b.key == "room-ask"]
+
+
+def test_a_store_without_questions_still_serves_the_follow_page_and_moves_its_followers(store):
+    import asyncio
+
+    class Older:  # a store with only the rooms' methods (another backend may not have questions yet)
+        get, many, report = store.get, store.many, store.report
+
+    room, secret = store.open(1, {})
+    route = hall.Hall(lambda: Older(), base_url_path="", renderer=follow.Renderer(render=lambda s: f"<p>{s.step}</p>"))
+    page = TestClient(Starlette(routes=[route])).get(f"/follow/{room.code}")
+    assert page.status_code == 200 and "data-token=''" in page.text
+    listener = hall.Listener(False)
+    route.listeners[room.code] = {listener}
+    store.move(room.code, secret, 2, {})
+    asyncio.run(route.once())
+    assert b'"step": 2' in listener.latest["step"] and "question" not in listener.latest

@@ -192,7 +192,8 @@ def audience(code: str) -> str:
     """'N follow · M explore · K answered': the light follow page's listeners on every server process (the store's
     count), and the answers to the room's question when one is asked."""
     try:
-        (following, exploring), asked = store().audience(code), store().question(code)
+        following, exploring = store().audience(code)
+        asked = store().question(code) if hasattr(store(), "question") else None  # a store without questions: none
     except TROUBLE:
         return "followers not counted just now"
     answered = "" if asked is None else f" · {asked.count} answered"
