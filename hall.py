@@ -3,7 +3,11 @@
 Two routes beside Streamlit's (streamlit_app.py hands `Hall` to st.App):
 - `/follow/CODE`: the follower's page (posviz.lecture.follow.page), the room's step already in it;
 - `/follow/CODE/events`: server-sent events, one `step` event (the step's HTML) at each move of the room, `ended`
-  when it ends; `?explore=1` is the same stream held by a follower exploring on the live lecture page (counted apart).
+  when it ends, `question` when the lecturer asks, reveals or takes away a question to the room (and as answers
+  arrive); `?explore=1` is the same stream held by a follower exploring on the live lecture page (counted apart);
+- `/follow/CODE/answer` (POST): a follower's answer to the room's question, with the anonymous token its page got
+  (Rooms.token); one answer a token, a second replacing the first until the reveal. No route asks or reveals: only
+  the lecturer's window, with the secret, does (ui.lectern).
 
 How the server learns of a move: the lecturer's page writes the move to the rooms' store as before; one watcher task
 a process (started with the first listener, stopped with the last) reads every room that has listeners in one
@@ -20,6 +24,7 @@ A code that is not a room's gets a 404 with a plain sentence; nothing here needs
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import re
@@ -41,6 +46,7 @@ from shell import REFERRER_POLICY
 
 TICK = 0.25  # seconds between the watcher's reads of the store: a move reaches followers within TICK + one render
 BEAT = 15.0  # seconds between comments on a quiet stream: proxies keep it open (a closed one ends at once)
+MAX_BODY = 512  # bytes of a follower's answer (a token, a question's number, a choice or a number)
 REPORT = 10.0  # seconds between reports of unchanged counts (the store forgets a report after AUDIENCE_TTL)
 HEADERS = {
     "Cache-Control": "no-store",
@@ -87,6 +93,7 @@ class Hall(BaseRoute):
         self.renderer = renderer or follow.Renderer()
         self.listeners: dict[str, set[Listener]] = {}
         self.events: dict[str, tuple[int, bytes]] = {}  # code -> (version, the event every listener was given)
+        self.asked: dict[str, tuple[tuple, bytes]] = {}  # code -> (the question's id, state and count; its event)
         self.process = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
         self._pattern: re.Pattern | None = None
         self._watcher: asyncio.Task | None = None
@@ -98,14 +105,16 @@ class Hall(BaseRoute):
         if self._pattern is None:
             base = config.get_option("server.baseUrlPath") if self.base_url_path is None else self.base_url_path
             prefix = "/" + base.strip("/") if base.strip("/") else ""
-            self._pattern = re.compile(re.escape(prefix) + r"/follow/([^/]{1,64})(/events)?")
+            self._pattern = re.compile(re.escape(prefix) + r"/follow/([^/]{1,64})(/events|/answer)?")
         return self._pattern
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        wanted = scope["type"] == "http" and scope["method"] in ("GET", "HEAD")
-        found = self.pattern().fullmatch(scope["path"]) if wanted else None
-        params = {"code": found.group(1), "events": bool(found.group(2))} if found else {}
-        return (Match.FULL, {"path_params": params}) if found else (Match.NONE, {})
+        found = self.pattern().fullmatch(scope["path"]) if scope["type"] == "http" else None
+        kind = (found.group(2) or "") if found else ""
+        wanted = ("POST",) if kind == "/answer" else ("GET", "HEAD")  # an answer is a POST, the rest GETs
+        if found is None or scope["method"] not in wanted:
+            return Match.NONE, {}
+        return Match.FULL, {"path_params": {"code": found.group(1), "events": kind == "/events", "answer": kind}}
 
     def url_path_for(self, name: str, /, **path_params: object):  # nothing links to it by name
         raise NoMatchFound(name, path_params)
@@ -113,6 +122,9 @@ class Hall(BaseRoute):
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         raw, events = scope["path_params"]["code"], scope["path_params"]["events"]
+        if scope["path_params"].get("answer") == "/answer":
+            await (await self.answer(request, raw))(scope, receive, send)
+            return
         try:
             code = parse_code(raw)
             room = await asyncio.to_thread(lambda: self.rooms().get(code))
@@ -130,8 +142,42 @@ class Hall(BaseRoute):
             else:
                 state = _state(room)
                 html = await asyncio.to_thread(self.renderer, state)
-                response = HTMLResponse(follow.page(code, html, state), headers=HEADERS)
+                try:
+                    token = await asyncio.to_thread(self.rooms().token, code)
+                except Exception:  # a store without questions, or in trouble: the page still follows the lecturer
+                    token = ""
+                response = HTMLResponse(follow.page(code, html, state, token), headers=HEADERS)
         await response(scope, receive, send)
+
+    async def answer(self, request: Request, raw: str) -> Response:
+        """A follower's answer: a JSON body {"token", "question", "answer"} of at most MAX_BODY bytes. 200 with the
+        count; 400 for anything malformed or out of bounds, 403 for a token this room did not give, 409 when the
+        question is not open; each with a plain sentence."""
+        try:
+            code = parse_code(raw)
+        except ValueError as error:
+            return _plain(404, f"No such room: {error}.")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                return _plain(400, f"An answer is at most {MAX_BODY} bytes of JSON.")
+        try:
+            sent = json.loads(body)
+            if not isinstance(sent, dict) or set(sent) != {"token", "question", "answer"}:
+                raise ValueError("expected a JSON object with token, question and answer")
+            if isinstance(sent["question"], bool) or not isinstance(sent["question"], int):
+                raise ValueError(f"expected the question's number, got {type(sent['question']).__name__}")
+            count = await asyncio.to_thread(self.rooms().answer, code, sent["token"], sent["question"], sent["answer"])
+        except PermissionError as error:
+            return _plain(403, f"{error}.")
+        except LookupError as error:
+            return _plain(409, f"{error}.")
+        except ValueError as error:  # json's errors are ValueErrors too
+            return _plain(400, f"Not an answer: {error}.")
+        except Exception as error:  # the store's trouble, in words (the log has its path and cause)
+            return _plain(503, f"Rooms are unavailable on this server: {plain(error)}.")
+        return PlainTextResponse(f"{count} answered\n", headers=HEADERS)
 
     # -- listeners -------------------------------------------------------------------------------------------------
     def stream(self, room: Room, explore: bool) -> StreamingResponse:
@@ -145,6 +191,8 @@ class Hall(BaseRoute):
         try:
             yield b"retry: 1000\n\n"
             listener.give("ended" if room.ended else "step", await self.event(room))
+            if code in self.asked:
+                listener.give("question", self.asked[code][1])
             while True:
                 try:
                     await asyncio.wait_for(listener.wake.wait(), BEAT)
@@ -163,6 +211,7 @@ class Hall(BaseRoute):
             if not kept:
                 self.listeners.pop(code, None)
                 self.events.pop(code, None)
+                self.asked.pop(code, None)
 
     async def event(self, room: Room) -> bytes:
         """The room's current event, rendered once per version (concurrent callers wait for the one render)."""
@@ -227,7 +276,27 @@ class Hall(BaseRoute):
             kind = "ended" if room is None or room.ended else "step"
             for listener in list(self.listeners.get(code, ())):
                 listener.give(kind, data)
+        try:  # apart from the steps: a store without questions still moves its followers
+            await self._questions(codes)
+        except Exception as error:
+            _log.debug("follow watcher, questions: %s", error)
         await self._report()
+
+    async def _questions(self, codes: list[str]) -> None:
+        """Each room's question to its listeners when it was asked, answered, revealed or withdrawn."""
+        found = await asyncio.to_thread(self.rooms().questions, codes) if codes else {}
+        for code in codes:
+            asked = found.get(code)
+            key = None if asked is None else (asked.id, asked.state, asked.count)
+            if key == self.asked.get(code, (None,))[0]:
+                continue
+            data = follow.question(None if asked is None else asked.public())
+            if asked is None:
+                self.asked.pop(code, None)
+            else:
+                self.asked[code] = (key, data)
+            for listener in list(self.listeners.get(code, ())):
+                listener.give("question", data)
 
     async def _report(self) -> None:
         counts, now = self.counts(), time.time()

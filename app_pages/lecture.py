@@ -95,6 +95,7 @@ number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 with number:
     ui.slide_numbers(slide)
 with knobs:
+    ui.asked(room, s.step)  # the room's question on this step: its count, and the class's answers once revealed
     for p in controls:
         ui.control(p)
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")

@@ -11,7 +11,9 @@ streams, in a thread of this process) and notes when each step's event arrives. 
   and slowest, and the lecturer's own step time (key press until its page shows the step, script finished);
 - the lecturer's step time with no follower; the server's CPU while nobody moves, alone and with 300 followers
   waiting; the server's memory per follower (the growth of its resident memory while the streams opened, over
-  their number).
+  their number);
+- a question to the room answered by as many followers at once (each with the token its follow page gave, POST
+  /follow/CODE/answer from 50 threads): the time until every answer is in, and the store's count (each once).
 
     python benchmarks/hall_bench.py [--followers 1,60,300] [--moves 8] [--idle 20]
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import socket
@@ -32,6 +35,9 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,6 +186,30 @@ def drawn(crowd: Crowd, phone, shown: list):
     return wait
 
 
+def answers(base: str, code: str, rooms: object, secret: str, n: int) -> tuple[float, int, set[int]]:
+    """`n` followers answer a question at once: (seconds until all are in, the store's count, the HTTP statuses)."""
+    asked = rooms.ask(code.replace("-", ""), secret, 1, "Which?", ["a", "b", "c"])
+
+    def token(_: int) -> str:
+        page = urllib.request.urlopen(f"{base}/follow/{code}", timeout=60).read().decode()
+        return page.split("data-token='")[1].split("'")[0]
+
+    def send(item: tuple[int, str]) -> int:
+        body = json.dumps({"token": item[1], "question": asked.id, "answer": item[0] % 3}).encode()
+        request = urllib.request.Request(f"{base}/follow/{code}/answer", data=body, method="POST")
+        try:
+            return urllib.request.urlopen(request, timeout=60).status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    with ThreadPoolExecutor(50) as pool:
+        tokens = list(pool.map(token, range(n)))
+        start = time.perf_counter()
+        statuses = set(pool.map(send, enumerate(tokens)))
+        took = time.perf_counter() - start
+    return took, rooms.question(code.replace("-", "")).count, statuses
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--followers", default="1,60,300", help="follower counts, ascending (comma-separated)")
@@ -248,6 +278,15 @@ def main() -> None:
             (f"server memory per follower, KB ({followers} streams)", f"{per:.0f}", "resident, as streams opened"),
         ]
         crowd.close()
+        if hasattr(store, "ask"):  # the Redis store keeps no questions yet
+            took, counted, statuses = answers(base, code, store, secret, followers)
+            rows.append(
+                (
+                    f"answers, {followers} followers at once: all in, s",
+                    f"{took:.2f}",
+                    f"{counted} counted, HTTP {statuses}",
+                )
+            )
     rows.append((f"memory per follower, KB, the follow routes alone ({followers} streams)", *alone_kb(code)))
     print(
         f"hall_bench: {load.line()} (compare rows of this run); the followers' client runs in this process on the "

@@ -17,11 +17,13 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     figures       a core Figure drawn by its kind
     rooms         the lecture's room: joining from the link, the lecturer's moves, every member's poll
     lectern       the lecturer's side of a room: sharing it, the room card, its sidebar panel, the speaker view
+    ask           questions to the room: asking, revealing, the projected step's count and the class's answers
     explore       a light-page follower exploring the live page: the lecturer's step, and back to the lecturer
 
 The core (posviz/) never imports this package; pages import it and posviz.
 """
 
+from ui.ask import asked
 from ui.background import later, result_of
 from ui.chart import quick_then_whole, show_chart
 from ui.declarations import (
@@ -85,6 +87,7 @@ __all__ = [
     "controls",
     "escape",
     "ablations",
+    "asked",
     "figure",
     "fit",
     "freeze_startup_heap",

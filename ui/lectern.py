@@ -15,6 +15,7 @@ from posviz.lecture.notes import note as step_note
 from posviz.lecture.rooms import IDLE, show_code
 from posviz.lecture.steps import Slide, Step
 from ui import rooms
+from ui.ask import ask_dialog, ask_form
 from ui.declarations import Param
 from ui.text import Badge, escape, headlines, html_text, note
 
@@ -60,9 +61,9 @@ def room(
         _offer(step, controls)
         return False
     if member.lecturer:
-        _panel(member, step)
+        _panel(member, step, steps[step - 1].key)
     if member.speaker:
-        speaker_view(steps, step, None if slide is None else slide())
+        speaker_view(steps, step, None if slide is None else slide(), member)
         return True
     if st.session_state.get(_CARD) not in (None, step):  # a step move dismissed the card (coming back keeps the slide)
         del st.session_state[_CARD]
@@ -72,9 +73,11 @@ def room(
     return False
 
 
-def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -> None:
+def speaker_view(
+    steps: Sequence[Step], step: int, slide: Slide | None = None, member: rooms.Member | None = None
+) -> None:
     """The step's number, its headline number and verdict to quote (beside the notes), the notes (say, ask, answer,
-    misconception) and the next step's title."""
+    misconception), the next step's title, and (in a room) the question to the room: asking, revealing, taking away."""
     current = steps[step - 1]
     st.markdown(f"### Step {step} of {len(steps)} · {escape(current.title)}")
     words, quote = st.columns([3, 2], gap="large")
@@ -95,6 +98,9 @@ def speaker_view(steps: Sequence[Step], step: int, slide: Slide | None = None) -
                 st.markdown(f"**{label}.** {escape(text)}")
         after = f"step {step + 1} · {escape(steps[step].title)}" if step < len(steps) else "the end of the deck"
         st.markdown(f"**Next:** {after}")
+    if member is not None and member.lecturer:
+        with quote.expander("A question to the class", icon=":material/how_to_vote:", expanded=True):
+            ask_form(member, step, "" if notes is None else notes.ask, "speaker")
     st.caption("This window holds the lecturer's secret: its keys move the room and the projected window.")
 
 
@@ -212,7 +218,7 @@ def _offer(step: int, controls: list[Param]) -> None:
     st.rerun()
 
 
-def _panel(member: rooms.Member, step: int) -> None:
+def _panel(member: rooms.Member, step: int, key: str) -> None:
     """The lecturer's sidebar: the room card, the lecturer's links, the speaker view, ending the room."""
     q, s = st.query_params, st.session_state
     with st.sidebar:
@@ -225,6 +231,8 @@ def _panel(member: rooms.Member, step: int) -> None:
             st.link_button(
                 "Open the speaker view", links(member.code, member.secret)["speaker"], icon=":material/speaker_notes:"
             )
+        if not member.speaker and st.button("A question to the class", icon=":material/how_to_vote:", key="room-ask"):
+            ask_dialog(member, step, key)
         if st.button("End the room", icon=":material/logout:", key="room-end"):
             rooms._guard(lambda: rooms.store().end(member.code, member.secret))
             for key in ("room", "secret", "speaker"):

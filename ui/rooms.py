@@ -191,12 +191,15 @@ def _poll(code: str, lecturer: bool, exploring: bool, clock: bool) -> None:
 
 
 def audience(code: str) -> str:
-    """'N follow · M explore': the light follow page's listeners on every server process (the store's count)."""
+    """'N follow · M explore · K answered': the light follow page's listeners on every server process (the store's
+    count), and the answers to the room's question when one is asked."""
     try:
         following, exploring = store().audience(code)
+        asked = store().question(code) if hasattr(store(), "question") else None  # a store without questions: none
     except TROUBLE:
         return "followers not counted just now"
-    return f"{following} follow" + (f" · {exploring} explore" if exploring else "")
+    answered = "" if asked is None else f" · {asked.count} answered"
+    return f"{following} follow" + (f" · {exploring} explore" if exploring else "") + answered
 
 
 def _apply(room: Room, params: Mapping[str, Param]) -> None:

@@ -119,8 +119,19 @@ def ended(why: str) -> bytes:
     return f"event: ended\ndata: {json.dumps(why)}\n\n".encode()
 
 
-def page(code: str, html: str, state: State) -> str:
-    """The follower's page for room `code` (shown as ABCDE-FGHJK) at `state`, whose rendered step is `html`."""
+def question(asked: dict | None) -> bytes:
+    """The event that brings the room's question (rooms.Question.public: text, choices or range, state, count, bars
+    once revealed) to followers, or takes it away (null).
+
+    >>> question(None)
+    b'event: question\\ndata: null\\n\\n'
+    """
+    return f"event: question\ndata: {json.dumps(asked)}\n\n".encode()
+
+
+def page(code: str, html: str, state: State, token: str = "") -> str:
+    """The follower's page for room `code` (shown as ABCDE-FGHJK) at `state`, whose rendered step is `html`; `token`
+    is this follower's anonymous answer token (rooms.Rooms.token), kept by the tab for the room's questions."""
     shown = escape(f"{code[:5]}-{code[5:]}")
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
@@ -130,7 +141,9 @@ def page(code: str, html: str, state: State) -> str:
         f"<div class='bar'><span id='where'>Following the lecturer · room {shown}</span>"
         f"<a id='explore' href='../lecture?{escape(state.explore(), quote=True)}&amp;follow={escape(code)}'>"
         "Explore this step</a></div>"
-        f"<main id='step'>{html}</main><script>{SCRIPT}</script></body></html>"
+        f"<div id='ask' hidden data-token='{escape(token, quote=True)}'><p id='ask-text'></p><div id='ask-choices'>"
+        "</div><p id='ask-count'></p></div>"
+        f"<main id='step'>{html}</main><script>{SCRIPT}{ASK_SCRIPT}</script></body></html>"
     )
 
 
@@ -143,8 +156,18 @@ section.step { width: auto; height: auto; padding: 8px 24px 16px; overflow: visi
   font-size: 15px; background: #f0f2f6; position: sticky; top: 0; z-index: 1; }
 .bar a { font-weight: 600; color: #1b4f8f; white-space: nowrap; }
 .bar.ended { background: #fdeedd; color: #8a4b08; }
+#ask { margin: 8px 24px; padding: 10px 14px; border: 2px solid #1b4f8f; border-radius: 8px; font-size: 18px; }
+#ask p { margin: 4px 0; } #ask-text { font-weight: 600; }
+#ask-choices { display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0; }
+#ask button, #ask input { font-size: 18px; padding: 8px 14px; border-radius: 6px; border: 1px solid #1b4f8f;
+  background: #fff; color: #1b4f8f; }
+#ask button.mine { background: #1b4f8f; color: #fff; }
+#ask .row { display: grid; grid-template-columns: minmax(4em, 40%) 1fr 3em; gap: 6px; align-items: center;
+  width: 100%; }
+#ask .fill { background: #1b4f8f; height: 18px; }
 @media (max-width: 640px) {
   .bar { padding: 6px 10px; font-size: 14px; }
+  #ask { margin: 6px 10px; padding: 8px 10px; font-size: 16px; }
   section.step { padding: 4px 10px 12px; }
   header { font-size: 13px; }
   h1.claim { font-size: 17px; margin-bottom: 6px; }
@@ -159,7 +182,7 @@ SCRIPT = """
 (() => {
   const step = document.getElementById('step'), explore = document.getElementById('explore');
   const code = location.pathname.replace(/\\/+$/, '').split('/').pop();
-  const source = new EventSource(code + '/events');
+  const source = window.followSource = new EventSource(code + '/events');  // ASK_SCRIPT listens too
   source.addEventListener('step', e => {
     const d = JSON.parse(e.data);
     step.innerHTML = d.html;
@@ -171,5 +194,69 @@ SCRIPT = """
     bar.textContent = 'The room has ended (' + JSON.parse(e.data) + '); this page no longer moves.';
     bar.parentElement.classList.add('ended');
   });
+})();
+"""
+
+# The question to the room: its text, a button a choice (or a number box), the count; the class's bars once revealed.
+# An answer is sent with the tab's token (kept in localStorage for the room, so a reload is the same follower); a
+# second answer replaces the first until the lecturer reveals. Every text from the server goes in as text, not HTML.
+ASK_SCRIPT = """
+(() => {
+  const box = document.getElementById('ask'), text = document.getElementById('ask-text');
+  const choices = document.getElementById('ask-choices'), count = document.getElementById('ask-count');
+  const code = location.pathname.replace(/\\/+$/, '').split('/').pop();
+  let token = box.dataset.token, mine = {};
+  try {
+    token = localStorage.getItem('posviz-token-' + code) || token;
+    localStorage.setItem('posviz-token-' + code, token);
+    mine = JSON.parse(localStorage.getItem('posviz-answers-' + code) || '{}');
+  } catch (e) {}
+  let asked = null;
+  const button = (label, on) => {
+    const b = document.createElement('button'); b.type = 'button'; b.textContent = label; b.onclick = on; return b;
+  };
+  const send = value => fetch(code + '/answer', {method: 'POST', headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({token: token, question: asked.id, answer: value})})
+    .then(r => r.text().then(t => {
+      if (!r.ok) { count.textContent = t; return; }
+      mine[asked.id] = value;
+      try { localStorage.setItem('posviz-answers-' + code, JSON.stringify(mine)); } catch (e) {}
+      count.textContent = 'Your answer is in (' + t.trim() + '); you may change it until the lecturer reveals.';
+      draw();
+    }));
+  const draw = () => {
+    box.hidden = !asked;
+    if (!asked) return;
+    text.textContent = asked.text;
+    choices.replaceChildren();
+    const answered = asked.id in mine;
+    if (asked.state === 'revealed' && asked.bars) {
+      const most = Math.max(1, ...asked.bars.map(b => b[1]));
+      for (const [label, n] of asked.bars) {
+        const row = document.createElement('div'), name = document.createElement('span');
+        const fill = document.createElement('div'), num = document.createElement('span');
+        row.className = 'row'; fill.className = 'fill'; fill.style.width = (100 * n / most) + '%';
+        name.textContent = label; num.textContent = n; row.append(name, fill, num); choices.append(row);
+      }
+      count.textContent = asked.count + ' answered · revealed';
+      return;
+    }
+    if (asked.choices.length) {
+      asked.choices.forEach((label, i) => {
+        const b = button(label, () => send(i));
+        if (answered && mine[asked.id] === i) b.classList.add('mine');
+        choices.append(b);
+      });
+    } else {
+      const input = document.createElement('input');
+      input.type = 'number'; input.min = asked.low; input.max = asked.high; input.step = 'any';
+      input.setAttribute('aria-label', 'Your answer, from ' + asked.low + ' to ' + asked.high);
+      if (answered) input.value = mine[asked.id];
+      choices.append(input, button('Send', () => send(Number(input.value))));
+    }
+    count.textContent = answered ? 'Your answer is in; you may change it until the lecturer reveals.'
+      : asked.count + ' answered so far';
+  };
+  window.followSource.addEventListener('question', e => { asked = JSON.parse(e.data); draw(); });
 })();
 """

@@ -16,9 +16,15 @@ process's lock waits `BUSY` s and is tried `TRIES` times before it fails.
 The store also keeps who follows: each server process reports how many hold a room's light follow page and how
 many explore from it (`report`; hall.py does it), and `audience` sums the reports younger than `AUDIENCE_TTL`.
 
+Questions to the room: the lecturer (the secret) asks one question at a time (`ask`: choices or a number's range),
+`reveal`s or `withdraw`s it; followers answer with an anonymous token (`token`: a nonce and its HMAC under the
+room's secret hash, so any process checks it and none can be forged), one answer a token per question, a second
+replacing the first, at most `MAX_ANSWERS`; an answer is a choice's index or a number in the range, nothing else.
+
 Limits: `OPENS_PER_HOUR` rooms opened per client address (its SHA-256 is kept an hour), `MAX_OPEN` rooms open at
 once, every stored string capped (a deck at decks.MAX_TEXT characters, a control's name and value at `MAX_VALUE`,
-`MAX_CONTROLS` of them). A room is deleted `KEEP` s (a day) after it ended or went idle, with everything kept for it.
+`MAX_CONTROLS` of them, a question's words and choices). A room is deleted `KEEP` s (a day) after it ended or
+went idle, with everything kept for it.
 
 Why a follow code cannot be guessed: a code is 10 symbols of Crockford's base 32 (digits, and letters but I, L, O,
 U; a typed O reads as 0, an I or L as 1): 32**10 = 1.1e15 codes. With 1,000 rooms alive and an attacker trying 1,000
@@ -32,6 +38,7 @@ import hashlib
 import hmac
 import json
 import logging
+import math
 import os
 import re
 import secrets
@@ -60,6 +67,12 @@ MAX_CONTROLS = 16  # controls stored with a step (a step has at most two)
 BUSY = 0.5  # seconds a write waits for another connection's lock, per try (then the lecturer's poll sends it)
 TRIES = 3  # tries of a write that met a lock
 AUDIENCE_TTL = 30.0  # seconds a process's count of a room's followers stands without being reported again
+MAX_QUESTION = 300  # characters of a question to the room
+MAX_CHOICE = 60  # characters of a choice's label
+MAX_CHOICES = 6  # choices of a question (at least 2)
+MAX_ANSWERS = 1000  # answers to one question (a second answer from one follower replaces the first)
+MAX_NUMBER = 1e9  # a number answer's range lies within +-MAX_NUMBER
+_TOKEN = re.compile(r"([A-Za-z0-9_-]{16})\.([0-9a-f]{32})")
 _READ_AS = str.maketrans("OIL", "011")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{20,64}")
 _SCHEMA = """
@@ -85,6 +98,23 @@ CREATE TABLE IF NOT EXISTS audience (
 CREATE TABLE IF NOT EXISTS opened (
     address TEXT NOT NULL,          -- sha256 hex of the client address that opened a room
     at REAL NOT NULL                -- unix seconds; rows older than an hour are deleted
+);
+CREATE TABLE IF NOT EXISTS questions (
+    code TEXT PRIMARY KEY,          -- a room's follow code: one question at a time, the last one asked
+    id INTEGER NOT NULL,            -- one more at each question asked in the room (an answer names it)
+    step INTEGER NOT NULL,          -- the step it was asked on
+    text TEXT NOT NULL,             -- the question, at most MAX_QUESTION characters
+    choices TEXT NOT NULL,          -- JSON list of the choices' labels; [] for a number answer
+    low REAL, high REAL,            -- a number answer's range (NULL for choices)
+    state TEXT NOT NULL,            -- 'open' (taking answers) or 'revealed' (answers shown, no more taken)
+    at REAL NOT NULL                -- unix seconds it was asked
+);
+CREATE TABLE IF NOT EXISTS answers (
+    code TEXT NOT NULL,             -- a room's follow code
+    question INTEGER NOT NULL,      -- questions.id
+    token TEXT NOT NULL,            -- sha256 hex of the follower's anonymous token: one answer a token
+    value REAL NOT NULL,            -- a choice's index, or the number
+    PRIMARY KEY (code, question, token)
 );
 """
 
@@ -178,6 +208,84 @@ class Room:
     created: float
     active: float
     ended: str | None  # None while open; else why it ended: "ended by the lecturer" or "idle for 2 h"
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to the room: choices to pick one of, or a number in [low, high]; with its answers' count, and the
+    answers themselves (choice indices or numbers) once revealed."""
+
+    code: str
+    id: int
+    step: int
+    text: str
+    choices: tuple[str, ...]  # () for a number answer
+    low: float | None
+    high: float | None
+    state: str  # "open" or "revealed"
+    count: int = 0
+    values: tuple[float, ...] = ()  # the answers, filled when revealed
+
+    @property
+    def revealed(self) -> bool:
+        return self.state == "revealed"
+
+    def check(self, raw: object) -> float:
+        """An answer as stored: a choice's index (an int in range) or a number in [low, high]; ValueError otherwise."""
+        if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+            raise ValueError(f"expected a number, got {type(raw).__name__}")
+        if self.choices:
+            if not isinstance(raw, int) or not 0 <= raw < len(self.choices):
+                raise ValueError(f"expected a choice's index from 0 to {len(self.choices) - 1}, got {raw!r}")
+            return float(raw)
+        if not math.isfinite(raw) or not self.low <= raw <= self.high:
+            raise ValueError(f"expected a number from {self.low:g} to {self.high:g}, got {raw!r}")
+        return float(raw)
+
+    def bars(self) -> list[tuple[str, int]]:
+        """The answers counted: one bar a choice, or a number answer's range in at most 10 equal bins (one bin an
+        integer when the range and every answer are integers and the range holds at most 10).
+
+        >>> Question("C", 1, 1, "?", (), 0, 4, "revealed", 3, (0.0, 4.0, 4.0)).bars()[-1]
+        ('4', 2)
+        """
+        if self.choices:
+            return [(label, sum(1 for v in self.values if v == i)) for i, label in enumerate(self.choices)]
+        low, high = self.low, self.high
+        whole = all(v == int(v) for v in (low, high, *self.values))
+        if whole and high - low < 10:
+            return [(f"{k:g}", sum(1 for v in self.values if round(v) == k)) for k in range(int(low), int(high) + 1)]
+        edges = [low + (high - low) * i / 10 for i in range(11)]
+        counts = [0] * 10
+        for v in self.values:
+            counts[min(int((v - low) / (high - low) * 10), 9)] += 1
+        return [(f"{edges[i]:.3g} to {edges[i + 1]:.3g}", counts[i]) for i in range(10)]
+
+    def public(self) -> dict:
+        """What a follower's page is sent: the question, its choices or range, its state and count, the bars once
+        revealed (nothing about who answered)."""
+        shown = {"id": self.id, "text": self.text, "choices": list(self.choices), "low": self.low, "high": self.high}
+        return {**shown, "state": self.state, "count": self.count, "bars": self.bars() if self.revealed else None}
+
+
+def question_of(
+    text: str, choices: list[str] | tuple[str, ...] = (), low: float | None = None, high: float | None = None
+) -> tuple[str, tuple[str, ...], float | None, float | None]:
+    """A question's parts checked against the caps: 2 to MAX_CHOICES choices, or a finite range low < high."""
+    text = limited(text.strip(), MAX_QUESTION, "a question")
+    if not text:
+        raise ValueError("expected a question, got an empty one")
+    if choices:
+        choices = tuple(limited(c.strip(), MAX_CHOICE, "a choice") for c in choices if c.strip())
+        if not 2 <= len(choices) <= MAX_CHOICES:
+            raise ValueError(f"expected 2 to {MAX_CHOICES} choices, got {len(choices)}")
+        return text, choices, None, None
+    if low is None or high is None:
+        raise ValueError("expected choices, or a number answer's range (low and high)")
+    low, high = float(low), float(high)
+    if not (math.isfinite(low) and math.isfinite(high) and -MAX_NUMBER <= low < high <= MAX_NUMBER):
+        raise ValueError(f"expected a range low < high within +-{MAX_NUMBER:g}, got {low:g} to {high:g}")
+    return text, (), low, high
 
 
 class Rooms:
@@ -375,10 +483,139 @@ class Rooms:
 
         self._run(work, write=True)
 
+    # -- questions to the room -------------------------------------------------------------------------------------
+    def ask(
+        self,
+        code: str,
+        secret: str,
+        step: int,
+        text: str,
+        choices: list[str] | tuple[str, ...] = (),
+        low: float | None = None,
+        high: float | None = None,
+        now: float | None = None,
+    ) -> Question:
+        """Ask the room a question (the lecturer's secret only): it replaces the last one, whose answers are deleted.
+        PermissionError for a wrong secret, LookupError for an ended room, ValueError past a cap."""
+        now = time.time() if now is None else now
+        text, choices, low, high = question_of(text, choices, low, high)
+
+        def work(db: sqlite3.Connection) -> int:
+            self._check(db, code, secret, now)
+            last = db.execute("SELECT id FROM questions WHERE code = ?", (code,)).fetchone()
+            number = 1 if last is None else last[0] + 1
+            db.execute("DELETE FROM answers WHERE code = ?", (code,))
+            db.execute(
+                "INSERT OR REPLACE INTO questions VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+                (code, number, int(step), text, json.dumps(list(choices)), low, high, now),
+            )
+            return number
+
+        number = self._run(work, write=True)
+        return Question(code, number, int(step), text, choices, low, high, "open")
+
+    def reveal(self, code: str, secret: str, now: float | None = None) -> None:
+        """Show the class's answers (the lecturer's secret only); the question takes no more answers."""
+        self._question_state(code, secret, "UPDATE questions SET state = 'revealed' WHERE code = ?", now)
+
+    def withdraw(self, code: str, secret: str, now: float | None = None) -> None:
+        """Take the question away (the lecturer's secret only), with its answers."""
+        self._question_state(code, secret, "DELETE FROM questions WHERE code = ?", now)
+
+    def _question_state(self, code: str, secret: str, statement: str, now: float | None) -> None:
+        now = time.time() if now is None else now
+
+        def work(db: sqlite3.Connection) -> None:
+            self._check(db, code, secret, now)
+            if "DELETE" in statement:
+                db.execute("DELETE FROM answers WHERE code = ?", (code,))
+            db.execute(statement, (code,))
+
+        self._run(work, write=True)
+
+    def token(self, code: str) -> str:
+        """A follower's anonymous answer token for this room: 16 random characters and their HMAC under the room's
+        secret hash (which never leaves the server), so any server process can check it and no one can forge one.
+        LookupError when there is no such room."""
+        row = self._run(lambda db: db.execute("SELECT secret_hash FROM rooms WHERE code = ?", (code,)).fetchone())
+        if row is None:
+            raise LookupError(f"there is no room {show_code(code)}")
+        nonce = secrets.token_urlsafe(12)
+        return f"{nonce}.{_mac(row[0], code, nonce)}"
+
+    def answer(self, code: str, token: str, question: int, raw: object, now: float | None = None) -> int:
+        """A follower's answer to question `question`: one a token (a second replaces the first), at most MAX_ANSWERS.
+        PermissionError for a token that is not this room's, LookupError when that question is not open,
+        ValueError for an answer out of bounds. Returns the number answered."""
+        now = time.time() if now is None else now
+        found = _TOKEN.fullmatch(token) if isinstance(token, str) else None
+        if found is None:
+            raise PermissionError("expected the answer token this room's page gave (16 characters, a dot, 32 hex)")
+
+        def work(db: sqlite3.Connection) -> int:
+            row = db.execute(
+                "SELECT r.secret_hash, r.ended, r.active, q.id, q.step, q.text, q.choices, q.low, q.high, q.state "
+                "FROM rooms r LEFT JOIN questions q ON q.code = r.code WHERE r.code = ?",
+                (code,),
+            ).fetchone()
+            if row is None or not hmac.compare_digest(_mac(row[0], code, found.group(1)), found.group(2)):
+                raise PermissionError(f"that answer token is not one room {show_code(code)} gave")
+            if row[1] is not None or row[2] < now - self.idle:
+                raise LookupError(f"room {show_code(code)} has ended")
+            if row[3] != question or row[9] != "open":
+                raise LookupError(f"question {question} is not open in room {show_code(code)}")
+            asked = Question(code, row[3], row[4], row[5], tuple(json.loads(row[6])), row[7], row[8], row[9])
+            value, key = asked.check(raw), _hash(token)
+            count = db.execute("SELECT COUNT(*) FROM answers WHERE code = ? AND question = ?", (code, question))
+            count = count.fetchone()[0]
+            again = db.execute(
+                "SELECT 1 FROM answers WHERE code = ? AND question = ? AND token = ?", (code, question, key)
+            ).fetchone()
+            if again is None and count >= MAX_ANSWERS:
+                raise ValueError(f"this question has its {MAX_ANSWERS} answers already")
+            db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (code, question, key, value))
+            return count + (again is None)
+
+        return self._run(work, write=True)
+
+    def questions(self, codes: list[str]) -> dict[str, Question]:
+        """The current question of each room among `codes` that has one, with its count (and its answers when
+        revealed): two SELECTs for all (the watcher's read, beside `many`)."""
+        if not codes:
+            return {}
+        marks = ",".join("?" * len(codes))
+
+        def work(db: sqlite3.Connection) -> dict[str, Question]:
+            rows = db.execute(
+                "SELECT q.code, q.id, q.step, q.text, q.choices, q.low, q.high, q.state, "
+                f"(SELECT COUNT(*) FROM answers a WHERE a.code = q.code AND a.question = q.id) "
+                f"FROM questions q WHERE q.code IN ({marks})",
+                list(codes),
+            ).fetchall()
+            found = {}
+            for code, number, step, text, choices, low, high, state, count in rows:
+                values = ()
+                if state == "revealed":
+                    query = "SELECT value FROM answers WHERE code = ? AND question = ?"
+                    values = tuple(v for (v,) in db.execute(query, (code, number)).fetchall())
+                found[code] = Question(
+                    code, number, step, text, tuple(json.loads(choices)), low, high, state, count, values
+                )
+            return found
+
+        return self._run(work)
+
+    def question(self, code: str) -> Question | None:
+        """The room's current question (see `questions`), or None."""
+        return self.questions([code]).get(code)
+
     def _purge(self, db: sqlite3.Connection, now: float) -> None:
         """Delete what has expired: a room KEEP s after it ended (by the lecturer, or idle for `idle` s) with whatever
         is kept for it (a table keyed by a room's code deletes its rows here, before the room's), openings after 1 h."""
         db.execute("DELETE FROM audience WHERE at < ?", (now - AUDIENCE_TTL,))
+        expired = "SELECT code FROM rooms WHERE COALESCE(ended, active + ?) < ?"
+        for table in ("answers", "questions"):  # a room's questions and answers go with it
+            db.execute(f"DELETE FROM {table} WHERE code IN ({expired})", (self.idle, now - KEEP))
         db.execute("DELETE FROM rooms WHERE COALESCE(ended, active + ?) < ?", (self.idle, now - KEEP))
         db.execute("DELETE FROM opened WHERE at < ?", (now - 3600,))
 
@@ -436,6 +673,10 @@ def _passing(error: sqlite3.OperationalError) -> bool:
 
 def _companions(path: Path) -> tuple[Path, Path]:
     return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def _mac(secret_hash: str, code: str, nonce: str) -> str:
+    return hmac.new(secret_hash.encode(), f"{code}.{nonce}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def _hash(secret: str) -> str:
