@@ -24,7 +24,6 @@ A code that is not a room's gets a 404 with a plain sentence; nothing here needs
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import re
@@ -40,13 +39,13 @@ from starlette.types import Receive, Scope, Send
 from streamlit import config
 
 from posviz.lecture import follow
+from posviz.lecture.follow import MAX_BODY, Listener
 from posviz.lecture.rooms import Room, Rooms, parse_code, plain, show_code
 from posviz.lecture.rooms_redis import RedisRooms, connect, where
 from shell import REFERRER_POLICY
 
 TICK = 0.25  # seconds between the watcher's reads of the store: a move reaches followers within TICK + one render
 BEAT = 15.0  # seconds between comments on a quiet stream: proxies keep it open (a closed one ends at once)
-MAX_BODY = 512  # bytes of a follower's answer (a token, a question's number, a choice or a number)
 REPORT = 10.0  # seconds between reports of unchanged counts (the store forgets a report after AUDIENCE_TTL)
 HEADERS = {
     "Cache-Control": "no-store",
@@ -65,18 +64,6 @@ def store() -> Rooms | RedisRooms:
     if place not in _STORES:
         _STORES[place] = connect(place)
     return _STORES[place]
-
-
-class Listener:
-    """One open event stream: the latest event of each kind not yet sent ("step", "ended"; another kind, such as a
-    question to the room, gets its own slot), and a flag that wakes the stream to send them."""
-
-    def __init__(self, explore: bool) -> None:
-        self.explore, self.latest, self.wake = explore, {}, asyncio.Event()
-
-    def give(self, kind: str, data: bytes) -> None:
-        self.latest[kind] = data
-        self.wake.set()
 
 
 class Hall(BaseRoute):
@@ -163,12 +150,7 @@ class Hall(BaseRoute):
             if len(body) > MAX_BODY:
                 return _plain(400, f"An answer is at most {MAX_BODY} bytes of JSON.")
         try:
-            sent = json.loads(body)
-            if not isinstance(sent, dict) or set(sent) != {"token", "question", "answer"}:
-                raise ValueError("expected a JSON object with token, question and answer")
-            if isinstance(sent["question"], bool) or not isinstance(sent["question"], int):
-                raise ValueError(f"expected the question's number, got {type(sent['question']).__name__}")
-            count = await asyncio.to_thread(self.rooms().answer, code, sent["token"], sent["question"], sent["answer"])
+            count = await asyncio.to_thread(self.rooms().answer, code, *follow.read_answer(body))
         except PermissionError as error:
             return _plain(403, f"{error}.")
         except LookupError as error:

@@ -363,9 +363,8 @@ def test_square_matrices_are_drawn_square(key):
 def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, tmp_path):
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers and the extraction
     shown = at("llmsink")
-    whole = decoder.whole_model()
-    assert shown.also[0] == (f"layer {int(np.argmax(whole.sink.mean(axis=1)))}: top mean (extraction)",
-                             float(whole.sink.mean(axis=1).max()))  # fmt: skip
+    by_layer = decoder.whole_model().sink.mean(axis=1)
+    assert shown.also[0] == (f"layer {int(np.argmax(by_layer))}: top mean (extraction)", float(by_layer.max()))
     assert shown.figures[1].name == "llm-sink-model"
 
 

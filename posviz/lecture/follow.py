@@ -12,6 +12,7 @@ and settings) and a small script that swaps in each new step the server sends (s
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections import OrderedDict
@@ -21,6 +22,36 @@ from html import escape
 from urllib.parse import urlencode
 
 from posviz.lecture import decks, export, steps
+
+MAX_BODY = 512  # bytes of a follower's answer (a token, a question's number, a choice or a number)
+
+
+class Listener:
+    """One open event stream: the latest event of each kind not yet sent ("step", "ended"; another kind, such as a
+    question to the room, gets its own slot), and a flag that wakes the stream to send them."""
+
+    def __init__(self, explore: bool) -> None:
+        self.explore, self.latest, self.wake = explore, {}, asyncio.Event()
+
+    def give(self, kind: str, data: bytes) -> None:
+        self.latest[kind] = data
+        self.wake.set()
+
+
+def read_answer(body: bytes) -> tuple[object, int, object]:
+    """A follower's answer body, {"token", "question", "answer"} as JSON: (token, question, answer); a ValueError
+    saying what was expected otherwise (the store checks the token and the answer's bounds).
+
+    >>> read_answer(b'{"token": "t", "question": 2, "answer": 0}')
+    ('t', 2, 0)
+    """
+    sent = json.loads(body)
+    if not isinstance(sent, dict) or set(sent) != {"token", "question", "answer"}:
+        raise ValueError("expected a JSON object with token, question and answer")
+    if isinstance(sent["question"], bool) or not isinstance(sent["question"], int):
+        raise ValueError(f"expected the question's number, got {type(sent['question']).__name__}")
+    return sent["token"], sent["question"], sent["answer"]
+
 
 SIZE = 64  # rendered steps kept per process (a deck has at most len(STEPS) steps; a few settings each)
 
