@@ -411,7 +411,7 @@ def table(d: int = WIDTH) -> Slide:
         f"wavelength, slowest pair ({d // 2 - 1})",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        "each pair slower than the one before",
+        "each pair turns slower",
         (
             _grid(
                 "table",
