@@ -194,6 +194,7 @@ class Hall(BaseRoute):
                 self.listeners.pop(code, None)
                 self.events.pop(code, None)
                 self.asked.pop(code, None)
+                self._locks.pop(code, None)  # a room nobody follows keeps no render lock
 
     async def event(self, room: Room) -> bytes:
         """The room's current event, rendered once per version (concurrent callers wait for the one render)."""

@@ -22,6 +22,7 @@ from html import escape
 from urllib.parse import urlencode
 
 from posviz.lecture import decks, export, steps
+from posviz.lecture.rooms import show_code
 
 MAX_BODY = 512  # bytes of a follower's answer (a token, a question's number, a choice or a number)
 
@@ -163,7 +164,7 @@ def question(asked: dict | None) -> bytes:
 def page(code: str, html: str, state: State, token: str = "") -> str:
     """The follower's page for room `code` (shown as ABCDE-FGHJK) at `state`, whose rendered step is `html`; `token`
     is this follower's anonymous answer token (rooms.Rooms.token), kept by the tab for the room's questions."""
-    shown = escape(f"{code[:5]}-{code[5:]}")
+    shown = escape(show_code(code))
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         f"<title>posviz: following room {shown}</title>"
