@@ -84,14 +84,15 @@ def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, anno
     return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 
 
-def sink_live(reading: decoder.Reading, *, height: int = 240) -> Figure:
-    """Each live layer's and head's mean weight on token 0, every value written (frame: L x H rows)."""
+def sink_live(reading: decoder.Reading, *, height: int = 240, annotate: bool = True) -> Figure:
+    """Each live layer's and head's mean weight on token 0, every value written unless `annotate` is False (the
+    lecture's 20 px values would run together) (frame: L x H rows)."""
     return _layer_heads(
         reading.sink,
         "llm-sink-live",
         f"live: weight on token 0, {reading.T} tokens",
         value_title="weight on token 0",
-        annotate=True,
+        annotate=annotate,
         height=height,
     )
 

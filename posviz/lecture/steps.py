@@ -745,12 +745,6 @@ def decoder() -> Slide:
     )
 
 
-def _unwritten(fig: Figure) -> Figure:
-    """A heatmap figure without its values written in the cells: in 20 px type they would run together."""
-    style = fig.shape["style"]
-    return replace(fig, shape={**fig.shape, "style": replace(style, annotate=False, legend="right")})
-
-
 def _retitled(fig: Figure, title: str) -> Figure:
     """The figure with the lecture's title ("layer 1, head 2", where a page writes the head as "1.2")."""
     return replace(fig, shape={**fig.shape, "title": title})
@@ -814,7 +808,7 @@ def llm_sink() -> Slide:
         )
     else:
         by_layer = fetched.sink.mean(axis=1)
-        right = _unwritten(llm_figures.sink_whole_live(fetched, height=FIGURE_HEIGHT - 30))
+        right = llm_figures.sink_whole_live(fetched, height=FIGURE_HEIGHT - 30)
         where, source = "live", "the right map: the fetched whole file, all 30 layers live on the same sentence"
         caption = "Both maps live on the lecture sentence; the left is the shipped 5 layers, the right all 30."
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
@@ -825,7 +819,7 @@ def llm_sink() -> Slide:
         reading.sink_mean,
         reading.has_sink,
         "over twice a uniform share",
-        (_unwritten(llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30)), right),
+        (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30, annotate=False), right),
         f"live on the lecture sentence; {source}",
         "no more than twice the share uniform attention gives it",
         also=((f"layer {deepest}: top mean ({where})", float(by_layer[deepest])),),
