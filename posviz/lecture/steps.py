@@ -245,10 +245,10 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         "ramp",
         "attend, then shuffle",
         blind=False,
-        claim="Add a ramp E (a row per position) and the shuffle test fails: family 1 of the three ways position "
-        "gets in, absolute rows added to the input.",
+        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
+        "position gets in, absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
-        verdict="order-aware: the outputs differ",
+        verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
     )
@@ -350,8 +350,8 @@ def sentences_plain() -> Slide:
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         "a pure reordering: 'man' gets the same output",
         (
-            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "dog bites man, no position"),
-            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "man bites dog, no position"),
+            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
+            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
@@ -368,8 +368,12 @@ def sentences_position(scale: float = 0.5) -> Slide:
         not verdicts.machine_zero(diff),
         "different: word order now matters",
         (
-            _weights("position-1", r.weights1_positioned, frames.labelled(r.words1), "dog bites man, with position"),
-            _weights("position-2", r.weights2_positioned, frames.labelled(r.words2), "man bites dog, with position"),
+            _weights(
+                "position-1", r.weights1_positioned, frames.labelled(r.words1), "W₁: dog bites man, with position"
+            ),
+            _weights(
+                "position-2", r.weights2_positioned, frames.labelled(r.words2), "W₂: man bites dog, with position"
+            ),
         ),
         "the lesson 'dog bites man' gives 12.537 at scale 0.5",
         "identical: at scale 0 there is no position",
@@ -406,8 +410,10 @@ WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so �
 def table(d: int = WIDTH) -> Slide:
     pe = sinusoidal(64, d)
     waves = properties.wavelengths(d)
+    shuffled = lessons.order_experiment(position="sinusoidal", d=d).max_diff  # step 1's test with these rows added
     return Slide(
-        "Sinusoids are added absolute rows from a formula: pair i of each row turns around a circle at its own speed.",
+        "Sinusoids are added absolute rows from a formula: pair i of a row (its dimensions 2i and 2i + 1) turns "
+        "around a circle at its own speed.",
         f"wavelength, slowest pair ({d // 2 - 1})",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
@@ -424,6 +430,8 @@ def table(d: int = WIDTH) -> Slide:
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
+        caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
+        "with step 3's ramp, but no value leaves ±1 however long the input.",
     )
 
 
@@ -435,13 +443,16 @@ def norms(d: int = WIDTH) -> Slide:
     words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
     bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT})
     return Slide(
-        "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position (d: the width).",
+        "Every row peₜ (position t's row) has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 (d: the "
+        "width).",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {d // 2}",
         (bars,),
         "'A sense of order': 4 for every row at d = 8",
+        caption="For step 1's shuffle test: no position's row is louder than another's, so what breaks the symmetry "
+        "is where each row points, not its size.",
     )
 
 
@@ -476,6 +487,8 @@ def shift(k: int = 3) -> Slide:
             ),
         ),
         "≈ 0: the offset property of the sinusoid formula",
+        caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
+        "distance, not only slots (step 13).",
     )
 
 
