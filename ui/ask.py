@@ -99,6 +99,6 @@ def question(code: str) -> core.Question | None:
     """The room's question to the class, or None (none asked, or the store unreadable just now)."""
     store = rooms.store()
     try:
-        return store.question(code) if hasattr(store, "question") else None  # a store without questions: none
+        return store.question(code)
     except rooms.TROUBLE:
         return None
