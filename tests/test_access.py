@@ -215,8 +215,10 @@ def test_a_picture_says_its_size_and_value_range():
     assert bar_alt((-1.0, 1.0), "score") == "colour bar: score from -1 to 1"
 
 
-# The lecture on a phone. Vega draws on a canvas: every text it writes is recorded (fillText) from the page's start,
-# so a chart title or label Vega cut with "…" is seen as drawn.
+# The lecture on a phone. Vega draws into SVG here (Streamlit's renderer), or on a canvas: the SVG's texts are read, and
+# every text written on a canvas is recorded (fillText) from the page's start, so a chart title or label Vega cut
+# with "…" is seen as drawn.
+CHART_TEXT = f'() => [...document.querySelectorAll("{CHART} svg text")].map(t => t.textContent)'
 CANVAS_TEXT = """(() => {
   window.posvizDrawn = [];
   const fill = CanvasRenderingContext2D.prototype.fillText;
@@ -246,7 +248,8 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
             visit(page, f"{base}/lecture?step={step}")
             page.wait_for_timeout(300)  # the charts' last paint
             seen[step] = {
-                "cut": [t for t in page.evaluate("() => window.posvizDrawn") if "…" in t] + page.evaluate(BADGES_CUT),
+                "cut": [t for t in page.evaluate(CHART_TEXT) + page.evaluate("() => window.posvizDrawn") if "…" in t]
+                + page.evaluate(BADGES_CUT),
                 "nav": page.evaluate(NAV_HEIGHT),
                 "toggles": page.evaluate(SHOWN, ".posviz-flip"),
                 "panels": page.evaluate(SHOWN, ".st-key-compared-1, .st-key-compared-2"),
