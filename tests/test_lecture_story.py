@@ -4,6 +4,7 @@ and recap computed live, and speaker notes for every step that never reach the p
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from posviz import lecture
@@ -69,7 +70,8 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert f"already differ there (1 − cosine {number(layers.distance.iloc[0])})" in slide.caption
 
 
-def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
+def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_path):
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     bars = slide.figures[0].frames[0].set_index("run")
     model, sink = decoder.sentence_cosine()
@@ -78,6 +80,46 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert bars.loc["MiniLM", "shown"] == f"cos {number(at('sentences').value)}"
     assert "the start marker <|im_start|> before them left out" in slide.caption and "5 shipped layers" in slide.caption
+
+
+def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_cosines_when_fetched():
+    from posviz.experiments import whole
+
+    if whole.whole_path() is None:
+        pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
+    slide = at("decoder")
+    bars = slide.figures[0].frames[0].set_index("run")
+    (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
+    assert slide.value == model and not verdicts.same_direction(model) and sink > 1
+    assert bars.loc["SmolLM2, RoPE off", "shown"] == f"cos {number(mask_only)}"
+    assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
+    assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
+    further = "RoPE a little further" in slide.claim  # the claim says which of the two measured cosines is lower
+    assert further == (model < mask_only) and (f"lower than with RoPE on ({number(model)})" in slide.claim) != further
+
+
+def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
+    slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
+    found = decoder.positional_heads(reading, "previous-token")
+    assert slide.also == (("previous-token heads of 45 (5 shipped layers of 30)", float(len(found))),)
+    assert found and ", ".join(found) in slide.caption
+
+
+def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():
+    from posviz.experiments import whole
+    from posviz.lecture import steps
+
+    if whole.whole_path() is None:
+        pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
+    slide, fetched = at("llm"), steps.whole_reading()
+    roles = decoder.head_roles(fetched.sink, fetched.previous)
+    count = int((roles == "previous-token").sum())
+    assert slide.also == (("previous-token heads of 270 (all 30 layers, live)", float(count)),)
+    shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
+    assert (roles[: shipped.shape[0]] == shipped).all()
+    layers = ", ".join(str(i) for i in sorted({int(i) for i in np.argwhere(roles == "previous-token")[:, 0]}))
+    assert f"(layers {layers})" in slide.caption
 
 
 def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_core():
@@ -118,7 +160,8 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
         assert past[row].startswith(f"loss {rise[scheme].signed}\n"), row
     assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
-    assert last_bucket.tolist() == [30, 31, 31] and "T5: one bucket from 91, untrained" in past["bias on the scores"]
+    assert last_bucket.tolist() == [30, 31, 31]
+    assert "T5: one bucket (a shared bias) from 91, untrained" in past["bias on the scores"]
     assert "learned" not in rise  # no row past its table: words, not a number
     assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
@@ -293,8 +336,9 @@ def test_the_three_families_are_framed_at_the_first_and_met_in_order():
 
 
 def screen_words(shown: lecture.Slide) -> str:
-    """Every text a step projects: claim, headline labels, verdict, caption, and each figure's titles and axes."""
-    parts = [shown.claim, shown.verdict, shown.caption, *(label for label, _ in shown.numbers)]
+    """Every text a step projects: claim, headline labels, verdict, caption, the expected value's line (its source),
+    and each figure's titles, axes and text cells."""
+    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(label for label, _ in shown.numbers)]
     for fig in shown.figures:
         shape = fig.shape
         words = ("title", "subtitle", "x_title", "y_title", "row_title", "col_title", "what", "value_title")
@@ -303,7 +347,8 @@ def screen_words(shown: lecture.Slide) -> str:
         if style is not None:
             parts += [style.row_title, style.col_title, style.value_title]
         for frame in fig.frames:
-            parts += [str(v) for c in frame.columns if frame[c].dtype == object for v in frame[c].unique()[:40]]
+            words = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+            parts += [str(v) for c in words for v in frame[c].unique()[:40]]  # pandas 3 reads text as "str", not object
     return " ".join(parts)
 
 
@@ -326,6 +371,10 @@ TERMS = [
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "the start marker <|im_start|>"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
     (r"\bsink\b", "llmsink", "token 0 is the one key every query sees"),
+    (r"\bpair i\b", "table", "pair i of a row (its dimensions 2i and 2i + 1)"),
+    (r"peₜ", "norms", "peₜ (position t's row)"),
+    (r"N\(0, 1\)", "recap", "N(0, 1) (the normal distribution, mean 0, standard deviation 1)"),
+    (r"\bbucket\b", "recap", "one bucket (a shared bias)"),
 ]
 
 
@@ -374,8 +423,48 @@ def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched()
 
     if whole.whole_path() is None:
         pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
-    shown, fetched = at("llmsink"), steps.whole_sink()
+    shown, fetched = at("llmsink"), steps.whole_reading()
     assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
     live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
     assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
     assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and "(live)" in shown.also[0][0]
+
+
+def test_step_7s_panels_are_the_w1_and_w2_its_claim_and_number_name():
+    from posviz.experiments import lessons
+
+    r = lessons.sentence_experiment()
+    for key in ("plain", "position"):
+        titles = [f.shape["title"] for f in at(key).figures]
+        assert titles[0].startswith("W₁: dog bites man") and titles[1].startswith("W₂: man bites dog"), titles
+    assert "W₂ is W₁ permuted" in at("plain").claim and "W₂ − P W₁ Pᵀ" in at("plain").label
+    w1, w2 = (f.frames[0].pivot(index="row_index", columns="col_index", values="value") for f in at("plain").figures)
+    np.testing.assert_allclose(w1.to_numpy(), r.weights1_plain)
+    np.testing.assert_allclose(w2.to_numpy(), r.weights2_plain)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_no_green_check_sits_beside_a_failure(key):
+    shown = at(key)
+    if shown.ok and shown.tone == "shown":  # drawn green with a check mark
+        assert not re.search(r"\bfail", shown.claim + " " + shown.verdict, re.I), (key, shown.claim, shown.verdict)
+
+
+def test_the_ramp_step_says_position_broke_the_symmetry():
+    shown = at("ramp")
+    assert shown.ok and "position broke the symmetry" in shown.verdict and "two sides differ" in shown.claim
+    assert not at("ramp", scale=0.0).ok  # a ramp of size 0: the otherwise words, not the check
+
+
+@pytest.mark.parametrize("key", ["table", "norms", "shift"])
+def test_the_sinusoid_steps_say_what_they_do_for_step_1s_shuffle_test(key):
+    assert at(key).caption.startswith(("Step 1's shuffle test", "For step 1's shuffle test")), at(key).caption
+
+
+def test_the_sinusoid_tables_shuffle_number_is_step_1s_test_with_its_rows():
+    from posviz.experiments import lessons
+
+    for d in (8, 16):
+        diff = lessons.order_experiment(position="sinusoidal", d=d).max_diff
+        assert not verdicts.machine_zero(diff)
+        assert f"differ by {number(diff)}," in at("table", d=d).caption

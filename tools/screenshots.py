@@ -2,6 +2,8 @@
 at with your eyes.
 
 python tools/screenshots.py [out_dir] [extra query string]
+python tools/screenshots.py --lecture [out_dir] [first-last]: every lecture step (or steps first-last) at 1280x720 in
+presenter mode, as a projector shows it, each chart drawn first
 python tools/screenshots.py out_dir --phone [extra query string]   every lecture step at 390x844 (lecture-NN.png, the
                                                                     first screen; lecture-NN-tall.png, the whole step)
 """
@@ -54,7 +56,31 @@ def phone(b, base: str, out: Path, extra: str) -> None:
     page.close()
 
 
+def lecture(out: Path, steps: range) -> None:
+    """Step k of the lecture in presenter mode at 1280x720 to out/lecture-step-kk.png."""
+    from posviz.lecture import STEPS
+
+    out.mkdir(parents=True, exist_ok=True)
+    with serve() as (base, _), browser() as b:
+        page = b.new_page(viewport={"width": 1280, "height": 720})
+        for step in steps if steps else range(1, len(STEPS) + 1):
+            page.goto(f"{base}/lecture?presenter=true&step={step}")
+            settle(page)
+            charts = page.locator("[data-testid='stVegaLiteChart']")
+            for i in range(charts.count()):
+                charts.nth(i).locator("svg, canvas").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(500)
+            path = out / f"lecture-step-{step:02d}.png"
+            page.screenshot(path=str(path))
+            print(path, "exceptions:", page.locator("[data-testid='stException']").count())
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--lecture"]:
+        first, _, last = (sys.argv[3] if len(sys.argv) > 3 else "").partition("-")
+        steps = range(int(first), int(last or first) + 1) if first else range(0)
+        lecture(Path(sys.argv[2] if len(sys.argv) > 2 else "screenshots"), steps)
+        return
     args = [a for a in sys.argv[1:] if a != "--phone"]
     out = Path(args[0] if args else "screenshots")
     extra = args[1] if len(args) > 1 else ""

@@ -245,10 +245,10 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         "ramp",
         "attend, then shuffle",
         blind=False,
-        claim="Add a ramp E (a row per position) and the shuffle test fails: family 1 of the three ways position "
-        "gets in, absolute rows added to the input.",
+        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
+        "position gets in, absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
-        verdict="order-aware: the outputs differ",
+        verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
     )
@@ -350,8 +350,8 @@ def sentences_plain() -> Slide:
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         "a pure reordering: 'man' gets the same output",
         (
-            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "dog bites man, no position"),
-            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "man bites dog, no position"),
+            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
+            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
@@ -368,8 +368,12 @@ def sentences_position(scale: float = 0.5) -> Slide:
         not verdicts.machine_zero(diff),
         "different: word order now matters",
         (
-            _weights("position-1", r.weights1_positioned, frames.labelled(r.words1), "dog bites man, with position"),
-            _weights("position-2", r.weights2_positioned, frames.labelled(r.words2), "man bites dog, with position"),
+            _weights(
+                "position-1", r.weights1_positioned, frames.labelled(r.words1), "W₁: dog bites man, with position"
+            ),
+            _weights(
+                "position-2", r.weights2_positioned, frames.labelled(r.words2), "W₂: man bites dog, with position"
+            ),
         ),
         "the lesson 'dog bites man' gives 12.537 at scale 0.5",
         "identical: at scale 0 there is no position",
@@ -406,8 +410,10 @@ WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so �
 def table(d: int = WIDTH) -> Slide:
     pe = sinusoidal(64, d)
     waves = properties.wavelengths(d)
+    shuffled = lessons.order_experiment(position="sinusoidal", d=d).max_diff  # step 1's test with these rows added
     return Slide(
-        "Sinusoids are added absolute rows from a formula: pair i of each row turns around a circle at its own speed.",
+        "Sinusoids are added absolute rows from a formula: pair i of a row (its dimensions 2i and 2i + 1) turns "
+        "around a circle at its own speed.",
         f"wavelength, slowest pair ({d // 2 - 1})",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
@@ -424,6 +430,8 @@ def table(d: int = WIDTH) -> Slide:
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
+        caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
+        "with step 3's ramp, but no value leaves ±1 however long the input.",
     )
 
 
@@ -435,13 +443,16 @@ def norms(d: int = WIDTH) -> Slide:
     words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
     bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT})
     return Slide(
-        "Every row has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 at every position (d: the width).",
+        "Every row peₜ (position t's row) has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 (d: the "
+        "width).",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
         f"every row has ‖pe‖² = {d // 2}",
         (bars,),
         "'A sense of order': 4 for every row at d = 8",
+        caption="For step 1's shuffle test: no position's row is louder than another's, so what breaks the symmetry "
+        "is where each row points, not its size.",
     )
 
 
@@ -476,6 +487,8 @@ def shift(k: int = 3) -> Slide:
             ),
         ),
         "≈ 0: the offset property of the sinusoid formula",
+        caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
+        "distance, not only slots (step 13).",
     )
 
 
@@ -701,19 +714,36 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
 
 
+SMOLLM2_RUNS = {  # step 19's SmolLM2 bars: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
+    "SmolLM2": ("rope", True),
+    "SmolLM2, RoPE off": ("none", True),
+    "and mask off": ("none", False),
+}
+
+
+def _carriers(model: float, mask_only: float) -> str:
+    """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
+    if verdicts.same_direction(mask_only):
+        return "RoPE and its causal mask put the two sentences' cosine below 1 together."
+    told = f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)})"
+    if model < mask_only:
+        return f"{told}, RoPE a little further."
+    return f"{told}, lower than with RoPE on ({number(model)})."
+
+
 def decoder() -> Slide:
     from posviz.experiments.decoder import sentence_cosine, shipped_layers
     from posviz.models import smollm2
     from posviz.models.minilm import encoder
 
     mini = encoder.compare_texts(*SENTENCES)
-    model, sink = sentence_cosine()
+    fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
+    smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
+    model, sink = smol["SmolLM2"]
     runs = {  # labels short enough to stand side by side in 20 px type
         "MiniLM": mini.cosine,
         "MiniLM, rows off": mini.cosine_plain,
-        "SmolLM2": model,
-        "SmolLM2, RoPE off": sentence_cosine("none")[0],
-        "and mask off": sentence_cosine("none", causal=False)[0],
+        **{run: cosine for run, (cosine, _) in smol.items()},
     }
     # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
     rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
@@ -721,28 +751,44 @@ def decoder() -> Slide:
     gaps = {run: 0.0 if rounding[run] else 1 - c for run, c in runs.items()}
     shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
     bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
-    layers, _ = shipped_layers()
-    mask_only = runs["SmolLM2, RoPE off"]
-    masked = not verdicts.same_direction(mask_only)  # does the mask alone tell the orders apart?
-    carriers = (
-        f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)}), RoPE a "
-        "little further."
-        if masked
-        else "RoPE and its causal mask put the two sentences' cosine below 1 together."
-    )
+    layers, of = shipped_layers()
+    if fetched is None:
+        source, after = (
+            f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS})",
+            f"its {layers} shipped layers (of {of})",
+        )
+    else:
+        source, after = f"the fetched whole SmolLM2 run live ({smollm2.PRECISION_WORDS})", f"all {of} layers"
     return Slide(
-        f"SmolLM2, a real decoder, adds no position rows, yet {carriers}",
+        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, runs['SmolLM2, RoPE off'])}",
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
         not verdicts.same_direction(model),
         "below 1: the decoder tells the orders apart",
         (bars,),
-        f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
+        f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
-        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
-        f"layers (of 30), the start marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
+        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
+        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
         "step 21 says why); both texts start with a space, so both orders feed the same three tokens.",
     )
+
+
+def whole_cosines() -> dict[str, tuple[float, float]] | None:
+    """Step 19's SmolLM2 runs through the fetched whole file (`whole.sentence_cosine`: all 30 layers), by
+    SMOLLM2_RUNS label, or None when it is absent."""
+    from posviz.experiments import whole
+
+    path = whole.whole_path()
+    return None if path is None else _whole_cosines(str(path))
+
+
+@lru_cache(maxsize=1)
+def _whole_cosines(path: str) -> dict[str, tuple[float, float]]:
+    """Run once per process and file: six 30-layer runs of four tokens."""
+    from posviz.experiments import whole
+
+    return {run: whole.sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
 
 
 def _retitled(fig: Figure, title: str) -> Figure:
@@ -771,6 +817,12 @@ def llm_head() -> Slide:
         ),
     )
     value = float(reading.previous[layer, head])
+    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    counted = reading if fetched is None else fetched
+    found = decoder.positional_heads(counted, "previous-token")
+    layers, heads = counted.roles.shape
+    where = f"{layers} shipped layers of 30" if fetched is None else f"all {layers} layers, live"
+    in_layers = ", ".join(dict.fromkeys(name.split(".")[0] for name in found))
     return Slide(
         f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
         f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
@@ -785,8 +837,13 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'",
+        f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'"
+        + ("" if fetched is None else "; the count: the fetched whole file, all 30 layers live"),
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
+        also=((f"previous-token heads of {layers * heads} ({where})", float(len(found))),),
+        caption=f"Previous-token heads on this text, as layer.head: {', '.join(found)} (layers {in_layers})."
+        if found
+        else "No previous-token head on this text.",
     )
 
 
@@ -797,7 +854,7 @@ def llm_sink() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
     there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
-    fetched = whole_sink()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)
         where, source = "extraction", "the 30-layer map was computed when the model was extracted, in float64"
@@ -827,7 +884,7 @@ def llm_sink() -> Slide:
     )
 
 
-def whole_sink() -> object | None:
+def whole_reading() -> object | None:
     """The fetched whole SmolLM2 on the lecture sentence (`whole.read`: all 30 layers), or None when it is absent."""
     from posviz.experiments import whole
 
