@@ -99,7 +99,9 @@ with knobs:
     for p in controls:
         ui.control(p)
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
-for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
+compared = step.key in lecture.COMPARED  # on a phone: one panel at a time, with a toggle
+places = ui.compared([f.title for f in slide.figures]) if compared else st.columns(len(slide.figures))
+for column, figure in zip(places, slide.figures, strict=True):
     with column:
         ui.figure(
             figure,

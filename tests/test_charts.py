@@ -1,4 +1,5 @@
 import base64
+import html
 import io
 import json
 
@@ -631,3 +632,39 @@ def test_heatmap_panels_draw_every_panel_in_its_place_with_one_legend_a_live_dom
     assert svg.count(">all zeros<") == 1
     assert "rgb(33, 145, 141)" in svg  # the middle stop, for 1 on [0, 2]: the domain came from the live data
     assert svg.count('class="mark-rect role-legend-gradient"') == 1  # one colour bar for every panel
+
+
+LONG_TITLE = "row t, pair i: sin and cos of t / 10000^(2i/8): one turn every 2π·10000^(2i/8) positions"
+
+
+def _title_lines(expr: str) -> list[str]:
+    """The title's lines as Vega draws them (vl-convert: an SVG text's tspans) for a title text expression."""
+    import re
+
+    vlc = pytest.importorskip("vl_convert")
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(x="x:Q")
+    spec = chart.properties(title=alt.TitleParams(text=alt.ExprRef(expr)), width=300).to_dict()
+    svg = vlc.vegalite_to_svg(spec)
+    title = re.search(r'role-title-text".*?<text[^>]*>(.*?)</text>', svg).group(1)
+    return [html.unescape(t) for t in re.findall(r"<tspan[^>]*>(.*?)</tspan>", title)] or [html.unescape(title)]
+
+
+def test_a_chart_title_wraps_at_spaces_on_a_phone_and_stays_one_line_wider():
+    """wrapped_title: on a window of 640 px or less (vl-convert has no window, so it takes the phone's branch) the
+    title is lines of at most TITLE_LINE characters that give back the title; wider, the title as it is."""
+    from posviz.drawing.engine import PHONE, TITLE_LINE, wrapped_title
+
+    expr = wrapped_title(LONG_TITLE).expr
+    lines = _title_lines(expr)
+    assert len(lines) == 3 and all(len(line) <= TITLE_LINE for line in lines), lines
+    assert " ".join(lines) == LONG_TITLE
+    assert _title_lines(expr.replace("windowSize()[0]", str(PHONE + 1))) == [LONG_TITLE]
+    assert _title_lines(wrapped_title("short").expr) == ["short"]
+
+
+def test_every_chart_title_is_wrapped_on_a_phone():
+    """A builder's title, live or written, goes through wrapped_title (title_params), so no chart is cut with "…"."""
+    frame = pd.DataFrame({"category": ["a"], "value": [1.0]})
+    shape = dict(x="category", y="value", x_title="c", y_title="v", title=LONG_TITLE)
+    spec = engine.chart_spec(lines_bars.bars, frame, **shape)
+    assert spec["title"]["text"]["expr"].startswith(f"windowSize()[0] > {engine.PHONE} ? ")

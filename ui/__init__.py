@@ -12,7 +12,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     chart         a compiled chart with its downloads; a slow part drawn quick first, whole after
     background    work a page starts now and takes in a later run (one small pool, the last jobs kept)
     heatmaps      a matrix within its pixels: labelled cells, a mark a cell, or a picture
-    panels        matrices side by side
+    panels        matrices side by side; two panels to compare, toggled on a phone
     pictures      matrices as PNG pictures with their colour bars
     figures       a core Figure drawn by its kind
     rooms         the lecture's room: joining from the link, the lecturer's moves, every member's poll
@@ -43,7 +43,7 @@ from ui.declarations import (
 from ui.figures import ablations, figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
 from ui.lectern import room, slide_numbers
-from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
+from ui.panels import Panel, compared, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
 from ui.rooms import join as join_room
 from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
@@ -82,6 +82,7 @@ __all__ = [
     "capped_sentence",
     "capped_sentences",
     "claim",
+    "compared",
     "container_width",
     "control",
     "controls",
