@@ -49,7 +49,7 @@ def go(to: int) -> None:
 
 ui.lecture_style()
 with st.container(horizontal=True, vertical_alignment="center", key="lecture-nav"):
-    st.button("First", icon=":material/first_page:", on_click=go, args=(1,), shortcut="Home")
+    st.button("First", icon=":material/first_page:", on_click=go, args=(1,), shortcut="Home", key="lecture-first")
     st.button(
         "Previous",
         icon=":material/chevron_left:",
@@ -67,7 +67,7 @@ with st.container(horizontal=True, vertical_alignment="center", key="lecture-nav
         disabled=s.step == N,
         type="primary",
     )
-    st.button("Last", icon=":material/last_page:", on_click=go, args=(N,), shortcut="End")
+    st.button("Last", icon=":material/last_page:", on_click=go, args=(N,), shortcut="End", key="lecture-last")
     ui.control(STEP, label_visibility="collapsed", width=420)
 with st.container(key="lecture-arrows"):  # the arrow keys, on buttons kept out of sight (one key per button)
     st.button("back", on_click=go, args=(s.step - 1,), shortcut="ArrowLeft")

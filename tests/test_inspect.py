@@ -2,6 +2,7 @@
 hand formula; bad files get a message with expected vs received; the shipped SmolLM2 file's header."""
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 from posviz.__main__ import main
 from posviz.drawing import model_report
+from posviz.drawing.display import number
 from posviz.experiments import inspection
 from posviz.lecture import export
 from posviz.maths import scaling
@@ -39,8 +41,9 @@ def write(
     attn_factor=None,
     extra=(),
     tensors=("token_embd.weight",),
+    arrays=(),
 ) -> Path:
-    """A GGUF file of `arch` with the given header keys (None: left out) and small zero tensors."""
+    """A GGUF file of `arch` with the given header keys (None: left out), small zero tensors and (name, array)s."""
     w = gguf.GGUFWriter(path, arch)
     w.add_context_length(context)
     w.add_embedding_length(width)
@@ -67,6 +70,8 @@ def write(
         w.add_float32(key, value)
     for name in tensors:
         w.add_tensor(name, np.zeros((16, 32), np.float32))
+    for name, array in arrays:
+        w.add_tensor(name, array)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -181,11 +186,61 @@ def test_a_scaling_or_width_it_cannot_compute_is_named_not_guessed(tmp_path, key
     assert says in model_report.text(report)
 
 
-def test_per_pair_factor_tensors_are_named_and_left_unread(tmp_path):
-    path = write(tmp_path / "f.gguf", "llama", tensors=("token_embd.weight", "rope_freqs.weight"))
+LLAMA3 = scaling.RopeParameters(
+    "llama3", factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, original_max_position_embeddings=512
+)
+
+
+def llama3_factors(r: int = 64, base: float = 10_000.0) -> np.ndarray:
+    """What llama.cpp's converter writes as rope_freqs.weight for Llama 3's scaling: theta_i / its llama3 theta_i.
+
+    Returns: (r/2,) float32
+    """
+    plain = scaling.inv_freq(scaling.RopeParameters(), r, base)[0]
+    return (plain / scaling.inv_freq(LLAMA3, r, base)[0]).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_llama3s_rope_freqs_are_read_and_give_the_maths_layers_llama3_frequencies(tmp_path, dtype):
+    factors = llama3_factors()
+    path = write(tmp_path / "l3.gguf", "llama", context=4096, arrays=(("rope_freqs.weight", factors.astype(dtype)),))
     report = inspection.inspect(path)
-    assert report.scheme.factor_tensors == ("rope_freqs.weight",)
-    assert "rope_freqs.weight: per-pair factors, not read" in model_report.text(report)
+    s = report.scheme
+    assert s.freq_factors_shape == (32,) and s.problems() == ()
+    np.testing.assert_allclose(s.freq_factors, factors.astype(dtype), rtol=0)
+    want = scaling.inv_freq(LLAMA3, 64, 10_000.0)[0]
+    np.testing.assert_allclose(report.view.inv, want, rtol=1e-3 if dtype == np.float16 else 1e-6)
+    np.testing.assert_allclose(report.divisors, np.array(s.freq_factors), rtol=1e-12)
+    assert report.view.scales and 0 < report.view.changed < 32  # llama3 keeps the fast pairs, divides the slow
+    words = model_report.text(report)
+    assert "rope_freqs factor" in words and "and the 32 numbers of rope_freqs.weight" in words
+    assert f"rope_freqs.weight: 32 per-pair factors, 1 to {number(max(s.freq_factors))}" in words
+    assert f"The rope_freqs.weight factors slow {report.view.changed} of 32 pairs" in words
+
+
+def test_a_wrong_shaped_rope_freqs_is_named_as_a_problem_and_not_used(tmp_path):
+    path = write(tmp_path / "f.gguf", "llama", tensors=("token_embd.weight", "rope_freqs.weight"))  # (16, 32)
+    report = inspection.inspect(path)
+    says = "rope_freqs.weight should hold one factor a rotated pair, shape (32,), got shape (16, 32)"
+    assert report.view is None and report.scheme.problems() == (says,)
+    assert says in model_report.text(report)
+    with pytest.raises(ValueError, match=re.escape(says)):
+        report.scheme.inv_freq()
+
+
+@pytest.mark.parametrize("bad", [0.0, -2.0, np.inf])
+def test_a_rope_freqs_factor_that_is_not_positive_is_a_problem(tmp_path, bad):
+    factors = llama3_factors()
+    factors[5] = bad
+    report = inspection.inspect(write(tmp_path / "z.gguf", "llama", arrays=(("rope_freqs.weight", factors),)))
+    assert report.view is None and "should hold positive factors" in model_report.text(report)
+
+
+def test_longropes_factor_tensors_are_named_and_left_unread(tmp_path):
+    path = write(tmp_path / "f.gguf", "llama", tensors=("token_embd.weight", "rope_factors_long.weight"))
+    report = inspection.inspect(path)
+    assert report.scheme.factor_tensors == ("rope_factors_long.weight",) and report.scheme.freq_factors is None
+    assert "rope_factors_long.weight: per-pair factors (LongRoPE), not read" in model_report.text(report)
 
 
 @pytest.fixture

@@ -70,7 +70,8 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert f"already differ there (1 − cosine {number(layers.distance.iloc[0])})" in slide.caption
 
 
-def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
+def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_path):
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     bars = slide.figures[0].frames[0].set_index("run")
     model, sink = decoder.sentence_cosine()
@@ -79,6 +80,46 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder():
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert bars.loc["MiniLM", "shown"] == f"cos {number(at('sentences').value)}"
     assert "the start marker <|im_start|> before them left out" in slide.caption and "5 shipped layers" in slide.caption
+
+
+def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_cosines_when_fetched():
+    from posviz.experiments import whole
+
+    if whole.whole_path() is None:
+        pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
+    slide = at("decoder")
+    bars = slide.figures[0].frames[0].set_index("run")
+    (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
+    assert slide.value == model and not verdicts.same_direction(model) and sink > 1
+    assert bars.loc["SmolLM2, RoPE off", "shown"] == f"cos {number(mask_only)}"
+    assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
+    assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
+    further = "RoPE a little further" in slide.claim  # the claim says which of the two measured cosines is lower
+    assert further == (model < mask_only) and (f"lower than with RoPE on ({number(model)})" in slide.claim) != further
+
+
+def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
+    slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
+    found = decoder.positional_heads(reading, "previous-token")
+    assert slide.also == (("previous-token heads of 45 (5 shipped layers of 30)", float(len(found))),)
+    assert found and ", ".join(found) in slide.caption
+
+
+def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():
+    from posviz.experiments import whole
+    from posviz.lecture import steps
+
+    if whole.whole_path() is None:
+        pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
+    slide, fetched = at("llm"), steps.whole_reading()
+    roles = decoder.head_roles(fetched.sink, fetched.previous)
+    count = int((roles == "previous-token").sum())
+    assert slide.also == (("previous-token heads of 270 (all 30 layers, live)", float(count)),)
+    shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
+    assert (roles[: shipped.shape[0]] == shipped).all()
+    layers = ", ".join(str(i) for i in sorted({int(i) for i in np.argwhere(roles == "previous-token")[:, 0]}))
+    assert f"(layers {layers})" in slide.caption
 
 
 def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_core():
@@ -382,7 +423,7 @@ def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched()
 
     if whole.whole_path() is None:
         pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
-    shown, fetched = at("llmsink"), steps.whole_sink()
+    shown, fetched = at("llmsink"), steps.whole_reading()
     assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
     live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
     assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)

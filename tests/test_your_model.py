@@ -4,6 +4,7 @@ layer, bad files with clear messages, the models folder's boundary, and the page
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import gguf
@@ -141,6 +142,26 @@ def test_llama3s_rope_freqs_divide_the_frequencies(tmp_path):
         gguf.GGUFWriter.write_header_to_file = writer_add
     model = llama_gguf.open_model(path)
     np.testing.assert_allclose(model.inv_freq, rotary.frequencies(16, 10_000.0) / factors, rtol=1e-6)
+    np.testing.assert_array_equal(model.inv_freq, inspection.inspect(path).view.inv)  # one implementation
+
+
+def test_a_wrong_shaped_rope_freqs_is_refused_with_the_reports_words(tmp_path):
+    path = tmp_path / "bad.gguf"
+    writer_add = gguf.GGUFWriter.write_header_to_file
+
+    def with_factors(self, *args, **kwargs):
+        self.add_tensor("rope_freqs.weight", np.ones((2, 8), np.float32))
+        return writer_add(self, *args, **kwargs)
+
+    gguf.GGUFWriter.write_header_to_file = with_factors
+    try:
+        sg.write(path, "llama")
+    finally:
+        gguf.GGUFWriter.write_header_to_file = writer_add
+    with pytest.raises(
+        ValueError, match=re.escape("rope_freqs.weight should hold one factor a rotated pair, shape (8,)")
+    ):
+        llama_gguf.open_model(path)
 
 
 def test_a_corrupt_header_is_refused_with_the_magic_it_got(tmp_path):

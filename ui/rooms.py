@@ -54,7 +54,8 @@ _PHONE = """<style>.st-key-room-slot {position: relative; z-index: 999991; point
 @media (max-width: 640px) {
 .st-key-lecture-nav {display: none}
 .st-key-room-slot {padding-left: 2rem}%s}</style>"""
-_PHONE_CLAIM = "\n.st-key-claim div {font-size: 1.15rem !important}"
+# (more specific than the lecture's own phone claim, ui.screen.PHONE_LECTURE_CSS, whichever comes later)
+_PHONE_CLAIM = "\n[data-testid='stMain'] .st-key-claim div {font-size: 1.15rem !important}"
 
 
 def store() -> Rooms | RedisRooms:

@@ -104,6 +104,23 @@ HALL_CSS = (
 )
 
 
+# The lecture on a phone (<= 640 px): the navigation one row of about 40 px between the header's sidebar and menu
+# buttons (Previous, Next as icons, their names kept for screen readers; the step list; First and Last, which the
+# list and the Home and End keys also reach, left out), the claim in 20 px, several headline numbers side by side.
+PHONE_LECTURE_CSS = (
+    " @media (max-width: 640px) {"
+    " .st-key-lecture-nav {flex-wrap: nowrap !important; gap: 0.375rem; padding: 0 2.25rem}"
+    " .st-key-lecture-first, .st-key-lecture-last, .st-key-lecture-nav kbd {display: none !important}"
+    " .st-key-lecture-nav button {min-height: 2.5rem; padding: 0 0.6rem}"
+    " .st-key-lecture-nav button [data-testid='stMarkdownContainer'] {position: absolute; width: 1px; height: 1px;"
+    " overflow: hidden; clip-path: inset(50%); white-space: nowrap}"
+    " .st-key-lecture-nav .st-key-step {flex: 1 1 0; min-width: 0; width: auto !important}"
+    " .st-key-claim div {font-size: 1.25rem !important}"
+    " .st-key-headlines [data-testid='stColumn'] {min-width: 0 !important; flex: 1 1 0 !important}"
+    " .st-key-headlines .posviz-number {font-size: 1.6rem !important}}"
+)
+
+
 def lecture_style() -> None:
     """The lecture's screen: a tighter top margin, the arrow-key buttons kept out of sight, and in presenter mode
     every text a hall reads in 20 px or more (`hall`)."""
@@ -116,5 +133,6 @@ def lecture_style() -> None:
         # the header band stays (its sidebar and menu buttons sit at the edges) but lets the step use the screen
         " [data-testid='stHeader'] {background: transparent; pointer-events: none}"
         " [data-testid='stHeader'] button, [data-testid='stHeader'] a {pointer-events: auto}"
-        " .st-key-lecture-nav {gap: 0.5rem; position: relative; z-index: 999991}</style>"
+        " .st-key-lecture-nav {gap: 0.5rem; position: relative; z-index: 999991}"
+        f"{PHONE_LECTURE_CSS}</style>"
     )

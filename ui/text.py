@@ -72,8 +72,10 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
 
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
     """Numbers a claim rests on, (label, value), each in the headline's type, side by side in columns, with the
-    verdict under the first (where a phone, stacking the columns, still shows it under its own number)."""
-    columns = st.columns(len(numbers)) if len(numbers) > 1 else [st.container()]
+    verdict under the first. Once a page: a container keyed "headlines" (the lecture keeps them side by side on a
+    phone, ui.screen.PHONE_LECTURE_CSS)."""
+    box = st.container(key="headlines")
+    columns = box.columns(len(numbers)) if len(numbers) > 1 else [box]
     for i, (column, (label, value)) in enumerate(zip(columns, numbers, strict=True)):
         with column:
             headline(label, value)
@@ -219,7 +221,7 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
     st.markdown(
         f"<table class='posviz-text-grid' style='width:100%;border-collapse:separate;border-spacing:3px;"
         f"font-size:{size};margin:0'>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        "<style>@media (max-width: 640px) {.posviz-text-grid {font-size: 0.85rem !important}"
+        "<style>@media (max-width: 640px) {.posviz-text-grid {font-size: 0.875rem !important}"
         " .posviz-text-grid td, .posviz-text-grid th {padding: 0.2rem !important}}</style>",
         unsafe_allow_html=True,
     )

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import math
 from collections.abc import Callable, Sequence
 
@@ -57,11 +58,29 @@ def live_text(value: Text) -> str | alt.ExprRef:
     return alt.ExprRef(value.expr) if isinstance(value, Live) else value
 
 
+PHONE = 640  # px: a window this wide or narrower is a phone's (the app's CSS media queries say the same)
+TITLE_LINE = 36  # characters a title line holds on a phone: 15 px type in a 358 px column
+
+
+def wrapped_title(text: Text) -> alt.ExprRef:
+    """A title's text as a Vega expression: as it is on a window wider than PHONE px; on a phone's, split at spaces
+    into lines of at most TITLE_LINE characters (a list of lines), so Vega wraps it instead of cutting it with "…".
+    One compiled spec serves both (windowSize() is read in the browser).
+
+        >>> wrapped_title("a b").expr.startswith("windowSize()[0] > 640 ? ")
+        True
+    """
+    t = text.expr if isinstance(text, Live) else json.dumps(text, ensure_ascii=False)
+    lines = f"replace({t}, regexp('(.{{1,{TITLE_LINE}}})(\\\\s+|$)', 'g'), '$1\\n')"
+    return alt.ExprRef(f"windowSize()[0] > {PHONE} ? {t} : split(trim({lines}), '\\n')")
+
+
 def title_params(title: Text, subtitle: str | None = None) -> alt.TitleParams:
-    """A title whose text may be live; a subtitle (Vega-Lite takes no expression there) is part of the shape."""
+    """A title whose text may be live, wrapped on a phone (`wrapped_title`); a subtitle (Vega-Lite takes no expression
+    there) is part of the shape."""
     if subtitle is None:
-        return alt.TitleParams(text=live_text(title))
-    return alt.TitleParams(text=live_text(title), subtitle=subtitle)
+        return alt.TitleParams(text=wrapped_title(title))
+    return alt.TitleParams(text=wrapped_title(title), subtitle=subtitle)
 
 
 # px: tick and legend labels, axis titles, chart titles; values in cells and bar labels are a label + 1.

@@ -17,6 +17,7 @@ import numpy as np
 from posviz.drawing.display import number
 from posviz.experiments.inspection import Report
 from posviz.maths.scaling import YARN_BETA_FAST, YARN_BETA_SLOW
+from posviz.models.gguf_inspect import FREQ_FACTORS, Scheme
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,8 +48,11 @@ def facts(report: Report) -> list[tuple[str, str]]:
         ("RoPE base", "not stated" if s.base is None else _tokens(s.base)),
         ("rope scaling", _scaling(report)),
     ]
-    if s.factor_tensors:
-        rows.append(("factor tensors", f"{', '.join(s.factor_tensors)}: per-pair factors, not read (header only)"))
+    if s.freq_factors_shape is not None:
+        rows.append(("frequency factors", _factors(s)))
+    others = [name for name in s.factor_tensors if name != FREQ_FACTORS]
+    if others:
+        rows.append(("factor tensors", f"{', '.join(others)}: per-pair factors (LongRoPE), not read"))
     rows.append(("keys not read", ", ".join(s.unread) or "none"))
     return rows
 
@@ -62,6 +66,17 @@ def facts_frame(report: Report) -> pd.DataFrame:
 
     rows = facts(report)
     return pd.DataFrame({"the file states": [r[0] for r in rows], "value": [r[1] for r in rows]})
+
+
+def _factors(s: Scheme) -> str:
+    """What the file's rope_freqs.weight holds: how many factors, their range, and what they do (or why not read)."""
+    f = s.freq_factors
+    if f is None or s.freq_factors_shape != (s.pairs,):
+        return f"{FREQ_FACTORS}: shape {s.freq_factors_shape}, not used (see below)"
+    return (
+        f"{FREQ_FACTORS}: {len(f)} per-pair factors, {number(min(f))} to {number(max(f))}; each pair's frequency is "
+        "divided by its own (Llama 3's scaling, as llama.cpp runs it)"
+    )
 
 
 def _scaling(report: Report) -> str:
@@ -89,9 +104,12 @@ def summary(report: Report) -> list[str]:
     P, never = report.view.plain.size, report.never_turn
     lines = [f"{never.size} of {P} pairs never complete a turn within {report.window:,} tokens" + _which(never) + "."]
     if report.view.scales:
-        slowed = report.view.changed
+        slowed, s = report.view.changed, report.scheme
+        what = "" if s.rope_type == "none" else f"{s.rope_type} scaling"
+        if s.freq_factors is not None:
+            what += (" and the " if what else "") + f"{FREQ_FACTORS} factors"
         lines.append(
-            f"The {report.scheme.rope_type} scaling slows {slowed} of {P} pairs (by up to "
+            f"The {what} slow{'s' if s.freq_factors is None else ''} {slowed} of {P} pairs (by up to "
             f"{number(float(report.divisors.max()))}x); after it, {report.scaled_never_turn.size} pairs never turn "
             f"within the {report.scheme.context:,}-token context{_which(report.scaled_never_turn)}."
         )
@@ -114,9 +132,12 @@ def pair_rows(report: Report, pairs: np.ndarray | None = None) -> list[tuple[str
     """
     view = report.view
     pairs = np.arange(view.plain.size) if pairs is None else pairs
+    factors = report.scheme.freq_factors
     head = ("pair", "wavelength (tokens)", f"turns in {report.window:,}")
     if view.scales:
         head += ("scaled wavelength", f"turns in {report.scheme.context:,}", "divided by")
+    if factors is not None:
+        head += (f"{FREQ_FACTORS.removesuffix('.weight')} factor",)
     rows = [head]
     for i in pairs:
         row = (str(i), _tokens(report.wavelengths[i]), number(report.window / report.wavelengths[i]))
@@ -124,6 +145,8 @@ def pair_rows(report: Report, pairs: np.ndarray | None = None) -> list[tuple[str
             scaled = report.scaled_wavelengths[i]
             turns = number(report.scheme.context / scaled)
             row += (_tokens(scaled), turns, number(report.divisors[i]))
+        if factors is not None:
+            row += (number(factors[i]),)
         rows.append(row)
     return rows
 
@@ -143,7 +166,8 @@ def short_pairs(report: Report) -> np.ndarray:
 def text(report: Report) -> str:
     """The report in words: facts, the sentences, and the short table of pairs."""
     s = report.scheme
-    lines = [f"{s.path} ({s.size:,} bytes, {s.tensors:,} tensors; read from its header, no tensor read)"]
+    read = "no tensor read" if s.freq_factors is None else f"and the {len(s.freq_factors)} numbers of {FREQ_FACTORS}"
+    lines = [f"{s.path} ({s.size:,} bytes, {s.tensors:,} tensors; read from its header, {read})"]
     width = max(len(label) for label, _ in facts(report))
     lines += [f"  {label.ljust(width)}  {value}" for label, value in facts(report)]
     lines += ["", *summary(report)]
@@ -163,7 +187,9 @@ def report_figures(report: Report) -> list[Figure]:
     if report.view is None:
         return []
     out = [figures.rope_wavelengths(report.view)]
-    if report.view.scales:  # the Longer contexts page names llama's dimensions (2i, 2i+1); the layout may differ
+    # each method at the file's factor (none for rope_freqs alone); the Longer contexts page names llama's dimensions
+    # (2i, 2i+1), the layout may differ
+    if report.view.scales and report.scheme.rope_type != "none":
         divisors = figures.rope_divisors(report.view.preset)
         out.append(dataclasses.replace(divisors, shape={**divisors.shape, "x_title": "pair i"}))
     return out
@@ -175,7 +201,7 @@ def captions(report: Report) -> list[str]:
         return []
     window = f"the dashed lines: the original context and the context the file is for ({report.scheme.context:,})"
     out = [f"Tokens per full turn of each pair, unscaled and with the file's scaling; {window}."]
-    if report.view.scales:
+    if report.view.scales and report.scheme.rope_type != "none":
         out.append(
             f"What each scaling method posviz computes would do at the file's factor, with each method's default "
             f"parameters (the file's own {report.scheme.rope_type} is the wavelength chart above)."

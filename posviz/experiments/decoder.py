@@ -521,15 +521,21 @@ SENTENCES = (" dog bites man", " man bites dog")  # a leading space: both orders
 def sentence_cosine(rotation: Rotation = "rope", causal: bool = True) -> tuple[float, float]:
     """The cosine of the two SENTENCES: the mean of the word tokens' states after the last shipped layer,
     <|im_start|> left out; and how many times longer <|im_start|>'s state is than the words' (the sink)."""
-    from posviz.models.minilm import encoder  # its cosine, imported here: it loads MiniLM's helpers
-
     states = []
     for text in SENTENCES:
         tokens = smollm2.tokenize(text)
-        states.append(run(tokens.ids, rotation=rotation, causal=causal).hidden[-1].astype(np.float64))
-    means = [h[1:].mean(axis=0) for h in states]  # (d,) each: the words, <|im_start|> (token 0) left out
-    norms = np.linalg.norm(states[0], axis=1)
-    return encoder.cosine(*means), float(norms[0] / norms[1:].mean())
+        states.append(run(tokens.ids, rotation=rotation, causal=causal).hidden[-1])
+    return sentence_pair(*states)
+
+
+def sentence_pair(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """From the two SENTENCES' last states (T, d) each: the cosine of their word means (<|im_start|>, token 0, left
+    out) and how many times longer the first one's token-0 state is than its words' (the sink)."""
+    from posviz.models.minilm import encoder  # its cosine, imported here: it loads MiniLM's helpers
+
+    a, b = a.astype(np.float64), b.astype(np.float64)
+    norms = np.linalg.norm(a, axis=1)
+    return encoder.cosine(a[1:].mean(axis=0), b[1:].mean(axis=0)), float(norms[0] / norms[1:].mean())
 
 
 # ----- longer contexts: a rope_scaling preset on this model's frequencies -----------------------------------------

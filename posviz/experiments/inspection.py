@@ -2,15 +2,16 @@
 
 The header is models.gguf_inspect's; the pairs are the Longer contexts page's (`longer.scaled` of the header as a
 `scaling.Preset`), so every frequency comes from posviz.maths.scaling.inv_freq: theta_i = base ** (-2i / r), then
-the file's scaling. Wavelength = 2 pi / theta_i tokens per full turn; a pair whose wavelength exceeds the window
-never completes a turn inside it.
+the file's scaling, then Llama 3's per-pair factors when the file has `rope_freqs.weight` (`Scheme.inv_freq`).
+Wavelength = 2 pi / theta_i tokens per full turn; a pair whose wavelength exceeds the window never completes a turn
+inside it.
 
 Dimension letters: P rotated pairs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -65,7 +66,10 @@ def report(scheme: Scheme) -> Report:
     >>> report(gguf_inspect.read(shipped_file())).wavelengths.shape
     (32,)
     """
-    return Report(scheme, None if scheme.problems() else longer.scaled(scheme.preset()))
+    if scheme.problems():
+        return Report(scheme, None)
+    view = longer.scaled(scheme.preset())
+    return Report(scheme, view if scheme.freq_factors is None else replace(view, inv=scheme.inv_freq()))
 
 
 def inspect(path: str | Path) -> Report:

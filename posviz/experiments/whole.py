@@ -167,6 +167,17 @@ def read(text: str, im_start: bool = True) -> WholeReading:
     return WholeReading(text, tokens, nexts, positions, sink, previous, first, time.perf_counter() - start)
 
 
+def sentence_cosine(rotation: smollm2.Rotation = "rope", causal: bool = True) -> tuple[float, float]:
+    """decoder.sentence_cosine after all M layers of the fetched file: the cosine of the two decoder.SENTENCES' word
+    means and the sink's length ratio; Absent without the file."""
+    whole = model()
+    a, b = (
+        smollm2.forward(smollm2.tokenize(text, model=whole).ids, model=whole, rotation=rotation, causal=causal)
+        for text in decoder.SENTENCES
+    )
+    return decoder.sentence_pair(a, b)
+
+
 def mean_loss(whole: smollm2.WholeSmolLM2, ids: np.ndarray, **forward: object) -> float:
     """Mean next-token cross-entropy in nats, -mean_t log p(ids[t+1] | ids[..t]), the logits LOSS_CHUNK rows at a
     time in float64."""

@@ -735,19 +735,36 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
 
 
+SMOLLM2_RUNS = {  # step 19's SmolLM2 bars: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
+    "SmolLM2": ("rope", True),
+    "SmolLM2, RoPE off": ("none", True),
+    "and mask off": ("none", False),
+}
+
+
+def _carriers(model: float, mask_only: float) -> str:
+    """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
+    if verdicts.same_direction(mask_only):
+        return "RoPE and its causal mask put the two sentences' cosine below 1 together."
+    told = f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)})"
+    if model < mask_only:
+        return f"{told}, RoPE a little further."
+    return f"{told}, lower than with RoPE on ({number(model)})."
+
+
 def decoder() -> Slide:
     from posviz.experiments.decoder import sentence_cosine, shipped_layers
     from posviz.models import smollm2
     from posviz.models.minilm import encoder
 
     mini = encoder.compare_texts(*SENTENCES)
-    model, sink = sentence_cosine()
+    fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
+    smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
+    model, sink = smol["SmolLM2"]
     runs = {  # labels short enough to stand side by side in 20 px type
         "MiniLM": mini.cosine,
         "MiniLM, rows off": mini.cosine_plain,
-        "SmolLM2": model,
-        "SmolLM2, RoPE off": sentence_cosine("none")[0],
-        "and mask off": sentence_cosine("none", causal=False)[0],
+        **{run: cosine for run, (cosine, _) in smol.items()},
     }
     # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
     rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
@@ -755,28 +772,44 @@ def decoder() -> Slide:
     gaps = {run: 0.0 if rounding[run] else 1 - c for run, c in runs.items()}
     shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
     bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
-    layers, _ = shipped_layers()
-    mask_only = runs["SmolLM2, RoPE off"]
-    masked = not verdicts.same_direction(mask_only)  # does the mask alone tell the orders apart?
-    carriers = (
-        f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)}), RoPE a "
-        "little further."
-        if masked
-        else "RoPE and its causal mask put the two sentences' cosine below 1 together."
-    )
+    layers, of = shipped_layers()
+    if fetched is None:
+        source, after = (
+            f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS})",
+            f"its {layers} shipped layers (of {of})",
+        )
+    else:
+        source, after = f"the fetched whole SmolLM2 run live ({smollm2.PRECISION_WORDS})", f"all {of} layers"
     return Slide(
-        f"SmolLM2, a real decoder, adds no position rows, yet {carriers}",
+        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, runs['SmolLM2, RoPE off'])}",
         "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
         model,
         not verdicts.same_direction(model),
         "below 1: the decoder tells the orders apart",
         (bars,),
-        f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS}); the lesson's GPT-2 is not shipped",
+        f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
-        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after its {layers} shipped "
-        f"layers (of 30), the start marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
+        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
+        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
         "step 21 says why); both texts start with a space, so both orders feed the same three tokens.",
     )
+
+
+def whole_cosines() -> dict[str, tuple[float, float]] | None:
+    """Step 19's SmolLM2 runs through the fetched whole file (`whole.sentence_cosine`: all 30 layers), by
+    SMOLLM2_RUNS label, or None when it is absent."""
+    from posviz.experiments import whole
+
+    path = whole.whole_path()
+    return None if path is None else _whole_cosines(str(path))
+
+
+@lru_cache(maxsize=1)
+def _whole_cosines(path: str) -> dict[str, tuple[float, float]]:
+    """Run once per process and file: six 30-layer runs of four tokens."""
+    from posviz.experiments import whole
+
+    return {run: whole.sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
 
 
 def _retitled(fig: Figure, title: str) -> Figure:
@@ -805,6 +838,12 @@ def llm_head() -> Slide:
         ),
     )
     value = float(reading.previous[layer, head])
+    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    counted = reading if fetched is None else fetched
+    found = decoder.positional_heads(counted, "previous-token")
+    layers, heads = counted.roles.shape
+    where = f"{layers} shipped layers of 30" if fetched is None else f"all {layers} layers, live"
+    in_layers = ", ".join(dict.fromkeys(name.split(".")[0] for name in found))
     return Slide(
         f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
         f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
@@ -819,8 +858,13 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'",
+        f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'"
+        + ("" if fetched is None else "; the count: the fetched whole file, all 30 layers live"),
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
+        also=((f"previous-token heads of {layers * heads} ({where})", float(len(found))),),
+        caption=f"Previous-token heads on this text, as layer.head: {', '.join(found)} (layers {in_layers})."
+        if found
+        else "No previous-token head on this text.",
     )
 
 
@@ -831,7 +875,7 @@ def llm_sink() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
     there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
-    fetched = whole_sink()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)
         where, source = "extraction", "the 30-layer map was computed when the model was extracted, in float64"
@@ -861,7 +905,7 @@ def llm_sink() -> Slide:
     )
 
 
-def whole_sink() -> object | None:
+def whole_reading() -> object | None:
     """The fetched whole SmolLM2 on the lecture sentence (`whole.read`: all 30 layers), or None when it is absent."""
     from posviz.experiments import whole
 

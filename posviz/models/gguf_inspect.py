@@ -1,9 +1,10 @@
-"""What a GGUF file states about its position scheme, read from its header alone (tensors are never read).
+"""What a GGUF file states about its position scheme, read from its header and its frequency factors.
 
 `read_header` walks the mapped header with gguf's value types and block sizes, reading scalar keys and skipping
 arrays (gguf.GGUFReader builds Python objects for every vocabulary string: seconds and ~150 MiB on SmolLM2's
-header, benchmarks/inspect_bench.py); no tensor byte is touched. The keys interpreted are llama.cpp's, for the
-architecture `general.architecture` names (`{arch}` below):
+header, benchmarks/inspect_bench.py); the only tensor read is `rope_freqs.weight` (Llama 3's per-pair factors: P
+floats, each pair's frequency divided by its own, as llama.cpp does), at most MAX_FACTORS numbers. The keys
+interpreted are llama.cpp's, for the architecture `general.architecture` names (`{arch}` below):
     {arch}.context_length                     the context the file is for (Hugging Face's max_position_embeddings)
     {arch}.embedding_length, .attention.head_count, .attention.head_count_kv, .attention.key_length (head width)
     {arch}.rope.dimension_count               the rotated width r (partial rotary: r < head width)
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gguf
+import numpy as np
 
 from posviz.maths import scaling
 
@@ -54,8 +56,11 @@ READ = (
     "rope.scaling.yarn_beta_fast",
     "rope.scaling.yarn_beta_slow",
 )
-# Tensors some converters write to carry per-pair frequency factors (Llama 3's scaling, LongRoPE): named, not read.
+# Tensors some converters write to carry per-pair frequency factors (Llama 3's scaling, LongRoPE): FREQ_FACTORS is
+# read (llama.cpp divides each pair's frequency by it, whatever rope.scaling.type says), LongRoPE's are named only.
 FACTOR_TENSORS = ("rope_freqs.weight", "rope_factors_long.weight", "rope_factors_short.weight")
+FREQ_FACTORS = "rope_freqs.weight"
+MAX_FACTORS = 4096  # a factor tensor holds P numbers; a larger one is named as wrong, never read
 MAGIC, VERSIONS = b"GGUF", (2, 3)
 
 
@@ -80,8 +85,10 @@ class Scheme:
     beta_slow: float | None
     attention_factor: float | None
     tensors: int
-    factor_tensors: tuple[str, ...]  # FACTOR_TENSORS present in the file (not read)
+    factor_tensors: tuple[str, ...]  # FACTOR_TENSORS present in the file
     unread: tuple[str, ...]  # keys of the {arch}. namespace this module does not interpret
+    freq_factors_shape: tuple[int, ...] | None = None  # FREQ_FACTORS' shape (numpy order), None when absent
+    freq_factors: tuple[float, ...] | None = None  # its values when read (a type gguf reads, at most MAX_FACTORS)
 
     @property
     def convention(self) -> str | None:
@@ -111,7 +118,20 @@ class Scheme:
             out.append(f"rotated width must be in [2, head width {self.head_dim}], got {self.rotary_dim}")
         elif self.rotary_dim is not None and self.rotary_dim % 2:
             out.append(f"RoPE rotates pairs of dimensions, so the rotated width must be even, got {self.rotary_dim}")
-        return tuple(out)
+        return (*out, *self._factor_problems())
+
+    def _factor_problems(self) -> tuple[str, ...]:
+        """What is wrong with FREQ_FACTORS: its shape against (P,), a type not read, a factor not positive."""
+        shape = self.freq_factors_shape
+        if shape is None:
+            return ()
+        if self.pairs is not None and shape != (self.pairs,):
+            return (f"{FREQ_FACTORS} should hold one factor a rotated pair, shape ({self.pairs},), got shape {shape}",)
+        if self.freq_factors is None:
+            return (f"{FREQ_FACTORS} is stored in a type gguf cannot read, or holds over {MAX_FACTORS:,} numbers",)
+        if not all(math.isfinite(f) and f > 0 for f in self.freq_factors):
+            return (f"{FREQ_FACTORS} should hold positive factors, got some zero, negative or not finite",)
+        return ()
 
     def params(self) -> scaling.RopeParameters:
         """The scaling as posviz.maths.scaling reads it (rope.scaling.attn_factor is its attention_factor)."""
@@ -143,6 +163,16 @@ class Scheme:
         params = self.params()
         return scaling.Preset(self.path.name, source, self.head_dim, self.base, params, original, extended, share)
 
+    def inv_freq(self) -> np.ndarray:
+        """The frequency each rotated pair turns by: theta_i with the header's scaling (`preset`, the maths layer's
+        inv_freq), divided by FREQ_FACTORS' factor for the pair when the file has them. ValueError naming `problems()`.
+
+        Returns: (P,) float64
+        """
+        preset = self.preset()
+        inv, _ = preset.inv_freq(preset.extended)
+        return inv if self.freq_factors is None else inv / np.array(self.freq_factors, dtype=np.float64)
+
 
 @dataclass(frozen=True)
 class Array:
@@ -153,11 +183,26 @@ class Array:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a tensor's data lies in the file, and what it is."""
+
+    shape: tuple[int, ...]  # numpy order (GGUF lists the fastest dimension first)
+    kind: int  # gguf.GGMLQuantizationType's value
+    start: int  # byte
+    end: int  # byte; -1 for a type gguf does not know
+
+
+@dataclass(frozen=True)
 class Header:
-    """A GGUF header: every key (scalars read, arrays as `Array`) and each tensor's name and end byte."""
+    """A GGUF header: every key (scalars read, arrays as `Array`) and each tensor's name and place."""
 
     keys: dict[str, object]
-    tensors: dict[str, int]  # name -> the byte where its data ends (-1: a type gguf does not know)
+    places: dict[str, Place]
+
+    @property
+    def tensors(self) -> dict[str, int]:
+        """name -> the byte where its data ends (-1: a type gguf does not know)."""
+        return {name: place.end for name, place in self.places.items()}
 
 
 SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}  # struct
@@ -261,7 +306,11 @@ def read_header(path: Path, size: int) -> Header:
     if not isinstance(align, int) or align < 1 or align & (align - 1):
         raise ValueError(f"{path.name}: expected general.alignment to be a power of two, got {align!r}")
     start = -(-at.at // align) * align
-    return Header(keys, {name: _end(start, shape, kind, offset) for name, shape, kind, offset in infos})
+    places = {
+        name: Place(tuple(reversed(shape)), kind, start + offset, _end(start, shape, kind, offset))
+        for name, shape, kind, offset in infos
+    }
+    return Header(keys, places)
 
 
 def _end(start: int, shape: list[int], kind: int, offset: int) -> int:
@@ -271,6 +320,22 @@ def _end(start: int, shape: list[int], kind: int, offset: int) -> int:
     except (ValueError, KeyError):
         return -1
     return start + offset + math.prod(shape) // block * nbytes
+
+
+def read_factors(path: Path, place: Place) -> tuple[float, ...] | None:
+    """A small tensor's values as floats (gguf's dequantization), None when gguf cannot read its type or it holds
+    more than MAX_FACTORS numbers."""
+    count = math.prod(place.shape)
+    if place.end < 0 or count > MAX_FACTORS:
+        return None
+    with path.open("rb") as f:
+        f.seek(place.start)
+        raw = np.frombuffer(f.read(place.end - place.start), dtype=np.uint8)
+    try:
+        values = gguf.quants.dequantize(raw, gguf.GGMLQuantizationType(place.kind))
+    except (NotImplementedError, ValueError):
+        return None
+    return tuple(float(v) for v in np.asarray(values, dtype=np.float64).ravel()[:count])
 
 
 def _value(keys: dict, key: str, kind: type) -> object:
@@ -308,6 +373,7 @@ def read(path: str | Path) -> Scheme:
     known = arch in ARCHITECTURES  # the widths' fallbacks are these architectures' rules, not guessed for others
     head_dim = get("attention.key_length", int) or (width // heads if known and width and heads else None)
     rotary_dim = get("rope.dimension_count", int) or (head_dim if known else None)
+    factors = header.places.get(FREQ_FACTORS)
     return Scheme(
         path=path,
         size=size,
@@ -328,4 +394,6 @@ def read(path: str | Path) -> Scheme:
         tensors=len(header.tensors),
         factor_tensors=tuple(n for n in FACTOR_TENSORS if n in header.tensors),
         unread=tuple(k for k in keys if k.startswith(f"{arch}.") and k.removeprefix(f"{arch}.") not in READ),
+        freq_factors_shape=None if factors is None else factors.shape,
+        freq_factors=None if factors is None else read_factors(path, factors),
     )

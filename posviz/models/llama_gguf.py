@@ -282,8 +282,9 @@ def _check_biases(layer: Layer, config: Config) -> None:
             raise ValueError(f"{name} should have shape {(width * config.d_k,)}, the file has {bias.shape}")
 
 
-def frequencies(scheme: gguf_inspect.Scheme, tensors: dict[str, gguf.ReaderTensor], config: Config) -> np.ndarray:
-    """theta_i = base^(-2i/d_k), divided by the linear factor and by rope_freqs.weight when the file has them.
+def frequencies(scheme: gguf_inspect.Scheme, config: Config) -> np.ndarray:
+    """theta_i = base^(-2i/d_k), divided by the linear factor and by rope_freqs.weight when the file has them: the
+    report's own frequencies (`Scheme.inv_freq`), for the scalings run here.
 
     Returns: (P,) float64
     """
@@ -291,20 +292,10 @@ def frequencies(scheme: gguf_inspect.Scheme, tensors: dict[str, gguf.ReaderTenso
         raise ValueError(f"expected RoPE over the whole head (d_k = {config.d_k}), got {scheme.rotary_dim} dimensions")
     if scheme.rope_type not in ("none", "linear"):
         raise ValueError(f"rope scaling {scheme.rope_type!r} is not run here (run: none, linear, rope_freqs factors)")
-    inv = rotary.frequencies(config.d_k, config.base)  # (P,)
-    if scheme.rope_type == "linear":
-        inv = inv / float(scheme.factor)
-    if "rope_freqs.weight" in tensors:
-        factors = _dequantize(
-            "rope_freqs.weight", tensors["rope_freqs.weight"].data, tensors["rope_freqs.weight"].tensor_type
-        )
-        if factors.shape != inv.shape:
-            raise ValueError(f"rope_freqs.weight should have shape {inv.shape}, the file has {factors.shape}")
-        inv = inv / factors
-    other = sorted(set(scheme.factor_tensors) - {"rope_freqs.weight"})
+    other = sorted(set(scheme.factor_tensors) - {gguf_inspect.FREQ_FACTORS})
     if other:
         raise ValueError(f"the per-pair factors {other} (LongRoPE) are not run here")
-    return inv
+    return scheme.inv_freq()  # (P,)
 
 
 def tokenizer(reader: gguf.GGUFReader) -> tuple[Tokenizer | None, str]:
@@ -350,7 +341,7 @@ def open_model(path: str | Path) -> Model:
         raise ValueError(f"{Path(path).name}: gguf could not read it ({error})") from None
     tensors = {t.name: t for t in reader.tensors}
     cfg = config(reader, arch)
-    inv = frequencies(scheme, tensors, cfg)
+    inv = frequencies(scheme, cfg)
     plan = budget(tensors, cfg.model_layers, arch)
     if plan.count == 0:
         raise ValueError(

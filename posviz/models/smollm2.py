@@ -556,11 +556,13 @@ def forward(
     positions: object = None,
     rotation: Rotation = "rope",
     interleaved: bool = True,
+    causal: bool = True,
     on_layer: Callable[[int, np.ndarray], None] | None = None,
 ) -> np.ndarray:
     """Every layer of `model` on `ids`, keeping only the residual stream: RoPE turns token t by positions[t] (default
-    t), rotation="none" sets every angle to 0, `interleaved` is the pairing (False: rotate-half on the same rows);
-    `on_layer(i, weights (H, T, T))` sees each layer's attention as it passes.
+    t), rotation="none" sets every angle to 0, `interleaved` is the pairing (False: rotate-half on the same rows),
+    causal=False drops the mask (every query sees every key); `on_layer(i, weights (H, T, T))` sees each layer's
+    attention as it passes.
 
     Returns: (T, d) float32, the residual stream after the last layer (model.logits reads it)
     """
@@ -574,7 +576,7 @@ def forward(
     angles = t[:, None] * rotary.frequencies(cfg.d_k, cfg.base)[None, :] * (rotation == "rope")  # (T, P)
     x = model.embed(ids)
     for i, layer in enumerate(model.layers):
-        x, _, _, weights = layer_forward(layer, x, angles, cfg, interleaved=interleaved)
+        x, _, _, weights = layer_forward(layer, x, angles, cfg, causal=bool(causal), interleaved=interleaved)
         if on_layer is not None:
             on_layer(i, weights)
     return x
