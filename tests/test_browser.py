@@ -317,6 +317,55 @@ def test_the_real_model_page_moves_its_scale_and_keeps_it_in_the_url(page):
 
 
 LECTURE_STEPS = len(posviz.lecture.STEPS)
+SCROLL = (  # the main column's content height and its visible height
+    "() => { const m = document.querySelector(\"[data-testid='stMain']\"); return [m.scrollHeight, m.clientHeight] }"
+)
+
+# Every chart's drawing (Vega's svg or canvas, a picture's img) against its own box, cut further by any ancestor that
+# hides its overflow; an svg's texts (titles, axis titles) against the box too. The main column's scroll height misses
+# a chart cut inside its own box (step 13's axis title once was, while the step still fit the screen).
+CLIPPED = """() => {
+  const cut = [];
+  const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1
+    && r.bottom <= box.bottom + 1;
+  const charts = document.querySelectorAll("[data-testid='stVegaLiteChart'], [data-testid='stImage']");
+  charts.forEach((chart, i) => {
+    let box = chart.getBoundingClientRect();
+    for (let el = chart.parentElement; el && el.dataset.testid !== "stMain"; el = el.parentElement) {
+      const style = getComputedStyle(el);
+      if (style.overflowX === "visible" && style.overflowY === "visible") continue;
+      const r = el.getBoundingClientRect();
+      box = {left: Math.max(box.left, r.left), right: Math.min(box.right, r.right),
+             top: Math.max(box.top, r.top), bottom: Math.min(box.bottom, r.bottom)};
+    }
+    const drawn = chart.querySelector("canvas, svg.marks, svg, img");
+    if (!drawn) return;
+    const r = drawn.getBoundingClientRect();
+    if (!inside(r, box)) cut.push(`chart ${i}: ${drawn.tagName} ${Math.round(r.width)}x${Math.round(r.height)}`);
+    if (drawn.tagName.toLowerCase() !== "svg") return;
+    drawn.querySelectorAll("text").forEach((t) => {
+      const tr = t.getBoundingClientRect();
+      if (t.textContent.trim() && tr.width > 0 && !inside(tr, box)) cut.push(`chart ${i}: text '${t.textContent}'`);
+    });
+  });
+  return cut;
+}"""
+
+
+def test_the_fit_check_sees_a_chart_cut_inside_its_own_box(page):
+    """The check above on step 13 as drawn (nothing cut), then with its first chart's box 40 px shorter and hiding its
+    overflow, as a chart whose axis title is cut: the check names it, while the main column still fits the screen."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    visit(page, "/lecture?presenter=true&step=13")
+    chart = page.locator(CHART).first
+    chart.locator("svg, canvas").first.wait_for(timeout=30_000)
+    assert page.evaluate(CLIPPED) == []
+    chart.evaluate("c => { const h = c.getBoundingClientRect().height; c.style.height = (h - 40) + 'px';"
+                   " c.style.overflow = 'hidden'; }")  # fmt: skip
+    cut = page.evaluate(CLIPPED)
+    assert cut and cut[0].startswith("chart 0:"), cut
+    scroll, client = page.evaluate(SCROLL)
+    assert scroll <= client  # the scroll height alone would pass this cut chart
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
@@ -336,11 +385,9 @@ def test_every_lecture_step_fits_the_screen_in_presenter_mode(app, size):
             charts = p.locator(CHART)
             for i in range(charts.count()):
                 charts.nth(i).locator("canvas, svg").first.wait_for(timeout=30_000)
-            scroll, client = p.evaluate(
-                "() => { const m = document.querySelector(\"[data-testid='stMain']\");"
-                " return [m.scrollHeight, m.clientHeight]; }"
-            )
+            scroll, client = p.evaluate(SCROLL)
             assert scroll <= client, f"step {step} at {size}: content {scroll} px in a {client} px screen"
+            assert p.evaluate(CLIPPED) == [], f"step {step} at {size}: a chart drawn past its own box"
             assert p.locator("[data-testid='stSidebar']").get_attribute("data-collapsed") == "true"
             assert p.locator("[data-testid='stException']").count() == 0, step
         assert errors == []

@@ -251,7 +251,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
-    assert rope.claim.endswith("least with {}, most with {}.".format(*said))
+    assert "rose least with {}, most with {};".format(*said) in rope.claim
     lowest = min(early.values(), key=lambda r: r.mean)
     for k in least:  # a scheme named beside the lowest overlaps its seeds' range; one left out does not
         assert early[k].low <= lowest.high
@@ -468,3 +468,48 @@ def test_the_sinusoid_tables_shuffle_number_is_step_1s_test_with_its_rows():
         diff = lessons.order_experiment(position="sinusoidal", d=d).max_diff
         assert not verdicts.machine_zero(diff)
         assert f"differ by {number(diff)}," in at("table", d=d).caption
+
+
+@pytest.mark.parametrize("reach", [2, 4, 8])
+def test_the_trained_models_claim_says_how_no_position_did_from_the_measured_rises(reach):
+    from posviz.experiments import matched
+
+    a, b = {2: (128, 256), 4: (256, 512), 8: (512, 1024)}[reach]
+    rise = matched.rises(matched.family_curves(), 128, a, b)
+    none, names = rise["none"], lecture.steps.SCHEME_NAMES
+    below = [names[k] for k, r in rise.items() if k != "none" and r.low > none.high]  # none rose less, beyond seeds
+    above = [names[k] for k, r in rise.items() if k != "none" and r.high < none.low]
+    claim = at("buys", reach=reach).claim
+    least, most = matched.extremes(rise)
+    if "none" in least + most:  # named among the least or the most: the claim says it there, once
+        assert claim.count("no position signal") == 1
+        assert claim.endswith(f"most with {' or '.join(map(names.get, most))}.")
+    elif below:  # the schemes it beat, else the ones that beat it
+        assert claim.endswith(f"with no position signal, less than with {' or '.join(below)}.")
+    elif above:
+        assert claim.endswith(f"with no position signal, more than with {' or '.join(above)}.")
+    else:
+        assert claim.endswith("with no position signal, within the seeds' spread of every scheme.")
+
+
+def test_the_trained_models_lines_are_named_at_their_ends():
+    from posviz.drawing import engine
+
+    curve = at("buys").figures[0]
+    lines, _, ends = curve.frames
+    assert set(ends.scheme) == set(lines.scheme)  # every line named: the chart reads without the bars
+    for row in ends.itertuples():
+        own = lines[lines.scheme == row.scheme]
+        assert row.position == own.position.max()  # at the line's end
+        assert row.loss == pytest.approx(own[own.position == row.position].loss.mean())
+    gap = float(lines.loss.max()) * 22 / curve.shape["height"]
+    for _, group in ends.groupby("position"):  # names ending together at least a 20 px name apart
+        assert np.all(np.diff(np.sort(group.label_y.to_numpy())) >= gap - 1e-9)
+    spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
+    leaves, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        leaves += [] if "layer" in node else [node]
+    names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
+    assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None

@@ -675,3 +675,25 @@ def bin_table_frame(rows: Sequence, spans: Sequence[tuple[int, int]], schemes: S
     table = {"scheme": list(schemes)}
     table.update({f"positions {a}-{b - 1}": [cell(k, a) for k in schemes] for a, b in spans})
     return pd.DataFrame(table)
+
+
+def line_ends(frame: pd.DataFrame, *, key: str, x: str, y: str, gap: float) -> pd.DataFrame:
+    """Where a direct legend writes each `key`'s name: at its lines' last `x`, at their mean `y` there; names that
+    end at the same `x` are moved apart (in `y`'s units) until neighbours are `gap` apart, kept centred as a group.
+
+    >>> f = pd.DataFrame({"t": [0, 1, 0, 1], "loss": [1.0, 2.0, 1.0, 2.1], "scheme": ["a", "a", "b", "b"]})
+    >>> line_ends(f, key="scheme", x="t", y="loss", gap=0.5)[["scheme", "label_y"]].round(2).values.tolist()
+    [['a', 1.8], ['b', 2.3]]
+    """
+    last = frame[frame[x] == frame.groupby(key)[x].transform("max")]
+    ends = last.groupby(key, sort=False).agg(**{x: (x, "first"), y: (y, "mean")}).reset_index()
+    return pd.concat([_spread(group, y, gap) for _, group in ends.groupby(x)]).reset_index(drop=True)
+
+
+def _spread(ends: pd.DataFrame, y: str, gap: float) -> pd.DataFrame:
+    """`ends` with label_y: its `y` values pushed apart to `gap`, bottom up, then shifted back to the same mean."""
+    ends = ends.sort_values(y)
+    placed = list(ends[y])
+    for i in range(1, len(placed)):
+        placed[i] = max(placed[i], placed[i - 1] + gap)
+    return ends.assign(label_y=np.array(placed) + (ends[y].mean() - np.mean(placed)))

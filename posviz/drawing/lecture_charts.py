@@ -116,6 +116,28 @@ def lines_unlabelled(curve: Data, *more: Data, **shape: object) -> alt.LayerChar
     return chart
 
 
+def lines_labelled(curve: Data, window: Data, ends: Data, **shape: object) -> alt.LayerChart:
+    """`lines_unlabelled` with a direct legend: each series' name written at its lines' end in its colour (`ends`:
+    `frames.line_ends`, the name at (x, label_y)), so the chart reads on its own. The x axis runs on to `ends`'
+    `room` (an unseen point), so that the names sit inside the plot, not past its edge."""
+    chart = lines_unlabelled(curve, window, **shape)
+    key, x = str(shape["color"]), str(shape["x"])
+    colours = shape["colours"]
+    scale = alt.Scale(domain=[k for k, _ in colours], range=[c for _, c in colours])
+    names = (
+        alt.Chart(ends)
+        .mark_text(align="left", baseline="middle", dx=6, fontWeight="bold")
+        .encode(
+            x=alt.X(f"{x}:Q"),
+            y=alt.Y("label_y:Q"),
+            text=f"{key}:N",
+            color=alt.Color(f"{key}:N", scale=scale, legend=None),
+        )
+    )
+    room = alt.Chart(ends).mark_point(opacity=0).encode(x=alt.X("room:Q"), y=alt.Y("label_y:Q"))  # the names' room
+    return alt.layer(chart, names, room)
+
+
 def _drop_legends(chart: alt.TopLevelMixin) -> None:
     for layer in getattr(chart, "layer", [chart]):
         if isinstance(layer, alt.LayerChart):

@@ -142,6 +142,7 @@ def _grid(
     domain: tuple[float, float],
     square: bool = False,
     start: int = 0,
+    height: int = FIGURE_HEIGHT,
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
     tall (a similarity's diagonal at 45°)."""
@@ -152,7 +153,7 @@ def _grid(
         row_title=rows,
         col_title=cols,
         domain=domain,
-        height=FIGURE_HEIGHT,
+        height=height,
         legend="right",
         **({"square": True} if square else {}),
     )
@@ -426,6 +427,7 @@ def table(d: int = WIDTH) -> Slide:
                 rows="position t",
                 cols="dimension",
                 domain=(-1.0, 1.0),
+                height=FIGURE_HEIGHT - 50,  # the caption's line under it still fits 720 px
             ),
         ),
         "the sinusoid formula with base 10,000",
@@ -441,7 +443,7 @@ def norms(d: int = WIDTH) -> Slide:
     deviation = properties.norm_deviation(pe)
     bars = figures.row_norms(squared, d, bars=True)  # the sinusoids page's, as bars with the lecture's words
     words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
-    bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT})
+    bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT - 60})  # and a caption
     return Slide(
         "Every row peₜ (position t's row) has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 (d: the "
         "width).",
@@ -589,6 +591,20 @@ def _matched_curves() -> dict[str, np.ndarray]:
     return matched.family_curves()
 
 
+def _against_none(rise: dict, extremes: tuple[list[str], list[str]]) -> str:
+    """How the model with no position signal did beside the schemes with one, beyond the seeds' spread, in words:
+    "" when it is among the `extremes` (least, most: the claim names it there), else the schemes it rose less than
+    (or more than)."""
+    if any("none" in group for group in extremes):
+        return ""
+    none = rise["none"]
+    less = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.low > none.high]
+    more = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.high < none.low]
+    if less or more:
+        return f"; with no position signal, {'less' if less else 'more'} than with {' or '.join(less or more)}"
+    return "; with no position signal, within the seeds' spread of every scheme"
+
+
 def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     from posviz.drawing import lecture_charts
     from posviz.drawing.colours import SCHEME_COLOURS
@@ -603,11 +619,16 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     curves = _matched_curves()
     rise = ex.rises(curves, T, a, b)
     mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
-    least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in ex.extremes(rise))
-    curve = figures.heldout_by_position(curves, T)  # the matched page's chart; the bars beside it name the colours
+    extremes = ex.extremes(rise)
+    least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in extremes)
+    curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
     title = "held-out loss by position (a line per seed)"
     shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
-    curve = Figure(curve.name, lecture_charts.lines_unlabelled, curve.frames, shape)
+    lines, window = curve.frames
+    gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
+    ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
+    ends = ends.assign(room=float(lines.position.max()) * 1.3)  # the names' room past the lines' end
+    curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
         {
@@ -630,15 +651,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
-        f"Small models trained alike but for position, read to {reach}× their {T}-byte window: loss rises least "
-        f"with {least}, most with {most}.",
+        f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
+        f"most with {most}{_against_none(rise, extremes)}.",
         f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
         round(mine.mean, 2),
         apart,
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: apart beyond the seeds' spread",
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: no overlap",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
         f"measured live on {matched.NAME}",
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: within the seeds' spread",
+        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: the ranges overlap",
         tone="state",
         caption=f"Byte-level models trained here on windows of T_train = {T} bytes, {len(matched.seeds())} seeds a "
         f"scheme, read on {windows} (text never trained on); loss in nats per byte, lower is better: "
