@@ -102,8 +102,8 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
-    assert slide.also == (("previous-token heads of 45 (5 shipped layers of 30)", float(len(found))),)
-    assert found and ", ".join(found) in slide.caption
+    assert slide.also == (("previous-token heads of 45", float(len(found))),)
+    assert found and f"{', '.join(found)} (layer.head) in the 5 shipped layers (of 30)" in slide.source
 
 
 def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():
@@ -115,11 +115,11 @@ def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_w
     slide, fetched = at("llm"), steps.whole_reading()
     roles = decoder.head_roles(fetched.sink, fetched.previous)
     count = int((roles == "previous-token").sum())
-    assert slide.also == (("previous-token heads of 270 (all 30 layers, live)", float(count)),)
+    assert slide.also == (("previous-token heads of 270", float(count)),)
     shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
     assert (roles[: shipped.shape[0]] == shipped).all()
-    layers = ", ".join(str(i) for i in sorted({int(i) for i in np.argwhere(roles == "previous-token")[:, 0]}))
-    assert f"(layers {layers})" in slide.caption
+    heads = ", ".join(f"{i}.{j}" for i, j in np.argwhere(roles == "previous-token"))
+    assert f"{heads} (layer.head) in all 30 layers (the fetched file)" in slide.source
 
 
 def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_core():

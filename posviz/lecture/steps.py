@@ -842,15 +842,14 @@ def llm_head() -> Slide:
     counted = reading if fetched is None else fetched
     found = decoder.positional_heads(counted, "previous-token")
     layers, heads = counted.roles.shape
-    where = f"{layers} shipped layers of 30" if fetched is None else f"all {layers} layers, live"
-    in_layers = ", ".join(dict.fromkeys(name.split(".")[0] for name in found))
+    where = f"the {layers} shipped layers (of 30)" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
         f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
         f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
-        f"layer {layer}, head {head}: mean weight on the previous token (t−1)",
+        f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
-        "a previous-token head: it attends by relative position",
+        "a previous-token head",
         (
             _retitled(
                 llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30),
@@ -858,13 +857,9 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"the shipped model run live ({smollm2.PRECISION_WORDS}) on '{decoder.DEFAULT_TEXT}'"
-        + ("" if fetched is None else "; the count: the fetched whole file, all 30 layers live"),
+        f"live on the lecture sentence; previous-token heads {', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
-        also=((f"previous-token heads of {layers * heads} ({where})", float(len(found))),),
-        caption=f"Previous-token heads on this text, as layer.head: {', '.join(found)} (layers {in_layers})."
-        if found
-        else "No previous-token head on this text.",
+        also=((f"previous-token heads of {layers * heads}", float(len(found))),),
     )
 
 
