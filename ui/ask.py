@@ -1,6 +1,7 @@
 """Questions to the room: the lecturer asks one on a step (the speaker view's form, or the sidebar's dialog), reveals
-it or takes it away; the projected step shows it with its live count and, revealed, the class's answers as bars.
-Followers answer on the light follow page (hall.py); the store is posviz.lecture.rooms (Rooms.ask, answer, ...)."""
+it or takes it away; the projected step shows it in the place of its last figure, with its live count and, revealed,
+the class's answers as bars. Followers answer on the light follow page (hall.py); the store is posviz.lecture.rooms
+or rooms_redis (ask, answer, ...)."""
 
 from __future__ import annotations
 
