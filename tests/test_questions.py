@@ -346,6 +346,7 @@ def test_a_question_past_its_caps_gets_a_note_and_is_not_asked(env_store):
 @pytest.mark.browser
 def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_and_reveals_it(tmp_path_factory):
     from tests.harness import browser, serve
+    from tests.test_browser import FIRST
     from tests.test_rooms_browser import clean, on_step, window
 
     path = str(tmp_path_factory.mktemp("ask") / "rooms.sqlite3")
@@ -387,6 +388,9 @@ def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_an
             assert width[0] <= width[1]  # no sideways scroll on the phone
             box = chart.first.bounding_box()
             assert box["y"] + box["height"] <= 720 + 1  # the class's answers on the projected screen
+            projected.wait_for_timeout(1_500)  # the step's figures drawn beside the answers
+            figures = [f.bounding_box() for f in projected.locator(FIRST).all()]
+            assert len(figures) >= 2 and all(f["y"] + f["height"] <= 720 + 1 for f in figures), figures  # on screen
             for name, page in (("projected", projected), ("speaker", speaker), ("phone", phone)):
                 page.screenshot(path=str(tmp_path_factory.getbasetemp() / f"ask-{name}.png"))
             clean(projected, speaker)

@@ -23,7 +23,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
 The core (posviz/) never imports this package; pages import it and posviz.
 """
 
-from ui.ask import asked
+from ui.ask import asked, question_here
 from ui.background import later, result_of
 from ui.chart import quick_then_whole, show_chart
 from ui.declarations import (
@@ -89,6 +89,7 @@ __all__ = [
     "escape",
     "ablations",
     "asked",
+    "question_here",
     "figure",
     "fit",
     "freeze_startup_heap",

@@ -15,7 +15,7 @@ import altair as alt
 
 from posviz.drawing import lines_bars
 from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
-from posviz.drawing.engine import Data, Text, title_params
+from posviz.drawing.engine import Data, Text, on_phone, title_params
 
 
 def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = "") -> alt.LayerChart:
@@ -51,12 +51,12 @@ def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int 
     )
     band = alt.Chart(gap).mark_rect(color=ACCENT, opacity=0.15).encode(x="start:Q", x2="end:Q")
     edge = alt.Chart(gap).mark_rule(color=ACCENT, size=2).encode(x="start:Q")
-    words = (
-        alt.Chart(gap)
-        .mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6)
-        .encode(x="mid:Q", y=alt.YValue(0), text="label:N")
-    )
-    return alt.layer(band, line, edge, words, title=title_params(title), height=height)
+    words = alt.Chart(gap).mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6)
+    centred = words.transform_filter(on_phone(False)).encode(x="mid:Q", y=alt.YValue(0), text="label:N")
+    # a phone's band is too narrow for the words: they end at its left edge, where the line stays low
+    before = words.mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6, align="right", dx=-6)
+    before = before.transform_filter(on_phone()).encode(x="start:Q", y=alt.YValue(0), text="label:N")
+    return alt.layer(band, line, edge, centred, before, title=title_params(title), height=height)
 
 
 def across_bars(
@@ -135,7 +135,18 @@ def lines_labelled(curve: Data, window: Data, ends: Data, **shape: object) -> al
         )
     )
     room = alt.Chart(ends).mark_point(opacity=0).encode(x=alt.X("room:Q"), y=alt.Y("label_y:Q"))  # the names' room
+    _flush_x(chart)  # the axis now ends past the data, at no round number: its last tick label kept inside
     return alt.layer(chart, names, room)
+
+
+def _flush_x(chart: alt.TopLevelMixin) -> None:
+    for layer in getattr(chart, "layer", [chart]):
+        if isinstance(layer, alt.LayerChart):
+            _flush_x(layer)
+        elif isinstance(getattr(layer.encoding, "x", None), alt.X):
+            axis = layer.encoding.x.axis
+            layer.encoding.x.axis = (alt.Axis() if axis is alt.Undefined else axis).copy()
+            layer.encoding.x.axis.labelFlush = True
 
 
 def _drop_legends(chart: alt.TopLevelMixin) -> None:
