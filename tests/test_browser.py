@@ -326,8 +326,8 @@ SCROLL = (  # the main column's content height and its visible height
 # a chart cut inside its own box (step 13's axis title once was, while the step still fit the screen).
 CLIPPED = """() => {
   const cut = [];
-  const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1
-    && r.bottom <= box.bottom + 1;
+  const inside = (r, box, slack = 1) => r.left >= box.left - slack && r.right <= box.right + slack
+    && r.top >= box.top - slack && r.bottom <= box.bottom + slack;
   const charts = document.querySelectorAll("[data-testid='stVegaLiteChart'], [data-testid='stImage']");
   charts.forEach((chart, i) => {
     let box = chart.getBoundingClientRect();
@@ -345,7 +345,12 @@ CLIPPED = """() => {
     if (drawn.tagName.toLowerCase() !== "svg") return;
     drawn.querySelectorAll("text").forEach((t) => {
       const tr = t.getBoundingClientRect();
-      if (t.textContent.trim() && tr.width > 0 && !inside(tr, box)) cut.push(`chart ${i}: text '${t.textContent}'`);
+      // a text's box is its line's, taller than its letters: a quarter of its line may stand out, no letter does
+      const slack = 0.25 * Math.min(tr.width, tr.height);
+      if (t.textContent.trim() && tr.width > 0 && !inside(tr, box, slack)) {
+        const by = [box.left - tr.left, tr.right - box.right, box.top - tr.top, tr.bottom - box.bottom];
+        cut.push(`chart ${i}: text '${t.textContent}' by ${by.map((v) => Math.round(v)).join(" ")} px`);
+      }
     });
   });
   return cut;

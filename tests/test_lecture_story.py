@@ -161,7 +161,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
     assert last_bucket.tolist() == [30, 31, 31]
-    assert "T5: one bucket (a shared bias) from 91, untrained" in past["bias on the scores"]
+    assert "T5: one bucket (a shared bias) from 91" in past["bias on the scores"]
     assert "learned" not in rise  # no row past its table: words, not a number
     assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
@@ -373,7 +373,7 @@ TERMS = [
     (r"\bsink\b", "llmsink", "token 0 is the one key every query sees"),
     (r"\bpair i\b", "table", "pair i of a row (its dimensions 2i and 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
-    (r"N\(0, 1\)", "recap", "N(0, 1) (the normal distribution, mean 0, standard deviation 1)"),
+    (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     (r"\bbucket\b", "recap", "one bucket (a shared bias)"),
 ]
 

@@ -176,7 +176,7 @@ def rows() -> tuple[Row, ...]:
             "bias on the scores",
             "2: relative",
             "added to the scores (ALiBi, T5)",
-            f"ALiBi: loss {rise['alibi'].signed}\nT5: one bucket (a shared bias) from {first_last}, untrained",
+            f"ALiBi: loss {rise['alibi'].signed}\nT5: one bucket (a shared bias) from {first_last}",
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
         ),
@@ -203,9 +203,8 @@ def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
 def source() -> str:
     """Where the recap's cells come from, column by column (the step's expected-value line)."""
     return (
-        f"family and enters: what each scheme is; scores: one seeded query and key drawn from N(0, 1) (the normal "
-        f"distribution, mean 0, standard deviation 1) at positions 0-{T - 1} and "
-        f"{SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
+        f"scores: one seeded query and key drawn from N(0, 1) (normal, mean 0, standard deviation 1) at positions "
+        f"0-{T - 1} and {SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )
 
 
