@@ -144,12 +144,24 @@ def alone_kb(code: str) -> tuple[str, str]:
         proc.wait(10)
 
 
+def warming(pid: int) -> bool:
+    """True while a thread of the server runs nicer than its main thread: ui.startup's warm-up lowers its own thread's
+    priority and ends with it (Linux /proc; its CPU alone does not tell, as a loaded machine starves a nice thread)."""
+    nice = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            nice[task.name] = int((task / "stat").read_text().rsplit(")", 1)[1].split()[16])
+        except (OSError, IndexError):
+            continue  # a thread that ended meanwhile
+    return any(value > nice.get(str(pid), 0) for value in nice.values())
+
+
 def quiet(proc, below: float = 0.15, window: float = 3.0, most: float = 240.0) -> float:
-    """Wait until the server's CPU over `window` s is under `below` of a core (its start-up warming, ui.startup, has
-    finished), at most `most` s; returns the seconds waited."""
+    """Wait until the server's start-up warming (ui.startup) has finished and its CPU over `window` s is under `below`
+    of a core, at most `most` s; returns the seconds waited."""
     start = time.perf_counter()
-    while time.perf_counter() - start < most and idle_cpu(proc, window) >= below:
-        pass
+    while time.perf_counter() - start < most and (warming(proc.pid) or idle_cpu(proc, window) >= below):
+        time.sleep(0.5)
     return time.perf_counter() - start
 
 

@@ -365,8 +365,8 @@ def test_the_fit_check_sees_a_chart_cut_inside_its_own_box(page):
     chart = page.locator(CHART).first
     chart.locator("svg, canvas").first.wait_for(timeout=30_000)
     assert page.evaluate(CLIPPED) == []
-    chart.evaluate("c => { const h = c.getBoundingClientRect().height; c.style.height = (h - 40) + 'px';"
-                   " c.style.overflow = 'hidden'; }")  # fmt: skip
+    shorten = "c => { const h = c.getBoundingClientRect().height; c.style.height = (h - 40) + 'px';"
+    chart.evaluate(shorten + " c.style.overflow = 'hidden'; }")
     cut = page.evaluate(CLIPPED)
     assert cut and cut[0].startswith("chart 0:"), cut
     scroll, client = page.evaluate(SCROLL)

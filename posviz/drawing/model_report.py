@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from posviz.drawing.display import number
-from posviz.experiments.inspection import Report
+from posviz.experiments.inspection import FREQ_FACTORS, Report, Scheme
 from posviz.maths.scaling import YARN_BETA_FAST, YARN_BETA_SLOW
-from posviz.models.gguf_inspect import FREQ_FACTORS, Scheme
 
 if TYPE_CHECKING:
     import pandas as pd

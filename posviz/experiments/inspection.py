@@ -21,6 +21,9 @@ from posviz.maths import scaling
 from posviz.models import gguf_inspect
 from posviz.models.gguf_inspect import Scheme
 
+# The factor tensor's name, for the drawing layer (which may not import posviz.models).
+FREQ_FACTORS = gguf_inspect.FREQ_FACTORS
+
 
 @dataclass(frozen=True)
 class Report:
