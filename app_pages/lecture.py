@@ -94,12 +94,20 @@ ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 with number:
     ui.slide_numbers(slide)
+held = ui.question_here(room, s.step)  # the room's question asked on this step: in the last figure's place
 with knobs:
-    ui.asked(room, s.step)  # the room's question on this step: its count, and the class's answers once revealed
+    if not held:
+        ui.asked(room, s.step, held)  # shows nothing: runs the page again when a question comes to this step
     for p in controls:
         ui.control(p)
     st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
-for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=True):
+compared = step.key in lecture.COMPARED and not held  # on a phone: one panel at a time, with a toggle
+figures = slide.figures[:-1] if held and len(slide.figures) > 1 else slide.figures
+places = ui.compared([f.title for f in figures]) if compared else st.columns(len(figures) + held)
+if held:
+    with places[-1]:
+        ui.asked(room, s.step, held)  # the question, its count and the class's answers
+for column, figure in zip(places, figures, strict=False):
     with column:
         ui.figure(
             figure,
@@ -107,7 +115,7 @@ for column, figure in zip(st.columns(len(slide.figures)), slide.figures, strict=
             downloads=False,
             image_height=lecture.FIGURE_HEIGHT - 20,  # a picture's colour bar and its 20 px labels sit under it
             fill_images=True,
-            in_columns=len(slide.figures),
+            in_columns=len(places),
         )
 if slide.caption:  # what the figures need read with them, or a recap's links: in both modes
     with st.container(key="lecture-caption"):  # a caption: the one text under 20 px a projected step keeps

@@ -278,15 +278,10 @@ def main() -> None:
             (f"server memory per follower, KB ({followers} streams)", f"{per:.0f}", "resident, as streams opened"),
         ]
         crowd.close()
-        if hasattr(store, "ask"):  # the Redis store keeps no questions yet
-            took, counted, statuses = answers(base, code, store, secret, followers)
-            rows.append(
-                (
-                    f"answers, {followers} followers at once: all in, s",
-                    f"{took:.2f}",
-                    f"{counted} counted, HTTP {statuses}",
-                )
-            )
+        took, counted, statuses = answers(base, code, store, secret, followers)
+        rows.append(
+            (f"answers, {followers} followers at once: all in, s", f"{took:.2f}", f"{counted} counted, HTTP {statuses}")
+        )
     rows.append((f"memory per follower, KB, the follow routes alone ({followers} streams)", *alone_kb(code)))
     print(
         f"hall_bench: {load.line()} (compare rows of this run); the followers' client runs in this process on the "

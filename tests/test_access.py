@@ -61,8 +61,10 @@ def visit(page, url: str) -> None:
     page.goto(url)
     settle(page)
     charts = page.locator(CHART)
-    for i in range(charts.count()):  # axe reads what is drawn: wait for every chart's canvas
-        charts.nth(i).locator("canvas, svg").first.wait_for(timeout=30_000)
+    for i in range(charts.count()):  # axe reads what is drawn: wait for every shown chart's canvas (a compared
+        # panel hidden on a phone, ui.compared, is drawn when shown)
+        if charts.nth(i).evaluate("e => e.getClientRects().length > 0"):
+            charts.nth(i).locator("canvas, svg").first.wait_for(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0, url
 
 
@@ -211,3 +213,112 @@ def test_a_picture_says_its_size_and_value_range():
         "Scores: picture of 2 x 3 values, key →, query ↓; values from -2.5 to 3"
     )
     assert bar_alt((-1.0, 1.0), "score") == "colour bar: score from -1 to 1"
+
+
+# The lecture on a phone. Vega draws into SVG here (Streamlit's renderer), or on a canvas: the SVG's texts are read, and
+# every text written on a canvas is recorded (fillText) from the page's start, so a chart title or label Vega cut
+# with "…" is seen as drawn.
+CHART_TEXT = f'() => [...document.querySelectorAll("{CHART} svg text")].map(t => t.textContent)'
+CANVAS_TEXT = """(() => {
+  window.posvizDrawn = [];
+  const fill = CanvasRenderingContext2D.prototype.fillText;
+  CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+    window.posvizDrawn.push(String(text));
+    return fill.call(this, text, ...rest);
+  };
+})();"""
+SHOWN = "(s) => [...document.querySelectorAll(s)].filter(e => e.getClientRects().length > 0).length"
+NAV_HEIGHT = "() => document.querySelector('.st-key-lecture-nav').getBoundingClientRect().height"
+COMPARED = sorted(i + 1 for i, s in enumerate(posviz.lecture.STEPS) if s.key in posviz.lecture.COMPARED)
+
+
+@pytest.fixture(scope="module")
+def phone_lecture(app) -> dict[int, dict[str, object]]:
+    """Every lecture step at 390x844, once: the chart texts and badges cut with "…", the navigation's height, and
+    how many of the compared panels' toggles and panels are shown."""
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    context = b.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(CANVAS_TEXT)
+    page = context.new_page()
+    seen = {}
+    try:
+        for step in range(1, LECTURE_STEPS + 1):
+            visit(page, f"{base}/lecture?step={step}")
+            page.wait_for_timeout(300)  # the charts' last paint
+            seen[step] = {
+                "cut": [t for t in page.evaluate(CHART_TEXT) + page.evaluate("() => window.posvizDrawn") if "…" in t]
+                + page.evaluate(BADGES_CUT),
+                "nav": page.evaluate(NAV_HEIGHT),
+                "toggles": page.evaluate(SHOWN, ".posviz-flip"),
+                "panels": page.evaluate(SHOWN, ".st-key-compared-1, .st-key-compared-2"),
+            }
+    finally:
+        context.close()
+    return seen
+
+
+@pytest.mark.browser
+def test_no_chart_text_or_badge_is_cut_on_a_phone_on_any_lecture_step(phone_lecture):
+    """At 390 px a chart's title wraps (engine.wrapped_title) and a badge wraps: nothing Vega or Streamlit draws on a
+    lecture step ends in "…"."""
+    cut = {step: seen["cut"] for step, seen in phone_lecture.items() if seen["cut"]}
+    assert cut == {}, cut
+
+
+@pytest.mark.browser
+def test_the_lectures_navigation_is_one_row_of_about_40_px_on_a_phone(phone_lecture):
+    heights = {step: seen["nav"] for step, seen in phone_lecture.items()}
+    assert all(36 <= h <= 48 for h in heights.values()), heights
+
+
+@pytest.mark.browser
+def test_compared_steps_show_one_panel_and_a_toggle_on_a_phone(phone_lecture):
+    """A step whose two panels exist to be compared shows its toggle and one panel at 390 px (the second is one tap
+    away, not below the first screen); every other step has no toggle."""
+    shown = {step: (seen["toggles"], seen["panels"]) for step, seen in phone_lecture.items()}
+    assert {step: s for step, s in shown.items() if step in COMPARED} == {step: (1, 1) for step in COMPARED}
+    assert {step: s for step, s in shown.items() if step not in COMPARED and s[0]} == {}
+
+
+@pytest.mark.browser
+def test_the_toggle_flips_the_compared_panels_by_keyboard_without_a_rerun(app):
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    context, page = opened(b, base, f"/lecture?step={COMPARED[0]}", (390, 844))
+    try:
+        visible = "() => ['.st-key-compared-1', '.st-key-compared-2'].map(s => document.querySelector(s)"
+        visible += ".getClientRects().length > 0)"
+        assert page.evaluate(visible) == [True, False]
+        page.locator(".posviz-flip input").first.focus()
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(visible) == [False, True]
+        assert page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").count() == 1
+        assert page.locator(".posviz-flip label").all_inner_texts() == [
+            f.title for f in posviz.lecture.slide(COMPARED[0] - 1).figures
+        ]
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_compared_steps_show_both_panels_side_by_side_on_a_wide_screen(app):
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    context, page = opened(b, base, "/overview")
+    try:
+        found = {}
+        for step in COMPARED:
+            visit(page, f"{base}/lecture?step={step}")
+            boxes = page.evaluate(
+                "() => ['.st-key-compared-1', '.st-key-compared-2'].map(s => {"
+                " const r = document.querySelector(s).getBoundingClientRect(); return [r.left, r.top, r.width]; })"
+            )
+            (left1, top1, width1), (left2, top2, width2) = boxes
+            found[step] = (page.evaluate(SHOWN, ".posviz-flip"), left1 + width1 <= left2, abs(top1 - top2) < 2)
+        assert found == {step: (0, True, True) for step in COMPARED}, found
+    finally:
+        context.close()

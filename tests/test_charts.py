@@ -1,4 +1,5 @@
 import base64
+import html
 import io
 import json
 
@@ -631,3 +632,66 @@ def test_heatmap_panels_draw_every_panel_in_its_place_with_one_legend_a_live_dom
     assert svg.count(">all zeros<") == 1
     assert "rgb(33, 145, 141)" in svg  # the middle stop, for 1 on [0, 2]: the domain came from the live data
     assert svg.count('class="mark-rect role-legend-gradient"') == 1  # one colour bar for every panel
+
+
+LONG_TITLE = "row t, pair i: sin and cos of t / 10000^(2i/8): one turn every 2π·10000^(2i/8) positions"
+
+
+def _in_window(spec: dict, width: int | None) -> str:
+    """A spec drawn by vl-convert (SVG text) as in a window `width` px wide (None: no window, as a download)."""
+    import json
+
+    vlc = pytest.importorskip("vl_convert")
+    text = json.dumps(spec)
+    return vlc.vegalite_to_svg(json.loads(text if width is None else text.replace("windowSize()[0]", str(width))))
+
+
+def _title_lines(expr: str, width: int | None) -> list[str]:
+    """The title's lines as Vega draws them (an SVG text's tspans) for a title text expression."""
+    import re
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(x="x:Q")
+    svg = _in_window(chart.properties(title=alt.TitleParams(text=alt.ExprRef(expr)), width=300).to_dict(), width)
+    title = re.search(r'role-title-text".*?<text[^>]*>(.*?)</text>', svg).group(1)
+    return [html.unescape(t) for t in re.findall(r"<tspan[^>]*>(.*?)</tspan>", title)] or [html.unescape(title)]
+
+
+def test_a_chart_title_wraps_at_spaces_on_a_phone_and_stays_one_line_wider():
+    """wrapped_title: in a window of 640 px or less the title is lines of at most TITLE_LINE characters that give back
+    the title; wider, or with no window (an SVG download, the offline deck), the title as it is."""
+    from posviz.drawing.engine import PHONE, TITLE_LINE, wrapped_title
+
+    expr = wrapped_title(LONG_TITLE).expr
+    lines = _title_lines(expr, 390)
+    assert len(lines) == 3 and all(len(line) <= TITLE_LINE for line in lines), lines
+    assert " ".join(lines) == LONG_TITLE
+    assert _title_lines(expr, PHONE + 1) == _title_lines(expr, None) == [LONG_TITLE]
+    assert _title_lines(wrapped_title("short").expr, 390) == ["short"]
+
+
+def test_every_chart_title_is_wrapped_on_a_phone():
+    """A builder's title, live or written, goes through wrapped_title (title_params), so no chart is cut with "…"."""
+    frame = pd.DataFrame({"category": ["a"], "value": [1.0]})
+    shape = dict(x="category", y="value", x_title="c", y_title="v", title=LONG_TITLE)
+    spec = engine.chart_spec(lines_bars.bars, frame, **shape)
+    assert spec["title"]["text"]["expr"].startswith(engine.on_phone())
+
+
+@pytest.mark.parametrize("count", [3, 5])
+def test_more_than_three_bars_values_are_written_upright_on_a_phone_only(count):
+    """On a phone the values of more than UPRIGHT_BARS log bars would run into each other: they are written upright
+    (inside a bar, or up from the axis floor); three bars, a wider window or no window keep them across."""
+    import re
+
+    gaps = [0.1, 0.0, 0.01, 0.02, 0.0][:count]
+    frame = pd.DataFrame({"run": list("abcde")[:count], "gap": [frames.on_log_axis(g) for g in gaps]})
+    frame["shown"] = [f"cos {1 - g:.5f}" for g in gaps]
+    shape = dict(x="run", y="gap", x_title="", y_title="gap", log_y=True, text="shown", title="t")
+    spec = engine.inline(engine.chart_spec(lines_bars.bars, frame, **shape))
+
+    def upright(width: int | None) -> list[str]:
+        found = re.findall(r"<text[^>]*rotate\((?:-90|270)\)[^>]*>(cos [^<]*)</text>", _in_window(spec, width))
+        return sorted(found)
+
+    assert upright(390) == (sorted(frame["shown"]) if count > lines_bars.UPRIGHT_BARS else [])
+    assert upright(1280) == upright(None) == []

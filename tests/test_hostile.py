@@ -134,3 +134,10 @@ def test_image_cache_key_sees_every_value():
     assert ui.pictures.digest(big) != ui.pictures.digest(changed)
     assert ui.pictures.digest(big) == ui.pictures.digest(big.copy())
     assert ui.pictures.digest(big) != ui.pictures.digest(big.reshape(1024, 512))
+
+
+def test_the_server_runs_no_full_garbage_collection_after_every_script_run():
+    """A room's polls run a fragment each second; Streamlit's collection after each rescanned every follow stream's
+    objects (docs/performance.md, "A hall"). Python's own collector stays on."""
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False

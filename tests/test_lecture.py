@@ -160,3 +160,14 @@ def test_a_second_caller_of_the_family_curves_waits_for_the_first_instead_of_com
     for t in threads:
         t.join()
     assert calls == [3] and results == [{"count": 3}] * 3
+
+
+def test_every_compared_step_has_two_titled_figures():
+    """lecture.COMPARED names steps that exist (a renamed step would drop out silently) and each draws two figures
+    with titles: a phone's toggle labels them (ui.compared)."""
+    keys = [s.key for s in lecture.STEPS]
+    assert lecture.COMPARED <= set(keys), lecture.COMPARED - set(keys)
+    for key in sorted(lecture.COMPARED):
+        figures = lecture.slide(keys.index(key)).figures
+        assert len(figures) == 2, key
+        assert all(f.shape.get("title") for f in figures), key

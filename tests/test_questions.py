@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pyarrow as pa
 import pytest
@@ -13,11 +14,19 @@ from starlette.testclient import TestClient
 import hall
 from posviz.lecture import STEPS, follow, notes, rooms
 from posviz.lecture.rooms import KEEP, MAX_ANSWERS, Question, Rooms, show_code
+from tests.test_rooms import redis_url  # noqa: F401 (the module's redis-server, for the Redis store)
 
 
-@pytest.fixture
-def store(tmp_path):
-    return Rooms(tmp_path / "rooms.sqlite3")
+@pytest.fixture(params=["sqlite", "redis"])
+def store(request, tmp_path):
+    """A store of either kind: every store test here runs on SQLite and on Redis (tests.test_rooms's redis_url)."""
+    if request.param == "sqlite":
+        return Rooms(tmp_path / "rooms.sqlite3")
+    from posviz.lecture.rooms_redis import RedisRooms
+
+    url = request.getfixturevalue("redis_url")
+    RedisRooms(url).client.flushdb()
+    return RedisRooms(url)
 
 
 @pytest.fixture
@@ -132,16 +141,45 @@ def test_answers_are_bounded_in_count(store, monkeypatch):
     assert MAX_ANSWERS == 1000
 
 
-def test_questions_and_answers_are_deleted_with_the_room(store):
+def test_answers_sent_at_once_are_each_counted_once(store):
+    from concurrent.futures import ThreadPoolExecutor
+
+    room, secret = store.open(1, {})
+    asked = store.ask(room.code, secret, 1, "Pick", ["a", "b", "c"])
+    tokens = [store.token(room.code) for _ in range(30)]
+    sent = [(token, k % 3) for k, token in enumerate(tokens)] + [(token, 0) for token in tokens[:10]]  # 10 changed
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda item: store.answer(room.code, item[0], asked.id, item[1]), sent))
+    assert store.question(room.code).count == 30
+    store.reveal(room.code, secret)
+    assert len(store.question(room.code).values) == 30
+
+
+def test_questions_and_answers_are_deleted_with_the_room(store, monkeypatch):
     room, secret = store.open(1, {}, now=1000.0)
     asked = store.ask(room.code, secret, 1, "Pick", ["a", "b"], now=1001.0)
     store.answer(room.code, store.token(room.code), asked.id, 1, now=1002.0)
+    if isinstance(store, Rooms):
+        store.end(room.code, secret, now=1003.0)
+        store.open(1, {}, now=1003.0 + KEEP + 1)  # any write purges what expired
+        held = store._run(
+            lambda db: [db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("questions", "answers")]
+        )
+        assert held == [0, 0] and store.get(room.code) is None
+        return
+    from posviz.lecture import rooms_redis
+
+    keys = [store._key(kind, room.code) for kind in ("room", "question", "answers")]
+    assert store.client.exists(*keys) == 3
+    assert store.question(room.code, now=1001.0 + store.idle + KEEP) is None  # past its keeping: gone to a reader
+    monkeypatch.setattr(rooms_redis, "KEEP", 0)  # Redis drops a room's keys together, at its key's TTL
     store.end(room.code, secret, now=1003.0)
-    store.open(1, {}, now=1003.0 + KEEP + 1)  # any write purges what expired
-    held = store._run(
-        lambda db: [db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("questions", "answers")]
-    )
-    assert held == [0, 0] and store.get(room.code) is None
+    ttls = [store.client.ttl(key) for key in keys]
+    assert ttls == [1, 1, 1]
+    deadline = time.monotonic() + 5
+    while store.client.exists(*keys) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert store.client.exists(*keys) == 0
 
 
 def test_a_number_questions_bars_are_bins_of_its_range():
@@ -308,6 +346,7 @@ def test_a_question_past_its_caps_gets_a_note_and_is_not_asked(env_store):
 @pytest.mark.browser
 def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_and_reveals_it(tmp_path_factory):
     from tests.harness import browser, serve
+    from tests.test_browser import FIRST
     from tests.test_rooms_browser import clean, on_step, window
 
     path = str(tmp_path_factory.mktemp("ask") / "rooms.sqlite3")
@@ -349,6 +388,9 @@ def test_a_phone_answers_the_lecturers_question_and_the_projected_step_counts_an
             assert width[0] <= width[1]  # no sideways scroll on the phone
             box = chart.first.bounding_box()
             assert box["y"] + box["height"] <= 720 + 1  # the class's answers on the projected screen
+            projected.wait_for_timeout(1_500)  # the step's figures drawn beside the answers
+            figures = [f.bounding_box() for f in projected.locator(FIRST).all()]
+            assert len(figures) >= 2 and all(f["y"] + f["height"] <= 720 + 1 for f in figures), figures  # on screen
             for name, page in (("projected", projected), ("speaker", speaker), ("phone", phone)):
                 page.screenshot(path=str(tmp_path_factory.getbasetemp() / f"ask-{name}.png"))
             clean(projected, speaker)

@@ -50,7 +50,10 @@ def phone(b, base: str, out: Path, extra: str) -> None:
         page.wait_for_timeout(800)
         path = out / f"lecture-{step:02d}.png"
         page.screenshot(path=str(path))
-        page.screenshot(path=str(out / f"lecture-{step:02d}-tall.png"), full_page=True)
+        page.set_viewport_size({**PHONE, "height": 2400})  # Streamlit scrolls inside its own box: a taller window
+        page.wait_for_timeout(800)
+        page.screenshot(path=str(out / f"lecture-{step:02d}-tall.png"))
+        page.set_viewport_size(PHONE)
         errors = page.locator("[data-testid='stException']").count()
         print(path, "exceptions:", errors)
     page.close()

@@ -12,7 +12,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
     chart         a compiled chart with its downloads; a slow part drawn quick first, whole after
     background    work a page starts now and takes in a later run (one small pool, the last jobs kept)
     heatmaps      a matrix within its pixels: labelled cells, a mark a cell, or a picture
-    panels        matrices side by side
+    panels        matrices side by side; two panels to compare, toggled on a phone
     pictures      matrices as PNG pictures with their colour bars
     figures       a core Figure drawn by its kind
     rooms         the lecture's room: joining from the link, the lecturer's moves, every member's poll
@@ -23,7 +23,7 @@ A page reads `import ui` and calls `ui.x`; each helper lives in the module of it
 The core (posviz/) never imports this package; pages import it and posviz.
 """
 
-from ui.ask import asked
+from ui.ask import asked, question_here
 from ui.background import later, result_of
 from ui.chart import quick_then_whole, show_chart
 from ui.declarations import (
@@ -43,7 +43,7 @@ from ui.declarations import (
 from ui.figures import ablations, figure
 from ui.heatmaps import matrix_chart, reduced_heatmap, weights_chart, weights_height
 from ui.lectern import room, slide_numbers
-from ui.panels import Panel, matrix_grid, matrix_panels, matrix_row, weights_row
+from ui.panels import Panel, compared, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
 from ui.rooms import join as join_room
 from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
@@ -82,12 +82,14 @@ __all__ = [
     "capped_sentence",
     "capped_sentences",
     "claim",
+    "compared",
     "container_width",
     "control",
     "controls",
     "escape",
     "ablations",
     "asked",
+    "question_here",
     "figure",
     "fit",
     "freeze_startup_heap",

@@ -1,6 +1,7 @@
 """Questions to the room: the lecturer asks one on a step (the speaker view's form, or the sidebar's dialog), reveals
-it or takes it away; the projected step shows it with its live count and, revealed, the class's answers as bars.
-Followers answer on the light follow page (hall.py); the store is posviz.lecture.rooms (Rooms.ask, answer, ...)."""
+it or takes it away; the projected step shows it in the place of its last figure, with its live count and, revealed,
+the class's answers as bars. Followers answer on the light follow page (hall.py); the store is posviz.lecture.rooms
+or rooms_redis (ask, answer, ...)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from posviz.drawing import lines_bars
 from posviz.lecture import rooms as core
 from posviz.lecture.notes import note as step_note
 from posviz.lecture.rooms import MAX_QUESTION
+from posviz.lecture.steps import FIGURE_HEIGHT
 from ui import rooms
 from ui.chart import show_chart
 from ui.text import escape, note
 
-# The question on the projected step: 20 px text (a hall's back row), its words in at most two lines (the step's
-# figures stay on the 720 px screen under it), then the count.
+# The question on the projected step, in the place of its last figure: 20 px text (a hall's back row), its words in at
+# most two lines, then the count; the class's answers under them once revealed, within the figure's height.
 _QUESTION = """<div class='room-question' style='font-size: 1.25rem; line-height: 1.3'>
 <div style='display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden'>%s</div>
 <div><b>%d answered</b>%s</div></div>"""
@@ -64,17 +66,29 @@ def ask_form(member: rooms.Member, step: int, text: str, where: str) -> None:
         st.rerun()
 
 
-def asked(member: rooms.Member | None, step: int) -> None:
-    """On the projected step (the lecturer's window): the room's question asked on this step, its count live, and
-    once revealed the class's answers as bars; nothing elsewhere."""
+def question_here(member: rooms.Member | None, step: int) -> bool:
+    """True on the projected step (the lecturer's window) when the room's question was asked on this step: the page
+    then gives the question the place of its last figure, so the step's figures stay on a 720 px screen."""
+    if member is None or not member.lecturer or member.speaker:
+        return False
+    found = question(member.code)
+    return found is not None and found.step == step
+
+
+def asked(member: rooms.Member | None, step: int, held: bool) -> None:
+    """On the projected step: `held` (`question_here` said so when the page ran), the room's question, its count live
+    and once revealed the class's answers as bars, in a figure's place; not held, nothing shown. Either way a poll each
+    second runs the page again when a question comes to this step or leaves it."""
     if member is not None and member.lecturer and not member.speaker:
-        _asked(member.code, step)
+        _asked(member.code, step, held)
 
 
 @st.fragment(run_every=rooms.POLL)
-def _asked(code: str, step: int) -> None:
+def _asked(code: str, step: int, held: bool) -> None:
     found = question(code)
-    if found is None or found.step != step:
+    if (found is not None and found.step == step) != held:
+        st.rerun(scope="app")
+    if not held:
         return
     st.html(_QUESTION % (html.escape(found.text), found.count, " · the class's answers" if found.revealed else ""))
     if found.revealed:
@@ -91,7 +105,7 @@ def _asked(code: str, step: int) -> None:
             x_title="",
             y_title="answered",
             text="n",
-            height=90,
+            height=FIGURE_HEIGHT - 100,  # the question's two lines and its count above, in the figure's height
         )
 
 
@@ -99,6 +113,6 @@ def question(code: str) -> core.Question | None:
     """The room's question to the class, or None (none asked, or the store unreadable just now)."""
     store = rooms.store()
     try:
-        return store.question(code) if hasattr(store, "question") else None  # a store without questions: none
+        return store.question(code)
     except rooms.TROUBLE:
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,9 @@ from ui.pictures import bar_labels, cached_colour_bar, cached_png, data_uri, pic
 from ui.screen import legend_side, presenter
 from ui.text import html_text
 from ui.widths import COLUMN_GAP, column_width, container_width
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 
 @dataclass(frozen=True)
@@ -245,3 +249,40 @@ def weights_row(panels: Sequence[Panel], *, height: int | None = None, annotate_
                 annotate_cols=annotate_cols,
                 in_columns=len(panels),
             )
+
+
+# Two panels to compare: side by side on a wide screen; on a phone (<= 640 px, where Streamlit stacks columns and the
+# second panel falls below the first screen) one at a time, flipped by two radio buttons. CSS alone does the flip
+# (:has(:checked)): no rerun, and the radios are plain ones a keyboard (arrow keys) and a screen reader use.
+_FLIP = """<fieldset class="posviz-flip"><legend>Show one panel at a time</legend>{radios}</fieldset>
+<style>[data-testid='stElementContainer']:has(> .stHtml > .posviz-flip) {{display: none}}
+@media (max-width: 640px) {{
+[data-testid='stElementContainer']:has(> .stHtml > .posviz-flip) {{display: block}}
+.posviz-flip {{display: flex; gap: 0.5rem; border: 0; margin: 0; padding: 0; min-width: 0}}
+.posviz-flip legend {{position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%)}}
+.posviz-flip label {{flex: 1 1 0; min-width: 0; display: flex; gap: 0.4rem; align-items: center; cursor: pointer;
+  padding: 0.35rem 0.6rem; border: 1px solid rgba(49, 51, 63, 0.25); border-radius: 0.5rem; line-height: 1.25}}
+.posviz-flip label:has(input:checked) {{border-color: #c2185b; background: #fdecf2}}
+.posviz-flip input {{accent-color: #c2185b; margin: 0; flex: none}}
+{hide}}}</style>"""
+_HIDE = (
+    ".st-key-{key}:has(#{key}-{shown}:checked) [data-testid='stColumn']:has(.st-key-{key}-{hidden}) {{display: none}}"
+)
+
+
+def compared(labels: Sequence[str], key: str = "compared") -> tuple[DeltaGenerator, DeltaGenerator]:
+    """Two places for the two panels a step exists to compare, labelled `labels`: columns side by side on a wide
+    screen, one at a time on a phone with a radio button for each (the first shown). Returns the two places, as
+    `st.columns(2)` does; `key` names the block (once a page)."""
+    if len(labels) != 2:
+        raise ValueError(f"expected 2 labels, one a panel, received {len(labels)}")
+    radios = "".join(
+        f"<label for='{key}-{i}'><input type='radio' name='{key}' id='{key}-{i}'{' checked' if i == 1 else ''}>"
+        f"{html_text(label)}</label>"
+        for i, label in enumerate(labels, start=1)
+    )
+    hide = "\n".join(_HIDE.format(key=key, shown=a, hidden=b) for a, b in ((1, 2), (2, 1)))
+    with st.container(key=key):
+        st.html(_FLIP.format(radios=radios, hide=hide))
+        first, second = st.columns(2)
+    return first.container(key=f"{key}-1"), second.container(key=f"{key}-2")

@@ -196,7 +196,7 @@ def audience(code: str) -> str:
     count), and the answers to the room's question when one is asked."""
     try:
         following, exploring = store().audience(code)
-        asked = store().question(code) if hasattr(store(), "question") else None  # a store without questions: none
+        asked = store().question(code)
     except TROUBLE:
         return "followers not counted just now"
     answered = "" if asked is None else f" · {asked.count} answered"

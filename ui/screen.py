@@ -117,7 +117,9 @@ PHONE_LECTURE_CSS = (
     " .st-key-lecture-nav .st-key-step {flex: 1 1 0; min-width: 0; width: auto !important}"
     " .st-key-claim div {font-size: 1.25rem !important}"
     " .st-key-headlines [data-testid='stColumn'] {min-width: 0 !important; flex: 1 1 0 !important}"
-    " .st-key-headlines .posviz-number {font-size: 1.6rem !important}}"
+    " .st-key-headlines .posviz-number {font-size: 1.6rem !important}"
+    # labels of two lines or one: the numbers on one baseline
+    " .st-key-headlines [data-testid='stColumn'] .posviz-label {min-height: 3.2em; display: flex; align-items: end}}"
 )
 
 

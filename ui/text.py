@@ -61,7 +61,7 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     """The page's key number, large enough for the back row."""
     size, label_size = ("3.4rem", "1.25rem") if presenter() else ("2.4rem", "0.95rem")
     st.markdown(
-        f"<div style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
+        f"<div class='posviz-label' style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
         f"{html_text(label)}</div>"
         f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;"
         "font-variant-numeric:tabular-nums'>"

@@ -62,17 +62,24 @@ PHONE = 640  # px: a window this wide or narrower is a phone's (the app's CSS me
 TITLE_LINE = 36  # characters a title line holds on a phone: 15 px type in a 358 px column
 
 
+def on_phone(phone: bool = True) -> str:
+    """A Vega expression, true on a phone's window (PHONE px wide or less; or, `phone` False, on any other): a chart
+    drawn with no window (vl-convert's SVG downloads and exports) is drawn as on a wider screen."""
+    narrow = f"(windowSize()[0] > 0 && windowSize()[0] <= {PHONE})"
+    return narrow if phone else f"!{narrow}"
+
+
 def wrapped_title(text: Text) -> alt.ExprRef:
-    """A title's text as a Vega expression: as it is on a window wider than PHONE px; on a phone's, split at spaces
-    into lines of at most TITLE_LINE characters (a list of lines), so Vega wraps it instead of cutting it with "…".
+    """A title's text as a Vega expression: on a phone's window (`on_phone`) split at spaces into lines of at most
+    TITLE_LINE characters (a list of lines), so Vega wraps it instead of cutting it with "…"; elsewhere as it is.
     One compiled spec serves both (windowSize() is read in the browser).
 
-        >>> wrapped_title("a b").expr.startswith("windowSize()[0] > 640 ? ")
+        >>> wrapped_title("a b").expr.startswith(on_phone())
         True
     """
     t = text.expr if isinstance(text, Live) else json.dumps(text, ensure_ascii=False)
     lines = f"replace({t}, regexp('(.{{1,{TITLE_LINE}}})(\\\\s+|$)', 'g'), '$1\\n')"
-    return alt.ExprRef(f"windowSize()[0] > {PHONE} ? {t} : split(trim({lines}), '\\n')")
+    return alt.ExprRef(f"{on_phone()} ? split(trim({lines}), '\\n') : {t}")
 
 
 def title_params(title: Text, subtitle: str | None = None) -> alt.TitleParams:

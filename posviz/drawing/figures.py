@@ -34,6 +34,11 @@ class Figure:
     cells: grids.Reduced | None = None  # the matrix a heatmap figure draws: the app picks marks or one picture
     table: pd.DataFrame | None = None  # the CSV's rows when the chart draws a sample of them (default: frames[0])
 
+    @property
+    def title(self) -> str:
+        """Its title in words (a toggle's label on a phone, ui.compared), else its name."""
+        return str(self.shape.get("title") or self.name)
+
 
 POSITION_AXES = dict(row_title="position", col_title="dimension")  # a table of position vectors, one row each
 SCORE_AXES = dict(row_title="query position i", col_title="key position j")  # a score or bias matrix's axes

@@ -15,7 +15,7 @@ import altair as alt
 
 from posviz.drawing import lines_bars
 from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
-from posviz.drawing.engine import Data, Text, title_params
+from posviz.drawing.engine import Data, Text, on_phone, title_params
 
 
 def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = "") -> alt.LayerChart:
@@ -51,12 +51,12 @@ def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int 
     )
     band = alt.Chart(gap).mark_rect(color=ACCENT, opacity=0.15).encode(x="start:Q", x2="end:Q")
     edge = alt.Chart(gap).mark_rule(color=ACCENT, size=2).encode(x="start:Q")
-    words = (
-        alt.Chart(gap)
-        .mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6)
-        .encode(x="mid:Q", y=alt.YValue(0), text="label:N")
-    )
-    return alt.layer(band, line, edge, words, title=title_params(title), height=height)
+    words = alt.Chart(gap).mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6)
+    centred = words.transform_filter(on_phone(False)).encode(x="mid:Q", y=alt.YValue(0), text="label:N")
+    # a phone's band is too narrow for the words: they end at its left edge, where the line stays low
+    before = words.mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6, align="right", dx=-6)
+    before = before.transform_filter(on_phone()).encode(x="start:Q", y=alt.YValue(0), text="label:N")
+    return alt.layer(band, line, edge, centred, before, title=title_params(title), height=height)
 
 
 def across_bars(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import altair as alt
 
 from posviz.drawing.colours import ACCENT, SERIES_COLORS
-from posviz.drawing.engine import Data, Text, title_params
+from posviz.drawing.engine import Data, Text, on_phone, title_params
 from posviz.drawing.frames import LOG_FLOOR
 
 
@@ -172,6 +172,9 @@ def _front(line: alt.Chart, field: str, series: tuple[str, ...]) -> alt.Chart:
     return top.transform_filter(alt.FieldOneOfPredicate(field=field, oneOf=list(series)))
 
 
+UPRIGHT_BARS = 3  # a phone's column holds this many bars' values written across
+
+
 def bars(
     data: Data,
     *,
@@ -205,8 +208,20 @@ def bars(
     )
     if text is None:
         return bar.properties(title=title_params(title), height=height)
-    values = base.mark_text(baseline="bottom", dy=-4, fontWeight="bold").encode(text=f"{text}:N")
-    return alt.layer(bar, values, title=title_params(title), height=height)
+    words = base.encode(text=f"{text}:N")
+    values = words.mark_text(baseline="bottom", dy=-4, fontWeight="bold")
+    if not shown:
+        return alt.layer(bar, values, title=title_params(title), height=height)
+    # on a phone, more than UPRIGHT_BARS bars are narrower than their words: written upright, inside a bar or up from
+    # the floor
+    crowded = f"{on_phone()} && datum.bars > {UPRIGHT_BARS}"
+    above = f"datum['{y}'] > {LOG_FLOOR}"
+    upright = dict(angle=270, baseline="middle", fontWeight="bold")
+    counted = words.transform_joinaggregate(bars="count()")
+    wide = counted.mark_text(baseline="bottom", dy=-4, fontWeight="bold").transform_filter(f"!({crowded})")
+    inside = counted.mark_text(align="right", dx=-6, color="white", **upright).transform_filter(f"{crowded} && {above}")
+    up = counted.mark_text(align="left", dx=6, **upright).transform_filter(f"{crowded} && !({above})")
+    return alt.layer(bar, wide, inside, up, title=title_params(title), height=height)
 
 
 def bars_with_reference(data: Data, reference: Data, **shape: object) -> alt.LayerChart:

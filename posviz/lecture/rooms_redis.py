@@ -11,7 +11,11 @@ Keys (every one under `prefix`, default "posviz:"), each a room's or an hour's, 
 - `live`, a sorted set of open rooms' codes by their last move (for `MAX_OPEN`);
 - `opened:SHA256(address)`, a sorted set of one hour's openings from an address (for `OPENS_PER_HOUR`);
 - `audience:CODE`, a hash of process -> [follow, explore, at] (TTL `AUDIENCE_TTL`), and `reported:PROCESS`, the
-  codes a process reported last (so its next report replaces them).
+  codes a process reported last (so its next report replaces them);
+- `question:CODE`, a hash: the room's current question (id, step, text, choices as JSON, low, high, state), and
+  `answers:CODE`, a hash of SHA256(token) -> the answer; both expire with the room's key (their TTL is set again with
+  the room's), and asking or withdrawing deletes the last question's answers. The room's hash counts its questions
+  (`questions`), so an id is never given twice.
 A move or an end is one MULTI transaction under WATCH of the room's key (a concurrent move retries it) and is
 published on the channel `moves` (`CODE VERSION`), which a server may wait on instead of sleeping between reads.
 """
@@ -27,8 +31,10 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from posviz.lecture import rooms as _sqlite  # MAX_ANSWERS read at each answer (one bound for both stores)
 from posviz.lecture.decks import MAX_TEXT
 from posviz.lecture.rooms import (
     ALPHABET,
@@ -38,13 +44,16 @@ from posviz.lecture.rooms import (
     KEEP,
     MAX_OPEN,
     OPENS_PER_HOUR,
+    Question,
     Room,
     Rooms,
     TooMany,
     _controls,
     _hash,
+    _mac,
     db_path,
     limited,
+    question_of,
     show_code,
 )
 
@@ -126,7 +135,10 @@ class RedisRooms:
         return (ended if ended is not None else active + self.idle) + KEEP
 
     def _ttl(self, pipe: Any, code: str, active: float, ended: float | None, now: float) -> None:
-        pipe.expire(self._key("room", code), max(1, math.ceil(self._expires(active, ended) - now)))
+        """The room's keys (its hash, its question and answers) expire together; EXPIRE skips a key not there."""
+        seconds = max(1, math.ceil(self._expires(active, ended) - now))
+        for kind in ("room", "question", "answers"):
+            pipe.expire(self._key(kind, code), seconds)
 
     def _room(self, code: str, raw: dict, now: float) -> Room | None:
         if not raw:
@@ -258,7 +270,7 @@ class RedisRooms:
         now = time.time() if now is None else now
         text, steps = _controls(controls), limited(steps, MAX_TEXT, "a deck (steps=)")
 
-        def change(pipe: Any) -> None:
+        def change(pipe: Any, _: dict) -> None:
             pipe.hset(self._key("room", code), mapping={"step": step, "steps": steps, "controls": text, "active": now})
             pipe.hincrby(self._key("room", code), "version", 1)
             self._ttl(pipe, code, now, None, now)
@@ -271,7 +283,7 @@ class RedisRooms:
         """Keep the room alive (a lecturer's window loaded) without moving it."""
         now = time.time() if now is None else now
 
-        def change(pipe: Any) -> None:
+        def change(pipe: Any, _: dict) -> None:
             pipe.hset(self._key("room", code), "active", now)
             self._ttl(pipe, code, now, None, now)
             pipe.zadd(self._key("live"), {code: now})
@@ -282,7 +294,7 @@ class RedisRooms:
         """End the room: followers are told so and stop moving."""
         now = time.time() if now is None else now
 
-        def change(pipe: Any) -> None:
+        def change(pipe: Any, _: dict) -> None:
             pipe.hset(self._key("room", code), "ended", now)
             pipe.hincrby(self._key("room", code), "version", 1)
             self._ttl(pipe, code, now, now, now)
@@ -290,24 +302,171 @@ class RedisRooms:
 
         self._change(code, secret, now, change, publish=True)
 
-    def _change(self, code: str, secret: str, now: float, change: Callable, publish: bool = False) -> None:
-        """`change` in a transaction after the lecturer's check, retried if the room changed meanwhile."""
+    def _change(
+        self, code: str, secret: str, now: float, change: Callable, publish: bool = False, watch: tuple[str, ...] = ()
+    ) -> list:
+        """`change(pipe, held)` in a transaction after the lecturer's check, retried if the room (or a key of `watch`)
+        changed meanwhile; `held` is the room's fields (active, ended, questions) and whether each `watch` key exists.
+        Returns the transaction's results."""
         key = self._key("room", code)
 
         def work(pipe: Any) -> None:
-            raw = pipe.hmget(key, "secret_hash", "active", "ended")
+            raw = pipe.hmget(key, "secret_hash", "active", "ended", "questions")
             if raw[0] is None or raw[2] or float(raw[1]) < now - self.idle:
                 raise LookupError(f"room {show_code(code)} has ended or never existed")
             if not hmac.compare_digest(raw[0].decode(), _hash(secret)):
                 raise PermissionError(f"that is not the lecturer's secret for room {show_code(code)}")
+            held = {"active": float(raw[1]), "questions": int(raw[3] or 0), **{k: pipe.exists(k) for k in watch}}
             pipe.multi()
-            change(pipe)
+            change(pipe, held)
             if publish:
                 pipe.hget(key, "version")
 
-        done = self._run(lambda: self.client.transaction(work, key))
+        done = self._run(lambda: self.client.transaction(work, key, *watch))
         if publish:
             self._run(lambda: self.client.publish(self._key("moves"), f"{code} {int(done[-1])}"))
+        return done
+
+    # -- questions to the room (the interface of rooms.Rooms) --------------------------------------------------------
+    def ask(
+        self,
+        code: str,
+        secret: str,
+        step: int,
+        text: str,
+        choices: list[str] | tuple[str, ...] = (),
+        low: float | None = None,
+        high: float | None = None,
+        now: float | None = None,
+    ) -> Question:
+        """Ask the room a question (the lecturer's secret only): it replaces the last one, whose answers are deleted.
+        PermissionError for a wrong secret, LookupError for an ended room, ValueError past a cap."""
+        now = time.time() if now is None else now
+        text, choices, low, high = question_of(text, choices, low, high)
+        asked = self._key("question", code)
+        fields = {"step": int(step), "text": text, "choices": json.dumps(list(choices)), "state": "open"}
+        fields |= {"low": "" if low is None else repr(low), "high": "" if high is None else repr(high)}
+        number = []
+
+        def change(pipe: Any, held: dict) -> None:
+            number[:] = [held["questions"] + 1]  # read under WATCH of the room: ids are never given twice
+            pipe.hset(self._key("room", code), "questions", number[0])
+            pipe.delete(asked, self._key("answers", code))
+            pipe.hset(asked, mapping={**fields, "id": number[0]})
+            self._ttl(pipe, code, held["active"], None, now)
+
+        self._change(code, secret, now, change)
+        return Question(code, number[0], int(step), text, choices, low, high, "open")
+
+    def reveal(self, code: str, secret: str, now: float | None = None) -> None:
+        """Show the class's answers (the lecturer's secret only); the question takes no more answers."""
+        asked = self._key("question", code)
+
+        def change(pipe: Any, held: dict) -> None:
+            if held[asked]:  # no question: nothing to reveal (HSET would make a question without its fields)
+                pipe.hset(asked, "state", "revealed")
+
+        self._change(code, secret, time.time() if now is None else now, change, watch=(asked,))
+
+    def withdraw(self, code: str, secret: str, now: float | None = None) -> None:
+        """Take the question away (the lecturer's secret only), with its answers."""
+
+        def change(pipe: Any, _: dict) -> None:
+            pipe.delete(self._key("question", code), self._key("answers", code))
+
+        self._change(code, secret, time.time() if now is None else now, change)
+
+    def token(self, code: str) -> str:
+        """A follower's anonymous answer token (as rooms.Rooms.token: a nonce and its HMAC under the room's secret
+        hash). LookupError when there is no such room."""
+        stored = self._run(lambda: self.client.hget(self._key("room", code), "secret_hash"))
+        if stored is None:
+            raise LookupError(f"there is no room {show_code(code)}")
+        nonce = secrets.token_urlsafe(12)
+        return f"{nonce}.{_mac(stored.decode(), code, nonce)}"
+
+    def answer(self, code: str, token: str, question: int, raw: object, now: float | None = None) -> int:
+        """A follower's answer to question `question` (as rooms.Rooms.answer: one a token, a second replacing the first,
+        at most MAX_ANSWERS; PermissionError, LookupError, ValueError). Returns the number answered."""
+        now = time.time() if now is None else now
+        found = _sqlite._TOKEN.fullmatch(token) if isinstance(token, str) else None
+        if found is None:
+            raise PermissionError("expected the answer token this room's page gave (16 characters, a dot, 32 hex)")
+        room, asked, answers = self._key("room", code), self._key("question", code), self._key("answers", code)
+
+        def work(pipe: Any) -> int:  # WATCHes the three keys: a question asked or revealed meanwhile voids it
+            raw_room = pipe.hmget(room, "secret_hash", "active", "ended")
+            if raw_room[0] is None or not hmac.compare_digest(
+                _mac(raw_room[0].decode(), code, found.group(1)), found.group(2)
+            ):
+                raise PermissionError(f"that answer token is not one room {show_code(code)} gave")
+            active, ended = float(raw_room[1]), float(raw_room[2]) if raw_room[2] else None
+            if ended is not None or active < now - self.idle:
+                raise LookupError(f"room {show_code(code)} has ended")
+            current = self._question(code, pipe.hgetall(asked))
+            if current is None or current.id != question or current.state != "open":
+                raise LookupError(f"question {question} is not open in room {show_code(code)}")
+            value, key = current.check(raw), _hash(token)
+            count, again = pipe.hlen(answers), pipe.hexists(answers, key)
+            if not again and count >= _sqlite.MAX_ANSWERS:
+                raise ValueError(f"this question has its {_sqlite.MAX_ANSWERS} answers already")
+            pipe.multi()
+            pipe.hset(answers, key, repr(value))
+            self._ttl(pipe, code, active, ended, now)
+            return count + (not again)
+
+        return self._run(lambda: self.client.transaction(work, room, asked, answers, value_from_callable=True))
+
+    def questions(self, codes: list[str], now: float | None = None) -> dict[str, Question]:
+        """The current question of each room among `codes` that has one (a room past its keeping has none), with its
+        count, and its answers when revealed: two round trips at most."""
+        if not codes:
+            return {}
+        now = time.time() if now is None else now
+
+        def work() -> list:
+            pipe = self.client.pipeline(transaction=False)
+            for code in codes:
+                pipe.hmget(self._key("room", code), "active", "ended")
+                pipe.hgetall(self._key("question", code))
+                pipe.hlen(self._key("answers", code))
+            return pipe.execute()
+
+        got, found = self._run(work), {}
+        for i, code in enumerate(codes):
+            (active, ended), raw, count = got[3 * i : 3 * i + 3]
+            if active is None or self._expires(float(active), float(ended) if ended else None) < now:
+                continue
+            asked = self._question(code, raw)
+            if asked is not None:
+                found[code] = replace(asked, count=int(count))
+        shown = [code for code, asked in found.items() if asked.revealed]
+        if shown:
+
+            def values() -> list:
+                pipe = self.client.pipeline(transaction=False)
+                for code in shown:
+                    pipe.hvals(self._key("answers", code))
+                return pipe.execute()
+
+            for code, raw in zip(shown, self._run(values), strict=True):
+                found[code] = replace(found[code], values=tuple(float(v) for v in raw))
+        return found
+
+    def question(self, code: str, now: float | None = None) -> Question | None:
+        """The room's current question (see `questions`), or None."""
+        return self.questions([code], now).get(code)
+
+    @staticmethod
+    def _question(code: str, raw: dict) -> Question | None:
+        """A question's hash as a Question (no count), or None when there is none (or it is being asked: no id yet)."""
+        if not raw or b"id" not in raw:
+            return None
+        low, high = (float(raw[k]) if raw[k] else None for k in (b"low", b"high"))
+        choices = tuple(json.loads(raw[b"choices"]))
+        return Question(
+            code, int(raw[b"id"]), int(raw[b"step"]), raw[b"text"].decode(), choices, low, high, raw[b"state"].decode()
+        )
 
 
 _REPORTED: set[tuple[str, str]] = set()

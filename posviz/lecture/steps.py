@@ -992,6 +992,11 @@ STEPS: tuple[Step, ...] = (
 )  # fmt: skip
 
 
+# The steps whose two figures exist to be compared (one against the other, cell by cell or side by side): on a phone
+# the app shows them one at a time with a toggle rather than stacked, the second below the first screen.
+COMPARED = frozenset({"shuffle", "twins", "ramp", "forgot", "offset", "plain", "position", "rotary", "real", "llmsink"})
+
+
 def slide(index: int, **values: object) -> Slide:
     """Step `index` (0-based) drawn with its controls (by argument name) at `values`, the rest at defaults."""
     if not 0 <= index < len(STEPS):
