@@ -135,18 +135,7 @@ def lines_labelled(curve: Data, window: Data, ends: Data, **shape: object) -> al
         )
     )
     room = alt.Chart(ends).mark_point(opacity=0).encode(x=alt.X("room:Q"), y=alt.Y("label_y:Q"))  # the names' room
-    _flush_x(chart)  # the axis now ends past the data, at no round number: its last tick label kept inside
     return alt.layer(chart, names, room)
-
-
-def _flush_x(chart: alt.TopLevelMixin) -> None:
-    for layer in getattr(chart, "layer", [chart]):
-        if isinstance(layer, alt.LayerChart):
-            _flush_x(layer)
-        elif isinstance(getattr(layer.encoding, "x", None), alt.X):
-            axis = layer.encoding.x.axis
-            layer.encoding.x.axis = (alt.Axis() if axis is alt.Undefined else axis).copy()
-            layer.encoding.x.axis.labelFlush = True
 
 
 def _drop_legends(chart: alt.TopLevelMixin) -> None:

@@ -627,7 +627,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     lines, window = curve.frames
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
-    ends = ends.assign(room=float(lines.position.max()) * 1.3)  # the names' room past the lines' end
+    # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
+    ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
