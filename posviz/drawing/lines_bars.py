@@ -196,6 +196,8 @@ def bars(
     y_scale = alt.Scale(type="log") if log_y else alt.Undefined
     if text is not None:  # room above the tallest bar for its value
         y_scale = alt.Scale(type="log" if log_y else "linear", padding=24)
+        if not log_y and not isinstance(data, alt.NamedData) and (data[y] >= 0).all():
+            y_scale.domainMin = 0  # the padding only above: bars of counts start at 0, never at -1
     base = alt.Chart(data).encode(
         x=alt.X(f"{x}:N", title=x_title, sort=None, axis=alt.Axis(labelAngle=0, labelOverlap=True, labelLimit=260)),
         y=alt.Y(f"{y}:Q", title=y_title, stack=None, scale=y_scale, axis=y_axis),
