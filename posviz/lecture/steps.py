@@ -662,9 +662,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"measured live on {matched.NAME}",
         f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: the ranges overlap",
         tone="state",
-        caption=f"Byte-level models trained here on windows of T_train = {T} bytes, {len(matched.seeds())} seeds a "
-        f"scheme, read on {windows} (text never trained on); loss in nats per byte, lower is better: "
-        "measured, not the papers' results.",
+        caption=f"Causal byte-level decoders trained here on windows of T_train = {T} bytes, {len(matched.seeds())} "
+        f"seeds a scheme ('none': the causal mask only), read on {windows} (text never trained on); loss in nats per "
+        "byte, lower is better: measured, not the papers' results.",
     )
 
 
