@@ -30,6 +30,8 @@ from posviz.maths.encodings import offset_matrix, sinusoidal
 FIGURE_HEIGHT = 228  # px: with 20 px text every step still fits a 720 px screen (tests/test_browser.py)
 VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")  # peₜ₊₃ in a label
+
 
 @dataclass(frozen=True)
 class Control:
@@ -464,7 +466,7 @@ def shift(k: int = 3) -> Slide:
     m = offset_matrix(k, WIDTH)
     return Slide(
         f"Moving k = {k} positions is one fixed matrix Mₖ for every row: a rotation of each pair.",
-        f"max |pe[t+{k}] − Mₖ pe[t]|  (k = {k})",
+        f"max |peₜ₊{str(k).translate(SUBSCRIPTS)} − Mₖ peₜ|  (k = {k})",  # step 11's peₜ
         residual,
         verdicts.negligible(residual),
         "one matrix shifts every row",
