@@ -845,7 +845,8 @@ def llm_head() -> Slide:
     counted = reading if fetched is None else fetched
     found = decoder.positional_heads(counted, "previous-token")
     layers, heads = counted.roles.shape
-    where = f"the {layers} shipped layers (of 30)" if fetched is None else f"all {layers} layers (the fetched file)"
+    of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
+    where = f"the {layers} shipped layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
         f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
         f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
