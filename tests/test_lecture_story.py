@@ -333,6 +333,14 @@ def test_the_three_families_are_framed_at_the_first_and_met_in_order():
         for n in re.findall(r"[Ff]amily (\d)", at(key).claim):
             first.setdefault(int(n), i)
     assert sorted(first) == [1, 2, 3] and first[1] < first[2] < first[3], first
+    framing = at("ramp").caption  # all three named where the first appears, each with the step that shows it
+    named = re.findall(r"(\d), (absolute|relative|implicit): [^;(]+\((here|step (\d+))\)", framing)
+    assert [(int(n), kind) for n, kind, _, _ in named] == [(1, "absolute"), (2, "relative"), (3, "implicit")], framing
+    assert [KEYS.index("ramp") if where == "here" else int(step) - 1 for _, _, where, step in named] == [
+        first[1],
+        first[2],
+        first[3],
+    ]
 
 
 def screen_words(shown: lecture.Slide) -> str:

@@ -209,6 +209,12 @@ def shuffle(seed: int = 42) -> Slide:
     )
 
 
+# The three ways position gets in, framed where the first appears (step 3) and met in this order
+FAMILIES = (
+    "1, absolute: rows added to the input (here); 2, relative: rotary or biases on the scores (step 13); "
+    "3, implicit: the causal mask (step 14)"
+)
+
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
 
 
@@ -254,6 +260,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
+        caption=f"The three ways position gets in: {FAMILIES}.",
     )
 
 
