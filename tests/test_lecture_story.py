@@ -367,6 +367,8 @@ TERMS = [
     (r"\bwavelength", "table", "one turn every"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
+    (r"\bquery\b", "plain", "a query, the token whose output is computed"),
+    (r"\bkey\b", "plain", "a key, a token it reads"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key by its position"),
     (r"\bALiBi\b", "rotary", "ALiBi and T5 add a bias to the scores"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),

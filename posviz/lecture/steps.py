@@ -358,13 +358,15 @@ def sentences_plain() -> Slide:
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
-        "a pure reordering: 'man' gets the same output",
+        "a pure reordering",
         (
             _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
             _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
+        caption="A row is a query, the token whose output is computed; a column a key, a token it reads; a cell, "
+        "the query's weight on that key (each row sums to 1).",
     )
 
 
