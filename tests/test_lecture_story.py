@@ -321,7 +321,8 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
     assert [v for _, v in at("pairs", position="sinusoidal").also] == [s.tokens_only, s.positions_only]
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     added = relative.shift_change(q, k, 24, 100, scheme="sinusoidal")
-    assert at("rotary", shift=100).numbers[1] == ("added sinusoids, moved by 100", number(added))
+    assert at("rotary", shift=100).numbers[1] == ("the same, added sinusoids", number(added))
+    assert at("rotary", shift=100).numbers[0] == ("largest score change, +100", at("rotary").shown)
     assert at("rotary", shift=100).numbers[1][1] != at("rotary", shift=100).shown  # the two differ: 5.35 vs 0
     assert at("table").also[0][1] == pytest.approx(2 * np.pi)
 

@@ -515,7 +515,7 @@ def rotary(shift: int = 100) -> Slide:
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
         "scores instead), so a score sees only the offset t − s.",
-        f"rotary scores, all moved by {shift}",
+        f"largest score change, +{shift}",  # of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
         "unchanged: offset only",
@@ -536,7 +536,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
-        also=((f"added sinusoids, moved by {shift}", added),),
+        also=(("the same, added sinusoids", added),),
     )
 
 
