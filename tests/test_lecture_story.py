@@ -345,9 +345,9 @@ def test_the_three_families_are_framed_at_the_first_and_met_in_order():
 
 
 def screen_words(shown: lecture.Slide) -> str:
-    """Every text a step projects: claim, headline labels, verdict, caption, the expected value's line (its source),
+    """Every text a step projects: claim, headline labels and numbers, verdict, caption, the expected value's line (its source),
     and each figure's titles, axes and text cells."""
-    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(label for label, _ in shown.numbers)]
+    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(" ".join(n) for n in shown.numbers)]
     for fig in shown.figures:
         shape = fig.shape
         words = ("title", "subtitle", "x_title", "y_title", "row_title", "col_title", "what", "value_title")
@@ -368,6 +368,7 @@ TERMS = [
     (r"\bwavelength", "table", "one turn every"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
+    (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
     (r"\bquery\b", "plain", "a query, the token whose output is computed"),
     (r"\bkey\b", "plain", "a key, a token it reads"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key by its position"),

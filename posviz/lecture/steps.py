@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import figures, frames, heatmaps, images
-from posviz.drawing.display import number
+from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
 from posviz.lecture import families
@@ -134,6 +134,13 @@ def _gap(value: float) -> str:
     return "0 up to rounding" if verdicts.machine_zero(value) else number(value)
 
 
+def _powers(value: float) -> str:
+    """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
+    said = powers(number(value, grouped=True))
+    rounding = ": zero up to float rounding" if verdicts.machine_zero(value) else ""
+    return f" {said}{rounding}." if said else ""
+
+
 def _grid(
     name: str,
     m: np.ndarray,
@@ -205,7 +212,7 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
-        "two panels match: shuffling before or after attention gives the same rows.",
+        f"two panels match: shuffling before or after attention gives the same rows.{_powers(r.max_diff)}",
     )
 
 
