@@ -345,8 +345,8 @@ def test_the_three_families_are_framed_at_the_first_and_met_in_order():
 
 
 def screen_words(shown: lecture.Slide) -> str:
-    """Every text a step projects: claim, headline labels and numbers, verdict, caption, the expected value's line (its source),
-    and each figure's titles, axes and text cells."""
+    """Every text a step projects: claim, headline labels and numbers, verdict, caption, the expected value's line
+    (its source), and each figure's titles, axes and text cells."""
     parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(" ".join(n) for n in shown.numbers)]
     for fig in shown.figures:
         shape = fig.shape
