@@ -525,3 +525,13 @@ def test_the_trained_models_lines_are_named_at_their_ends():
         leaves += [] if "layer" in node else [node]
     names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
     assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
+
+
+def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_source():
+    titles = {s.key: s.title for s in lecture.STEPS}
+    for key, n in (("forgot", 1), ("offset", 2)):  # an exercise's answer is on screen at once: not titled as a task
+        assert not re.search(r"\bexercise\b", titles[key] + " " + at(key).claim, re.I), key
+        assert f"exercise {n} of the lesson 'Why attention needs position'" in at(key).source, key
+    assert titles["forgot"].startswith("A buggy test") and at("forgot").tone == "problem"
+    question, answer = at("offset").claim.split("?")  # the claim asks; the number and its badge answer
+    assert "does attention now see order" in question and at("offset").verdict.startswith("0 up to rounding: no")

@@ -300,11 +300,11 @@ def forgot() -> Slide:
         "forgot",
         "attend (NOT reordered)",
         blind=False,
-        claim="Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' "
+        claim="A buggy test: compare with the output that was never reordered and even a blind model seems to 'see' "
         "order.",
         label="max |attn(P X) − attn(X)|  (reference not reordered)",
         verdict="a large difference from a bug in the test, not from position",
-        source="exercise 1 of the lesson 'Why attention needs position'",
+        source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -313,11 +313,12 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Exercise 2: add one vector at every position and attention stays order-blind: a constant is not position.",
+        "Add one and the same vector c at every position: does attention now see order? The shuffle test with X + c "
+        "answers.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: still order-blind",
+        "0 up to rounding: no, a constant is not position",
         (
             _heat(
                 "offset-rows",
@@ -336,6 +337,7 @@ def offset(scale: float = 0.6) -> Slide:
             ),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
+        "the two sides differ: not the lesson's constant",
     )
 
 
@@ -974,8 +976,8 @@ STEPS: tuple[Step, ...] = (
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("pairs", "Move token and position together", pairs,
          (Control("position", "position signal", "ramp", options=("ramp", "sinusoidal", "learned", "random")),)),
-    Step("forgot", "Exercise 1: forgot to reorder", forgot),
-    Step("offset", "Exercise 2: a constant is not position", offset,
+    Step("forgot", "A buggy test: forgot to reorder", forgot),
+    Step("offset", "A constant at every position?", offset,
          (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
     Step("plain", "dog bites man, no position", sentences_plain),
     Step("position", "dog bites man, with position", sentences_position,
