@@ -23,11 +23,12 @@ def at(key: str, **values: object) -> lecture.Slide:
 
 @pytest.mark.parametrize(
     ("key", "words"),
-    [("ramp", "absolute rows added to the input"), ("table", "added absolute rows"), ("causal", "implicit"),
-     ("rotary", "relative"), ("rotary", "bias to the scores"), ("real", "family 1"), ("llm", "family 2")],
+    [("ramp", "family 1"), ("ramp", "1 absolute, rows added to the input"), ("table", "added absolute rows"),
+     ("causal", "implicit"), ("rotary", "relative"), ("rotary", "bias to the scores"), ("real", "family 1"),
+     ("llm", "family 2")],
 )  # fmt: skip
 def test_each_family_is_named_where_it_first_appears(key, words):
-    assert words in at(key).claim
+    assert words in at(key).claim + " " + at(key).caption
 
 
 def test_the_sinusoid_steps_share_the_lessons_width():
@@ -134,7 +135,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     ]
     assert list(dict.fromkeys(table.column)) == [
         "family: where it enters",
-        "past the trained length",
+        "past the trained length (step 17)",
         "scores, positions +100",
     ]
     cell = table.set_index(["row", "column"]).text
@@ -146,11 +147,11 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
         "rotary (RoPE)": relative.shift_change(q, k, 24, 100, scheme="rotary"),
     }
     for row, change in expected.items():
-        assert cell[(row, "scores, positions +100")].startswith(f"max change {number(change)}\n"), row
+        assert cell[(row, "scores, positions +100")].startswith(f"max change {number(change)} (step 13)\n"), row
     changes = {r.scheme: r.change for r in families.rows()}
     assert not verdicts.negligible(changes["sinusoidal rows"]) and not verdicts.negligible(changes["learned table"])
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
-    past = {r: cell[(r, "past the trained length")] for r in dict.fromkeys(table.row)}
+    past = {r: cell[(r, "past the trained length (step 17)")] for r in dict.fromkeys(table.row)}
     assert (
         "no row past 127 (trained here)" in past["learned table"]
         and "MiniLM: 512 rows, row 512 refused" in past["learned table"]
@@ -165,6 +166,22 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert "learned" not in rise  # no row past its table: words, not a number
     assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
+
+
+def test_every_recap_number_was_shown_on_the_step_its_cell_names():
+    table = at("recap").figures[0].frames[0]
+    for text in table.query("column == 'scores, positions +100'").text:
+        shown, step = re.match(r"max change (\S+) \(step (\d+)\)\n", text).groups()
+        screen = screen_words(lecture.slide(int(step) - 1))
+        assert re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", screen), (text, step)
+    (heading,) = [c for c in dict.fromkeys(table.column) if c.startswith("past the trained length")]
+    step = int(re.search(r"\(step (\d+)\)", heading).group(1))
+    bars = set(lecture.slide(step - 1).figures[1].frames[0].shown)  # the step's bars, at its defaults
+    for text in table.query("column == @heading").text:
+        first = text.split("\n")[0].removeprefix("ALiBi: ").removeprefix("loss ").replace(" (seeds ", " (")
+        if first.startswith("no row past"):
+            first = first.removesuffix(" (trained here)")
+        assert first in bars, (first, bars)
 
 
 def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
@@ -328,14 +345,14 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
 
 
 def test_the_three_families_are_framed_at_the_first_and_met_in_order():
-    assert "family 1 of the three ways position gets in" in at("ramp").claim
+    assert "family 1" in at("ramp").claim and at("ramp").caption.startswith("Three ways position gets in: ")
     first = {}
     for i, key in enumerate(KEYS):
         for n in re.findall(r"[Ff]amily (\d)", at(key).claim):
             first.setdefault(int(n), i)
     assert sorted(first) == [1, 2, 3] and first[1] < first[2] < first[3], first
     framing = at("ramp").caption  # all three named where the first appears, each with the step that shows it
-    named = re.findall(r"(\d), (absolute|relative|implicit): [^;(]+\((here|step (\d+))\)", framing)
+    named = re.findall(r"(\d) (absolute|relative|implicit), [^;(]+\((here|step (\d+))\)", framing)
     assert [(int(n), kind) for n, kind, _, _ in named] == [(1, "absolute"), (2, "relative"), (3, "implicit")], framing
     assert [KEYS.index("ramp") if where == "here" else int(step) - 1 for _, _, where, step in named] == [
         first[1],
@@ -364,7 +381,7 @@ def screen_words(shown: lecture.Slide) -> str:
 # A term a student may not know, the step that defines it (on its screen) and the words that define it there.
 TERMS = [
     (r"\bramp\b", "twins", "a ramp, E = 0.6(t + 1)"),
-    (r"\bW₁", "plain", "attention matrix W₂ is W₁"),
+    (r"\bW₁", "plain", "W₁, W₂: attention matrices"),
     (r"\bwavelength", "table", "one turn every"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),

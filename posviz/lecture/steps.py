@@ -211,15 +211,15 @@ def shuffle(seed: int = 42) -> Slide:
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
-        caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
-        f"two panels match: shuffling before or after attention gives the same rows.{_powers(r.max_diff)}",
+        caption=f"P, the shuffle: P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the two "
+        f"panels match.{_powers(r.max_diff)}",
     )
 
 
 # The three ways position gets in, framed where the first appears (step 3) and met in this order
 FAMILIES = (
-    "1, absolute: rows added to the input (here); 2, relative: rotary or biases on the scores (step 13); "
-    "3, implicit: the causal mask (step 14)"
+    "1 absolute, rows added to the input (here); 2 relative, rotary or score biases (step 13); 3 implicit, the causal "
+    "mask (step 14)"
 )
 
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
@@ -261,13 +261,12 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         "ramp",
         "attend, then shuffle",
         blind=False,
-        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
-        "position gets in, absolute rows added to the input.",
+        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
-        caption=f"The three ways position gets in: {FAMILIES}.",
+        caption=f"Three ways position gets in: {FAMILIES}.",
     )
 
 
@@ -363,7 +362,7 @@ def sentences_plain() -> Slide:
     r = lessons.sentence_experiment()
     gap = r.permuted_gap(with_position=False)
     return Slide(
-        "Without position, 'man bites dog' is 'dog bites man' reordered: its attention matrix W₂ is W₁ permuted.",
+        "Without position, 'man bites dog' is 'dog bites man' reordered: W₂ is W₁ permuted.",
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
@@ -374,8 +373,8 @@ def sentences_plain() -> Slide:
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
-        caption="A row is a query, the token whose output is computed; a column a key, a token it reads; a cell, "
-        "the query's weight on that key (each row sums to 1).",
+        caption="W₁, W₂: attention matrices. A row is a query, the token whose output is computed; a column a key, a "
+        "token it reads; a cell, its weight.",
     )
 
 
@@ -514,6 +513,21 @@ def shift(k: int = 3) -> Slide:
     )
 
 
+def _moved_too(shift: int) -> str:
+    """Step 13's caption: the largest score change at +`shift` of the other schemes the recap's column shows."""
+    bias = max(families.bias_change("alibi", shift), families.bias_change("t5", shift))
+    table = "a learned table (step 15's MiniLM)"
+    learned = (
+        f"{table} by {number(families.learned_change(shift))}"
+        if shift + families.T <= families.table_rows()
+        else f"{table} has no rows there"
+    )
+    return (
+        f"The same +{shift}: biases of t − s on the scores (ALiBi, T5) change by {number(bias)}, the causal mask "
+        f"(step 14) by {number(families.mask_change(shift))}, {learned}."
+    )
+
+
 def rotary(shift: int = 100) -> Slide:
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
@@ -538,6 +552,7 @@ def rotary(shift: int = 100) -> Slide:
                 domain=domain,
                 square=True,
                 start=start,
+                height=FIGURE_HEIGHT - 34,  # the caption's line under them still fits 720 px
             )
             for name, m, title, start in (
                 ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
@@ -546,6 +561,7 @@ def rotary(shift: int = 100) -> Slide:
         ),
         "RoFormer (Su et al.), computed from the formula",
         also=(("the same, added sinusoids", added),),
+        caption=_moved_too(shift),
     )
 
 
@@ -942,7 +958,8 @@ def recap() -> Slide:
     from posviz.drawing import lecture_charts
 
     every = families.rows()
-    table = frames.cells_frame([r.scheme for r in every], families.table_columns(every))
+    numbered = {s.key: i + 1 for i, s in enumerate(STEPS)}  # each cell names the step that showed its number
+    table = frames.cells_frame([r.scheme for r in every], families.table_columns(every, numbered))
     relative_change = max(r.change for r in every if not r.family.startswith("1"))
     absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
     # step 1's shuffle test, recomputed where the lecture started, then with a family's signal: step 3's, step 14's
