@@ -552,3 +552,154 @@ def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_so
     assert titles["forgot"].startswith("A buggy test") and at("forgot").tone == "problem"
     question, answer = at("offset").claim.split("?")  # the claim asks; the number and its badge answer
     assert "does attention now see order" in question and at("offset").verdict.startswith("0 up to rounding: no")
+
+
+def _minilm_neighbours() -> list[float]:
+    from posviz.models import minilm
+
+    rows = minilm.default_model().position.astype(np.float64)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return [float(np.median(np.sum(unit[:-1] * unit[1:], axis=1)))]  # rows t and t + 1, their median cosine
+
+
+def _rotary_changes(shift: int) -> list[float]:
+    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    return [relative.shift_change(q, k, 24, shift, scheme=s) for s in ("rotary", "sinusoidal")]
+
+
+def _rises(scheme: str, reach: int) -> list[float]:
+    from posviz.experiments import matched
+
+    rise = matched.rises(matched.family_curves(), 128, 64 * reach, 128 * reach)[scheme]  # reach x T_train: [k/2, k) T
+    return [round(rise.mean, 2)]
+
+
+def _sentence_cosines(scale: float) -> list[float]:
+    from posviz.models.minilm import encoder
+
+    pair = encoder.compare_texts("dog bites man", "man bites dog", scale)
+    return [pair.cosine, pair.cosine_plain]
+
+
+def _whole():
+    """All 30 layers of SmolLM2 on the lecture sentence, when the whole file was fetched; else None."""
+    from posviz.experiments import whole
+
+    return None if whole.whole_path() is None else whole.read(decoder.DEFAULT_TEXT)
+
+
+def _llm_head() -> list[float]:
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    counted = _whole() or reading  # the heads are counted in every layer there is
+    return [float(reading.previous[1, 2]), float(len(decoder.positional_heads(counted, "previous-token")))]
+
+
+def _sink() -> list[float]:
+    fetched = _whole()
+    by_layer = (decoder.whole_model() if fetched is None else fetched).sink.mean(axis=1)
+    return [decoder.read(decoder.DEFAULT_TEXT).sink_mean, float(by_layer.max())]
+
+
+def _recap() -> list[float]:
+    from posviz.experiments import lessons
+
+    kwargs = ({}, dict(position="ramp", scale=0.6), dict(causal=True))  # step 1's test alone, with step 3's, step 14's
+    return [lessons.order_experiment(**kw).max_diff for kw in kwargs]
+
+
+def _lesson(name: str, *args, **kwargs):
+    """A callable that runs posviz.experiments.lessons.`name`(...) when the test runs."""
+    from posviz.experiments import lessons
+
+    return lambda: getattr(lessons, name)(*args, **kwargs)
+
+
+def _headline_sources():
+    """Step key -> (recompute: the step's control values -> every number it draws large, headline first; the words its
+    source or labels name that source by). Each recomputation calls the core, never the step."""
+    from posviz.experiments import lessons
+    from posviz.maths import properties
+    from posviz.maths.encodings import sinusoidal
+
+    lesson, sentences = "the lesson 'Why attention needs position'", "the lesson 'dog bites man'"
+
+    def pairs(position):
+        r = lessons.pair_move_experiment(position=position, scale=0.6 if position == "ramp" else 1.0)
+        return [r.together, r.tokens_only, r.positions_only]
+
+    def plain():
+        r = lessons.sentence_experiment()
+        return [r.permuted_gap(with_position=False), r.word_diff("man", with_position=False)]
+
+    def shift(k):
+        return [properties.offset_residual(sinusoidal(64, 8), k)]
+
+    def table(d):
+        return [2 * np.pi * 10_000 ** ((d - 2) / d), 2 * np.pi]  # the slowest pair's turn, pair 0's
+
+    def norms(d):
+        pe = sinusoidal(64, d)
+        return [float(np.abs((pe**2).sum(axis=1) - d / 2).max())]
+
+    def smollm2():
+        from posviz.experiments import whole
+
+        if whole.whole_path() is not None:
+            return [whole.sentence_cosine()[0]]
+        return [decoder.sentence_cosine()[0]]
+
+    return {
+        "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
+        "twins": (lambda second: [lessons.twin_experiment(second=second).row_diff], lesson),
+        "ramp": (lambda scale: [lessons.order_experiment(position="ramp", scale=scale).max_diff], lesson),
+        "pairs": (pairs, "the 'Why attention needs position' setup"),
+        "forgot": (lambda: [lessons.order_experiment(forget_reorder=True).max_diff], f"exercise 1 of {lesson}"),
+        "offset": (
+            lambda scale: [lessons.order_experiment(position="constant", scale=scale).max_diff],
+            f"exercise 2 of {lesson}",
+        ),
+        "plain": (plain, sentences),
+        "position": (
+            lambda scale: [lessons.sentence_experiment(scale=scale).word_diff("man", with_position=True)],
+            sentences,
+        ),
+        "magnitude": (lambda scale: [lessons.sentence_experiment().word_distance("man", scale)], sentences),
+        "table": (table, "the sinusoid formula"),
+        "norms": (norms, "'A sense of order'"),
+        "shift": (shift, "the offset property of the sinusoid formula"),
+        "rotary": (_rotary_changes, "RoFormer"),
+        "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
+        "real": (_minilm_neighbours, "the shipped model's weights"),
+        "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the shipped model's table"),
+        "buys": (_rises, "measured live on"),
+        "sentences": (_sentence_cosines, "model"),
+        "decoder": (smollm2, "SmolLM2"),
+        "llm": (_llm_head, "live on the lecture sentence"),
+        "llmsink": (_sink, "live on the lecture sentence"),
+        "recap": (_recap, "step 1"),
+    }
+
+
+def _settings(key: str) -> list[dict]:
+    """The step's defaults, and each control at its last option (a number hard-coded for the defaults fails there)."""
+    step = lecture.STEPS[KEYS.index(key)]
+    others = [{**step.defaults(), c.name: c.options[-1]} for c in step.controls if c.options[-1] != c.default]
+    return [step.defaults(), *others]
+
+
+def test_the_headline_source_table_covers_every_step():
+    assert list(_headline_sources()) == KEYS
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_headline_number_is_its_source_recomputed(key):
+    recompute, named = _headline_sources()[key]
+    for values in _settings(key):
+        if key == "lastrow" and values["T"] <= families.table_rows():
+            continue  # every position has a row: 0, the step's 'otherwise'
+        shown = at(key, **values)
+        expected = recompute(**values)
+        drawn = [shown.value, *(v for _, v in shown.also)]
+        assert drawn == pytest.approx(expected, rel=1e-9, abs=1e-300), (key, values)  # in order: none swapped
+        assert [text for _, text in shown.numbers] == [number(v, grouped=True) for v in expected], (key, values)
+        assert named in shown.source + " " + " ".join(label for label, _ in shown.numbers), (key, shown.source)
