@@ -110,9 +110,11 @@ def _heat(
     col_labels: list[str] | None = None,
     annotate: bool = True,
     causal: bool = False,
+    label_limit: int | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey. A square matrix (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
+    (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -124,6 +126,8 @@ def _heat(
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    if label_limit is not None:
+        choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
     shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=square)
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
@@ -169,25 +173,48 @@ def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal:
     )
 
 
-def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
-    places = [f"position {i}" for i in range(m.shape[0])]
-    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False)
-
-
-def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
-    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
-    domain = heatmaps.signed_domain(r.reference, r.out_perm)
-    return (
-        _outputs(f"{name}-reference", r.reference, reference_title, domain),
-        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
+def _outputs(
+    name: str, m: np.ndarray, title: str, domain: tuple[float, float], places: list[str] | None = None
+) -> Figure:
+    limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
+    places = places or [f"position {i}" for i in range(m.shape[0])]
+    return _heat(
+        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
     )
 
 
-def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+def _ramp_places(pos: np.ndarray) -> list[str]:
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    the same value, E = scale (t + 1))."""
+    return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
+
+
+def _shuffle_panels(
+    name: str, r: lessons.OrderResult, reference_title: str, places: list[str] | None = None
+) -> tuple[Figure, Figure]:
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: the rows'
+    labels (default "position t")."""
+    domain = heatmaps.signed_domain(r.reference, r.out_perm)
+    return (
+        _outputs(f"{name}-reference", r.reference, reference_title, domain, places),
+        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain, places),
+    )
+
+
+def _shuffle_slide(
+    r: lessons.OrderResult,
+    name: str,
+    reference_title: str,
+    *,
+    blind: bool,
+    places: list[str] | None = None,
+    **words: str,
+) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
-    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
+    the slide's texts."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title, places), **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -248,12 +275,15 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         "ramp",
         "attend, then shuffle",
         blind=False,
+        places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
         claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
         "position gets in, absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
+        caption=f"E, the ramp, is written beside each row: E = {number(scale)}(t + 1) is added to every feature of "
+        "row t before attention. P shuffles the tokens X; each position keeps its E.",
     )
 
 
