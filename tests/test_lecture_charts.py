@@ -1,5 +1,6 @@
 """The lecture's figures on steps 3-16: what each draws is what its claim and number are about."""
 
+import numpy as np
 import pytest
 
 from posviz import lecture
@@ -21,3 +22,31 @@ def test_the_ramp_step_draws_e_beside_each_row_of_both_panels(scale):
         rows = list(dict.fromkeys(fig.frames[0]["row"]))
         assert rows == [f"position {t}, E = {number(v)}" for t, v in enumerate(e)], (fig.name, rows)
     assert f"E = {number(scale)}(t + 1)" in shown.caption
+
+
+@pytest.mark.parametrize("d", [4, 8, 16, 64])
+def test_the_sinusoid_table_step_draws_each_pairs_wavelength_and_writes_the_slowest(d):
+    shown = at("table", d=d)
+    waves = next(f for f in shown.figures if f.name == "table-wavelengths")
+    frame = waves.frames[0]
+    pairs = np.arange(d // 2)
+    assert list(frame["pair"]) == [str(i) for i in pairs]
+    np.testing.assert_allclose(frame["wavelength"], 2 * np.pi * 10_000 ** (2 * pairs / d))  # the formula, by pair i
+    assert frame["shown"].iloc[-1] == shown.shown  # the slowest pair's wavelength is the headline's number
+    assert shown.value == pytest.approx(2 * np.pi * 10_000 ** ((d - 2) / d))
+    assert waves.shape["x_title"].startswith("pair i") and "(log)" in waves.shape["y_title"]
+    assert f"2π·10000^(2i/{d})" in waves.shape["title"]  # the formula on screen
+
+
+def test_the_slowest_wavelength_at_the_lessons_width_is_6283():
+    assert at("table").shown == "6,283.2"
+
+
+def test_the_two_sinusoid_table_steps_offer_the_same_widths_and_old_links_still_open():
+    table, norms = (lecture.STEPS[KEYS.index(k)].controls[0] for k in ("table", "norms"))
+    assert table.options == norms.options
+    assert {8, 16, 32, 64} | {4, 8, 16, 64} <= set(table.options)  # every width either step offered before
+    assert table.aliases == norms.aliases == ("width",)
+    for key in ("table", "norms"):
+        for d in table.options:
+            assert at(key, d=d).figures

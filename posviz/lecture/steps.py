@@ -438,6 +438,25 @@ def magnitude(scale: float = 0.001) -> Slide:
 
 
 WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so ‖pe‖² = 4 on every step of the stretch
+WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step's older options among them)
+
+
+def _wavelengths(d: int, *, height: int) -> Figure:
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (with more
+    than four pairs, pair 0's and the slowest's only): the slowest is the step's number, which the 64-position table
+    is far too short to show."""
+    waves = properties.wavelengths(d)
+    every = len(waves) <= 4
+    shown = [number(float(w), grouped=True) if every or i in (0, len(waves) - 1) else "" for i, w in enumerate(waves)]
+    shape = dict(
+        title=f"one turn every 2π·10000^(2i/{d}) positions",
+        x_title="pair i (dimensions 2i, 2i + 1)",
+        y_title="positions per turn (log)",
+        y_format="~s",
+        height=height,
+    )
+    by_pair = {str(i): float(w) for i, w in enumerate(waves)}
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -455,12 +474,13 @@ def table(d: int = WIDTH) -> Slide:
             _grid(
                 "table",
                 pe,
-                f"row t, pair i: sin and cos of t / 10000^(2i/{d}): one turn every 2π·10000^(2i/{d}) positions",
+                f"row t, pair i: sin, cos of t / 10000^(2i/{d})",
                 rows="position t",
-                cols="dimension",
+                cols="dimension (2i: sin, 2i + 1: cos)",
                 domain=(-1.0, 1.0),
                 height=FIGURE_HEIGHT - 50,  # the caption's line under it still fits 720 px
             ),
+            _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
@@ -997,9 +1017,9 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", WIDTH, options=(8, 16, 32, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
