@@ -273,7 +273,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
     return _shuffle_slide(
         r,
         "ramp",
-        "attend, then shuffle",
+        f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
         places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
         claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
@@ -282,8 +282,6 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
-        caption=f"E, the ramp, is written beside each row: E = {number(scale)}(t + 1) is added to every feature of "
-        "row t before attention. P shuffles the tokens X; each position keeps its E.",
     )
 
 
