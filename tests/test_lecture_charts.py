@@ -50,3 +50,34 @@ def test_the_two_sinusoid_table_steps_offer_the_same_widths_and_old_links_still_
     for key in ("table", "norms"):
         for d in table.options:
             assert at(key, d=d).figures
+
+
+@pytest.mark.parametrize("k", [1, 3, 20])
+def test_the_shift_steps_matrix_has_axis_titles_naming_what_it_maps(k):
+    matrix = at("shift", k=k).figures[0]
+    style = matrix.shape["style"]
+    assert style.row_title.startswith("dimension of peₜ₊") and style.col_title == "dimension of peₜ"
+
+
+def test_the_causal_step_draws_the_shuffle_tests_difference_beside_its_masked_weights():
+    from posviz.experiments import lessons
+
+    shown = at("causal")
+    weights, difference = shown.figures
+    assert weights.name == "causal-weights" and difference.name == "causal-difference"
+    r = lessons.order_experiment(causal=True)
+    cells = difference.frames[0]
+    assert np.abs(cells["value"]).max() == pytest.approx(shown.value)  # its largest cell is the headline
+    np.testing.assert_allclose(cells["value"].to_numpy().reshape(r.difference.shape), r.difference)
+    assert difference.shape["title"].endswith(f"up to {shown.shown}")
+
+
+def test_the_learned_tables_cosine_map_is_a_square_chart_with_axis_titles_and_every_value():
+    from posviz.models import minilm
+
+    cosine = at("real").figures[1]
+    assert cosine.image is None and cosine.shape["square"]
+    assert cosine.shape["height"] > lecture.steps.FIGURE_HEIGHT  # larger than the step's other pictures
+    assert cosine.shape["row_title"] == "position t" and cosine.shape["col_title"] == "position u"
+    assert not cosine.cells.aggregated
+    np.testing.assert_allclose(cosine.cells.values, minilm.position_table().cosine)

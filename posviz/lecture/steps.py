@@ -149,10 +149,12 @@ def _grid(
     square: bool = False,
     start: int = 0,
     height: int = FIGURE_HEIGHT,
+    most: int = 16_384,
+    value_title: str = "value",
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
-    tall (a similarity's diagonal at 45°)."""
-    reduced = grids.block_mean(m, 16_384).shifted(start, start)
+    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours."""
+    reduced = grids.block_mean(m, most).shifted(start, start)
     shape = dict(
         title=title,
         subtitle=reduced.note if reduced.aggregated else None,
@@ -162,6 +164,7 @@ def _grid(
         height=height,
         legend="right",
         **({"square": True} if square else {}),
+        **({} if value_title == "value" else {"value_title": value_title}),
     )
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
@@ -363,7 +366,18 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
+        (
+            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
+                "causal-difference",
+                r.difference,
+                f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
+                rows="",
+                cols="feature",
+                row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
+                annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
+            ),
+        ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -523,8 +537,8 @@ def shift(k: int = 3) -> Slide:
                 "shift-matrix",
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
-                rows="",
-                cols="",
+                rows=f"dimension of peₜ₊{str(k).translate(SUBSCRIPTS)}",  # Mₖ peₜ = peₜ₊ₖ: a row per output dimension
+                cols="dimension of peₜ",
                 domain=(-1.0, 1.0),
                 annotate=False,
             ),
@@ -584,7 +598,18 @@ def real_model() -> Slide:
 
     pos = minilm.position_table()
     table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
-    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
+    cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
+        "real-cosine",
+        pos.cosine,
+        "cosine between positions: MiniLM",
+        rows="position t",
+        cols="position u",
+        domain=(-1.0, 1.0),
+        square=True,
+        height=FIGURE_HEIGHT + 30,
+        most=pos.cosine.size,
+        value_title="cosine",
+    )
     return Slide(
         f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
         f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
@@ -592,7 +617,7 @@ def real_model() -> Slide:
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
-        (table_image, image),
+        (table_image, cosine),
         "the shipped model's weights (not a lesson number)",
     )
 
