@@ -454,12 +454,15 @@ WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step'
 
 
 def _wavelengths(d: int, *, height: int) -> Figure:
-    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (with more
-    than four pairs, pair 0's and the slowest's only): the slowest is the step's number, which the 64-position table
-    is far too short to show."""
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
+    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
+    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
+    phone.)"""
     waves = properties.wavelengths(d)
     every = len(waves) <= 4
-    shown = [number(float(w), grouped=True) if every or i in (0, len(waves) - 1) else "" for i, w in enumerate(waves)]
+    shown = [
+        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
+    ]
     shape = dict(
         title=f"one turn every 2π·10000^(2i/{d}) positions",
         x_title="pair i (dimensions 2i, 2i + 1)",
