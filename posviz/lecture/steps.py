@@ -110,9 +110,11 @@ def _heat(
     col_labels: list[str] | None = None,
     annotate: bool = True,
     causal: bool = False,
+    label_limit: int | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey. A square matrix (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
+    (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -124,6 +126,8 @@ def _heat(
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    if label_limit is not None:
+        choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
     shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=square)
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
@@ -152,10 +156,12 @@ def _grid(
     square: bool = False,
     start: int = 0,
     height: int = FIGURE_HEIGHT,
+    most: int = 16_384,
+    value_title: str = "value",
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
-    tall (a similarity's diagonal at 45°)."""
-    reduced = grids.block_mean(m, 16_384).shifted(start, start)
+    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours."""
+    reduced = grids.block_mean(m, most).shifted(start, start)
     shape = dict(
         title=title,
         subtitle=reduced.note if reduced.aggregated else None,
@@ -165,6 +171,7 @@ def _grid(
         height=height,
         legend="right",
         **({"square": True} if square else {}),
+        **({} if value_title == "value" else {"value_title": value_title}),
     )
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
@@ -176,25 +183,48 @@ def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal:
     )
 
 
-def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
-    places = [f"position {i}" for i in range(m.shape[0])]
-    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False)
-
-
-def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
-    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
-    domain = heatmaps.signed_domain(r.reference, r.out_perm)
-    return (
-        _outputs(f"{name}-reference", r.reference, reference_title, domain),
-        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
+def _outputs(
+    name: str, m: np.ndarray, title: str, domain: tuple[float, float], places: list[str] | None = None
+) -> Figure:
+    limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
+    places = places or [f"position {i}" for i in range(m.shape[0])]
+    return _heat(
+        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
     )
 
 
-def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+def _ramp_places(pos: np.ndarray) -> list[str]:
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    the same value, E = scale (t + 1))."""
+    return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
+
+
+def _shuffle_panels(
+    name: str, r: lessons.OrderResult, reference_title: str, places: list[str] | None = None
+) -> tuple[Figure, Figure]:
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: the rows'
+    labels (default "position t")."""
+    domain = heatmaps.signed_domain(r.reference, r.out_perm)
+    return (
+        _outputs(f"{name}-reference", r.reference, reference_title, domain, places),
+        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain, places),
+    )
+
+
+def _shuffle_slide(
+    r: lessons.OrderResult,
+    name: str,
+    reference_title: str,
+    *,
+    blind: bool,
+    places: list[str] | None = None,
+    **words: str,
+) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
-    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
+    the slide's texts."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title, places), **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -259,8 +289,9 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
     return _shuffle_slide(
         r,
         "ramp",
-        "attend, then shuffle",
+        f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
+        places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
         claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
         "position gets in, absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
@@ -351,7 +382,18 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
+        (
+            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
+                "causal-difference",
+                r.difference,
+                f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
+                rows="",
+                cols="feature",
+                row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
+                annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
+            ),
+        ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -426,6 +468,28 @@ def magnitude(scale: float = 0.001) -> Slide:
 
 
 WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so ‖pe‖² = 4 on every step of the stretch
+WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step's older options among them)
+
+
+def _wavelengths(d: int, *, height: int) -> Figure:
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
+    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
+    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
+    phone.)"""
+    waves = properties.wavelengths(d)
+    every = len(waves) <= 4
+    shown = [
+        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
+    ]
+    shape = dict(
+        title=f"one turn every 2π·10000^(2i/{d}) positions",
+        x_title="pair i (dimensions 2i, 2i + 1)",
+        y_title="positions per turn (log)",
+        y_format="~s",
+        height=height,
+    )
+    by_pair = {str(i): float(w) for i, w in enumerate(waves)}
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -443,12 +507,13 @@ def table(d: int = WIDTH) -> Slide:
             _grid(
                 "table",
                 pe,
-                f"row t, pair i: sin and cos of t / 10000^(2i/{d}): one turn every 2π·10000^(2i/{d}) positions",
+                f"row t, pair i: sin, cos of t / 10000^(2i/{d})",
                 rows="position t",
-                cols="dimension",
+                cols="dimension (2i: sin, 2i + 1: cos)",
                 domain=(-1.0, 1.0),
                 height=FIGURE_HEIGHT - 50,  # the caption's line under it still fits 720 px
             ),
+            _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
@@ -493,8 +558,8 @@ def shift(k: int = 3) -> Slide:
                 "shift-matrix",
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
-                rows="",
-                cols="",
+                rows=f"dimension of peₜ₊{str(k).translate(SUBSCRIPTS)}",  # Mₖ peₜ = peₜ₊ₖ: a row per output dimension
+                cols="dimension of peₜ",
                 domain=(-1.0, 1.0),
                 annotate=False,
             ),
@@ -554,7 +619,18 @@ def real_model() -> Slide:
 
     pos = minilm.position_table()
     table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
-    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
+    cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
+        "real-cosine",
+        pos.cosine,
+        "cosine between positions: MiniLM",
+        rows="position t",
+        cols="position u",
+        domain=(-1.0, 1.0),
+        square=True,
+        height=FIGURE_HEIGHT + 20,  # 30 more pushed the step to 727 px (the fit test)
+        most=pos.cosine.size,
+        value_title="cosine",
+    )
     return Slide(
         f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
         f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
@@ -562,7 +638,7 @@ def real_model() -> Slide:
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
-        (table_image, image),
+        (table_image, cosine),
         "the shipped model's weights (not a lesson number)",
     )
 
@@ -985,9 +1061,9 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", WIDTH, options=(8, 16, 32, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
