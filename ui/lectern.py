@@ -249,7 +249,8 @@ def _share(code: str, secret: str) -> None:
     found = links(code, secret)
     st.caption(
         "Followers on the follow page have each of your steps about a quarter of a second after your key press "
-        "(0.22 s median, 0.29 s at the slowest, with 300 followers on one server: docs/performance.md); they can "
+        "(0.22 s median, 0.29 s at the slowest, with 300 followers on one quiet server; 0.30 s and 0.55 s under load: "
+        "docs/performance.md); they can "
         f"explore on their own. The room ends when you end it (sidebar) or after {IDLE // 3600} h without a move."
     )
     st.caption(
