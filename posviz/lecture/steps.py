@@ -110,9 +110,11 @@ def _heat(
     col_labels: list[str] | None = None,
     annotate: bool = True,
     causal: bool = False,
+    label_limit: int | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey. A square matrix (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
+    (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -124,6 +126,8 @@ def _heat(
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    if label_limit is not None:
+        choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
     shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=square)
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
@@ -152,10 +156,12 @@ def _grid(
     square: bool = False,
     start: int = 0,
     height: int = FIGURE_HEIGHT,
+    most: int = 16_384,
+    value_title: str = "value",
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
-    tall (a similarity's diagonal at 45°)."""
-    reduced = grids.block_mean(m, 16_384).shifted(start, start)
+    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours."""
+    reduced = grids.block_mean(m, most).shifted(start, start)
     shape = dict(
         title=title,
         subtitle=reduced.note if reduced.aggregated else None,
@@ -165,6 +171,7 @@ def _grid(
         height=height,
         legend="right",
         **({"square": True} if square else {}),
+        **({} if value_title == "value" else {"value_title": value_title}),
     )
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
@@ -176,25 +183,48 @@ def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal:
     )
 
 
-def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
-    places = [f"position {i}" for i in range(m.shape[0])]
-    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False)
-
-
-def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
-    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
-    domain = heatmaps.signed_domain(r.reference, r.out_perm)
-    return (
-        _outputs(f"{name}-reference", r.reference, reference_title, domain),
-        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
+def _outputs(
+    name: str, m: np.ndarray, title: str, domain: tuple[float, float], places: list[str] | None = None
+) -> Figure:
+    limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
+    places = places or [f"position {i}" for i in range(m.shape[0])]
+    return _heat(
+        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
     )
 
 
-def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+def _ramp_places(pos: np.ndarray) -> list[str]:
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    the same value, E = scale (t + 1))."""
+    return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
+
+
+def _shuffle_panels(
+    name: str, r: lessons.OrderResult, reference_title: str, places: list[str] | None = None
+) -> tuple[Figure, Figure]:
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: the rows'
+    labels (default "position t")."""
+    domain = heatmaps.signed_domain(r.reference, r.out_perm)
+    return (
+        _outputs(f"{name}-reference", r.reference, reference_title, domain, places),
+        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain, places),
+    )
+
+
+def _shuffle_slide(
+    r: lessons.OrderResult,
+    name: str,
+    reference_title: str,
+    *,
+    blind: bool,
+    places: list[str] | None = None,
+    **words: str,
+) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
-    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
+    the slide's texts."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title, places), **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -259,8 +289,9 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
     return _shuffle_slide(
         r,
         "ramp",
-        "attend, then shuffle",
+        f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
+        places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
         claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
@@ -350,7 +381,18 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
+        (
+            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
+                "causal-difference",
+                r.difference,
+                f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
+                rows="",
+                cols="feature",
+                row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
+                annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
+            ),
+        ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -425,6 +467,28 @@ def magnitude(scale: float = 0.001) -> Slide:
 
 
 WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so ‖pe‖² = 4 on every step of the stretch
+WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step's older options among them)
+
+
+def _wavelengths(d: int, *, height: int) -> Figure:
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
+    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
+    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
+    phone.)"""
+    waves = properties.wavelengths(d)
+    every = len(waves) <= 4
+    shown = [
+        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
+    ]
+    shape = dict(
+        title=f"one turn every 2π·10000^(2i/{d}) positions",
+        x_title="pair i (dimensions 2i, 2i + 1)",
+        y_title="positions per turn (log)",
+        y_format="~s",
+        height=height,
+    )
+    by_pair = {str(i): float(w) for i, w in enumerate(waves)}
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -442,12 +506,13 @@ def table(d: int = WIDTH) -> Slide:
             _grid(
                 "table",
                 pe,
-                f"row t, pair i: sin and cos of t / 10000^(2i/{d}): one turn every 2π·10000^(2i/{d}) positions",
+                f"row t, pair i: sin, cos of t / 10000^(2i/{d})",
                 rows="position t",
-                cols="dimension",
+                cols="dimension (2i: sin, 2i + 1: cos)",
                 domain=(-1.0, 1.0),
                 height=FIGURE_HEIGHT - 50,  # the caption's line under it still fits 720 px
             ),
+            _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
@@ -492,8 +557,8 @@ def shift(k: int = 3) -> Slide:
                 "shift-matrix",
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
-                rows="",
-                cols="",
+                rows=f"dimension of peₜ₊{str(k).translate(SUBSCRIPTS)}",  # Mₖ peₜ = peₜ₊ₖ: a row per output dimension
+                cols="dimension of peₜ",
                 domain=(-1.0, 1.0),
                 annotate=False,
             ),
@@ -570,7 +635,18 @@ def real_model() -> Slide:
 
     pos = minilm.position_table()
     table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
-    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
+    cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
+        "real-cosine",
+        pos.cosine,
+        "cosine between positions: MiniLM",
+        rows="position t",
+        cols="position u",
+        domain=(-1.0, 1.0),
+        square=True,
+        height=FIGURE_HEIGHT + 20,  # 30 more pushed the step to 727 px (the fit test)
+        most=pos.cosine.size,
+        value_title="cosine",
+    )
     return Slide(
         f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
         f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
@@ -578,7 +654,7 @@ def real_model() -> Slide:
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
-        (table_image, image),
+        (table_image, cosine),
         "the shipped model's weights (not a lesson number)",
     )
 
@@ -665,6 +741,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
+    shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
@@ -690,14 +767,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     return Slide(
         f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
         f"most with {most}{_against_none(rise, extremes)}.",
-        f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
+        f"{scheme}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: no overlap",
+        "no overlap of seeds' ranges",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
         f"measured live on {matched.NAME}",
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: the ranges overlap",
+        "the seeds' ranges overlap",
         tone="state",
+        also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Causal byte-level decoders trained here on windows of T_train = {T} bytes, {len(matched.seeds())} "
         f"seeds a scheme ('none': the causal mask only), read on {windows} (text never trained on); loss in nats per "
         "byte, lower is better: measured, not the papers' results.",
@@ -772,10 +850,15 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
 
 
-SMOLLM2_RUNS = {  # step 19's SmolLM2 bars: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
+SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
     "SmolLM2": ("rope", True),
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
+}
+SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
+    "SmolLM2": "the model\nRoPE + mask",
+    "SmolLM2, RoPE off": "RoPE off\nmask only",
+    "and mask off": "RoPE off\nmask off",
 }
 
 
@@ -783,10 +866,37 @@ def _carriers(model: float, mask_only: float) -> str:
     """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
     if verdicts.same_direction(mask_only):
         return "RoPE and its causal mask put the two sentences' cosine below 1 together."
-    told = f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)})"
+    told = "its causal mask alone puts the two sentences' cosine below 1"
     if model < mask_only:
         return f"{told}, RoPE a little further."
     return f"{told}, lower than with RoPE on ({number(model)})."
+
+
+def _apart(cosines: dict[str, float], layers: str) -> Figure:
+    """Step 19's bars: 1 − cosine of each SmolLM2 run on a linear axis from 0, each value written at its bar's end
+    (a cosine of 1 up to rounding is written so, with no bar)."""
+    from posviz.drawing import lecture_charts
+
+    gaps = {run: 0.0 if verdicts.same_direction(c) else 1 - c for run, c in cosines.items()}
+    end = max(gaps.values()) * 1.6  # room for the values past the longest bar
+    bars = pd.DataFrame(
+        {
+            "run": [SMOLLM2_BARS[run] for run in cosines],
+            "1 − cosine": list(gaps.values()),
+            "shown": ["0 up to rounding" if g == 0 else number(g, 3) for g in gaps.values()],
+        }
+    )
+    shape = dict(
+        category="run",
+        value="1 − cosine",
+        text="shown",
+        title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
+        x_title="1 − cosine (0: the same vector)",
+        height=FIGURE_HEIGHT - 60,
+        span=(0.0, end),
+        ticks=tuple(lecture_charts.round_ticks(end, most=8)),
+    )
+    return Figure("decoder-cosines", lecture_charts.across_bars, (bars,), shape)
 
 
 def decoder() -> Slide:
@@ -798,37 +908,32 @@ def decoder() -> Slide:
     fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
     smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
     model, sink = smol["SmolLM2"]
-    runs = {  # labels short enough to stand side by side in 20 px type
-        "MiniLM": mini.cosine,
-        "MiniLM, rows off": mini.cosine_plain,
-        **{run: cosine for run, (cosine, _) in smol.items()},
-    }
-    # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
-    rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
-    shown = ["cos 1 (rounding)" if rounding[run] else f"cos {number(c)}" for run, c in runs.items()]
-    gaps = {run: 0.0 if rounding[run] else 1 - c for run, c in runs.items()}
-    shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
-    bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
+    mask_only = smol["SmolLM2, RoPE off"][0]
     layers, of = shipped_layers()
     if fetched is None:
-        source, after = (
+        source, after, used = (
             f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS})",
             f"its {layers} shipped layers (of {of})",
+            f"{layers} of {of} layers",
         )
     else:
         source, after = f"the fetched whole SmolLM2 run live ({smollm2.PRECISION_WORDS})", f"all {of} layers"
+        used = f"all {of} layers"
+    scale = (1 - mini.cosine) / (1 - model)
     return Slide(
-        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, runs['SmolLM2, RoPE off'])}",
-        "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
+        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
+        f"SmolLM2 ({used}): cosine",
         model,
         not verdicts.same_direction(model),
-        "below 1: the decoder tells the orders apart",
-        (bars,),
+        "below 1: the orders differ",
+        (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
-        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
-        "step 21 says why); both texts start with a space, so both orders feed the same three tokens.",
+        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
+        f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
+        f"{number(1 - mini.cosine, 3)}, {number(scale, digits=2)}× the model's.",
+        also=(("RoPE off, mask only: cosine", mask_only),),
     )
 
 
@@ -1002,9 +1107,9 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", WIDTH, options=(8, 16, 32, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
