@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import figures, frames, heatmaps, images
-from posviz.drawing.display import number
+from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
 from posviz.lecture import families
@@ -138,6 +138,13 @@ def _gap(value: float) -> str:
     return "0 up to rounding" if verdicts.machine_zero(value) else number(value)
 
 
+def _powers(value: float) -> str:
+    """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
+    said = powers(number(value, grouped=True))
+    rounding = ": zero up to float rounding" if verdicts.machine_zero(value) else ""
+    return f" {said}{rounding}." if said else ""
+
+
 def _grid(
     name: str,
     m: np.ndarray,
@@ -235,9 +242,15 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
-        "two panels match: shuffling before or after attention gives the same rows.",
+        f"two panels match: shuffling before or after attention gives the same rows.{_powers(r.max_diff)}",
     )
 
+
+# The three ways position gets in, framed where the first appears (step 3) and met in this order
+FAMILIES = (
+    "1, absolute: rows added to the input (here); 2, relative: rotary or biases on the scores (step 13); "
+    "3, implicit: the causal mask (step 14)"
+)
 
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
 
@@ -285,6 +298,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
+        caption=f"The three ways position gets in: {FAMILIES}.",
     )
 
 
@@ -317,11 +331,11 @@ def forgot() -> Slide:
         "forgot",
         "attend (NOT reordered)",
         blind=False,
-        claim="Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' "
+        claim="A buggy test: compare with the output that was never reordered and even a blind model seems to 'see' "
         "order.",
         label="max |attn(P X) − attn(X)|  (reference not reordered)",
         verdict="a large difference from a bug in the test, not from position",
-        source="exercise 1 of the lesson 'Why attention needs position'",
+        source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -330,11 +344,12 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Exercise 2: add one vector at every position and attention stays order-blind: a constant is not position.",
+        "Add one and the same vector c at every position: does attention now see order? The shuffle test with X + c "
+        "answers.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: still order-blind",
+        "0 up to rounding: no, a constant is not position",
         (
             _heat(
                 "offset-rows",
@@ -353,6 +368,7 @@ def offset(scale: float = 0.6) -> Slide:
             ),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
+        "the two sides differ: not the lesson's constant",
     )
 
 
@@ -393,13 +409,15 @@ def sentences_plain() -> Slide:
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
-        "a pure reordering: 'man' gets the same output",
+        "a pure reordering",
         (
             _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
             _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
+        caption="A row is a query, the token whose output is computed; a column a key, a token it reads; a cell, "
+        "the query's weight on that key (each row sums to 1).",
     )
 
 
@@ -571,7 +589,7 @@ def rotary(shift: int = 100) -> Slide:
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
         "scores instead), so a score sees only the offset t − s.",
-        f"rotary scores, all moved by {shift}",
+        f"largest score change, +{shift}",  # of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
         "unchanged: offset only",
@@ -592,7 +610,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
-        also=((f"added sinusoids, moved by {shift}", added),),
+        also=(("the same, added sinusoids", added),),
     )
 
 
@@ -1034,8 +1052,8 @@ STEPS: tuple[Step, ...] = (
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("pairs", "Move token and position together", pairs,
          (Control("position", "position signal", "ramp", options=("ramp", "sinusoidal", "learned", "random")),)),
-    Step("forgot", "Exercise 1: forgot to reorder", forgot),
-    Step("offset", "Exercise 2: a constant is not position", offset,
+    Step("forgot", "A buggy test: forgot to reorder", forgot),
+    Step("offset", "A constant at every position?", offset,
          (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
     Step("plain", "dog bites man, no position", sentences_plain),
     Step("position", "dog bites man, with position", sentences_position,
