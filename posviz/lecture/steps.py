@@ -28,6 +28,7 @@ from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
 FIGURE_HEIGHT = 228  # px: with 20 px text every step still fits a 720 px screen (tests/test_browser.py)
+CAPTIONED = FIGURE_HEIGHT - 30  # px: a shuffle test's panels above a caption (steps 1 and 3 had 725 and 736 px)
 VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")  # peₜ₊₃ in a label
@@ -222,9 +223,12 @@ def _shuffle_slide(
 ) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
     there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
-    the slide's texts."""
+    the slide's texts; with a caption the panels are CAPTIONED tall, so that its lines still fit 720 px."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title, places), **words)
+    panels = _shuffle_panels(name, r, reference_title, places)
+    if words.get("caption"):
+        panels = tuple(replace(f, shape={**f.shape, "height": CAPTIONED}) for f in panels)
+    return Slide(value=r.max_diff, ok=shown, figures=panels, **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
