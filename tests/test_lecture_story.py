@@ -70,16 +70,50 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert f"already differ there (1 − cosine {number(layers.distance.iloc[0])})" in slide.caption
 
 
+def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
+    from posviz.drawing import engine
+
+    fig = at("sentences").figures[0]
+    assert all("\n" in label for label in fig.frames[0]["compared with"])  # every label two lines
+    spec = engine.chart_spec(fig.builder, *fig.frames, presenter="hall", **fig.shape)
+    axes, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        axes += [y["axis"] for y in [node.get("encoding", {}).get("y", {})] if "axis" in y]
+    # Vega sets a label's first line on the tick: "line-bottom" lifts it half a line, so two lines straddle the bar
+    assert axes and all(axis["labelBaseline"] == "line-bottom" for axis in axes)
+
+
 def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_path):
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
-    bars = slide.figures[0].frames[0].set_index("run")
     model, sink = decoder.sentence_cosine()
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
-    assert bars.loc["MiniLM", "shown"] == f"cos {number(at('sentences').value)}"
     assert "the start marker <|im_start|> before them left out" in slide.caption and "5 shipped layers" in slide.caption
+    assert f"Step 18's MiniLM: 1 − cosine {number(1 - at('sentences').value, 3)}," in slide.caption
+
+
+def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_linear_axis(monkeypatch, tmp_path):
+    from posviz.lecture import steps
+
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
+    slide = at("decoder")
+    model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
+    assert slide.numbers == (("SmolLM2 (5 of 30 layers): cosine", number(model)), ("RoPE off, mask only: cosine",
+                             number(mask_only)))  # fmt: skip
+    assert "5 of 30 layers" in slide.figures[0].shape["title"]
+    bars = slide.figures[0].frames[0].set_index("run")
+    assert list(bars.index) == list(steps.SMOLLM2_BARS.values())
+    on, off = bars["1 − cosine"].iloc[:2]
+    assert on == pytest.approx(1 - model) and off == pytest.approx(1 - mask_only) and on != pytest.approx(off)
+    assert bars["shown"].iloc[:2].tolist() == [number(1 - model, 3), number(1 - mask_only, 3)]
+    assert bars["1 − cosine"].iloc[2] == 0 and bars["shown"].iloc[2] == "0 up to rounding"  # neither: a set
+    low, high = slide.figures[0].shape["span"]
+    assert low == 0 and high > max(on, off)  # linear, from 0: the two bars' lengths compare as their values
+    assert slide.figures[0].builder.__name__ == "across_bars"
 
 
 def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_cosines_when_fetched():
@@ -91,7 +125,8 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
-    assert bars.loc["SmolLM2, RoPE off", "shown"] == f"cos {number(mask_only)}"
+    assert slide.also == (("RoPE off, mask only: cosine", mask_only),)
+    assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
     further = "RoPE a little further" in slide.claim  # the claim says which of the two measured cosines is lower
@@ -236,7 +271,9 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     rise = families.measured()
     assert slide.value == round(rise["alibi"].mean, 2) and slide.shown == f"{rise['alibi'].mean:.2f}"
     assert slide.ok == (rise["alibi"].high < rise["rope"].low or rise["rope"].high < rise["alibi"].low)
-    assert f"rope {rise['rope'].signed}" in (slide.verdict if slide.ok else slide.otherwise)
+    assert slide.numbers == (("alibi: loss rise at 512-1023", f"{rise['alibi'].mean:.2f}"),
+                             ("rope: loss rise at 512-1023", f"{rise['rope'].mean:.2f}"))  # fmt: skip
+    assert not re.search(r"\d", slide.verdict + slide.otherwise)  # the badge in words, the numbers in headlines
     assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
     curve, bars = slide.figures
     assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(families.matched.SCHEMES)
@@ -247,7 +284,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     assert table.value.drop("learned").to_dict() == pytest.approx({k: r.mean for k, r in rise.items()})
     rope = at("buys", scheme="rope", reach=2)
     early = matched.rises(matched.family_curves(), 128, 128, 256)
-    assert rope.value == round(early["rope"].mean, 2) and "positions 128-255" in rope.label
+    assert rope.value == round(early["rope"].mean, 2) and rope.label == "rope: loss rise at 128-255"
     least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
@@ -300,7 +337,7 @@ def test_no_note_is_kept_for_a_step_that_is_gone():
     assert set(notes.NOTES) == set(KEYS)
 
 
-BADGE_FREE = ("pairs", "plain", "table", "rotary", "sentences", "decoder", "recap")  # their numbers moved to headlines
+BADGE_FREE = ("pairs", "plain", "table", "rotary", "buys", "sentences", "decoder", "recap")  # numbers: headlines
 
 
 @pytest.mark.parametrize("key", BADGE_FREE)
@@ -510,13 +547,17 @@ def test_the_trained_models_lines_are_named_at_their_ends():
     curve = at("buys").figures[0]
     lines, _, ends = curve.frames
     assert set(ends.scheme) == set(lines.scheme)  # every line named: the chart reads without the bars
+    end = lines.position.max()
+    assert (ends.position == end).all()  # one column past the lines: no name over a line that goes on
     for row in ends.itertuples():
         own = lines[lines.scheme == row.scheme]
-        assert row.position == own.position.max()  # at the line's end
-        assert row.loss == pytest.approx(own[own.position == row.position].loss.mean())
+        assert row.stops == own.position.max()
+        assert row.loss == pytest.approx(own[own.position == row.stops].loss.mean())
+    assert ends.set_index("scheme").stops["learned"] < end  # the learned table's lines stop at its last row
+    early = ends[ends.stops < end]
+    assert (early.label_y < ends[ends.stops == end].label_y.min()).all()  # named below the lines that go on
     gap = float(lines.loss.max()) * 22 / curve.shape["height"]
-    for _, group in ends.groupby("position"):  # names ending together at least a 20 px name apart
-        assert np.all(np.diff(np.sort(group.label_y.to_numpy())) >= gap - 1e-9)
+    assert np.all(np.diff(np.sort(ends.label_y.to_numpy())) >= gap - 1e-9)  # at least a 20 px name apart
     spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
     leaves, stack = [], [spec]
     while stack:
@@ -525,6 +566,8 @@ def test_the_trained_models_lines_are_named_at_their_ends():
         leaves += [] if "layer" in node else [node]
     names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
     assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
+    ticks = {tuple(x["axis"]["values"]) for leaf in leaves if "axis" in (x := leaf.get("encoding", {}).get("x", {}))}
+    assert ticks == {(0.0, 200.0, 400.0, 600.0, 800.0, 1000.0)}  # no tick past the data: the room holds names
 
 
 def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_source():

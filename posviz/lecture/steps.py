@@ -746,6 +746,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
+    shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
@@ -771,14 +772,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     return Slide(
         f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
         f"most with {most}{_against_none(rise, extremes)}.",
-        f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
+        f"{scheme}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: no overlap",
+        "no overlap of seeds' ranges",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
         f"measured live on {matched.NAME}",
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: the ranges overlap",
+        "the seeds' ranges overlap",
         tone="state",
+        also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Causal byte-level decoders trained here on windows of T_train = {T} bytes, {len(matched.seeds())} "
         f"seeds a scheme ('none': the causal mask only), read on {windows} (text never trained on); loss in nats per "
         "byte, lower is better: measured, not the papers' results.",
@@ -853,10 +855,15 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
 
 
-SMOLLM2_RUNS = {  # step 19's SmolLM2 bars: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
+SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
     "SmolLM2": ("rope", True),
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
+}
+SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
+    "SmolLM2": "the model\nRoPE + mask",
+    "SmolLM2, RoPE off": "RoPE off\nmask only",
+    "and mask off": "RoPE off\nmask off",
 }
 
 
@@ -864,10 +871,37 @@ def _carriers(model: float, mask_only: float) -> str:
     """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
     if verdicts.same_direction(mask_only):
         return "RoPE and its causal mask put the two sentences' cosine below 1 together."
-    told = f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)})"
+    told = "its causal mask alone puts the two sentences' cosine below 1"
     if model < mask_only:
         return f"{told}, RoPE a little further."
     return f"{told}, lower than with RoPE on ({number(model)})."
+
+
+def _apart(cosines: dict[str, float], layers: str) -> Figure:
+    """Step 19's bars: 1 − cosine of each SmolLM2 run on a linear axis from 0, each value written at its bar's end
+    (a cosine of 1 up to rounding is written so, with no bar)."""
+    from posviz.drawing import lecture_charts
+
+    gaps = {run: 0.0 if verdicts.same_direction(c) else 1 - c for run, c in cosines.items()}
+    end = max(gaps.values()) * 1.6  # room for the values past the longest bar
+    bars = pd.DataFrame(
+        {
+            "run": [SMOLLM2_BARS[run] for run in cosines],
+            "1 − cosine": list(gaps.values()),
+            "shown": ["0 up to rounding" if g == 0 else number(g, 3) for g in gaps.values()],
+        }
+    )
+    shape = dict(
+        category="run",
+        value="1 − cosine",
+        text="shown",
+        title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
+        x_title="1 − cosine (0: the same vector)",
+        height=FIGURE_HEIGHT - 60,
+        span=(0.0, end),
+        ticks=tuple(lecture_charts.round_ticks(end, most=8)),
+    )
+    return Figure("decoder-cosines", lecture_charts.across_bars, (bars,), shape)
 
 
 def decoder() -> Slide:
@@ -879,37 +913,32 @@ def decoder() -> Slide:
     fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
     smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
     model, sink = smol["SmolLM2"]
-    runs = {  # labels short enough to stand side by side in 20 px type
-        "MiniLM": mini.cosine,
-        "MiniLM, rows off": mini.cosine_plain,
-        **{run: cosine for run, (cosine, _) in smol.items()},
-    }
-    # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
-    rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
-    shown = ["cos 1 (rounding)" if rounding[run] else f"cos {number(c)}" for run, c in runs.items()]
-    gaps = {run: 0.0 if rounding[run] else 1 - c for run, c in runs.items()}
-    shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
-    bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
+    mask_only = smol["SmolLM2, RoPE off"][0]
     layers, of = shipped_layers()
     if fetched is None:
-        source, after = (
+        source, after, used = (
             f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS})",
             f"its {layers} shipped layers (of {of})",
+            f"{layers} of {of} layers",
         )
     else:
         source, after = f"the fetched whole SmolLM2 run live ({smollm2.PRECISION_WORDS})", f"all {of} layers"
+        used = f"all {of} layers"
+    scale = (1 - mini.cosine) / (1 - model)
     return Slide(
-        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, runs['SmolLM2, RoPE off'])}",
-        "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
+        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
+        f"SmolLM2 ({used}): cosine",
         model,
         not verdicts.same_direction(model),
-        "below 1: the decoder tells the orders apart",
-        (bars,),
+        "below 1: the orders differ",
+        (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
-        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
-        "step 21 says why); both texts start with a space, so both orders feed the same three tokens.",
+        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
+        f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
+        f"{number(1 - mini.cosine, 3)}, {number(scale, digits=2)}× the model's.",
+        also=(("RoPE off, mask only: cosine", mask_only),),
     )
 
 
