@@ -28,6 +28,7 @@ from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
 FIGURE_HEIGHT = 228  # px: with 20 px text every step still fits a 720 px screen (tests/test_browser.py)
+CAPTIONED = FIGURE_HEIGHT - 30  # px: figures above a caption's lines (steps 1, 3 and 7 had 725 to 736 px)
 VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")  # peₜ₊₃ in a label
@@ -111,6 +112,7 @@ def _heat(
     annotate: bool = True,
     causal: bool = False,
     label_limit: int | None = None,
+    height: int = FIGURE_HEIGHT,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
     scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
@@ -129,7 +131,7 @@ def _heat(
     if label_limit is not None:
         choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
-    shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=square)
+    shape = dict(title=title, style=style, height=height, square=square)
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
@@ -176,10 +178,21 @@ def _grid(
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
 
-def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False) -> Figure:
+def _weights(
+    name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False, height: int = FIGURE_HEIGHT
+) -> Figure:
     """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled."""
     return _heat(
-        name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels, causal=causal
+        name,
+        w,
+        title,
+        rows="query",
+        cols="key",
+        signed=False,
+        row_labels=labels,
+        col_labels=labels,
+        causal=causal,
+        height=height,
     )
 
 
@@ -222,9 +235,12 @@ def _shuffle_slide(
 ) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
     there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
-    the slide's texts."""
+    the slide's texts; with a caption the panels are CAPTIONED tall, so that its lines still fit 720 px."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title, places), **words)
+    panels = _shuffle_panels(name, r, reference_title, places)
+    if words.get("caption"):
+        panels = tuple(replace(f, shape={**f.shape, "height": CAPTIONED}) for f in panels)
+    return Slide(value=r.max_diff, ok=shown, figures=panels, **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -410,8 +426,13 @@ def sentences_plain() -> Slide:
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         "a pure reordering",
         (
-            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
-            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
+            *(  # CAPTIONED tall: the caption's two lines under them fit 720 px (736 px at full height)
+                _weights(name, w, frames.labelled(words), title, height=CAPTIONED)
+                for name, w, words, title in (
+                    ("plain-1", r.weights1_plain, r.words1, "W₁: dog bites man, no position"),
+                    ("plain-2", r.weights2_plain, r.words2, "W₂: man bites dog, no position"),
+                )
+            ),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
