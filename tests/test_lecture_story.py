@@ -360,7 +360,8 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
     assert [v for _, v in at("pairs", position="sinusoidal").also] == [s.tokens_only, s.positions_only]
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     added = relative.shift_change(q, k, 24, 100, scheme="sinusoidal")
-    assert at("rotary", shift=100).numbers[1] == ("added sinusoids, moved by 100", number(added))
+    assert at("rotary", shift=100).numbers[1] == ("the same, added sinusoids", number(added))
+    assert at("rotary", shift=100).numbers[0] == ("largest score change, +100", at("rotary").shown)
     assert at("rotary", shift=100).numbers[1][1] != at("rotary", shift=100).shown  # the two differ: 5.35 vs 0
     assert at("table").also[0][1] == pytest.approx(2 * np.pi)
 
@@ -372,12 +373,20 @@ def test_the_three_families_are_framed_at_the_first_and_met_in_order():
         for n in re.findall(r"[Ff]amily (\d)", at(key).claim):
             first.setdefault(int(n), i)
     assert sorted(first) == [1, 2, 3] and first[1] < first[2] < first[3], first
+    framing = at("ramp").caption  # all three named where the first appears, each with the step that shows it
+    named = re.findall(r"(\d), (absolute|relative|implicit): [^;(]+\((here|step (\d+))\)", framing)
+    assert [(int(n), kind) for n, kind, _, _ in named] == [(1, "absolute"), (2, "relative"), (3, "implicit")], framing
+    assert [KEYS.index("ramp") if where == "here" else int(step) - 1 for _, _, where, step in named] == [
+        first[1],
+        first[2],
+        first[3],
+    ]
 
 
 def screen_words(shown: lecture.Slide) -> str:
-    """Every text a step projects: claim, headline labels, verdict, caption, the expected value's line (its source),
-    and each figure's titles, axes and text cells."""
-    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(label for label, _ in shown.numbers)]
+    """Every text a step projects: claim, headline labels and numbers, verdict, caption, the expected value's line
+    (its source), and each figure's titles, axes and text cells."""
+    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(" ".join(n) for n in shown.numbers)]
     for fig in shown.figures:
         shape = fig.shape
         words = ("title", "subtitle", "x_title", "y_title", "row_title", "col_title", "what", "value_title")
@@ -398,6 +407,9 @@ TERMS = [
     (r"\bwavelength", "table", "one turn every"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
+    (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
+    (r"\bquery\b", "plain", "a query, the token whose output is computed"),
+    (r"\bkey\b", "plain", "a key, a token it reads"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key by its position"),
     (r"\bALiBi\b", "rotary", "ALiBi and T5 add a bias to the scores"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),
@@ -603,3 +615,13 @@ def test_the_trained_models_lines_are_named_at_their_ends():
     assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
     ticks = {tuple(x["axis"]["values"]) for leaf in leaves if "axis" in (x := leaf.get("encoding", {}).get("x", {}))}
     assert ticks == {(0.0, 200.0, 400.0, 600.0, 800.0, 1000.0)}  # no tick past the data: the room holds names
+
+
+def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_source():
+    titles = {s.key: s.title for s in lecture.STEPS}
+    for key, n in (("forgot", 1), ("offset", 2)):  # an exercise's answer is on screen at once: not titled as a task
+        assert not re.search(r"\bexercise\b", titles[key] + " " + at(key).claim, re.I), key
+        assert f"exercise {n} of the lesson 'Why attention needs position'" in at(key).source, key
+    assert titles["forgot"].startswith("A buggy test") and at("forgot").tone == "problem"
+    question, answer = at("offset").claim.split("?")  # the claim asks; the number and its badge answer
+    assert "does attention now see order" in question and at("offset").verdict.startswith("0 up to rounding: no")

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import figures, frames, heatmaps, images
-from posviz.drawing.display import number
+from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
 from posviz.lecture import families
@@ -110,9 +110,11 @@ def _heat(
     col_labels: list[str] | None = None,
     annotate: bool = True,
     causal: bool = False,
+    label_limit: int | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey. A square matrix (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
+    (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -124,6 +126,8 @@ def _heat(
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    if label_limit is not None:
+        choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
     shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=square)
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
@@ -132,6 +136,13 @@ def _heat(
 def _gap(value: float) -> str:
     """1 − cosine for display: a rounding-sized value as "0 up to rounding", never as a signed tiny number."""
     return "0 up to rounding" if verdicts.machine_zero(value) else number(value)
+
+
+def _powers(value: float) -> str:
+    """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
+    said = powers(number(value, grouped=True))
+    rounding = ": zero up to float rounding" if verdicts.machine_zero(value) else ""
+    return f" {said}{rounding}." if said else ""
 
 
 def _grid(
@@ -145,10 +156,12 @@ def _grid(
     square: bool = False,
     start: int = 0,
     height: int = FIGURE_HEIGHT,
+    most: int = 16_384,
+    value_title: str = "value",
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
-    tall (a similarity's diagonal at 45°)."""
-    reduced = grids.block_mean(m, 16_384).shifted(start, start)
+    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours."""
+    reduced = grids.block_mean(m, most).shifted(start, start)
     shape = dict(
         title=title,
         subtitle=reduced.note if reduced.aggregated else None,
@@ -158,6 +171,7 @@ def _grid(
         height=height,
         legend="right",
         **({"square": True} if square else {}),
+        **({} if value_title == "value" else {"value_title": value_title}),
     )
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
@@ -169,25 +183,48 @@ def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal:
     )
 
 
-def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
-    places = [f"position {i}" for i in range(m.shape[0])]
-    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False)
-
-
-def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
-    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
-    domain = heatmaps.signed_domain(r.reference, r.out_perm)
-    return (
-        _outputs(f"{name}-reference", r.reference, reference_title, domain),
-        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
+def _outputs(
+    name: str, m: np.ndarray, title: str, domain: tuple[float, float], places: list[str] | None = None
+) -> Figure:
+    limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
+    places = places or [f"position {i}" for i in range(m.shape[0])]
+    return _heat(
+        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
     )
 
 
-def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+def _ramp_places(pos: np.ndarray) -> list[str]:
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    the same value, E = scale (t + 1))."""
+    return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
+
+
+def _shuffle_panels(
+    name: str, r: lessons.OrderResult, reference_title: str, places: list[str] | None = None
+) -> tuple[Figure, Figure]:
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: the rows'
+    labels (default "position t")."""
+    domain = heatmaps.signed_domain(r.reference, r.out_perm)
+    return (
+        _outputs(f"{name}-reference", r.reference, reference_title, domain, places),
+        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain, places),
+    )
+
+
+def _shuffle_slide(
+    r: lessons.OrderResult,
+    name: str,
+    reference_title: str,
+    *,
+    blind: bool,
+    places: list[str] | None = None,
+    **words: str,
+) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
-    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
+    the slide's texts."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title, places), **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -205,9 +242,15 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
-        "two panels match: shuffling before or after attention gives the same rows.",
+        f"two panels match: shuffling before or after attention gives the same rows.{_powers(r.max_diff)}",
     )
 
+
+# The three ways position gets in, framed where the first appears (step 3) and met in this order
+FAMILIES = (
+    "1, absolute: rows added to the input (here); 2, relative: rotary or biases on the scores (step 13); "
+    "3, implicit: the causal mask (step 14)"
+)
 
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
 
@@ -246,14 +289,16 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
     return _shuffle_slide(
         r,
         "ramp",
-        "attend, then shuffle",
+        f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
+        places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
         claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
         "position gets in, absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
+        caption=f"The three ways position gets in: {FAMILIES}.",
     )
 
 
@@ -286,11 +331,11 @@ def forgot() -> Slide:
         "forgot",
         "attend (NOT reordered)",
         blind=False,
-        claim="Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' "
+        claim="A buggy test: compare with the output that was never reordered and even a blind model seems to 'see' "
         "order.",
         label="max |attn(P X) − attn(X)|  (reference not reordered)",
         verdict="a large difference from a bug in the test, not from position",
-        source="exercise 1 of the lesson 'Why attention needs position'",
+        source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -299,11 +344,12 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Exercise 2: add one vector at every position and attention stays order-blind: a constant is not position.",
+        "Add one and the same vector c at every position: does attention now see order? The shuffle test with X + c "
+        "answers.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: still order-blind",
+        "0 up to rounding: no, a constant is not position",
         (
             _heat(
                 "offset-rows",
@@ -322,6 +368,7 @@ def offset(scale: float = 0.6) -> Slide:
             ),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
+        "the two sides differ: not the lesson's constant",
     )
 
 
@@ -335,7 +382,18 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
+        (
+            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
+                "causal-difference",
+                r.difference,
+                f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
+                rows="",
+                cols="feature",
+                row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
+                annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
+            ),
+        ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -351,13 +409,15 @@ def sentences_plain() -> Slide:
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
-        "a pure reordering: 'man' gets the same output",
+        "a pure reordering",
         (
             _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
             _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
+        caption="A row is a query, the token whose output is computed; a column a key, a token it reads; a cell, "
+        "the query's weight on that key (each row sums to 1).",
     )
 
 
@@ -408,6 +468,28 @@ def magnitude(scale: float = 0.001) -> Slide:
 
 
 WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so ‖pe‖² = 4 on every step of the stretch
+WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step's older options among them)
+
+
+def _wavelengths(d: int, *, height: int) -> Figure:
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
+    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
+    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
+    phone.)"""
+    waves = properties.wavelengths(d)
+    every = len(waves) <= 4
+    shown = [
+        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
+    ]
+    shape = dict(
+        title=f"one turn every 2π·10000^(2i/{d}) positions",
+        x_title="pair i (dimensions 2i, 2i + 1)",
+        y_title="positions per turn (log)",
+        y_format="~s",
+        height=height,
+    )
+    by_pair = {str(i): float(w) for i, w in enumerate(waves)}
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -425,12 +507,13 @@ def table(d: int = WIDTH) -> Slide:
             _grid(
                 "table",
                 pe,
-                f"row t, pair i: sin and cos of t / 10000^(2i/{d}): one turn every 2π·10000^(2i/{d}) positions",
+                f"row t, pair i: sin, cos of t / 10000^(2i/{d})",
                 rows="position t",
-                cols="dimension",
+                cols="dimension (2i: sin, 2i + 1: cos)",
                 domain=(-1.0, 1.0),
                 height=FIGURE_HEIGHT - 50,  # the caption's line under it still fits 720 px
             ),
+            _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
@@ -475,8 +558,8 @@ def shift(k: int = 3) -> Slide:
                 "shift-matrix",
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
-                rows="",
-                cols="",
+                rows=f"dimension of peₜ₊{str(k).translate(SUBSCRIPTS)}",  # Mₖ peₜ = peₜ₊ₖ: a row per output dimension
+                cols="dimension of peₜ",
                 domain=(-1.0, 1.0),
                 annotate=False,
             ),
@@ -506,7 +589,7 @@ def rotary(shift: int = 100) -> Slide:
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
         "scores instead), so a score sees only the offset t − s.",
-        f"rotary scores, all moved by {shift}",
+        f"largest score change, +{shift}",  # of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
         "unchanged: offset only",
@@ -527,7 +610,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
-        also=((f"added sinusoids, moved by {shift}", added),),
+        also=(("the same, added sinusoids", added),),
     )
 
 
@@ -536,7 +619,18 @@ def real_model() -> Slide:
 
     pos = minilm.position_table()
     table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
-    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
+    cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
+        "real-cosine",
+        pos.cosine,
+        "cosine between positions: MiniLM",
+        rows="position t",
+        cols="position u",
+        domain=(-1.0, 1.0),
+        square=True,
+        height=FIGURE_HEIGHT + 20,  # 30 more pushed the step to 727 px (the fit test)
+        most=pos.cosine.size,
+        value_title="cosine",
+    )
     return Slide(
         f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
         f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
@@ -544,7 +638,7 @@ def real_model() -> Slide:
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
-        (table_image, image),
+        (table_image, cosine),
         "the shipped model's weights (not a lesson number)",
     )
 
@@ -1009,8 +1103,8 @@ STEPS: tuple[Step, ...] = (
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("pairs", "Move token and position together", pairs,
          (Control("position", "position signal", "ramp", options=("ramp", "sinusoidal", "learned", "random")),)),
-    Step("forgot", "Exercise 1: forgot to reorder", forgot),
-    Step("offset", "Exercise 2: a constant is not position", offset,
+    Step("forgot", "A buggy test: forgot to reorder", forgot),
+    Step("offset", "A constant at every position?", offset,
          (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
     Step("plain", "dog bites man, no position", sentences_plain),
     Step("position", "dog bites man, with position", sentences_position,
@@ -1018,9 +1112,9 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", WIDTH, options=(8, 16, 32, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
