@@ -138,8 +138,10 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
-    assert slide.also == (("previous-token heads of 45", float(len(found))),)
+    assert slide.also == (("heads reading t−1, 5 of 30 layers", float(len(found))),)
     assert found and f"{', '.join(found)} (layer.head) in the 5 shipped layers (of 30)" in slide.source
+    words = " ".join(token.strip() for token in reading.tokens.tokens)
+    assert f"tokens t = 0 to {reading.T - 1} (too many to name along its cells): {words};" in slide.source
 
 
 def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():
@@ -151,7 +153,7 @@ def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_w
     slide, fetched = at("llm"), steps.whole_reading()
     roles = decoder.head_roles(fetched.sink, fetched.previous)
     count = int((roles == "previous-token").sum())
-    assert slide.also == (("previous-token heads of 270", float(count)),)
+    assert slide.also == (("heads reading t−1, 30 of 30 layers", float(count)),)
     shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
     assert (roles[: shipped.shape[0]] == shipped).all()
     heads = ", ".join(f"{i}.{j}" for i, j in np.argwhere(roles == "previous-token"))
@@ -441,7 +443,21 @@ TERMS = [
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     (r"\bbucket\b", "recap", "one bucket (a shared bias)"),
+    # the real models' steps (17-21): what was computed when, and on which part of the model
+    (r"\brun now\b", "decoder", "run now on this server"),
+    (r"\b\d+ shipped layers\b", "decoder", "posviz ships the first 5, small enough to come with it"),
+    (r"\bprecomputed\b", "llmsink", "precomputed once when posviz's SmolLM2 file was made"),
+    (r"\beven split\b", "llmsink", "An even split: a query spreads its weight equally over the keys it sees"),
 ]
+
+REAL_STEPS = ("buys", "sentences", "decoder", "llm", "llmsink")
+JARGON = r"\blive\b|\bextract(ion|ed)\b|\bint8\b|\bfloat(32|64)\b|\btop mean\b|\bQ[48]_[01]\b"
+
+
+@pytest.mark.parametrize("key", REAL_STEPS)
+def test_the_real_model_steps_project_plain_words_for_formats_and_when_a_number_was_computed(key):
+    shown = screen_words(at(key))
+    assert not re.search(JARGON, shown), re.search(JARGON, shown)
 
 
 @pytest.mark.parametrize(("pattern", "key", "definition"), TERMS, ids=[t[1] + ":" + t[0] for t in TERMS])
@@ -479,8 +495,39 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers and the extraction
     shown = at("llmsink")
     by_layer = decoder.whole_model().sink.mean(axis=1)
-    assert shown.also[0] == (f"layer {int(np.argmax(by_layer))}: top mean (extraction)", float(by_layer.max()))
+    top = int(np.argmax(by_layer))
+    assert shown.also[0] == (f"layer {top}, the highest of 30: 8 texts", float(by_layer.max()))
     assert shown.figures[1].name == "llm-sink-model"
+    assert "5 shipped layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
+
+
+def test_the_sink_steps_top_layer_is_labelled_and_outlined_on_its_map(monkeypatch, tmp_path):
+    from posviz.drawing import engine
+
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
+    shown = at("llmsink")
+    right = shown.figures[1]
+    top = f"layer {int(np.argmax(decoder.whole_model().sink.mean(axis=1)))}"
+    assert shown.also[0][0].startswith(top + ",") and right.shape["marked"] == top and top in right.shape["rows"]
+    spec = engine.chart_spec(right.builder, *right.frames, presenter="hall", **right.shape)
+    leaves, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        leaves += [] if "layer" in node else [node]
+    axes = [leaf["encoding"]["y"]["axis"] for leaf in leaves if "axis" in leaf.get("encoding", {}).get("y", {})]
+    assert axes and all(top in axis["values"] and top in axis["labelFontWeight"]["condition"]["test"] for axis in axes)
+    outlines = [leaf for leaf in leaves if leaf.get("mark", {}).get("filled") is False]
+    assert len(outlines) == 1 and outlines[0]["transform"][0]["filter"] == {"field": "row", "equal": top}
+    rows = [int(r.split()[1]) for r in right.shape["rows"]]
+    assert np.diff(sorted(rows)).min() >= 4  # 20 px labels on rows about 6 px tall
+
+
+def test_the_sink_steps_badge_says_what_it_compares_in_words():
+    shown = at("llmsink")
+    assert shown.ok and shown.verdict == "token 0: over 2× an even split" and len(shown.verdict) <= 30
+    assert "even split: a query spreads its weight equally over the keys it sees" in shown.caption
+    assert "Position makes it: under the causal mask token 0 is the one key every query sees" in shown.claim
 
 
 def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched():
@@ -493,7 +540,7 @@ def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched()
     assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
     live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
     assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
-    assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and "(live)" in shown.also[0][0]
+    assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and shown.also[0][0].endswith("run now")
 
 
 def test_step_7s_panels_are_the_w1_and_w2_its_claim_and_number_name():

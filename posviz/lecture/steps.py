@@ -793,7 +793,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         apart,
         "no overlap of seeds' ranges",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        f"measured live on {matched.NAME}",
+        f"computed here: {matched.NAME}",
         "the seeds' ranges overlap",
         tone="state",
         also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
@@ -808,6 +808,9 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
               ("a paraphrase", "a man was bitten by a dog"), ("unrelated", "the stock market fell today"))  # fmt: skip
 
 
+FETCHED_WORDS = "the published 32-bit weights (fetched): the recorded cosines to 1e-6 (tested)"  # FETCHED_NOTE
+
+
 def real_sentences(scale: float = 1.0) -> Slide:
     from posviz.drawing import lecture_charts, sentence_charts
     from posviz.models import minilm
@@ -819,8 +822,9 @@ def real_sentences(scale: float = 1.0) -> Slide:
         pair.layer_distance, pair.layer_distance_plain, labels=(said, "position rows removed")
     )
     model = encoder.active_encoder()
-    shipped_note = (
-        f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)"
+    shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
+        f"the copy shipped with posviz (weights stored in 8 bits): cosines within ±{encoder.COSINE_TOLERANCE:g} of "
+        "the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
     cosines = [
@@ -862,7 +866,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
                 dict(title="the two sentences apart, layer by layer", y_title="1 − cosine", height=height),
             ),
         ),
-        encoder.FETCHED_NOTE if encoder.float32_fetched() else shipped_note,
+        FETCHED_WORDS if encoder.float32_fetched() else shipped_note,
         "1 up to rounding: without position the encoder reads a bag of words",
         caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
         f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "
@@ -876,6 +880,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
+HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
     "SmolLM2, RoPE off": "RoPE off\nmask only",
@@ -913,7 +918,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         text="shown",
         title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
         x_title="1 − cosine (0: the same vector)",
-        height=FIGURE_HEIGHT - 60,
+        height=FIGURE_HEIGHT - 90,
         span=(0.0, end),
         ticks=tuple(lecture_charts.round_ticks(end, most=8)),
     )
@@ -922,7 +927,6 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
 
 def decoder() -> Slide:
     from posviz.experiments.decoder import sentence_cosine, shipped_layers
-    from posviz.models import smollm2
     from posviz.models.minilm import encoder
 
     mini = encoder.compare_texts(*SENTENCES)
@@ -933,12 +937,12 @@ def decoder() -> Slide:
     layers, of = shipped_layers()
     if fetched is None:
         source, after, used = (
-            f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS})",
-            f"its {layers} shipped layers (of {of})",
+            f"SmolLM2's {layers} shipped layers, run now on this server ({HALL_PRECISION})",
+            f"its {layers} shipped layers (of {of}: posviz ships the first {layers}, small enough to come with it)",
             f"{layers} of {of} layers",
         )
     else:
-        source, after = f"the fetched whole SmolLM2 run live ({smollm2.PRECISION_WORDS})", f"all {of} layers"
+        source, after = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})", f"all {of} layers"
         used = f"all {of} layers"
     scale = (1 - mini.cosine) / (1 - model)
     return Slide(
@@ -1001,7 +1005,7 @@ def llm_head() -> Slide:
         ),
     )
     value = float(reading.previous[layer, head])
-    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
     counted = reading if fetched is None else fetched
     found = decoder.positional_heads(counted, "previous-token")
     layers, heads = counted.roles.shape
@@ -1021,46 +1025,64 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"live on the lecture sentence; previous-token heads {', '.join(found) or 'none'} (layer.head) in {where}",
+        f"run now on the lecture sentence, the map's tokens t = 0 to {reading.T - 1} (too many to name along its "
+        f"cells): {' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
+        f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
-        also=((f"previous-token heads of {layers * heads}", float(len(found))),),
+        also=((f"heads reading t−1, {layers} of {of} layers", float(len(found))),),
     )
 
 
+MAP_HEIGHT = FIGURE_HEIGHT - 60  # step 21's two layer-by-head maps: a two-line caption fits under them
+
+
 def llm_sink() -> Slide:
-    from posviz.drawing import llm_figures
+    from posviz.drawing import lecture_charts, llm_figures
     from posviz.experiments import decoder
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
     there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
-    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
+    of = whole.sink.shape[0]
     if fetched is None:
-        by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)
-        where, source = "extraction", "the 30-layer map was computed when the model was extracted, in float64"
+        by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
+        where, title = f"{whole.text_count} texts", f"all {of} layers, precomputed, {whole.text_count} texts"
+        source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
         caption = (
-            f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys per "
-            f"query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
-            f"{number(reading.sink_mean, 2)} here."
+            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less "
+            f"each (layer {decoder.SINK_LAYER}: {number(there, 2)} there, {number(reading.sink_mean, 2)} here)."
         )
     else:
         by_layer = fetched.sink.mean(axis=1)
-        right = llm_figures.sink_whole_live(fetched, height=FIGURE_HEIGHT - 30)
-        where, source = "live", "the right map: the fetched whole file, all 30 layers live on the same sentence"
-        caption = "Both maps live on the lecture sentence; the left is the shipped 5 layers, the right all 30."
+        right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
+        where, title = "run now", f"all {of} layers, run now, {reading.T} tokens"
+        source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
+        caption = "Both maps run now on the lecture sentence; the left is the shipped 5 layers, the right all 30."
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
+    rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
+    right = Figure(
+        right.name,
+        lecture_charts.rows_marked,
+        right.frames,
+        {**right.shape, "title": title, "rows": rows, "marked": f"layer {deepest}"},
+    )
+    left = _retitled(
+        llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
+        f"{reading.trace.weights.shape[0]} shipped layers, run now, {reading.T} tokens",
+    )
     return Slide(
         "Heads put much of their weight on token 0, whatever it is: the attention sink. Position makes it: under the "
         "causal mask token 0 is the one key every query sees.",
-        f"layer {decoder.SINK_LAYER}: mean weight on token 0 (live)",
+        f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
         reading.sink_mean,
         reading.has_sink,
-        "over twice a uniform share",
-        (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30, annotate=False), right),
-        f"live on the lecture sentence; {source}",
-        "no more than twice the share uniform attention gives it",
-        also=((f"layer {deepest}: top mean ({where})", float(by_layer[deepest])),),
-        caption=caption,
+        "token 0: over 2× an even split",
+        (left, right),
+        f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
+        "token 0: at most 2× an even split",
+        also=((f"layer {deepest}, the highest of {of}: {where}", float(by_layer[deepest])),),
+        caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
     )
 
 
