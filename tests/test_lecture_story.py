@@ -763,7 +763,7 @@ def _headline_sources():
         "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
         "real": (_minilm_neighbours, "the shipped model's weights"),
         "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the shipped model's table"),
-        "buys": (_rises, "matched family"),
+        "buys": (_rises, "posviz's matched family"),
         "sentences": (_sentence_cosines, "model"),
         "decoder": (smollm2, "SmolLM2"),
         "llm": (_llm_head, "on the lecture sentence"),
