@@ -760,11 +760,11 @@ def _headline_sources():
         "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
         "real": (_minilm_neighbours, "the shipped model's weights"),
         "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the shipped model's table"),
-        "buys": (_rises, "measured live on"),
+        "buys": (_rises, "computed here"),
         "sentences": (_sentence_cosines, "model"),
         "decoder": (smollm2, "SmolLM2"),
-        "llm": (_llm_head, "live on the lecture sentence"),
-        "llmsink": (_sink, "live on the lecture sentence"),
+        "llm": (_llm_head, "run now on the lecture sentence"),
+        "llmsink": (_sink, "run now (on this server) on the lecture sentence"),
         "recap": (_recap, "step 1"),
     }
 
