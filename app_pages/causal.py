@@ -1,8 +1,9 @@
 """The causal mask carries position
 
 A decoder hides the keys after each query. No position vector is added here, yet the mask alone tells the first token
-from the last: token t mixes only tokens 0..t (with equal scores, their plain average). So the shuffle test fails, and
-two copies of one token get different outputs.
+from the last: token t mixes only tokens 0..t (with equal scores, their plain average). So the shuffle test's two sides
+differ (the mask breaks attention's symmetry, as a position signal should), and two copies of one token get different
+outputs.
 
 In words: order-blind means the two sides agree up to rounding (machine zero).
 """
@@ -52,7 +53,8 @@ with left:
     )
     ui.takeaway(
         "Grey, above the diagonal: keys the mask hides (weight 0). Row t sees only keys 0..t, so a shuffle "
-        "(P, a permutation of the tokens) changes what each token sees and the shuffle test fails."
+        "(P, a permutation of the tokens) changes what each token sees: the shuffle test's two sides differ, the order "
+        "the mask gives."
     )
 with right:
     uniform = lessons.uniform_causal(s.seed, s.T, s.d)

@@ -551,6 +551,8 @@ def test_causal_page_reproduces_claim_11():
     assert "the mask alone makes it order-aware" in markdown(at)
     caveat = "\n".join(c.value for c in at.caption)
     assert "Order, not distance" in markdown(at) and "(./rotary)" in caveat and "(./biases)" in caveat
+    words = markdown(at) + "\n".join(c.value for c in at.caption)  # the mask breaking the symmetry is the point
+    assert "test fails" not in words and words.count("the shuffle test's two sides differ") == 2
 
 
 def test_layouts_page_shows_exact_zeros_and_the_timescale_difference():

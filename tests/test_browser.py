@@ -437,6 +437,21 @@ def test_no_projected_lecture_text_is_under_20_px_but_captions(page):
         assert read > 5 and small == [], (step, small)
 
 
+@pytest.mark.parametrize(
+    "query",
+    ["step=3&ramp_scale=1.2", "step=10&table_d=64", "step=11&norms_d=4", "step=12&shift_k=20", "step=6&offset_scale=0"],
+)
+def test_no_projected_chart_text_is_under_20_px_at_a_steps_other_settings(page, query):
+    """As above, at settings other than the defaults (more pairs' bars, longer labels, an all-zero panel)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    visit(page, f"/lecture?presenter=true&{query}")
+    charts = page.locator(CHART)
+    for i in range(charts.count()):
+        charts.nth(i).locator("svg, canvas").first.wait_for(timeout=30_000)
+    small, read = page.evaluate(SMALL_TEXT)
+    assert read > 5 and small == [], (query, small)
+
+
 def test_clicker_and_arrow_keys_move_the_lecture_and_its_url(page):
     from tests.harness import settle
 

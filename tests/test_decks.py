@@ -161,8 +161,8 @@ def test_the_offline_copy_holds_every_steps_claim_number_and_figures(small_deck)
         assert escape(slide.claim) in html and f">{escape(slide.shown)}<" in html
         assert f"step {place} / {len(deck)}" in html
     charts = sum(f.image is None for e in deck.entries for f in lecture.slide(e.index, **e.values()).figures)
-    assert html.count("<svg") == charts == 3
-    assert html.count("class='picture'") == 2 and "data:image/png;base64," in html
+    assert html.count("<svg") == charts == 5  # shuffle's 2, table's 2, real's cosine map
+    assert html.count("class='picture'") == 1 and "data:image/png;base64," in html  # real's table
     assert html.count("<aside class='notes' hidden>") == 3
 
 

@@ -23,11 +23,12 @@ def at(key: str, **values: object) -> lecture.Slide:
 
 @pytest.mark.parametrize(
     ("key", "words"),
-    [("ramp", "absolute rows added to the input"), ("table", "added absolute rows"), ("causal", "implicit"),
-     ("rotary", "relative"), ("rotary", "bias to the scores"), ("real", "family 1"), ("llm", "family 2")],
+    [("ramp", "family 1"), ("ramp", "1 absolute, rows added to the input"), ("table", "added absolute rows"),
+     ("causal", "implicit"), ("rotary", "relative"), ("rotary", "bias to the scores"), ("real", "family 1"),
+     ("llm", "family 2")],
 )  # fmt: skip
 def test_each_family_is_named_where_it_first_appears(key, words):
-    assert words in at(key).claim
+    assert words in at(key).claim + " " + at(key).caption
 
 
 def test_the_sinusoid_steps_share_the_lessons_width():
@@ -70,16 +71,50 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert f"already differ there (1 − cosine {number(layers.distance.iloc[0])})" in slide.caption
 
 
+def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
+    from posviz.drawing import engine
+
+    fig = at("sentences").figures[0]
+    assert all("\n" in label for label in fig.frames[0]["compared with"])  # every label two lines
+    spec = engine.chart_spec(fig.builder, *fig.frames, presenter="hall", **fig.shape)
+    axes, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        axes += [y["axis"] for y in [node.get("encoding", {}).get("y", {})] if "axis" in y]
+    # Vega sets a label's first line on the tick: "line-bottom" lifts it half a line, so two lines straddle the bar
+    assert axes and all(axis["labelBaseline"] == "line-bottom" for axis in axes)
+
+
 def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_path):
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
-    bars = slide.figures[0].frames[0].set_index("run")
     model, sink = decoder.sentence_cosine()
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
-    assert bars.loc["MiniLM", "shown"] == f"cos {number(at('sentences').value)}"
     assert "the start marker <|im_start|> before them left out" in slide.caption and "5 shipped layers" in slide.caption
+    assert f"Step 18's MiniLM: 1 − cosine {number(1 - at('sentences').value, 3)}," in slide.caption
+
+
+def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_linear_axis(monkeypatch, tmp_path):
+    from posviz.lecture import steps
+
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
+    slide = at("decoder")
+    model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
+    assert slide.numbers == (("SmolLM2 (5 of 30 layers): cosine", number(model)), ("RoPE off, mask only: cosine",
+                             number(mask_only)))  # fmt: skip
+    assert "5 of 30 layers" in slide.figures[0].shape["title"]
+    bars = slide.figures[0].frames[0].set_index("run")
+    assert list(bars.index) == list(steps.SMOLLM2_BARS.values())
+    on, off = bars["1 − cosine"].iloc[:2]
+    assert on == pytest.approx(1 - model) and off == pytest.approx(1 - mask_only) and on != pytest.approx(off)
+    assert bars["shown"].iloc[:2].tolist() == [number(1 - model, 3), number(1 - mask_only, 3)]
+    assert bars["1 − cosine"].iloc[2] == 0 and bars["shown"].iloc[2] == "0 up to rounding"  # neither: a set
+    low, high = slide.figures[0].shape["span"]
+    assert low == 0 and high > max(on, off)  # linear, from 0: the two bars' lengths compare as their values
+    assert slide.figures[0].builder.__name__ == "across_bars"
 
 
 def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_cosines_when_fetched():
@@ -91,7 +126,8 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
-    assert bars.loc["SmolLM2, RoPE off", "shown"] == f"cos {number(mask_only)}"
+    assert slide.also == (("RoPE off, mask only: cosine", mask_only),)
+    assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
     further = "RoPE a little further" in slide.claim  # the claim says which of the two measured cosines is lower
@@ -102,8 +138,10 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
-    assert slide.also == (("previous-token heads of 45", float(len(found))),)
+    assert slide.also == (("heads reading t−1, 5 of 30 layers", float(len(found))),)
     assert found and f"{', '.join(found)} (layer.head) in the 5 shipped layers (of 30)" in slide.source
+    words = " ".join(token.strip() for token in reading.tokens.tokens)
+    assert f"tokens t = 0 to {reading.T - 1} (too many to name along its cells): {words};" in slide.source
 
 
 def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():
@@ -115,7 +153,7 @@ def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_w
     slide, fetched = at("llm"), steps.whole_reading()
     roles = decoder.head_roles(fetched.sink, fetched.previous)
     count = int((roles == "previous-token").sum())
-    assert slide.also == (("previous-token heads of 270", float(count)),)
+    assert slide.also == (("heads reading t−1, 30 of 30 layers", float(count)),)
     shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
     assert (roles[: shipped.shape[0]] == shipped).all()
     heads = ", ".join(f"{i}.{j}" for i, j in np.argwhere(roles == "previous-token"))
@@ -134,7 +172,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     ]
     assert list(dict.fromkeys(table.column)) == [
         "family: where it enters",
-        "past the trained length",
+        "past the trained length (step 17)",
         "scores, positions +100",
     ]
     cell = table.set_index(["row", "column"]).text
@@ -146,11 +184,11 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
         "rotary (RoPE)": relative.shift_change(q, k, 24, 100, scheme="rotary"),
     }
     for row, change in expected.items():
-        assert cell[(row, "scores, positions +100")].startswith(f"max change {number(change)}\n"), row
+        assert cell[(row, "scores, positions +100")].startswith(f"max change {number(change)} (step 13)\n"), row
     changes = {r.scheme: r.change for r in families.rows()}
     assert not verdicts.negligible(changes["sinusoidal rows"]) and not verdicts.negligible(changes["learned table"])
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
-    past = {r: cell[(r, "past the trained length")] for r in dict.fromkeys(table.row)}
+    past = {r: cell[(r, "past the trained length (step 17)")] for r in dict.fromkeys(table.row)}
     assert (
         "no row past 127 (trained here)" in past["learned table"]
         and "MiniLM: 512 rows, row 512 refused" in past["learned table"]
@@ -165,6 +203,22 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert "learned" not in rise  # no row past its table: words, not a number
     assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
+
+
+def test_every_recap_number_was_shown_on_the_step_its_cell_names():
+    table = at("recap").figures[0].frames[0]
+    for text in table.query("column == 'scores, positions +100'").text:
+        shown, step = re.match(r"max change (\S+) \(step (\d+)\)\n", text).groups()
+        screen = screen_words(lecture.slide(int(step) - 1))
+        assert re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", screen), (text, step)
+    (heading,) = [c for c in dict.fromkeys(table.column) if c.startswith("past the trained length")]
+    step = int(re.search(r"\(step (\d+)\)", heading).group(1))
+    bars = set(lecture.slide(step - 1).figures[1].frames[0].shown)  # the step's bars, at its defaults
+    for text in table.query("column == @heading").text:
+        first = text.split("\n")[0].removeprefix("ALiBi: ").removeprefix("loss ").replace(" (seeds ", " (")
+        if first.startswith("no row past"):
+            first = first.removesuffix(" (trained here)")
+        assert first in bars, (first, bars)
 
 
 def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
@@ -236,7 +290,9 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     rise = families.measured()
     assert slide.value == round(rise["alibi"].mean, 2) and slide.shown == f"{rise['alibi'].mean:.2f}"
     assert slide.ok == (rise["alibi"].high < rise["rope"].low or rise["rope"].high < rise["alibi"].low)
-    assert f"rope {rise['rope'].signed}" in (slide.verdict if slide.ok else slide.otherwise)
+    assert slide.numbers == (("alibi: loss rise at 512-1023", f"{rise['alibi'].mean:.2f}"),
+                             ("rope: loss rise at 512-1023", f"{rise['rope'].mean:.2f}"))  # fmt: skip
+    assert not re.search(r"\d", slide.verdict + slide.otherwise)  # the badge in words, the numbers in headlines
     assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
     curve, bars = slide.figures
     assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(families.matched.SCHEMES)
@@ -247,7 +303,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     assert table.value.drop("learned").to_dict() == pytest.approx({k: r.mean for k, r in rise.items()})
     rope = at("buys", scheme="rope", reach=2)
     early = matched.rises(matched.family_curves(), 128, 128, 256)
-    assert rope.value == round(early["rope"].mean, 2) and "positions 128-255" in rope.label
+    assert rope.value == round(early["rope"].mean, 2) and rope.label == "rope: loss rise at 128-255"
     least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
@@ -300,7 +356,7 @@ def test_no_note_is_kept_for_a_step_that_is_gone():
     assert set(notes.NOTES) == set(KEYS)
 
 
-BADGE_FREE = ("pairs", "plain", "table", "rotary", "sentences", "decoder", "recap")  # their numbers moved to headlines
+BADGE_FREE = ("pairs", "plain", "table", "rotary", "buys", "sentences", "decoder", "recap")  # numbers: headlines
 
 
 @pytest.mark.parametrize("key", BADGE_FREE)
@@ -321,24 +377,33 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
     assert [v for _, v in at("pairs", position="sinusoidal").also] == [s.tokens_only, s.positions_only]
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     added = relative.shift_change(q, k, 24, 100, scheme="sinusoidal")
-    assert at("rotary", shift=100).numbers[1] == ("added sinusoids, moved by 100", number(added))
+    assert at("rotary", shift=100).numbers[1] == ("the same, added sinusoids", number(added))
+    assert at("rotary", shift=100).numbers[0] == ("largest score change, +100", at("rotary").shown)
     assert at("rotary", shift=100).numbers[1][1] != at("rotary", shift=100).shown  # the two differ: 5.35 vs 0
     assert at("table").also[0][1] == pytest.approx(2 * np.pi)
 
 
 def test_the_three_families_are_framed_at_the_first_and_met_in_order():
-    assert "family 1 of the three ways position gets in" in at("ramp").claim
+    assert "family 1" in at("ramp").claim and at("ramp").caption.startswith("Three ways position gets in: ")
     first = {}
     for i, key in enumerate(KEYS):
         for n in re.findall(r"[Ff]amily (\d)", at(key).claim):
             first.setdefault(int(n), i)
     assert sorted(first) == [1, 2, 3] and first[1] < first[2] < first[3], first
+    framing = at("ramp").caption  # all three named where the first appears, each with the step that shows it
+    named = re.findall(r"(\d) (absolute|relative|implicit), [^;(]+\((here|step (\d+))\)", framing)
+    assert [(int(n), kind) for n, kind, _, _ in named] == [(1, "absolute"), (2, "relative"), (3, "implicit")], framing
+    assert [KEYS.index("ramp") if where == "here" else int(step) - 1 for _, _, where, step in named] == [
+        first[1],
+        first[2],
+        first[3],
+    ]
 
 
 def screen_words(shown: lecture.Slide) -> str:
-    """Every text a step projects: claim, headline labels, verdict, caption, the expected value's line (its source),
-    and each figure's titles, axes and text cells."""
-    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(label for label, _ in shown.numbers)]
+    """Every text a step projects: claim, headline labels and numbers, verdict, caption, the expected value's line
+    (its source), and each figure's titles, axes and text cells."""
+    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(" ".join(n) for n in shown.numbers)]
     for fig in shown.figures:
         shape = fig.shape
         words = ("title", "subtitle", "x_title", "y_title", "row_title", "col_title", "what", "value_title")
@@ -355,10 +420,13 @@ def screen_words(shown: lecture.Slide) -> str:
 # A term a student may not know, the step that defines it (on its screen) and the words that define it there.
 TERMS = [
     (r"\bramp\b", "twins", "a ramp, E = 0.6(t + 1)"),
-    (r"\bW₁", "plain", "attention matrix W₂ is W₁"),
+    (r"\bW₁", "plain", "W₁, W₂: attention matrices"),
     (r"\bwavelength", "table", "one turn every"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
+    (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
+    (r"\bquery\b", "plain", "a query, the token whose output is computed"),
+    (r"\bkey\b", "plain", "a key, a token it reads"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key by its position"),
     (r"\bALiBi\b", "rotary", "ALiBi and T5 add a bias to the scores"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),
@@ -375,7 +443,21 @@ TERMS = [
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     (r"\bbucket\b", "recap", "one bucket (a shared bias)"),
+    # the real models' steps (17-21): what was computed when, and on which part of the model
+    (r"\brun now\b", "decoder", "run now on this server"),
+    (r"\b\d+ shipped layers\b", "decoder", "posviz ships the first 5, small enough to come with it"),
+    (r"\bprecomputed\b", "llmsink", "precomputed once when posviz's SmolLM2 file was made"),
+    (r"\beven split\b", "llmsink", "An even split: a query spreads its weight equally over the keys it sees"),
 ]
+
+REAL_STEPS = ("buys", "sentences", "decoder", "llm", "llmsink")
+JARGON = r"\blive\b|\bextract(ion|ed)\b|\bint8\b|\bfloat(32|64)\b|\btop mean\b|\bQ[48]_[01]\b"
+
+
+@pytest.mark.parametrize("key", REAL_STEPS)
+def test_the_real_model_steps_project_plain_words_for_formats_and_when_a_number_was_computed(key):
+    shown = screen_words(at(key))
+    assert not re.search(JARGON, shown), re.search(JARGON, shown)
 
 
 @pytest.mark.parametrize(("pattern", "key", "definition"), TERMS, ids=[t[1] + ":" + t[0] for t in TERMS])
@@ -413,8 +495,39 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers and the extraction
     shown = at("llmsink")
     by_layer = decoder.whole_model().sink.mean(axis=1)
-    assert shown.also[0] == (f"layer {int(np.argmax(by_layer))}: top mean (extraction)", float(by_layer.max()))
+    top = int(np.argmax(by_layer))
+    assert shown.also[0] == (f"layer {top}, the highest of 30: 8 texts", float(by_layer.max()))
     assert shown.figures[1].name == "llm-sink-model"
+    assert "5 shipped layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
+
+
+def test_the_sink_steps_top_layer_is_labelled_and_outlined_on_its_map(monkeypatch, tmp_path):
+    from posviz.drawing import engine
+
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
+    shown = at("llmsink")
+    right = shown.figures[1]
+    top = f"layer {int(np.argmax(decoder.whole_model().sink.mean(axis=1)))}"
+    assert shown.also[0][0].startswith(top + ",") and right.shape["marked"] == top and top in right.shape["rows"]
+    spec = engine.chart_spec(right.builder, *right.frames, presenter="hall", **right.shape)
+    leaves, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        leaves += [] if "layer" in node else [node]
+    axes = [leaf["encoding"]["y"]["axis"] for leaf in leaves if "axis" in leaf.get("encoding", {}).get("y", {})]
+    assert axes and all(top in axis["values"] and top in axis["labelFontWeight"]["condition"]["test"] for axis in axes)
+    outlines = [leaf for leaf in leaves if leaf.get("mark", {}).get("filled") is False]
+    assert len(outlines) == 1 and outlines[0]["transform"][0]["filter"] == {"field": "row", "equal": top}
+    rows = [int(r.split()[1]) for r in right.shape["rows"]]
+    assert np.diff(sorted(rows)).min() >= 4  # 20 px labels on rows about 6 px tall
+
+
+def test_the_sink_steps_badge_says_what_it_compares_in_words():
+    shown = at("llmsink")
+    assert shown.ok and shown.verdict == "token 0: over 2× an even split" and len(shown.verdict) <= 30
+    assert "even split: a query spreads its weight equally over the keys it sees" in shown.caption
+    assert "Position makes it: under the causal mask token 0 is the one key every query sees" in shown.claim
 
 
 def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched():
@@ -427,7 +540,7 @@ def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched()
     assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
     live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
     assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
-    assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and "(live)" in shown.also[0][0]
+    assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and shown.also[0][0].endswith("run now")
 
 
 def test_step_7s_panels_are_the_w1_and_w2_its_claim_and_number_name():
@@ -498,13 +611,17 @@ def test_the_trained_models_lines_are_named_at_their_ends():
     curve = at("buys").figures[0]
     lines, _, ends = curve.frames
     assert set(ends.scheme) == set(lines.scheme)  # every line named: the chart reads without the bars
+    end = lines.position.max()
+    assert (ends.position == end).all()  # one column past the lines: no name over a line that goes on
     for row in ends.itertuples():
         own = lines[lines.scheme == row.scheme]
-        assert row.position == own.position.max()  # at the line's end
-        assert row.loss == pytest.approx(own[own.position == row.position].loss.mean())
+        assert row.stops == own.position.max()
+        assert row.loss == pytest.approx(own[own.position == row.stops].loss.mean())
+    assert ends.set_index("scheme").stops["learned"] < end  # the learned table's lines stop at its last row
+    early = ends[ends.stops < end]
+    assert (early.label_y < ends[ends.stops == end].label_y.min()).all()  # named below the lines that go on
     gap = float(lines.loss.max()) * 22 / curve.shape["height"]
-    for _, group in ends.groupby("position"):  # names ending together at least a 20 px name apart
-        assert np.all(np.diff(np.sort(group.label_y.to_numpy())) >= gap - 1e-9)
+    assert np.all(np.diff(np.sort(ends.label_y.to_numpy())) >= gap - 1e-9)  # at least a 20 px name apart
     spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
     leaves, stack = [], [spec]
     while stack:
@@ -513,3 +630,165 @@ def test_the_trained_models_lines_are_named_at_their_ends():
         leaves += [] if "layer" in node else [node]
     names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
     assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
+    ticks = {tuple(x["axis"]["values"]) for leaf in leaves if "axis" in (x := leaf.get("encoding", {}).get("x", {}))}
+    assert ticks == {(0.0, 200.0, 400.0, 600.0, 800.0, 1000.0)}  # no tick past the data: the room holds names
+
+
+def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_source():
+    titles = {s.key: s.title for s in lecture.STEPS}
+    for key, n in (("forgot", 1), ("offset", 2)):  # an exercise's answer is on screen at once: not titled as a task
+        assert not re.search(r"\bexercise\b", titles[key] + " " + at(key).claim, re.I), key
+        assert f"exercise {n} of the lesson 'Why attention needs position'" in at(key).source, key
+    assert titles["forgot"].startswith("A buggy test") and at("forgot").tone == "problem"
+    question, answer = at("offset").claim.split("?")  # the claim asks; the number and its badge answer
+    assert "does attention now see order" in question and at("offset").verdict.startswith("0 up to rounding: no")
+
+
+def _minilm_neighbours() -> list[float]:
+    from posviz.models import minilm
+
+    rows = minilm.default_model().position.astype(np.float64)
+    unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+    return [float(np.median(np.sum(unit[:-1] * unit[1:], axis=1)))]  # rows t and t + 1, their median cosine
+
+
+def _rotary_changes(shift: int) -> list[float]:
+    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    return [relative.shift_change(q, k, 24, shift, scheme=s) for s in ("rotary", "sinusoidal")]
+
+
+def _rises(scheme: str, reach: int) -> list[float]:
+    from posviz.experiments import matched
+
+    rise = matched.rises(matched.family_curves(), 128, 64 * reach, 128 * reach)  # reach x T_train: [k/2, k) T
+    return [round(rise[k].mean, 2) for k in (scheme, "alibi" if scheme == "rope" else "rope")]  # beside RoPE's
+
+
+def _sentence_cosines(scale: float) -> list[float]:
+    from posviz.models.minilm import encoder
+
+    pair = encoder.compare_texts("dog bites man", "man bites dog", scale)
+    return [pair.cosine, pair.cosine_plain]
+
+
+def _whole():
+    """All 30 layers of SmolLM2 on the lecture sentence, when the whole file was fetched; else None."""
+    from posviz.experiments import whole
+
+    return None if whole.whole_path() is None else whole.read(decoder.DEFAULT_TEXT)
+
+
+def _llm_head() -> list[float]:
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    counted = _whole() or reading  # the heads are counted in every layer there is
+    return [float(reading.previous[1, 2]), float(len(decoder.positional_heads(counted, "previous-token")))]
+
+
+def _sink() -> list[float]:
+    fetched = _whole()
+    by_layer = (decoder.whole_model() if fetched is None else fetched).sink.mean(axis=1)
+    return [decoder.read(decoder.DEFAULT_TEXT).sink_mean, float(by_layer.max())]
+
+
+def _recap() -> list[float]:
+    from posviz.experiments import lessons
+
+    kwargs = ({}, dict(position="ramp", scale=0.6), dict(causal=True))  # step 1's test alone, with step 3's, step 14's
+    return [lessons.order_experiment(**kw).max_diff for kw in kwargs]
+
+
+def _lesson(name: str, *args, **kwargs):
+    """A callable that runs posviz.experiments.lessons.`name`(...) when the test runs."""
+    from posviz.experiments import lessons
+
+    return lambda: getattr(lessons, name)(*args, **kwargs)
+
+
+def _headline_sources():
+    """Step key -> (recompute: the step's control values -> every number it draws large, headline first; the words its
+    source or labels name that source by). Each recomputation calls the core, never the step."""
+    from posviz.experiments import lessons
+    from posviz.maths import properties
+    from posviz.maths.encodings import sinusoidal
+
+    lesson, sentences = "the lesson 'Why attention needs position'", "the lesson 'dog bites man'"
+
+    def pairs(position):
+        r = lessons.pair_move_experiment(position=position, scale=0.6 if position == "ramp" else 1.0)
+        return [r.together, r.tokens_only, r.positions_only]
+
+    def plain():
+        r = lessons.sentence_experiment()
+        return [r.permuted_gap(with_position=False), r.word_diff("man", with_position=False)]
+
+    def shift(k):
+        return [properties.offset_residual(sinusoidal(64, 8), k)]
+
+    def table(d):
+        return [2 * np.pi * 10_000 ** ((d - 2) / d), 2 * np.pi]  # the slowest pair's turn, pair 0's
+
+    def norms(d):
+        pe = sinusoidal(64, d)
+        return [float(np.abs((pe**2).sum(axis=1) - d / 2).max())]
+
+    def smollm2():
+        from posviz.experiments import whole
+
+        cosine = decoder.sentence_cosine if whole.whole_path() is None else whole.sentence_cosine
+        return [cosine()[0], cosine("none")[0]]  # the model, and RoPE off (its causal mask alone)
+
+    return {
+        "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
+        "twins": (lambda second: [lessons.twin_experiment(second=second).row_diff], lesson),
+        "ramp": (lambda scale: [lessons.order_experiment(position="ramp", scale=scale).max_diff], lesson),
+        "pairs": (pairs, "the 'Why attention needs position' setup"),
+        "forgot": (lambda: [lessons.order_experiment(forget_reorder=True).max_diff], f"exercise 1 of {lesson}"),
+        "offset": (
+            lambda scale: [lessons.order_experiment(position="constant", scale=scale).max_diff],
+            f"exercise 2 of {lesson}",
+        ),
+        "plain": (plain, sentences),
+        "position": (
+            lambda scale: [lessons.sentence_experiment(scale=scale).word_diff("man", with_position=True)],
+            sentences,
+        ),
+        "magnitude": (lambda scale: [lessons.sentence_experiment().word_distance("man", scale)], sentences),
+        "table": (table, "the sinusoid formula"),
+        "norms": (norms, "'A sense of order'"),
+        "shift": (shift, "the offset property of the sinusoid formula"),
+        "rotary": (_rotary_changes, "RoFormer"),
+        "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
+        "real": (_minilm_neighbours, "the shipped model's weights"),
+        "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the shipped model's table"),
+        "buys": (_rises, "measured live on"),
+        "sentences": (_sentence_cosines, "model"),
+        "decoder": (smollm2, "SmolLM2"),
+        "llm": (_llm_head, "live on the lecture sentence"),
+        "llmsink": (_sink, "live on the lecture sentence"),
+        "recap": (_recap, "step 1"),
+    }
+
+
+def _settings(key: str) -> list[dict]:
+    """The step's defaults, and each control at its last option (a number hard-coded for the defaults fails there)."""
+    step = lecture.STEPS[KEYS.index(key)]
+    others = [{**step.defaults(), c.name: c.options[-1]} for c in step.controls if c.options[-1] != c.default]
+    return [step.defaults(), *others]
+
+
+def test_the_headline_source_table_covers_every_step():
+    assert list(_headline_sources()) == KEYS
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_every_headline_number_is_its_source_recomputed(key):
+    recompute, named = _headline_sources()[key]
+    for values in _settings(key):
+        if key == "lastrow" and values["T"] <= families.table_rows():
+            continue  # every position has a row: 0, the step's 'otherwise'
+        shown = at(key, **values)
+        expected = recompute(**values)
+        drawn = [shown.value, *(v for _, v in shown.also)]
+        assert drawn == pytest.approx(expected, rel=1e-9, abs=1e-300), (key, values)  # in order: none swapped
+        assert [text for _, text in shown.numbers] == [number(v, grouped=True) for v in expected], (key, values)
+        assert named in shown.source + " " + " ".join(label for label, _ in shown.numbers), (key, shown.source)

@@ -37,6 +37,21 @@ def number(value: float, digits: int = 5, *, grouped: bool = False) -> str:
     return text.replace("e-0", "e-").replace("e+0", "e+")  # one exponent style: 6.9e-7 beside 1.0133e-6
 
 
+SUPERSCRIPTS = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
+
+
+def powers(text: str) -> str:
+    """A number `number` wrote in e-notation, as a power of ten in words a first-year student reads: "" otherwise.
+
+    >>> powers("4.4e-16"), powers("1.0133e-6"), powers("3.4998")
+    ('4.4e-16 = 4.4 × 10⁻¹⁶', '1.0133e-6 = 1.0133 × 10⁻⁶', '')
+    """
+    mantissa, e, exponent = text.partition("e")
+    if not e:
+        return ""
+    return f"{text} = {mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPTS)}"
+
+
 def zero_note(values: np.ndarray) -> str:
     r"""What to write inside a panel whose values are all zero, so a blank chart does not read as a broken one.
 

@@ -127,14 +127,15 @@ def log_bars(
     name: str, bars: Mapping[str, float], shown: Sequence[str], columns: tuple[str, str], **shape: object
 ) -> Figure:
     """One bar a label on a log axis, each with its `shown` text over it; an exact 0 sits at the axis floor.
-    `columns` names the frame's label and value columns (frame: one row a bar).
+    `shape`: the titles (the x axis untitled unless `x_title` is given). `columns` names the frame's label and value
+    columns (frame: one row a bar).
 
     >>> log_bars("b", {"a": 0.0, "b": 2.0}, ["0", "2"], ("run", "gap"), title="t", y_title="y").frames[0].shape
     (2, 3)
     """
     x, y = columns
     frame = pd.DataFrame({x: list(bars), y: [frames.on_log_axis(v) for v in bars.values()], "shown": list(shown)})
-    return Figure(name, lines_bars.bars, (frame,), dict(x=x, y=y, x_title="", log_y=True, text="shown", **shape))
+    return Figure(name, lines_bars.bars, (frame,), dict(x=x, y=y, log_y=True, text="shown", **{"x_title": "", **shape}))
 
 
 def pair_moves_title(signal: str) -> str:

@@ -678,16 +678,25 @@ def bin_table_frame(rows: Sequence, spans: Sequence[tuple[int, int]], schemes: S
 
 
 def line_ends(frame: pd.DataFrame, *, key: str, x: str, y: str, gap: float) -> pd.DataFrame:
-    """Where a direct legend writes each `key`'s name: at its lines' last `x`, at their mean `y` there; names that
-    end at the same `x` are moved apart (in `y`'s units) until neighbours are `gap` apart, kept centred as a group.
+    """Where a direct legend writes each `key`'s name: in one column at the lines' last `x`, a name at its lines' mean
+    `y` there, moved apart (in `y`'s units) until neighbours are `gap` apart, kept centred as a group. A line that
+    stops before the others is named in the column too, below them: a name at its own end would sit over the lines
+    that go on (`stops`: where its lines end).
 
     >>> f = pd.DataFrame({"t": [0, 1, 0, 1], "loss": [1.0, 2.0, 1.0, 2.1], "scheme": ["a", "a", "b", "b"]})
     >>> line_ends(f, key="scheme", x="t", y="loss", gap=0.5)[["scheme", "label_y"]].round(2).values.tolist()
     [['a', 1.8], ['b', 2.3]]
+    >>> line_ends(f.iloc[:3], key="scheme", x="t", y="loss", gap=0.5)[["scheme", "t", "label_y"]].values.tolist()
+    [['a', 1, 2.0], ['b', 1, 1.5]]
     """
     last = frame[frame[x] == frame.groupby(key)[x].transform("max")]
     ends = last.groupby(key, sort=False).agg(**{x: (x, "first"), y: (y, "mean")}).reset_index()
-    return pd.concat([_spread(group, y, gap) for _, group in ends.groupby(x)]).reset_index(drop=True)
+    ends = ends.assign(stops=ends[x])
+    end = ends[x].max()
+    placed = _spread(ends[ends[x] == end], y, gap)
+    early = ends[ends[x] < end]
+    below = placed.label_y.min() - gap * np.arange(1, len(early) + 1)
+    return pd.concat([placed, early.assign(**{x: end, "label_y": below})]).reset_index(drop=True)
 
 
 def _spread(ends: pd.DataFrame, y: str, gap: float) -> pd.DataFrame:

@@ -11,9 +11,11 @@ streamlit. A table cell's text may hold "\\n" for a second line (Vega's text mar
 
 from __future__ import annotations
 
+import json
+
 import altair as alt
 
-from posviz.drawing import lines_bars
+from posviz.drawing import heatmaps, lines_bars
 from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
 from posviz.drawing.engine import Data, Text, on_phone, title_params
 
@@ -60,18 +62,30 @@ def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int 
 
 
 def across_bars(
-    data: Data, *, category: str, value: str, text: str, title: Text, x_title: str, height: int = 160
+    data: Data,
+    *,
+    category: str,
+    value: str,
+    text: str,
+    title: Text,
+    x_title: str,
+    height: int = 160,
+    span: tuple[float, float] = (0.0, 1.2),
+    ticks: tuple[float, ...] | None = None,
 ) -> alt.LayerChart:
     """One horizontal bar of `value` per `category` (which may hold "\\n" for a second line), its `text` at the
-    bar's end; bars keep the data's order, the value axis runs from 0 to 1.2 (a cosine's scale, room for the text)."""
+    bar's end; bars keep the data's order, the linear value axis spans `span` (default 0 to 1.2: a cosine's scale,
+    room for the text), ticked at `ticks` when given (Vega's own ticks may hide one past the plot's end). A two-line
+    label is centred on its bar (its first line half a line up)."""
     lines = "split(datum.label, '\\n')"  # a label's "\\n" starts its second line
     y = alt.Y(
         f"{category}:N",
         sort=None,
         title=None,
-        axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False),
+        axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False, labelBaseline="line-bottom"),
     )
-    x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domainMin=0, domainMax=1.2))
+    axis = alt.Axis(values=list(ticks)) if ticks is not None else alt.Axis()
+    x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domain=list(span), nice=False), axis=axis)
     base = alt.Chart(data).encode(x=x, y=y)
     bar = base.mark_bar(color=SERIES_COLORS[0]).encode(tooltip=[alt.Tooltip(f"{value}:Q", format=".6g")])
     values = base.mark_text(align="left", dx=6, fontWeight="bold", color=TEXT_COLOUR).encode(text=f"{text}:N")
@@ -116,10 +130,13 @@ def lines_unlabelled(curve: Data, *more: Data, **shape: object) -> alt.LayerChar
     return chart
 
 
-def lines_labelled(curve: Data, window: Data, ends: Data, **shape: object) -> alt.LayerChart:
-    """`lines_unlabelled` with a direct legend: each series' name written at its lines' end in its colour (`ends`:
-    `frames.line_ends`, the name at (x, label_y)), so the chart reads on its own. The x axis runs on to `ends`'
-    `room` (an unseen point), so that the names sit inside the plot, not past its edge."""
+def lines_labelled(
+    curve: Data, window: Data, ends: Data, *, x_ticks: tuple[float, ...] | None = None, **shape: object
+) -> alt.LayerChart:
+    """`lines_unlabelled` with a direct legend: each series' name written in its colour in a column past the lines'
+    end (`ends`: `frames.line_ends`, the name at (x, label_y)), so the chart reads on its own. The x axis runs on to
+    `ends`' `room` (an unseen point), so that the names sit inside the plot, not past its edge; `x_ticks` (the axis's
+    ticks, `round_ticks` to the lines' end) keep the room beyond free of ticks: it holds names, not data."""
     chart = lines_unlabelled(curve, window, **shape)
     key, x = str(shape["color"]), str(shape["x"])
     colours = shape["colours"]
@@ -135,7 +152,54 @@ def lines_labelled(curve: Data, window: Data, ends: Data, **shape: object) -> al
         )
     )
     room = alt.Chart(ends).mark_point(opacity=0).encode(x=alt.X("room:Q"), y=alt.Y("label_y:Q"))  # the names' room
-    return alt.layer(chart, names, room)
+    layered = alt.layer(chart, names, room)
+    if x_ticks is not None:
+        _tick_x(layered, list(x_ticks))
+    return layered
+
+
+def round_ticks(end: float, most: int = 6) -> list[float]:
+    """At most `most` ticks from 0 to `end`, a round step apart (1, 2 or 5 times a power of ten).
+
+    >>> round_ticks(1008.0), round_ticks(240.0)
+    ([0.0, 200.0, 400.0, 600.0, 800.0, 1000.0], [0.0, 50.0, 100.0, 150.0, 200.0])
+    """
+    step = next(m * 10.0**k for k in range(-6, 16) for m in (1, 2, 5) if end / (m * 10.0**k) < most)
+    return [i * step for i in range(int(end // step) + 1)]
+
+
+def _tick_x(chart: alt.TopLevelMixin, values: list[float]) -> None:
+    """Every layer's x axis ticked at `values` only."""
+    for layer in getattr(chart, "layer", [chart]):
+        if isinstance(layer, alt.LayerChart):
+            _tick_x(layer, values)
+        elif isinstance(getattr(layer.encoding, "x", None), alt.X):
+            layer.encoding.x.axis = alt.Axis(values=values)
+
+
+def rows_marked(cells: Data, *, rows: tuple[str, ...], marked: str, **shape: object) -> alt.LayerChart:
+    """`heatmaps.token_heatmap` with only `rows` labelled on its y axis and the row `marked` (one of them, the row a
+    slide's number names) labelled bold in ACCENT and outlined, so it is found among thirty."""
+    chart = heatmaps.token_heatmap(cells, **shape)
+    test = f"datum.value == {json.dumps(marked)}"
+    axis = alt.Axis(
+        values=list(rows),
+        labelOverlap=False,
+        labelColor=alt.condition(test, alt.value(ACCENT), alt.value(TEXT_COLOUR)),
+        labelFontWeight=alt.condition(test, alt.value("bold"), alt.value("normal")),
+    )
+    y = None
+    for layer in chart.layer:
+        if isinstance(getattr(layer.encoding, "y", None), alt.Y):
+            layer.encoding.y.axis = axis
+            y = layer.encoding.y
+    outline = (
+        alt.Chart(cells)
+        .transform_filter(alt.FieldEqualPredicate(field="row", equal=marked))
+        .mark_rect(filled=False, stroke=ACCENT, strokeWidth=3)
+        .encode(y=y)
+    )
+    return alt.layer(chart, outline)
 
 
 def _drop_legends(chart: alt.TopLevelMixin) -> None:

@@ -186,13 +186,14 @@ def bars(
     log_y: bool = False,
     text: str | None = None,
     height: int = 280,
+    y_format: str = ".0e",
 ) -> alt.Chart | alt.LayerChart:
     """One bar of y per x (for example one squared norm per position); bars keep the data's order.
 
     `text`: a column of display strings written above each bar (a log axis alone makes 1.2 and 1.4 look alike);
-    a log axis is ticked in one style (1e-8, 1e+0).
+    a log axis is ticked in one style, `y_format` (default 1e-8, 1e+0; "~s": 1, 10, 1k).
     """
-    y_axis = alt.Axis(format=".0e") if log_y else alt.Undefined
+    y_axis = alt.Axis(format=y_format) if log_y else alt.Undefined
     y_scale = alt.Scale(type="log") if log_y else alt.Undefined
     if text is not None:  # room above the tallest bar for its value
         y_scale = alt.Scale(type="log" if log_y else "linear", padding=24)

@@ -31,6 +31,7 @@ SHIFT = 100  # every position moves by this much
 T, D = 24, 16  # the positions and the width of the shift measurement (the rotary step's)
 PAST = 600  # a position past MiniLM's 512 rows: T5's buckets are read out to 4 x PAST
 COLUMNS = ("family: where it enters", "past the trained length", f"scores, positions +{SHIFT}")
+SHOWN_AT = "buys"  # the lecture step that shows the "past the trained length" numbers (its bars, at its defaults)
 ALIBI = dict(heads=longer.ALIBI_HEADS, head=longer.ALIBI_HEAD)  # one head, the Relative biases page's default
 PAGES = (  # the pages that show the schemes: (title, router url path)
     ("Sinusoids", "sinusoids"),
@@ -64,6 +65,7 @@ class Row:
     past: str  # what happens past the trained length, in words with its live number
     change: float  # max |scores with every position + SHIFT - scores from 0|
     computed: str  # what `change` was computed from, in a few words
+    shown_at: str  # the key of the lecture step that shows `change` before the recap
 
 
 def _content(d: int = D) -> tuple[np.ndarray, np.ndarray]:
@@ -155,6 +157,7 @@ def rows() -> tuple[Row, ...]:
             f"loss {rise['sinusoid'].signed}\na row for any t, from the formula",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
             f"sin/cos formula, d = {D}",
+            "rotary",
         ),
         Row(
             "learned table",
@@ -163,6 +166,7 @@ def rows() -> tuple[Row, ...]:
             f"no row past {T_train - 1} (trained here)\nMiniLM: {last} rows, row {last} {refuses}",
             learned_change(),
             f"shipped MiniLM rows, d = {width}",
+            "rotary",
         ),
         Row(
             "rotary (RoPE)",
@@ -171,6 +175,7 @@ def rows() -> tuple[Row, ...]:
             f"loss {rise['rope'].signed}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
             f"rotation formula, d = {D}",
+            "rotary",
         ),
         Row(
             "bias on the scores",
@@ -179,6 +184,7 @@ def rows() -> tuple[Row, ...]:
             f"ALiBi: loss {rise['alibi'].signed}\nT5: one bucket (a shared bias) from {first_last}",
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
+            "rotary",
         ),
         Row(
             "causal mask",
@@ -187,16 +193,19 @@ def rows() -> tuple[Row, ...]:
             f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
             f"mask s ≤ t, d = {D}",
+            "rotary",
         ),
     )
 
 
-def table_columns(every: tuple[Row, ...]) -> dict[str, list[str]]:
-    """The recap table's cells by column heading (COLUMNS), one per row of `every`."""
+def table_columns(every: tuple[Row, ...], steps: dict[str, int] | None = None) -> dict[str, list[str]]:
+    """The recap table's cells by column heading (COLUMNS), one per row of `every`; with `steps` (step key -> its
+    number in the lecture), each number says where it was shown first: the past column's heading, each score cell."""
+    where = {key: f" (step {n})" for key, n in (steps or {}).items()}
     return {
         COLUMNS[0]: [f"{r.family}\n{r.enters}" for r in every],  # one column: the table fits a 720 px screen in 20 px
-        COLUMNS[1]: [r.past for r in every],
-        COLUMNS[2]: [f"max change {number(r.change)}\n{r.computed}" for r in every],
+        COLUMNS[1] + where.get(SHOWN_AT, ""): [r.past for r in every],
+        COLUMNS[2]: [f"max change {number(r.change)}{where.get(r.shown_at, '')}\n{r.computed}" for r in every],
     }
 
 

@@ -35,8 +35,9 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
         "That context alone separates repeated words; without position, both copies see the same context.",
     ),
     "ramp": Note(
-        "Add a vector that differs per position to each token and the test fails: the outputs no longer just "
-        "follow the shuffle. This is the first family of schemes: a row per absolute position, added to the input.",
+        "Add a vector that differs per position to each token and the shuffle test's two sides differ: the outputs "
+        "no longer just follow the shuffle. This is the first of three families: a row per absolute position, added "
+        "to the input; rotary and score biases (step 13) and the causal mask (step 14) are the other two.",
         "Why does the ramp break the shuffle test while the same tokens without it pass?",
         "The ramp stays in place when the tokens move, so a shuffled token is now added to a different row.",
         "That any large number added to the tokens carries order; it has to differ from position to position.",

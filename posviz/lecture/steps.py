@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import figures, frames, heatmaps, images
-from posviz.drawing.display import number
+from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
 from posviz.lecture import families
@@ -28,6 +28,7 @@ from posviz.maths import grids, properties, relative, verdicts
 from posviz.maths.encodings import offset_matrix, sinusoidal
 
 FIGURE_HEIGHT = 228  # px: with 20 px text every step still fits a 720 px screen (tests/test_browser.py)
+CAPTIONED = FIGURE_HEIGHT - 30  # px: figures above a caption's lines (steps 1, 3 and 7 had 725 to 736 px)
 VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")  # peₜ₊₃ in a label
@@ -110,9 +111,12 @@ def _heat(
     col_labels: list[str] | None = None,
     annotate: bool = True,
     causal: bool = False,
+    label_limit: int | None = None,
+    height: int = FIGURE_HEIGHT,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey. A square matrix (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
+    (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -124,14 +128,23 @@ def _heat(
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
     choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    if label_limit is not None:
+        choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
-    shape = dict(title=title, style=style, height=FIGURE_HEIGHT, square=square)
+    shape = dict(title=title, style=style, height=height, square=square)
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
 def _gap(value: float) -> str:
     """1 − cosine for display: a rounding-sized value as "0 up to rounding", never as a signed tiny number."""
     return "0 up to rounding" if verdicts.machine_zero(value) else number(value)
+
+
+def _powers(value: float) -> str:
+    """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
+    said = powers(number(value, grouped=True))
+    rounding = ": zero up to float rounding" if verdicts.machine_zero(value) else ""
+    return f" {said}{rounding}." if said else ""
 
 
 def _grid(
@@ -145,10 +158,12 @@ def _grid(
     square: bool = False,
     start: int = 0,
     height: int = FIGURE_HEIGHT,
+    most: int = 16_384,
+    value_title: str = "value",
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
-    tall (a similarity's diagonal at 45°)."""
-    reduced = grids.block_mean(m, 16_384).shifted(start, start)
+    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours."""
+    reduced = grids.block_mean(m, most).shifted(start, start)
     shape = dict(
         title=title,
         subtitle=reduced.note if reduced.aggregated else None,
@@ -158,36 +173,74 @@ def _grid(
         height=height,
         legend="right",
         **({"square": True} if square else {}),
+        **({} if value_title == "value" else {"value_title": value_title}),
     )
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
 
-def _weights(name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False) -> Figure:
+def _weights(
+    name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False, height: int = FIGURE_HEIGHT
+) -> Figure:
     """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled."""
     return _heat(
-        name, w, title, rows="query", cols="key", signed=False, row_labels=labels, col_labels=labels, causal=causal
+        name,
+        w,
+        title,
+        rows="query",
+        cols="key",
+        signed=False,
+        row_labels=labels,
+        col_labels=labels,
+        causal=causal,
+        height=height,
     )
 
 
-def _outputs(name: str, m: np.ndarray, title: str, domain: tuple[float, float]) -> Figure:
-    places = [f"position {i}" for i in range(m.shape[0])]
-    return _heat(name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False)
+def _outputs(
+    name: str, m: np.ndarray, title: str, domain: tuple[float, float], places: list[str] | None = None
+) -> Figure:
+    limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
+    places = places or [f"position {i}" for i in range(m.shape[0])]
+    return _heat(
+        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
+    )
 
 
-def _shuffle_panels(name: str, r: lessons.OrderResult, reference_title: str) -> tuple[Figure, Figure]:
-    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend."""
+def _ramp_places(pos: np.ndarray) -> list[str]:
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    the same value, E = scale (t + 1))."""
+    return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
+
+
+def _shuffle_panels(
+    name: str, r: lessons.OrderResult, reference_title: str, places: list[str] | None = None
+) -> tuple[Figure, Figure]:
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: the rows'
+    labels (default "position t")."""
     domain = heatmaps.signed_domain(r.reference, r.out_perm)
     return (
-        _outputs(f"{name}-reference", r.reference, reference_title, domain),
-        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain),
+        _outputs(f"{name}-reference", r.reference, reference_title, domain, places),
+        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain, places),
     )
 
 
-def _shuffle_slide(r: lessons.OrderResult, name: str, reference_title: str, *, blind: bool, **words: str) -> Slide:
+def _shuffle_slide(
+    r: lessons.OrderResult,
+    name: str,
+    reference_title: str,
+    *,
+    blind: bool,
+    places: list[str] | None = None,
+    **words: str,
+) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
-    there to show attention `blind` to order; its figures the test's two sides. `words`: the slide's texts."""
+    there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
+    the slide's texts; with a caption the panels are CAPTIONED tall, so that its lines still fit 720 px."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    return Slide(value=r.max_diff, ok=shown, figures=_shuffle_panels(name, r, reference_title), **words)
+    panels = _shuffle_panels(name, r, reference_title, places)
+    if words.get("caption"):
+        panels = tuple(replace(f, shape={**f.shape, "height": CAPTIONED}) for f in panels)
+    return Slide(value=r.max_diff, ok=shown, figures=panels, **words)
 
 
 # ----- lesson 000: attention reads a set --------------------------------------------------------------------------
@@ -204,10 +257,16 @@ def shuffle(seed: int = 42) -> Slide:
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
-        caption=f"P, the shuffle: P X takes the rows of X in the order {' '.join(str(int(i)) for i in r.perm)}. The "
-        "two panels match: shuffling before or after attention gives the same rows.",
+        caption=f"P, the shuffle: P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the two "
+        f"panels match.{_powers(r.max_diff)}",
     )
 
+
+# The three ways position gets in, framed where the first appears (step 3) and met in this order
+FAMILIES = (
+    "1 absolute, rows added to the input (here); 2 relative, rotary or score biases (step 13); 3 implicit, the causal "
+    "mask (step 14)"
+)
 
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
 
@@ -246,14 +305,15 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
     return _shuffle_slide(
         r,
         "ramp",
-        "attend, then shuffle",
+        f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
-        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1 of the three ways "
-        "position gets in, absolute rows added to the input.",
+        places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
+        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
+        caption=f"Three ways position gets in: {FAMILIES}.",
     )
 
 
@@ -286,11 +346,11 @@ def forgot() -> Slide:
         "forgot",
         "attend (NOT reordered)",
         blind=False,
-        claim="Exercise 1: compare with the output that was never reordered and even a blind model seems to 'see' "
+        claim="A buggy test: compare with the output that was never reordered and even a blind model seems to 'see' "
         "order.",
         label="max |attn(P X) − attn(X)|  (reference not reordered)",
         verdict="a large difference from a bug in the test, not from position",
-        source="exercise 1 of the lesson 'Why attention needs position'",
+        source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
         tone="problem",
     )
 
@@ -299,11 +359,12 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Exercise 2: add one vector at every position and attention stays order-blind: a constant is not position.",
+        "Add one and the same vector c at every position: does attention now see order? The shuffle test with X + c "
+        "answers.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: still order-blind",
+        "0 up to rounding: no, a constant is not position",
         (
             _heat(
                 "offset-rows",
@@ -322,6 +383,7 @@ def offset(scale: float = 0.6) -> Slide:
             ),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
+        "the two sides differ: not the lesson's constant",
     )
 
 
@@ -335,7 +397,18 @@ def causal() -> Slide:
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
-        (_weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),),
+        (
+            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
+                "causal-difference",
+                r.difference,
+                f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
+                rows="",
+                cols="feature",
+                row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
+                annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
+            ),
+        ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
     )
 
@@ -347,17 +420,24 @@ def sentences_plain() -> Slide:
     r = lessons.sentence_experiment()
     gap = r.permuted_gap(with_position=False)
     return Slide(
-        "Without position, 'man bites dog' is 'dog bites man' reordered: its attention matrix W₂ is W₁ permuted.",
+        "Without position, 'man bites dog' is 'dog bites man' reordered: W₂ is W₁ permuted.",
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
-        "a pure reordering: 'man' gets the same output",
+        "a pure reordering",
         (
-            _weights("plain-1", r.weights1_plain, frames.labelled(r.words1), "W₁: dog bites man, no position"),
-            _weights("plain-2", r.weights2_plain, frames.labelled(r.words2), "W₂: man bites dog, no position"),
+            *(  # CAPTIONED tall: the caption's two lines under them fit 720 px (736 px at full height)
+                _weights(name, w, frames.labelled(words), title, height=CAPTIONED)
+                for name, w, words, title in (
+                    ("plain-1", r.weights1_plain, r.words1, "W₁: dog bites man, no position"),
+                    ("plain-2", r.weights2_plain, r.words2, "W₂: man bites dog, no position"),
+                )
+            ),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
+        caption="W₁, W₂: attention matrices. A row is a query, the token whose output is computed; a column a key, a "
+        "token it reads; a cell, its weight.",
     )
 
 
@@ -408,6 +488,28 @@ def magnitude(scale: float = 0.001) -> Slide:
 
 
 WIDTH = 8  # the sinusoid steps' width d: the lesson's D = 8 (four pairs), so ‖pe‖² = 4 on every step of the stretch
+WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step's older options among them)
+
+
+def _wavelengths(d: int, *, height: int) -> Figure:
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
+    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
+    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
+    phone.)"""
+    waves = properties.wavelengths(d)
+    every = len(waves) <= 4
+    shown = [
+        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
+    ]
+    shape = dict(
+        title=f"one turn every 2π·10000^(2i/{d}) positions",
+        x_title="pair i (dimensions 2i, 2i + 1)",
+        y_title="positions per turn (log)",
+        y_format="~s",
+        height=height,
+    )
+    by_pair = {str(i): float(w) for i, w in enumerate(waves)}
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -425,12 +527,13 @@ def table(d: int = WIDTH) -> Slide:
             _grid(
                 "table",
                 pe,
-                f"row t, pair i: sin and cos of t / 10000^(2i/{d}): one turn every 2π·10000^(2i/{d}) positions",
+                f"row t, pair i: sin, cos of t / 10000^(2i/{d})",
                 rows="position t",
-                cols="dimension",
+                cols="dimension (2i: sin, 2i + 1: cos)",
                 domain=(-1.0, 1.0),
                 height=FIGURE_HEIGHT - 50,  # the caption's line under it still fits 720 px
             ),
+            _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
@@ -475,8 +578,8 @@ def shift(k: int = 3) -> Slide:
                 "shift-matrix",
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
-                rows="",
-                cols="",
+                rows=f"dimension of peₜ₊{str(k).translate(SUBSCRIPTS)}",  # Mₖ peₜ = peₜ₊ₖ: a row per output dimension
+                cols="dimension of peₜ",
                 domain=(-1.0, 1.0),
                 annotate=False,
             ),
@@ -496,6 +599,21 @@ def shift(k: int = 3) -> Slide:
     )
 
 
+def _moved_too(shift: int) -> str:
+    """Step 13's caption: the largest score change at +`shift` of the other schemes the recap's column shows."""
+    bias = max(families.bias_change("alibi", shift), families.bias_change("t5", shift))
+    table = "a learned table (step 15's MiniLM)"
+    learned = (
+        f"{table} by {number(families.learned_change(shift))}"
+        if shift + families.T <= families.table_rows()
+        else f"{table} has no rows there"
+    )
+    return (
+        f"The same +{shift}: biases of t − s on the scores (ALiBi, T5) change by {number(bias)}, the causal mask "
+        f"(step 14) by {number(families.mask_change(shift))}, {learned}."
+    )
+
+
 def rotary(shift: int = 100) -> Slide:
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
@@ -506,7 +624,7 @@ def rotary(shift: int = 100) -> Slide:
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
         "scores instead), so a score sees only the offset t − s.",
-        f"rotary scores, all moved by {shift}",
+        f"largest score change, +{shift}",  # of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
         "unchanged: offset only",
@@ -520,6 +638,7 @@ def rotary(shift: int = 100) -> Slide:
                 domain=domain,
                 square=True,
                 start=start,
+                height=FIGURE_HEIGHT - 34,  # the caption's line under them still fits 720 px
             )
             for name, m, title, start in (
                 ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
@@ -527,7 +646,8 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
-        also=((f"added sinusoids, moved by {shift}", added),),
+        also=(("the same, added sinusoids", added),),
+        caption=_moved_too(shift),
     )
 
 
@@ -536,7 +656,18 @@ def real_model() -> Slide:
 
     pos = minilm.position_table()
     table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
-    image = figures.position_cosine_pictures(pos)[0]  # the learned table's
+    cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
+        "real-cosine",
+        pos.cosine,
+        "cosine between positions: MiniLM",
+        rows="position t",
+        cols="position u",
+        domain=(-1.0, 1.0),
+        square=True,
+        height=FIGURE_HEIGHT + 20,  # 30 more pushed the step to 727 px (the fit test)
+        most=pos.cosine.size,
+        value_title="cosine",
+    )
     return Slide(
         f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
         f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
@@ -544,7 +675,7 @@ def real_model() -> Slide:
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
-        (table_image, image),
+        (table_image, cosine),
         "the shipped model's weights (not a lesson number)",
     )
 
@@ -631,6 +762,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
+    shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
@@ -656,14 +788,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     return Slide(
         f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
         f"most with {most}{_against_none(rise, extremes)}.",
-        f"{scheme}: loss at positions {a}-{b - 1} minus 0-{T - 1} (nats per byte)",
+        f"{scheme}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: no overlap",
+        "no overlap of seeds' ranges",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        f"measured live on {matched.NAME}",
-        f"seeds {mine.low:+.2f}..{mine.high:+.2f}; {other.scheme} {other.signed}: the ranges overlap",
+        f"computed here: {matched.NAME}",
+        "the seeds' ranges overlap",
         tone="state",
+        also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Causal byte-level decoders trained here on windows of T_train = {T} bytes, {len(matched.seeds())} "
         f"seeds a scheme ('none': the causal mask only), read on {windows} (text never trained on); loss in nats per "
         "byte, lower is better: measured, not the papers' results.",
@@ -673,6 +806,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
 SENTENCES = ("dog bites man", "man bites dog")
 REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites dog"),
               ("a paraphrase", "a man was bitten by a dog"), ("unrelated", "the stock market fell today"))  # fmt: skip
+
+
+FETCHED_WORDS = "the published 32-bit weights (fetched): the recorded cosines to 1e-6 (tested)"  # FETCHED_NOTE
 
 
 def real_sentences(scale: float = 1.0) -> Slide:
@@ -686,8 +822,9 @@ def real_sentences(scale: float = 1.0) -> Slide:
         pair.layer_distance, pair.layer_distance_plain, labels=(said, "position rows removed")
     )
     model = encoder.active_encoder()
-    shipped_note = (
-        f"the shipped model ({minilm.PRECISION}): within ±{encoder.COSINE_TOLERANCE:g} of the float32 model (tested)"
+    shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
+        f"the copy shipped with posviz (weights stored in 8 bits): cosines within ±{encoder.COSINE_TOLERANCE:g} of "
+        "the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
     cosines = [
@@ -729,7 +866,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
                 dict(title="the two sentences apart, layer by layer", y_title="1 − cosine", height=height),
             ),
         ),
-        encoder.FETCHED_NOTE if encoder.float32_fetched() else shipped_note,
+        FETCHED_WORDS if encoder.float32_fetched() else shipped_note,
         "1 up to rounding: without position the encoder reads a bag of words",
         caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
         f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "
@@ -738,10 +875,16 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
 
 
-SMOLLM2_RUNS = {  # step 19's SmolLM2 bars: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
+SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sentence_cosine / whole.sentence_cosine
     "SmolLM2": ("rope", True),
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
+}
+HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
+SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
+    "SmolLM2": "the model\nRoPE + mask",
+    "SmolLM2, RoPE off": "RoPE off\nmask only",
+    "and mask off": "RoPE off\nmask off",
 }
 
 
@@ -749,52 +892,73 @@ def _carriers(model: float, mask_only: float) -> str:
     """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
     if verdicts.same_direction(mask_only):
         return "RoPE and its causal mask put the two sentences' cosine below 1 together."
-    told = f"its causal mask alone puts the two sentences' cosine below 1 (RoPE off: {number(mask_only)})"
+    told = "its causal mask alone puts the two sentences' cosine below 1"
     if model < mask_only:
         return f"{told}, RoPE a little further."
     return f"{told}, lower than with RoPE on ({number(model)})."
 
 
+def _apart(cosines: dict[str, float], layers: str) -> Figure:
+    """Step 19's bars: 1 − cosine of each SmolLM2 run on a linear axis from 0, each value written at its bar's end
+    (a cosine of 1 up to rounding is written so, with no bar)."""
+    from posviz.drawing import lecture_charts
+
+    gaps = {run: 0.0 if verdicts.same_direction(c) else 1 - c for run, c in cosines.items()}
+    end = max(gaps.values()) * 1.6  # room for the values past the longest bar
+    bars = pd.DataFrame(
+        {
+            "run": [SMOLLM2_BARS[run] for run in cosines],
+            "1 − cosine": list(gaps.values()),
+            "shown": ["0 up to rounding" if g == 0 else number(g, 3) for g in gaps.values()],
+        }
+    )
+    shape = dict(
+        category="run",
+        value="1 − cosine",
+        text="shown",
+        title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
+        x_title="1 − cosine (0: the same vector)",
+        height=FIGURE_HEIGHT - 90,
+        span=(0.0, end),
+        ticks=tuple(lecture_charts.round_ticks(end, most=8)),
+    )
+    return Figure("decoder-cosines", lecture_charts.across_bars, (bars,), shape)
+
+
 def decoder() -> Slide:
     from posviz.experiments.decoder import sentence_cosine, shipped_layers
-    from posviz.models import smollm2
     from posviz.models.minilm import encoder
 
     mini = encoder.compare_texts(*SENTENCES)
     fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
     smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
     model, sink = smol["SmolLM2"]
-    runs = {  # labels short enough to stand side by side in 20 px type
-        "MiniLM": mini.cosine,
-        "MiniLM, rows off": mini.cosine_plain,
-        **{run: cosine for run, (cosine, _) in smol.items()},
-    }
-    # a cosine of 1 up to rounding is drawn at the axis floor and said so, never as a bar of its rounding error
-    rounding = {run: verdicts.same_direction(c) for run, c in runs.items()}
-    shown = ["cos 1 (rounding)" if rounding[run] else f"cos {number(c)}" for run, c in runs.items()]
-    gaps = {run: 0.0 if rounding[run] else 1 - c for run, c in runs.items()}
-    shape = dict(title="1 − cosine of the two sentences (log axis)", y_title="1 − cosine (log)")
-    bars = figures.log_bars("decoder-cosines", gaps, shown, ("run", "1 − cosine"), height=FIGURE_HEIGHT - 30, **shape)
+    mask_only = smol["SmolLM2, RoPE off"][0]
     layers, of = shipped_layers()
     if fetched is None:
-        source, after = (
-            f"SmolLM2's shipped layers run live ({smollm2.PRECISION_WORDS})",
-            f"its {layers} shipped layers (of {of})",
+        source, after, used = (
+            f"SmolLM2's {layers} shipped layers, run now on this server ({HALL_PRECISION})",
+            f"its {layers} shipped layers (of {of}: posviz ships the first {layers}, small enough to come with it)",
+            f"{layers} of {of} layers",
         )
     else:
-        source, after = f"the fetched whole SmolLM2 run live ({smollm2.PRECISION_WORDS})", f"all {of} layers"
+        source, after = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})", f"all {of} layers"
+        used = f"all {of} layers"
+    scale = (1 - mini.cosine) / (1 - model)
     return Slide(
-        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, runs['SmolLM2, RoPE off'])}",
-        "SmolLM2: cosine of 'dog bites man' and 'man bites dog'",
+        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
+        f"SmolLM2 ({used}): cosine",
         model,
         not verdicts.same_direction(model),
-        "below 1: the decoder tells the orders apart",
-        (bars,),
+        "below 1: the orders differ",
+        (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
-        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: "
-        "step 21 says why); both texts start with a space, so both orders feed the same three tokens.",
+        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
+        f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
+        f"{number(1 - mini.cosine, 3)}, {number(scale, digits=2)}× the model's.",
+        also=(("RoPE off, mask only: cosine", mask_only),),
     )
 
 
@@ -841,7 +1005,7 @@ def llm_head() -> Slide:
         ),
     )
     value = float(reading.previous[layer, head])
-    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
     counted = reading if fetched is None else fetched
     found = decoder.positional_heads(counted, "previous-token")
     layers, heads = counted.roles.shape
@@ -861,46 +1025,64 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"live on the lecture sentence; previous-token heads {', '.join(found) or 'none'} (layer.head) in {where}",
+        f"run now on the lecture sentence, the map's tokens t = 0 to {reading.T - 1} (too many to name along its "
+        f"cells): {' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
+        f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
-        also=((f"previous-token heads of {layers * heads}", float(len(found))),),
+        also=((f"heads reading t−1, {layers} of {of} layers", float(len(found))),),
     )
 
 
+MAP_HEIGHT = FIGURE_HEIGHT - 60  # step 21's two layer-by-head maps: a two-line caption fits under them
+
+
 def llm_sink() -> Slide:
-    from posviz.drawing import llm_figures
+    from posviz.drawing import lecture_charts, llm_figures
     from posviz.experiments import decoder
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
     there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
-    fetched = whole_reading()  # all 30 layers live on this sentence, when `posviz models fetch smollm2` has run
+    fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
+    of = whole.sink.shape[0]
     if fetched is None:
-        by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=FIGURE_HEIGHT - 30)
-        where, source = "extraction", "the 30-layer map was computed when the model was extracted, in float64"
+        by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
+        where, title = f"{whole.text_count} texts", f"all {of} layers, precomputed, {whole.text_count} texts"
+        source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
         caption = (
-            f"The right map averages {whole.text_count} texts ({whole.tokens} tokens), mostly long: more keys per "
-            f"query, a smaller share each. Layer {decoder.SINK_LAYER}: {number(there, 2)} there, "
-            f"{number(reading.sink_mean, 2)} here."
+            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less "
+            f"each (layer {decoder.SINK_LAYER}: {number(there, 2)} there, {number(reading.sink_mean, 2)} here)."
         )
     else:
         by_layer = fetched.sink.mean(axis=1)
-        right = llm_figures.sink_whole_live(fetched, height=FIGURE_HEIGHT - 30)
-        where, source = "live", "the right map: the fetched whole file, all 30 layers live on the same sentence"
-        caption = "Both maps live on the lecture sentence; the left is the shipped 5 layers, the right all 30."
+        right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
+        where, title = "run now", f"all {of} layers, run now, {reading.T} tokens"
+        source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
+        caption = "Both maps run now on the lecture sentence; the left is the shipped 5 layers, the right all 30."
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
+    rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
+    right = Figure(
+        right.name,
+        lecture_charts.rows_marked,
+        right.frames,
+        {**right.shape, "title": title, "rows": rows, "marked": f"layer {deepest}"},
+    )
+    left = _retitled(
+        llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
+        f"{reading.trace.weights.shape[0]} shipped layers, run now, {reading.T} tokens",
+    )
     return Slide(
         "Heads put much of their weight on token 0, whatever it is: the attention sink. Position makes it: under the "
         "causal mask token 0 is the one key every query sees.",
-        f"layer {decoder.SINK_LAYER}: mean weight on token 0 (live)",
+        f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
         reading.sink_mean,
         reading.has_sink,
-        "over twice a uniform share",
-        (llm_figures.sink_live(reading, height=FIGURE_HEIGHT - 30, annotate=False), right),
-        f"live on the lecture sentence; {source}",
-        "no more than twice the share uniform attention gives it",
-        also=((f"layer {deepest}: top mean ({where})", float(by_layer[deepest])),),
-        caption=caption,
+        "token 0: over 2× an even split",
+        (left, right),
+        f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
+        "token 0: at most 2× an even split",
+        also=((f"layer {deepest}, the highest of {of}: {where}", float(by_layer[deepest])),),
+        caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
     )
 
 
@@ -924,7 +1106,8 @@ def recap() -> Slide:
     from posviz.drawing import lecture_charts
 
     every = families.rows()
-    table = frames.cells_frame([r.scheme for r in every], families.table_columns(every))
+    numbered = {s.key: i + 1 for i, s in enumerate(STEPS)}  # each cell names the step that showed its number
+    table = frames.cells_frame([r.scheme for r in every], families.table_columns(every, numbered))
     relative_change = max(r.change for r in every if not r.family.startswith("1"))
     absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
     # step 1's shuffle test, recomputed where the lecture started, then with a family's signal: step 3's, step 14's
@@ -958,8 +1141,8 @@ STEPS: tuple[Step, ...] = (
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
     Step("pairs", "Move token and position together", pairs,
          (Control("position", "position signal", "ramp", options=("ramp", "sinusoidal", "learned", "random")),)),
-    Step("forgot", "Exercise 1: forgot to reorder", forgot),
-    Step("offset", "Exercise 2: a constant is not position", offset,
+    Step("forgot", "A buggy test: forgot to reorder", forgot),
+    Step("offset", "A constant at every position?", offset,
          (Control("scale", "constant added", 0.6, options=(-1.0, 0.0, 0.6, 2.0)),)),
     Step("plain", "dog bites man, no position", sentences_plain),
     Step("position", "dog bites man, with position", sentences_position,
@@ -967,9 +1150,9 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", WIDTH, options=(8, 16, 32, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", WIDTH, options=(4, 8, 16, 64), aliases=("width",)),)),
+         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),

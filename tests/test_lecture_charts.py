@@ -1,0 +1,84 @@
+"""The lecture's figures on steps 3-16: what each draws is what its claim and number are about."""
+
+import numpy as np
+import pytest
+
+from posviz import lecture
+from posviz.drawing.display import number
+from posviz.maths.encodings import ramp
+
+KEYS = [s.key for s in lecture.STEPS]
+
+
+def at(key: str, **values: object) -> lecture.Slide:
+    return lecture.slide(KEYS.index(key), **values)
+
+
+@pytest.mark.parametrize("scale", [0.1, 0.6, 1.2])
+def test_the_ramp_step_draws_e_beside_each_row_of_both_panels(scale):
+    shown = at("ramp", scale=scale)
+    e = ramp(6, 8, scale)[:, 0]  # every feature of row t: scale (t + 1)
+    for fig in shown.figures:
+        rows = list(dict.fromkeys(fig.frames[0]["row"]))
+        assert rows == [f"position {t}, E = {number(v)}" for t, v in enumerate(e)], (fig.name, rows)
+    assert shown.figures[0].shape["title"].startswith(f"E = {number(scale)}(t + 1);")
+
+
+@pytest.mark.parametrize("d", [4, 8, 16, 64])
+def test_the_sinusoid_table_step_draws_each_pairs_wavelength_and_writes_the_slowest(d):
+    shown = at("table", d=d)
+    waves = next(f for f in shown.figures if f.name == "table-wavelengths")
+    frame = waves.frames[0]
+    pairs = np.arange(d // 2)
+    assert list(frame["pair"]) == [str(i) for i in pairs]
+    np.testing.assert_allclose(frame["wavelength"], 2 * np.pi * 10_000 ** (2 * pairs / d))  # the formula, by pair i
+    assert frame["shown"].iloc[-1] == shown.shown  # the slowest pair's wavelength is the headline's number
+    assert frame["shown"].iloc[0] == ""  # pair 0's is the second headline (its short bar cut it on a phone)
+    assert shown.value == pytest.approx(2 * np.pi * 10_000 ** ((d - 2) / d))
+    assert waves.shape["x_title"].startswith("pair i") and "(log)" in waves.shape["y_title"]
+    assert f"2π·10000^(2i/{d})" in waves.shape["title"]  # the formula on screen
+
+
+def test_the_slowest_wavelength_at_the_lessons_width_is_6283():
+    assert at("table").shown == "6,283.2"
+
+
+def test_the_two_sinusoid_table_steps_offer_the_same_widths_and_old_links_still_open():
+    table, norms = (lecture.STEPS[KEYS.index(k)].controls[0] for k in ("table", "norms"))
+    assert table.options == norms.options
+    assert {8, 16, 32, 64} | {4, 8, 16, 64} <= set(table.options)  # every width either step offered before
+    assert table.aliases == norms.aliases == ("width",)
+    for key in ("table", "norms"):
+        for d in table.options:
+            assert at(key, d=d).figures
+
+
+@pytest.mark.parametrize("k", [1, 3, 20])
+def test_the_shift_steps_matrix_has_axis_titles_naming_what_it_maps(k):
+    matrix = at("shift", k=k).figures[0]
+    style = matrix.shape["style"]
+    assert style.row_title.startswith("dimension of peₜ₊") and style.col_title == "dimension of peₜ"
+
+
+def test_the_causal_step_draws_the_shuffle_tests_difference_beside_its_masked_weights():
+    from posviz.experiments import lessons
+
+    shown = at("causal")
+    weights, difference = shown.figures
+    assert weights.name == "causal-weights" and difference.name == "causal-difference"
+    r = lessons.order_experiment(causal=True)
+    cells = difference.frames[0]
+    assert np.abs(cells["value"]).max() == pytest.approx(shown.value)  # its largest cell is the headline
+    np.testing.assert_allclose(cells["value"].to_numpy().reshape(r.difference.shape), r.difference)
+    assert difference.shape["title"].endswith(f"up to {shown.shown}")
+
+
+def test_the_learned_tables_cosine_map_is_a_square_chart_with_axis_titles_and_every_value():
+    from posviz.models import minilm
+
+    cosine = at("real").figures[1]
+    assert cosine.image is None and cosine.shape["square"]
+    assert cosine.shape["height"] > lecture.steps.FIGURE_HEIGHT  # larger than the step's other pictures
+    assert cosine.shape["row_title"] == "position t" and cosine.shape["col_title"] == "position u"
+    assert not cosine.cells.aggregated
+    np.testing.assert_allclose(cosine.cells.values, minilm.position_table().cosine)
