@@ -68,7 +68,7 @@ with st.container(horizontal=True, vertical_alignment="center", key="lecture-nav
         type="primary",
     )
     st.button("Last", icon=":material/last_page:", on_click=go, args=(N,), shortcut="End", key="lecture-last")
-    ui.control(STEP, label_visibility="collapsed", width=420)
+    ui.step_list(STEP, width=420)
 with st.container(key="lecture-arrows"):  # the arrow keys, on buttons kept out of sight (one key per button)
     st.button("back", on_click=go, args=(s.step - 1,), shortcut="ArrowLeft")
     st.button("forward", on_click=go, args=(s.step + 1,), shortcut="ArrowRight")
@@ -92,15 +92,19 @@ slide = shown()
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
+expected = f"step {s.step} / {N} · expected value: {slide.source}"
 with number:
     ui.slide_numbers(slide)
+    if len(controls) > 1:  # two controls fill the right column: the line (20 px projected) goes under the headline
+        ui.expected_line(expected)
 held = ui.question_here(room, s.step)  # the room's question asked on this step: in the last figure's place
 with knobs:
     if not held:
         ui.asked(room, s.step, held)  # shows nothing: runs the page again when a question comes to this step
     for p in controls:
         ui.control(p)
-    st.caption(f"step {s.step} / {N} · expected value: {slide.source}")
+    if len(controls) <= 1:
+        ui.expected_line(expected)
 compared = step.key in lecture.COMPARED and not held  # on a phone: one panel at a time, with a toggle
 figures = slide.figures[:-1] if held and len(slide.figures) > 1 else slide.figures
 places = ui.compared([f.title for f in figures]) if compared else st.columns(len(figures) + held)

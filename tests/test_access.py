@@ -128,10 +128,12 @@ def test_a_bare_streamlit_navigation_has_the_list_violations_we_exclude(app):
             context.close()
 
 
-# A verdict badge that ends in "…" (Streamlit's own style) or runs past the screen's edge instead of wrapping.
+# A verdict badge that ends in "…" (Streamlit's own style), runs past the screen's edge instead of wrapping, or wraps
+# as an inline box split over lines (two coloured boxes that read as two badges): one badge is one box.
 BADGES_CUT = """() => [...document.querySelectorAll("[data-testid='stMain'] .stMarkdownBadge")].filter(b =>
   getComputedStyle(b).textOverflow === 'ellipsis' || b.scrollWidth > b.clientWidth + 1
-  || [...b.getClientRects()].some(r => r.right > 392)).map(b => b.textContent.slice(0, 40))"""
+  || b.getClientRects().length > 1 || [...b.getClientRects()].some(r => r.right > 392))
+  .map(b => b.textContent.slice(0, 40))"""
 
 
 @pytest.mark.browser
@@ -229,6 +231,17 @@ CANVAS_TEXT = """(() => {
 })();"""
 SHOWN = "(s) => [...document.querySelectorAll(s)].filter(e => e.getClientRects().length > 0).length"
 NAV_HEIGHT = "() => document.querySelector('.st-key-lecture-nav').getBoundingClientRect().height"
+# The step list's chosen name as a phone shows it (ui.step_list): the text drawn over the field, whether all of it
+# shows, its font size; and the field's own value (the name it stands for).
+JUMP_SHOWN = """() => {
+  const shown = document.querySelector('.st-key-lecture-jump .posviz-jump');
+  const field = document.querySelector('.st-key-lecture-jump input');
+  const arrow = document.querySelector('.st-key-lecture-jump button svg');
+  const r = shown.getBoundingClientRect();
+  const whole = shown.scrollHeight <= shown.clientHeight + 1 && shown.scrollWidth <= shown.clientWidth + 1
+    && r.right <= arrow.getBoundingClientRect().left;
+  return [shown.textContent, field.value, r.width > 0 && whole, parseFloat(getComputedStyle(shown).fontSize)];
+}"""
 COMPARED = sorted(i + 1 for i, s in enumerate(posviz.lecture.STEPS) if s.key in posviz.lecture.COMPARED)
 
 
@@ -251,6 +264,8 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
                 "cut": [t for t in page.evaluate(CHART_TEXT) + page.evaluate("() => window.posvizDrawn") if "…" in t]
                 + page.evaluate(BADGES_CUT),
                 "nav": page.evaluate(NAV_HEIGHT),
+                "jump": page.evaluate(JUMP_SHOWN),
+                "first": page.evaluate(FIRST_FIGURE),
                 "toggles": page.evaluate(SHOWN, ".posviz-flip"),
                 "panels": page.evaluate(SHOWN, ".st-key-compared-1, .st-key-compared-2"),
             }
@@ -261,8 +276,8 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
 
 @pytest.mark.browser
 def test_no_chart_text_or_badge_is_cut_on_a_phone_on_any_lecture_step(phone_lecture):
-    """At 390 px a chart's title wraps (engine.wrapped_title) and a badge wraps: nothing Vega or Streamlit draws on a
-    lecture step ends in "…"."""
+    """At 390 px a chart's title wraps (engine.wrapped_title) and a badge wraps inside its one box: nothing Vega or
+    Streamlit draws on a lecture step ends in "…", and no badge splits into two boxes."""
     cut = {step: seen["cut"] for step, seen in phone_lecture.items() if seen["cut"]}
     assert cut == {}, cut
 
@@ -271,6 +286,88 @@ def test_no_chart_text_or_badge_is_cut_on_a_phone_on_any_lecture_step(phone_lect
 def test_the_lectures_navigation_is_one_row_of_about_40_px_on_a_phone(phone_lecture):
     heights = {step: seen["nav"] for step, seen in phone_lecture.items()}
     assert all(36 <= h <= 48 for h in heights.values()), heights
+
+
+@pytest.mark.browser
+def test_every_steps_first_figure_starts_on_a_phones_first_screen(phone_lecture):
+    """At 390x844 the claim, the headline numbers, the controls and the expected-value line leave at least 100 px of
+    the first figure on the first screen, on every step but the listed exceptions."""
+    tops = {step: seen["first"] for step, seen in phone_lecture.items() if step not in FIRST_SCREEN_EXCEPTIONS}
+    assert {step: top for step, top in tops.items() if top is None or top > 844 - 100} == {}, tops
+
+
+@pytest.mark.browser
+def test_the_step_list_shows_the_chosen_steps_whole_name_on_a_phone(phone_lecture):
+    """The one-line field would cut "17 / 22 · What each scheme buys past its trained length" after about 20
+    characters; the name drawn over it shows whole, in 12 px or more, on every step."""
+    shown = {step: seen["jump"] for step, seen in phone_lecture.items()}
+    wrong = {step: j for step, j in shown.items() if not (j[0] == j[1] and j[2] and j[3] >= 12)}
+    assert wrong == {}, wrong
+
+
+@pytest.mark.browser
+def test_the_opened_step_list_shows_every_steps_whole_name_on_a_phone(app):
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    longest = max(range(LECTURE_STEPS), key=lambda i: len(posviz.lecture.STEPS[i].title)) + 1
+    context, page = opened(b, base, f"/lecture?step={longest}", (390, 844))
+    try:
+        page.locator(".st-key-lecture-jump button").click()
+        options = page.locator("[data-testid='stSelectboxVirtualDropdown'] [role='option']")
+        options.first.wait_for()
+        cut = page.evaluate(
+            "() => [...document.querySelectorAll(\"[data-testid='stSelectboxVirtualDropdown'] [role='option']\")]"
+            ".filter(o => [o, ...o.children].some(e => e.scrollWidth > e.clientWidth + 1"
+            " || e.getBoundingClientRect().right > 390))"
+            ".map(o => o.textContent)"
+        )
+        assert options.count() >= 5 and cut == [], cut
+        assert page.locator("[aria-selected='true']").inner_text().endswith(posviz.lecture.STEPS[longest - 1].title)
+    finally:
+        context.close()
+
+
+# The top of a step's first figure (a chart, a picture, a table of words), in px from the top of the screen.
+FIRST_FIGURE = """() => {
+  const shown = [...document.querySelectorAll("[data-testid='stMain'] :is([data-testid='stVegaLiteChart'],"
+    + " [data-testid='stImage'], .posviz-text-grid, table)")].filter(e => e.getClientRects().length > 0
+    && !e.closest('.st-key-lecture-nav, .st-key-headlines'));
+  return shown.length ? Math.min(...shown.map(e => e.getBoundingClientRect().top)) : null;
+}"""
+# Steps whose first figure may start below a phone's first screen, and why (none today: the longest claim, its
+# headline, verdict, controls and expected-value line end above 600 px on every step).
+FIRST_SCREEN_EXCEPTIONS: dict[int, str] = {}
+
+
+# A chart's title as Vega draws it in SVG: a <text>, one <tspan> a line once it is wrapped.
+TITLE_LINES = f"""() => {{
+  const t = document.querySelector("{CHART} .role-title-text text");
+  return t ? [...t.querySelectorAll('tspan')].map(s => s.textContent) : null;
+}}"""
+
+
+@pytest.mark.browser
+def test_a_chart_title_wraps_again_when_the_window_narrows_or_widens(app):
+    """The title's text is a Vega expression on windowSize() (engine.wrapped_title), evaluated again only when a
+    signal it reads changes: it reads the view's width, which a container-wide chart updates on the window's resize
+    event. So a phone turned sideways (or a window narrowed) gets its titles wrapped, or unwrapped, without a reload."""
+    if MISSING:
+        pytest.skip("; ".join(MISSING))
+    base, b = app
+    step = next(i for i, s in enumerate(posviz.lecture.STEPS, 1) if s.key == "pairs")  # one long-titled chart
+    title = posviz.lecture.slide(step - 1).figures[0].title
+    context, page = opened(b, base, f"/lecture?step={step}", (1280, 720))
+    try:
+        page.locator(f"{CHART} svg").first.wait_for(timeout=30_000)
+        assert page.evaluate(TITLE_LINES) == []  # one line: the text itself, no tspans
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function(f"({TITLE_LINES})()?.length > 1", timeout=10_000)
+        assert " ".join(page.evaluate(TITLE_LINES)) == title
+        page.set_viewport_size({"width": 1280, "height": 720})
+        page.wait_for_function(f"({TITLE_LINES})()?.length === 0", timeout=10_000)
+    finally:
+        context.close()
 
 
 @pytest.mark.browser

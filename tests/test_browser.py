@@ -400,8 +400,9 @@ def test_every_lecture_step_fits_the_screen_in_presenter_mode(app, size):
         context.close()
 
 
-# Every text node of the main column in a font smaller than a hall reads (20 px), and how many were read: captions,
-# the navigation, the controls' own labels and icons are the lecturer's, not the slide's, and may be smaller.
+# Every text node of the main column in a font smaller than a hall reads (20 px), and how many were read: captions
+# (but the expected-value line under the headline, which is read with it), the navigation, the controls' own labels
+# and icons are the lecturer's, not the slide's, and may be smaller.
 SMALL_TEXT = """() => {
   const main = document.querySelector("[data-testid='stMain']");
   const skip = "[data-testid='stCaptionContainer'], [data-testid='stImageCaption'], .st-key-lecture-caption,"
@@ -413,7 +414,8 @@ SMALL_TEXT = """() => {
   while (walker.nextNode()) {
     const text = walker.currentNode.textContent.trim();
     const el = walker.currentNode.parentElement;
-    if (!text || el.closest(skip) || el.getBoundingClientRect().width === 0) continue;
+    const kept = el.closest(".st-key-lecture-expected");  // a caption in form, but a line the hall reads
+    if (!text || (el.closest(skip) && !kept) || el.getBoundingClientRect().width === 0) continue;
     read += 1;
     const size = parseFloat(getComputedStyle(el).fontSize);
     if (size < 20) small.push(`${size}px: ${text.slice(0, 40)}`);

@@ -46,7 +46,7 @@ from ui.lectern import room, slide_numbers
 from ui.panels import Panel, compared, matrix_grid, matrix_panels, matrix_row, weights_row
 from ui.pictures import show_image
 from ui.rooms import join as join_room
-from ui.screen import fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
+from ui.screen import expected_line, fit, intro, lecture_style, legend_side, page_setup, presenter, takeaway
 from ui.startup import freeze_startup_heap
 from ui.text import (
     Badge,
@@ -67,7 +67,7 @@ from ui.text import (
     token_notes,
 )
 from ui.url import sidebar, sync_url, url_state
-from ui.widgets import control, controls, part
+from ui.widgets import control, controls, part, step_list
 from ui.widths import container_width
 
 __all__ = [
@@ -90,6 +90,7 @@ __all__ = [
     "ablations",
     "asked",
     "question_here",
+    "expected_line",
     "figure",
     "fit",
     "freeze_startup_heap",
@@ -121,6 +122,7 @@ __all__ = [
     "reduced_heatmap",
     "room",
     "slide_numbers",
+    "step_list",
     "seed_param",
     "sentence_params",
     "show_chart",

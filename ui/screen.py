@@ -13,10 +13,9 @@ import streamlit as st
 ACCESS_CSS = (
     "<style>[data-testid='stCaptionContainer'], [data-testid='stImageCaption'] {opacity: 1; color: #5b5e66}"
     " :focus-visible {outline: 2px solid #0b57d0 !important; outline-offset: 2px}"
-    # a verdict badge wraps onto a second line rather than ending in "…" (Streamlit cuts it at its column's edge)
+    # a verdict badge wraps inside its one box rather than ending in "…" (Streamlit cuts it at its column's edge)
     " .stMarkdownBadge {white-space: normal !important; overflow: visible !important; text-overflow: clip !important;"
-    " max-width: 100%; display: inline !important; line-height: 1.6; box-decoration-break: clone;"
-    " -webkit-box-decoration-break: clone}"
+    " max-width: 100%; display: inline-block !important; line-height: 1.35; vertical-align: top}"
     " @media (max-width: 640px) {"
     " [data-testid='stVegaLiteChart'], [data-testid='stVegaLiteChart'] .vega-embed {max-width: 100%}"
     " [data-testid='stVegaLiteChart'] canvas, [data-testid='stVegaLiteChart'] svg.marks"
@@ -73,6 +72,13 @@ def takeaway(text: str) -> None:
     st.markdown(text)
 
 
+def expected_line(text: str) -> None:
+    """A step's grey expected-value line (where its number comes from): a caption's colour, and 20 px in presenter
+    mode (HALL_CSS), where it is read with the headline."""
+    with st.container(key="lecture-expected"):
+        st.caption(text)
+
+
 def page_setup(doc: str | None = None, formula: str | None = None) -> None:
     """Call first on every page: the access CSS, and a tighter top margin in presenter mode.
 
@@ -96,17 +102,20 @@ def page_setup(doc: str | None = None, formula: str | None = None) -> None:
                 st.latex(formula)
 
 
-# The lecture in a hall: a verdict badge (14 px by default) grows to 20 px and a picture's bold title to a chart
-# title's 24 px; captions stay smaller.
+# The lecture in a hall: a verdict badge (14 px by default) grows to 20 px, the grey expected-value line under the
+# headline (a caption, 12 px) to 20 px, and a picture's bold title to a chart title's 24 px; captions stay smaller.
 HALL_CSS = (
     "<style>[data-testid='stMain'] .stMarkdownBadge {font-size: 1.25rem !important}"
+    " .st-key-lecture-expected [data-testid='stCaptionContainer'], .st-key-lecture-expected p"
+    " {font-size: 1.25rem !important; line-height: 1.2}"
     " [data-testid='stMain'] [data-testid='stMarkdownContainer'] p > strong:only-child {font-size: 1.5rem}</style>"
 )
 
 
 # The lecture on a phone (<= 640 px): the navigation one row of about 40 px between the header's sidebar and menu
 # buttons (Previous, Next as icons, their names kept for screen readers; the step list; First and Last, which the
-# list and the Home and End keys also reach, left out), the claim in 20 px, several headline numbers side by side.
+# list and the Home and End keys also reach, left out; the step list showing its chosen step's whole name, and its
+# opened list the screen's width), the claim in 20 px, several headline numbers side by side.
 PHONE_LECTURE_CSS = (
     " @media (max-width: 640px) {"
     " .st-key-lecture-nav {flex-wrap: nowrap !important; gap: 0.375rem; padding: 0 2.25rem}"
@@ -114,7 +123,19 @@ PHONE_LECTURE_CSS = (
     " .st-key-lecture-nav button {min-height: 2.5rem; padding: 0 0.6rem}"
     " .st-key-lecture-nav button [data-testid='stMarkdownContainer'] {position: absolute; width: 1px; height: 1px;"
     " overflow: hidden; clip-path: inset(50%); white-space: nowrap}"
-    " .st-key-lecture-nav .st-key-step {flex: 1 1 0; min-width: 0; width: auto !important}"
+    " .st-key-lecture-nav [data-testid='stLayoutWrapper']:has(> .st-key-lecture-jump)"
+    " {flex: 1 1 0; min-width: 0; width: auto !important}"
+    " .st-key-lecture-jump {position: relative}"
+    " .st-key-lecture-jump [data-testid='stElementContainer']:has(.posviz-jump) {position: static}"
+    # the chosen step's whole name over the list's one-line field (ui.step_list), shown again when tapped to type
+    " .st-key-lecture-jump .posviz-jump {display: flex; position: absolute; inset: 0 2rem 0 0; align-items: center;"
+    " padding: 0 0 0 0.6rem; font-size: 0.8rem; line-height: 1.1; pointer-events: none; overflow: hidden}"
+    " .st-key-lecture-jump [role='group'] {min-height: 2.75rem}"
+    " .st-key-lecture-jump input {color: transparent !important}"
+    " .st-key-lecture-jump:focus-within .posviz-jump {display: none}"
+    " .st-key-lecture-jump:focus-within input {color: inherit !important}"
+    # the opened list as wide as the screen, so every step's name shows whole (it is the list's width by default)
+    " [data-testid='stSelectboxVirtualDropdown'] {width: calc(100vw - 2rem) !important; margin-left: 0.5rem}"
     " .st-key-claim div {font-size: 1.25rem !important}"
     " .st-key-headlines [data-testid='stColumn'] {min-width: 0 !important; flex: 1 1 0 !important}"
     " .st-key-headlines .posviz-number {font-size: 1.6rem !important}"
@@ -130,8 +151,10 @@ def lecture_style() -> None:
     if presenter():
         st.html(HALL_CSS)
     st.html(
-        "<style>.st-key-lecture-arrows {display: none}"
-        " [data-testid='stMainBlockContainer'] {padding-top: 0.75rem; padding-bottom: 0.5rem}"
+        "<style>.st-key-lecture-arrows, .posviz-jump {display: none}"
+        # the arrows' hidden block would still take a gap (16 px) above the claim in its wrapper: that goes too
+        " [data-testid='stLayoutWrapper']:has(> .st-key-lecture-arrows) {display: none}"
+        " [data-testid='stMainBlockContainer'] {padding-top: 0.75rem; padding-bottom: 0.25rem}"
         # the header band stays (its sidebar and menu buttons sit at the edges) but lets the step use the screen
         " [data-testid='stHeader'] {background: transparent; pointer-events: none}"
         " [data-testid='stHeader'] button, [data-testid='stHeader'] a {pointer-events: auto}"

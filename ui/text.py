@@ -37,10 +37,10 @@ def claim(text: str) -> None:
 
     Once a page: it stands in a container keyed "claim", which CSS finds by its `st-key-claim` class (ui.rooms).
     """
-    size = "1.85rem" if presenter() else "1.5rem"
+    size, gap = ("1.85rem", "0.25rem") if presenter() else ("1.5rem", "0.5rem")
     with st.container(key="claim"):
         st.markdown(
-            f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 0.5rem'>{html_text(text)}</div>",
+            f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 {gap}'>{html_text(text)}</div>",
             unsafe_allow_html=True,
         )
 
@@ -203,12 +203,16 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
     columns = list(dict.fromkeys(cells["column"]))
     text = {(r, c): t for r, c, t in zip(cells["row"], cells["column"], cells["text"], strict=True)}
     size = "1.25rem" if hall() else "1.05rem" if presenter() else "0.95rem"  # 20 px for the lecture in a hall
-    cell = "padding:0.2rem 0.4rem;background:#f0f2f6;text-align:center;vertical-align:middle;line-height:1.2"
+    # in a hall the type is larger and the screen 720 px: cells a little tighter (the recap's table then fits)
+    pad, line, head_pad = (
+        ("0.1rem 0.4rem", "1.15", "0.15rem 0.5rem") if hall() else ("0.2rem 0.4rem", "1.2", "0.3rem 0.5rem")
+    )
+    cell = f"padding:{pad};background:#f0f2f6;text-align:center;vertical-align:middle;line-height:{line}"
     head = f"<td>{html_text(row_title)}</td>" + "".join(
-        f"<th scope='col' style='padding:0.3rem 0.5rem;text-align:center'>{html_text(str(c))}</th>" for c in columns
+        f"<th scope='col' style='padding:{head_pad};text-align:center'>{html_text(str(c))}</th>" for c in columns
     )
     body = "".join(
-        f"<tr><th scope='row' style='padding:0.3rem 0.5rem;text-align:right'>{html_text(str(r))}</th>"
+        f"<tr><th scope='row' style='padding:{head_pad};text-align:right'>{html_text(str(r))}</th>"
         + "".join(
             f"<td style='{cell}'>{'<br>'.join(html_text(line) for line in str(text.get((r, c), '')).split(chr(10)))}"
             "</td>"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Collection, Iterable
 from dataclasses import fields
 
@@ -57,3 +58,18 @@ def controls(declared: Iterable[Param], *, disabled: Collection[str] = ()) -> No
     """Draw every control in `declared`, in order; those whose key is in `disabled` greyed out."""
     for p in declared:
         control(p, **({"disabled": True} if p.key in disabled else {}))
+
+
+def step_list(p: Param, width: int) -> object:
+    """The lecture's step list (a selectbox, `width` pixels on a wide screen) with its chosen step's whole name.
+
+    Streamlit shows a selectbox's value in a one-line text field, cut at its edge: in a phone's navigation row only
+    about 20 characters show. On a phone (ui.screen.PHONE_LECTURE_CSS) the field's own text is hidden and the name is
+    drawn over it in up to three lines; a tap (focus) shows the field again, to type in. Screen readers read the
+    field, not the drawing.
+    """
+    with st.container(key="lecture-jump", width=width, gap=None):
+        chosen = control(p, label_visibility="collapsed", width="stretch")
+        name = p.names.get(chosen, str(chosen))
+        st.html(f"<div class='posviz-jump' aria-hidden='true'>{html.escape(name)}</div>")
+    return chosen

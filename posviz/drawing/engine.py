@@ -64,8 +64,13 @@ TITLE_LINE = 36  # characters a title line holds on a phone: 15 px type in a 358
 
 def on_phone(phone: bool = True) -> str:
     """A Vega expression, true on a phone's window (PHONE px wide or less; or, `phone` False, on any other): a chart
-    drawn with no window (vl-convert's SVG downloads and exports) is drawn as on a wider screen."""
-    narrow = f"(windowSize()[0] > 0 && windowSize()[0] <= {PHONE})"
+    drawn with no window (vl-convert's SVG downloads and exports) is drawn as on a wider screen.
+
+    Vega re-evaluates an expression when a signal it reads changes, and windowSize() is no signal: the expression
+    also reads `width` (the view's width signal, which a chart as wide as its container updates on the window's
+    resize event), so a phone turned sideways, or a window narrowed, redraws titles and labels for its new width.
+    """
+    narrow = f"(width >= 0 && windowSize()[0] > 0 && windowSize()[0] <= {PHONE})"
     return narrow if phone else f"!{narrow}"
 
 
