@@ -9,7 +9,7 @@ import pytest
 
 from posviz import lecture
 from posviz.drawing.display import number
-from posviz.experiments import decoder
+from posviz.experiments import decoder, whole
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
 from tests.harness import routed
@@ -463,10 +463,15 @@ def test_the_real_model_steps_project_plain_words_for_formats_and_when_a_number_
     assert not re.search(JARGON, shown), re.search(JARGON, shown)
 
 
+WITHOUT_WHOLE_FILE = {r"\bprecomputed\b"}  # step 21's right map runs all 30 layers when the whole file is fetched
+
+
 @pytest.mark.parametrize(("pattern", "key", "definition"), TERMS, ids=[t[1] + ":" + t[0] for t in TERMS])
 def test_every_term_is_defined_on_the_step_where_it_is_first_projected(pattern, key, definition):
     screens = [screen_words(lecture.slide(i)) for i in range(len(KEYS))]
-    first = next(i for i, text in enumerate(screens) if re.search(pattern, text))
+    first = next((i for i, text in enumerate(screens) if re.search(pattern, text)), None)
+    if first is None and pattern in WITHOUT_WHOLE_FILE and whole.whole_path() is not None:
+        pytest.skip(f"{pattern!r} is projected only without the whole SmolLM2 file, which is in the cache")
     assert KEYS[first] == key, f"{pattern!r} first projected at step {first + 1} ({KEYS[first]}), defined at {key}"
     assert definition in screens[first], screens[first]
 

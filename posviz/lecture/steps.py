@@ -942,7 +942,9 @@ def decoder() -> Slide:
             f"{layers} of {of} layers",
         )
     else:
-        source, after = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})", f"all {of} layers"
+        source = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})"
+        after = f"all {of} layers, fetched (not the {layers} shipped layers: posviz ships the first {layers}, small "
+        after += "enough to come with it)"
         used = f"all {of} layers"
     scale = (1 - mini.cosine) / (1 - model)
     return Slide(
