@@ -338,7 +338,7 @@ def pairs(position: str = "ramp") -> Slide:
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
         also=(
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("positions only (tokens stay)", r.positions_only),
+            ("only positions moved", r.positions_only),
         ),
     )
 
@@ -497,15 +497,12 @@ WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step'
 
 
 def _wavelengths(d: int, *, height: int) -> Figure:
-    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
-    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
-    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
-    phone.)"""
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (with more
+    than four pairs, the slowest's only): the slowest is the step's number, which the 64-position table is far too
+    short to show. Pair 0's value goes above its short bar on a phone too (written upright inside, it was cut)."""
     waves = properties.wavelengths(d)
     every = len(waves) <= 4
-    shown = [
-        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
-    ]
+    shown = [number(float(w), grouped=True) if every or i == len(waves) - 1 else "" for i, w in enumerate(waves)]
     shape = dict(
         title=f"one turn every 2π·10000^(2i/{d}) positions",
         x_title="pair i (dimensions 2i, 2i + 1)",
@@ -514,7 +511,8 @@ def _wavelengths(d: int, *, height: int) -> Figure:
         height=height,
     )
     by_pair = {str(i): float(w) for i, w in enumerate(waves)}
-    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
+    outside = [i == 0 for i in range(len(waves))]
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), outside, **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -1024,9 +1022,9 @@ def llm_head() -> Slide:
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
     where = f"the {layers} shipped layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
-        f"A modern LLM (large language model: {smollm2.NAME}) is family 2: no position vector, and RoPE lets head "
-        f"{head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token "
-        "just before.",
+        f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, is family 2: no position vector; RoPE "
+        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read "
+        "the previous token.",
         f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
