@@ -515,7 +515,7 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     assert "5 shipped layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
 
 
-def test_the_sink_steps_top_layer_is_labelled_and_outlined_on_its_map(monkeypatch, tmp_path):
+def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypatch, tmp_path):
     from posviz.drawing import engine
 
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
