@@ -92,7 +92,8 @@ slide = shown()
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
-expected = f"step {s.step} / {N} · expected value: {slide.source}"
+said = slide.projected_source if ui.presenter() else slide.source  # a hall's words; the full one on a desk
+expected = f"step {s.step} / {N} · expected value: {said}"
 with number:
     ui.slide_numbers(slide)
     if len(controls) > 1:  # two controls fill the right column: the line (20 px projected) goes under the headline
