@@ -556,6 +556,7 @@ def table(d: int = WIDTH) -> Slide:
             _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
+        hall="computed from the sinusoid formula (base 10,000)",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
         caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
         "with step 3's ramp, but no value leaves ±1 however long the input.",
@@ -615,6 +616,7 @@ def shift(k: int = 3) -> Slide:
             ),
         ),
         "≈ 0: the offset property of the sinusoid formula",
+        hall="≈ 0: the sinusoid formula's offset property",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
         "distance, not only slots (step 13).",
     )
@@ -667,6 +669,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
+        hall="computed from RoPE's formula (Su et al.)",
         also=(("the same, added sinusoids", added),),
         caption=_moved_too(shift),
     )
