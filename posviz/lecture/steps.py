@@ -345,7 +345,7 @@ def pairs(position: str = "ramp") -> Slide:
         "0 up to rounding",
         (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
-        hall="the course notes' setup (seed 42): ≈ 0 moved together",
+        hall="the course notes' setup (seed 42)",
         also=(
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
             ("positions only", r.positions_only),
@@ -365,7 +365,7 @@ def forgot() -> Slide:
         label="max |attn(P X) − attn(X)|  (reference not reordered)",
         verdict="a large difference from a bug in the test, not from position",
         source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
-        hall="a classic slip, from the course notes: a test, not a model",
+        hall="a classic slip, from the course notes",
         tone="problem",
     )
 
@@ -426,7 +426,7 @@ def causal() -> Slide:
             ),
         ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
-        hall="clearly not 0, as the course notes warn (seed 42)",
+        hall="not 0, as the course notes warn (seed 42)",
     )
 
 
@@ -452,7 +452,7 @@ def sentences_plain() -> Slide:
             ),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
-        hall="≈ 0 in the course notes' 'dog bites man' (seed 2)",
+        hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
         caption="W₁, W₂: attention matrices. A row is a query, the token whose output is computed; a column a key, a "
         "token it reads; a cell, its weight.",
@@ -499,7 +499,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "equal within 10⁻⁵: at this scale position is invisible",
-        hall="the course notes give 0.084318 at scale 0.001",
+        hall="course notes: 0.084318 at scale 0.001",
         tone="state",
     )
 
@@ -556,7 +556,7 @@ def table(d: int = WIDTH) -> Slide:
             _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
-        hall="computed from the sinusoid formula (base 10,000)",
+        hall="the sinusoid formula, base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
         caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
         "with step 3's ramp, but no value leaves ±1 however long the input.",
@@ -729,7 +729,7 @@ def last_row(T: int = 640) -> Slide:
         f"the shipped model's table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
-        hall=f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
+        hall=f"the model's own table: {rows} rows (0 to {rows - 1})",
     )
 
 
@@ -986,7 +986,7 @@ def decoder() -> Slide:
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
-        hall=f"run now on this server, {used} of the model",
+        hall=f"run now on this server, {used}",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
         f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
         f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
