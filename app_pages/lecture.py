@@ -92,7 +92,9 @@ slide = shown()
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
-expected = f"step {s.step} / {N} · expected value: {slide.source}"
+# a hall's words (they say where the number comes from: one line in the right column), the full source on a desk
+said = slide.projected_source if ui.presenter() else f"expected value: {slide.source}"
+expected = f"step {s.step} / {N} · {said}"
 with number:
     ui.slide_numbers(slide)
     if len(controls) > 1:  # two controls fill the right column: the line (20 px projected) goes under the headline
@@ -106,8 +108,15 @@ with knobs:
     if len(controls) <= 1:
         ui.expected_line(expected)
 compared = step.key in lecture.COMPARED and not held  # on a phone: one panel at a time, with a toggle
+# the panel a phone shows first where the second makes the step's point: the ramp's gap (2), the constant's zero
+# difference (6), MiniLM's cosine map (15); the rest open on the first (step 13's is the map its copy is compared to)
+PHONE_FIRST = {"twins": 2, "offset": 2, "real": 2}
 figures = slide.figures[:-1] if held and len(slide.figures) > 1 else slide.figures
-places = ui.compared([f.title for f in figures]) if compared else st.columns(len(figures) + held)
+places = (
+    ui.compared([f.title for f in figures], first=PHONE_FIRST.get(step.key, 1))
+    if compared
+    else st.columns(len(figures) + held)
+)
 if held:
     with places[-1]:
         ui.asked(room, s.step, held)  # the question, its count and the class's answers
@@ -117,6 +126,7 @@ for column, figure in zip(places, figures, strict=False):
             figure,
             prefix="lecture-",
             downloads=False,
+            details=False,  # no pixel counts, "every value shown" or Download menus: how a figure is drawn
             image_height=lecture.FIGURE_HEIGHT - 20,  # a picture's colour bar and its 20 px labels sit under it
             fill_images=True,
             in_columns=len(places),

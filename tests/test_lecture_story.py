@@ -336,7 +336,7 @@ def test_the_recap_links_the_page_of_each_scheme_by_its_router_title_and_path():
         assert f"[{title}](./{path})" in at("recap").caption
 
 
-SLIDE_TEXT = ("claim", "label", "verdict", "otherwise", "source", "caption")
+SLIDE_TEXT = ("claim", "label", "verdict", "otherwise", "source", "hall", "caption")
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -403,10 +403,11 @@ def test_the_three_families_are_framed_at_the_first_and_met_in_order():
     ]
 
 
-def screen_words(shown: lecture.Slide) -> str:
-    """Every text a step projects: claim, headline labels and numbers, verdict, caption, the expected value's line
-    (its source), and each figure's titles, axes and text cells."""
-    parts = [shown.claim, shown.verdict, shown.caption, shown.source, *(" ".join(n) for n in shown.numbers)]
+def screen_words(shown: lecture.Slide, presenter: bool = False) -> str:
+    """Every text a step shows: claim, headline labels and numbers, verdict, caption, the expected value's line (its
+    full source on a desk, its hall words in `presenter` mode), and each figure's titles, axes and text cells."""
+    said = shown.projected_source if presenter else shown.source
+    parts = [shown.claim, shown.verdict, shown.caption, said, *(" ".join(n) for n in shown.numbers)]
     for fig in shown.figures:
         shape = fig.shape
         words = ("title", "subtitle", "x_title", "y_title", "row_title", "col_title", "what", "value_title")
@@ -473,11 +474,14 @@ WITHOUT_WHOLE_FILE = {r"\bprecomputed\b"}  # step 21's right map runs all 30 lay
 
 
 @pytest.mark.parametrize(("pattern", "key", "definition"), TERMS, ids=[t[1] + ":" + t[0] for t in TERMS])
-def test_every_term_is_defined_on_the_step_where_it_is_first_projected(pattern, key, definition):
-    screens = [screen_words(lecture.slide(i)) for i in range(len(KEYS))]
+@pytest.mark.parametrize("presenter", [False, True], ids=["desk", "presenter"])
+def test_every_term_is_defined_on_the_step_where_it_is_first_projected(pattern, key, definition, presenter):
+    screens = [screen_words(lecture.slide(i), presenter) for i in range(len(KEYS))]
     first = next((i for i, text in enumerate(screens) if re.search(pattern, text)), None)
     if first is None and pattern in WITHOUT_WHOLE_FILE and whole.whole_path() is not None:
         pytest.skip(f"{pattern!r} is projected only without the whole SmolLM2 file, which is in the cache")
+    if first is None and presenter:
+        pytest.skip(f"{pattern!r} is said only in a full source, which presenter mode leaves to the speaker view")
     assert KEYS[first] == key, f"{pattern!r} first projected at step {first + 1} ({KEYS[first]}), defined at {key}"
     assert definition in screens[first], screens[first]
 
@@ -809,6 +813,21 @@ def _settings(key: str) -> list[dict]:
     step = lecture.STEPS[KEYS.index(key)]
     others = [{**step.defaults(), c.name: c.options[-1]} for c in step.controls if c.options[-1] != c.default]
     return [step.defaults(), *others]
+
+
+INTERNAL = (  # names a hall never saw: the course's lessons and exercises, files, what posviz ships
+    r"\blessons?\b|\bexercises?\b|\bfiles?\b|\.npz\b|\.py\b|\bshipped\b|\bships\b|posviz's|\bGPT-2\b|'A sense of order'"
+)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_presenter_modes_source_line_names_nothing_internal_and_fits_one_line(key):
+    for values in _settings(key):
+        shown = at(key, **values)
+        line = shown.projected_source
+        assert shown.hall, (key, values)  # hall words of its own: never the full source's fallback
+        assert not re.search(INTERNAL, line, re.IGNORECASE), (key, values, line)
+        assert len(line) <= lecture.steps.HALL_SOURCE, (key, values, len(line), line)
 
 
 def test_the_headline_source_table_covers_every_step():
