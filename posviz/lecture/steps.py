@@ -1091,7 +1091,7 @@ def llm_sink() -> Slide:
     of = whole.sink.shape[0]
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
-        where, title = f"{whole.text_count} texts", f"all {of} layers, precomputed, {whole.text_count} texts"
+        where, title = f"{whole.text_count} texts", f"all {of} layers, computed in advance, {whole.text_count} texts"
         source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
         hall = f"left: run now; right: all {of} layers, computed in advance"
         caption = (
