@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import posviz.lecture
+import ui.text
 from tests.test_browser import MISSING
 
 LECTURE_STEPS = len(posviz.lecture.STEPS)
@@ -230,6 +231,35 @@ CANVAS_TEXT = """(() => {
   };
 })();"""
 SHOWN = "(s) => [...document.querySelectorAll(s)].filter(e => e.getClientRects().length > 0).length"
+# Which compared panel a phone shows (1 or 2, null if neither or both) and the bold title above it.
+SHOWN_PANEL = """() => {
+  const shown = [1, 2].filter(i => document.querySelector(`.st-key-compared-${i}`)?.getClientRects().length > 0);
+  if (shown.length !== 1) return null;
+  const title = document.querySelector(`.st-key-compared-${shown[0]} strong`)
+    || document.querySelector(`.st-key-compared-${shown[0]} .role-title-text`);
+  return [shown[0], title ? title.textContent : null];
+}"""
+# How a figure is drawn, shown in the lecture's main column: a picture's pixel count, "every value shown", a Download
+# menu or button (the offline deck's button, under the step, is the lecture's own).
+DETAILS = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const text = [...main.querySelectorAll('*')].filter(e => e.children.length === 0 && e.getClientRects().length > 0)
+    .map(e => e.textContent).filter(t => /pixels|every value shown|each value in the CSV/.test(t));
+  const buttons = [...main.querySelectorAll('button')].filter(b => b.getClientRects().length > 0)
+    .map(b => b.textContent).filter(t => /Download|CSV|SVG/.test(t) && !/Offline copy/.test(t));
+  return [...text, ...buttons];
+}"""
+# A headline label's short parenthesis and the word before it ("only (step 3)") split over two lines.
+SPLIT_PARENTHESES = """() => [...document.querySelectorAll('.posviz-label')].flatMap(label => {
+  const node = label.firstChild;
+  if (!node || node.nodeType !== Node.TEXT_NODE) return [];
+  return [...node.textContent.matchAll(/\\S+[\\s]\\([^()]{1,16}\\)/g)].filter(m => {
+    const range = document.createRange();
+    range.setStart(node, m.index);
+    range.setEnd(node, m.index + m[0].length);
+    return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1;
+  }).map(m => m[0]);
+})"""
 NAV_HEIGHT = "() => document.querySelector('.st-key-lecture-nav').getBoundingClientRect().height"
 # The step list's chosen name as a phone shows it (ui.step_list): the text drawn over the field, whether all of it
 # shows, its font size; and the field's own value (the name it stands for).
@@ -268,6 +298,9 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
                 "first": page.evaluate(FIRST_FIGURE),
                 "toggles": page.evaluate(SHOWN, ".posviz-flip"),
                 "panels": page.evaluate(SHOWN, ".st-key-compared-1, .st-key-compared-2"),
+                "shown panel": page.evaluate(SHOWN_PANEL),
+                "details": page.evaluate(DETAILS),
+                "split": page.evaluate(SPLIT_PARENTHESES),
             }
     finally:
         context.close()
@@ -377,6 +410,47 @@ def test_compared_steps_show_one_panel_and_a_toggle_on_a_phone(phone_lecture):
     shown = {step: (seen["toggles"], seen["panels"]) for step, seen in phone_lecture.items()}
     assert {step: s for step, s in shown.items() if step in COMPARED} == {step: (1, 1) for step in COMPARED}
     assert {step: s for step, s in shown.items() if step not in COMPARED and s[0]} == {}
+
+
+# The steps whose second panel makes the comparison's point, shown first on a phone (app_pages/lecture.py PHONE_FIRST):
+# the ramp's gap (step 2), the constant's zero difference (6), MiniLM's cosine map (15).
+SECOND_FIRST = {"twins", "offset", "real"}
+
+
+@pytest.mark.browser
+def test_each_compared_step_opens_on_the_panel_that_makes_its_point_on_a_phone(phone_lecture):
+    """Steps 2, 6 and 15 open on their second panel (the result: the gap, the zero difference, the cosine map), the
+    others on their first; the title above the shown panel is that figure's."""
+    shown = {step: phone_lecture[step]["shown panel"] for step in COMPARED}
+    expected = {}
+    for step in COMPARED:
+        first = 2 if posviz.lecture.STEPS[step - 1].key in SECOND_FIRST else 1
+        expected[step] = [first, "".join(posviz.lecture.slide(step - 1).figures[first - 1].title.split())]
+    # compared without white space: a wrapped chart title's lines are <tspan>s, read with no space between
+    assert {step: [s[0], "".join((s[1] or "").split())] if s else s for step, s in shown.items()} == expected
+
+
+@pytest.mark.browser
+def test_no_lecture_step_shows_how_its_figures_are_drawn_on_a_phone(phone_lecture):
+    """No pixel count ("128 x 384 pixels, each a mean of 4 x 1"), "every value shown" or Download menu on a phone's
+    lecture step: those belong to the pages."""
+    found = {step: seen["details"] for step, seen in phone_lecture.items() if seen["details"]}
+    assert found == {}, found
+
+
+@pytest.mark.browser
+def test_a_headline_labels_parenthesis_wraps_with_its_words_on_a_phone(phone_lecture):
+    """A short parenthesis in a headline's label stays on the line of the word before it: "tokens / only (step 3)",
+    never "tokens only (step / 3)" or "... pair / (3)"."""
+    split = {step: seen["split"] for step, seen in phone_lecture.items() if seen["split"]}
+    assert split == {}, split
+
+
+def test_glued_makes_a_short_parenthesis_and_the_space_before_it_non_breaking():
+    assert ui.text.glued("tokens only (step 3)") == "tokens only\u00a0(step\u00a03)"
+    assert ui.text.glued("wavelength, slowest pair (3)") == "wavelength, slowest pair\u00a0(3)"
+    long = "a (parenthesis far too long to keep on one line)"
+    assert ui.text.glued(long) == long
 
 
 @pytest.mark.browser

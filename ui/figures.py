@@ -26,18 +26,30 @@ def figure(
     image_height: int | None = None,
     fill_images: bool = False,
     in_columns: int = 1,
+    details: bool = True,
     **shape: object,
 ) -> None:
     """Draw a core `Figure`: `show_chart` named `prefix` + its name, or `show_image` (at most `image_height` px tall;
     with `fill_images`, as wide as the column and `image_height` tall) for a picture. `shape` adds what depends on the
     mode (a height from `fit`); `in_columns`, how many equal columns share the main column where it is drawn (the
-    pixels a picture or a heatmap gets)."""
+    pixels a picture or a heatmap gets); `details=False` (the lecture) leaves out how a picture or heatmap is drawn
+    (its pixel count, "every value shown") and every Download menu."""
     if fig.image is not None:
-        show_image(fig.image, height=image_height, fill=fill_images, in_columns=in_columns, **fig.shape, **shape)
+        show_image(
+            fig.image,
+            height=image_height,
+            fill=fill_images,
+            in_columns=in_columns,
+            details=details,
+            **fig.shape,
+            **shape,
+        )
     elif fig.cells is not None:  # a heatmap: a mark a cell, or one picture past PICTURE_CELLS
         merged = {k: v for k, v in {**fig.shape, **shape}.items() if k != "subtitle"}
         legend = merged.pop("legend", None)
-        reduced_heatmap(fig.cells, name=prefix + fig.name, legend=legend, in_columns=in_columns, **merged)
+        reduced_heatmap(
+            fig.cells, name=prefix + fig.name, legend=legend, in_columns=in_columns, details=details, **merged
+        )
     elif fig.builder is lecture_charts.text_table:  # words in a grid: a real table (read cell by cell; wraps)
         text_grid(*fig.frames, **fig.shape)
     else:
@@ -45,7 +57,7 @@ def figure(
             fig.builder,
             *fig.frames,
             name=prefix + fig.name,
-            downloads=downloads,
+            downloads=downloads and details,
             table=fig.table,
             **{**fig.shape, **shape},
         )

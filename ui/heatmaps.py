@@ -132,19 +132,22 @@ def reduced_heatmap(
     legend: str | None = None,
     hover: bool = False,
     in_columns: int = 1,
+    details: bool = True,
     **shape: object,
 ) -> None:
     """A reduced matrix as a heatmap of its cells; the subtitle says when a cell is a block mean.
 
     `legend`: where the colour legend goes (default `legend_side()`); `hover`: one mark a cell with its value on
     hover even past PICTURE_CELLS (a view that exists for exact values); `in_columns`: as `matrix_chart`'s (the
-    pixels a picture inside the chart is drawn for); `shape`: `heatmaps.grid_heatmap`'s titles.
+    pixels a picture inside the chart is drawn for); `details=False`: no subtitle and no Download menu (the lecture:
+    how a heatmap is drawn is no part of its step); `shape`: `heatmaps.grid_heatmap`'s titles.
     """
     subtitle = None if presenter() and not reduced.aggregated else reduced.note  # "every value shown" costs a line
+    subtitle = subtitle if details else None
     shape.update(legend=legend or legend_side(), subtitle=subtitle)
     cells = frames.reduced_frame(reduced)
     if reduced.values.size <= PICTURE_CELLS or hover:
-        show_chart(heatmaps.grid_heatmap, cells, name=name, **shape)
+        show_chart(heatmaps.grid_heatmap, cells, name=name, downloads=details, **shape)
         return
     domain = tuple(shape.get("domain", (-1.0, 1.0)))
     scheme = str(shape.get("scheme", images.SIGNED_SCHEME))
@@ -155,7 +158,7 @@ def reduced_heatmap(
     if subtitle is not None and not reduced.aggregated and not presenter():
         shape["subtitle"] = f"{subtitle}; each value in the CSV"  # the Download menu (not in presenter mode)
     extent = frames.extent_frame(reduced, domain)
-    show_chart(heatmaps.picture_heatmap, picture, extent, name=name, table=cells, **shape)
+    show_chart(heatmaps.picture_heatmap, picture, extent, name=name, table=cells, downloads=details, **shape)
 
 
 def matrix_csv(m: np.ndarray, name: str, row_offset: int, col_offset: int, label: str = "exact values (CSV)") -> None:

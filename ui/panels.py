@@ -254,12 +254,13 @@ def weights_row(panels: Sequence[Panel], *, height: int | None = None, annotate_
 # Two panels to compare: side by side on a wide screen; on a phone (<= 640 px, where Streamlit stacks columns and the
 # second panel falls below the first screen) one at a time, flipped by two radio buttons. CSS alone does the flip
 # (:has(:checked)): no rerun, and the radios are plain ones a keyboard (arrow keys) and a screen reader use.
-_FLIP = """<fieldset class="posviz-flip"><legend>Show one panel at a time</legend>{radios}</fieldset>
+_FLIP = """<fieldset class="posviz-flip"><legend>Two panels compared, one at a time: tap the other</legend>
+{radios}</fieldset>
 <style>[data-testid='stElementContainer']:has(> .stHtml > .posviz-flip) {{display: none}}
 @media (max-width: 640px) {{
 [data-testid='stElementContainer']:has(> .stHtml > .posviz-flip) {{display: block}}
 .posviz-flip {{display: flex; gap: 0.5rem; border: 0; margin: 0; padding: 0; min-width: 0}}
-.posviz-flip legend {{position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%)}}
+.posviz-flip legend {{padding: 0; margin-bottom: 0.3rem; font-size: 0.85rem; opacity: 0.75}}
 .posviz-flip label {{flex: 1 1 0; min-width: 0; display: flex; gap: 0.4rem; align-items: center; cursor: pointer;
   padding: 0.35rem 0.6rem; border: 1px solid rgba(49, 51, 63, 0.25); border-radius: 0.5rem; line-height: 1.25}}
 .posviz-flip label:has(input:checked) {{border-color: #c2185b; background: #fdecf2}}
@@ -270,19 +271,22 @@ _HIDE = (
 )
 
 
-def compared(labels: Sequence[str], key: str = "compared") -> tuple[DeltaGenerator, DeltaGenerator]:
+def compared(labels: Sequence[str], key: str = "compared", first: int = 1) -> tuple[DeltaGenerator, DeltaGenerator]:
     """Two places for the two panels a step exists to compare, labelled `labels`: columns side by side on a wide
-    screen, one at a time on a phone with a radio button for each (the first shown). Returns the two places, as
-    `st.columns(2)` does; `key` names the block (once a page)."""
+    screen, one at a time on a phone with a radio button for each (panel `first`, 1 or 2, shown first: the one that
+    makes the comparison's point). Returns the two places, as `st.columns(2)` does; `key` names the block (once a
+    page)."""
     if len(labels) != 2:
         raise ValueError(f"expected 2 labels, one a panel, received {len(labels)}")
+    if first not in (1, 2):
+        raise ValueError(f"expected the panel shown first to be 1 or 2, received {first!r}")
     radios = "".join(
-        f"<label for='{key}-{i}'><input type='radio' name='{key}' id='{key}-{i}'{' checked' if i == 1 else ''}>"
+        f"<label for='{key}-{i}'><input type='radio' name='{key}' id='{key}-{i}'{' checked' if i == first else ''}>"
         f"{html_text(label)}</label>"
         for i, label in enumerate(labels, start=1)
     )
     hide = "\n".join(_HIDE.format(key=key, shown=a, hidden=b) for a, b in ((1, 2), (2, 1)))
     with st.container(key=key):
         st.html(_FLIP.format(radios=radios, hide=hide))
-        first, second = st.columns(2)
-    return first.container(key=f"{key}-1"), second.container(key=f"{key}-2")
+        left, right = st.columns(2)
+    return left.container(key=f"{key}-1"), right.container(key=f"{key}-2")

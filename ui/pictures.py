@@ -29,6 +29,7 @@ def show_image(
     fill: bool = False,
     in_columns: int = 1,
     square: bool = False,
+    details: bool = True,
 ) -> None:
     """A whole matrix as a colour-mapped PNG (same palette as the charts) with its colour bar.
 
@@ -37,7 +38,8 @@ def show_image(
     with more values than the pixels it is shown with (on a 1280 x 720 screen) is averaged down to them; the
     container is one of `in_columns` equal columns sharing the main column (`widths.container_width`). With `square`
     the picture is as wide as it is tall (`height`, or the container's width if narrower): a similarity matrix's
-    diagonal then runs at 45° whatever its shape.
+    diagonal then runs at 45° whatever its shape. `details=False` leaves out the pixel count (the lecture: how a
+    picture is drawn is no part of its step).
     """
     rows, cols = reduced.values.shape
     across = container_width(in_columns)
@@ -64,7 +66,7 @@ def show_image(
             cached_png(reduced.values, scheme, tuple(domain), box=box),
             output_format="PNG",  # "auto" would re-encode the bytes as JPEG: blurred, off-palette colours
             width=width,
-            caption=picture_caption(reduced, what),
+            caption=picture_caption(reduced, what) if details else what,
             alt=picture_alt(title, reduced.values, what),
         )
     bar = cached_colour_bar(tuple(domain), scheme)

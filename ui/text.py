@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -62,12 +63,22 @@ def headline(label: str, value: str, help_text: str | None = None) -> None:
     size, label_size = ("3.4rem", "1.25rem") if presenter() else ("2.4rem", "0.95rem")
     st.markdown(
         f"<div class='posviz-label' style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
-        f"{html_text(label)}</div>"
+        f"{html_text(glued(label))}</div>"
         f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;"
         "font-variant-numeric:tabular-nums'>"
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )
+
+
+# A short parenthesis, "(step 3)" or "(3)": wrapped with its words and the word before it, never "(step" / "3)".
+_PARENTHESIS = re.compile(r" ?\([^()]{1,16}\)")
+
+
+def glued(label: str) -> str:
+    """`label` with the spaces in and before each short parenthesis made non-breaking (a narrow headline column wraps
+    "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
+    return _PARENTHESIS.sub(lambda m: m.group().replace(" ", "\u00a0"), label)
 
 
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:

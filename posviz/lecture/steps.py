@@ -212,12 +212,12 @@ def _outputs(
     limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
     places = places or [f"position {i}" for i in range(m.shape[0])]
     return _heat(
-        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
+        name, m, title, rows="", cols="dimension", domain=domain, row_labels=places, annotate=False, label_limit=limit
     )
 
 
 def _ramp_places(pos: np.ndarray) -> list[str]:
-    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every dimension of row t gets
     the same value, E = scale (t + 1))."""
     return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
 
@@ -268,8 +268,10 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
-        caption=f"P, the shuffle: P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the two "
-        f"panels match.{_powers(r.max_diff)}",
+        caption="A token: a word or word piece, here a row of X (its numbers: dimensions). attn(X): each output "
+        "row is a weighted mean of all rows' values, weighted by how well the rows match. "
+        f"P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the panels match."
+        f"{_powers(r.max_diff)}",
     )
 
 
@@ -296,13 +298,15 @@ def twins(second: int = 4) -> Slide:
         verdicts.exactly_zero(r.row_diff),
         "exactly equal: the copies cannot be told apart",
         (
-            _heat("twins", rows, "the two copies' outputs", rows="", cols="feature", row_labels=labels, domain=domain),
+            _heat(
+                "twins", rows, "the two copies' outputs", rows="", cols="dimension", row_labels=labels, domain=domain
+            ),
             _heat(
                 "twins-ramp",
                 parted,
                 f"ramp added: apart by {number(ramped.row_diff)}",
                 rows="",
-                cols="feature",
+                cols="dimension",
                 row_labels=labels,
                 domain=domain,
             ),
@@ -348,7 +352,7 @@ def pairs(position: str = "ramp") -> Slide:
         hall="the course notes' setup (seed 42)",
         also=(
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("positions only", r.positions_only),
+            ("only positions moved", r.positions_only),
         ),
     )
 
@@ -386,7 +390,7 @@ def offset(scale: float = 0.6) -> Slide:
                 r.pos,
                 f"the added rows: all {number(scale)}",
                 rows="position",
-                cols="feature",
+                cols="dimension",
                 domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)),
                 annotate=False,
             ),
@@ -420,7 +424,7 @@ def causal() -> Slide:
                 r.difference,
                 f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
                 rows="",
-                cols="feature",
+                cols="dimension",
                 row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
                 annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
             ),
@@ -463,7 +467,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
     r = lessons.sentence_experiment(scale=scale)
     diff = r.word_diff("man", with_position=True)
     return Slide(
-        "Add position rows before attention and the matrices stop being reorderings: 'man' now means two things.",
+        "Add a random row per position before attention and the matrices stop being reorderings: 'man' now means "
+        "two things.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
         not verdicts.machine_zero(diff),
@@ -495,7 +500,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
-        "close, but not equal within 10⁻⁵" if distance < 1 else "clearly different",
+        "small, but over 10⁻⁵: not equal" if distance < 1 else "clearly different",
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "equal within 10⁻⁵: at this scale position is invisible",
@@ -512,15 +517,12 @@ WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step'
 
 
 def _wavelengths(d: int, *, height: int) -> Figure:
-    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
-    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
-    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
-    phone.)"""
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (with more
+    than four pairs, the slowest's only): the slowest is the step's number, which the 64-position table is far too
+    short to show. Pair 0's value goes above its short bar on a phone too (written upright inside, it was cut)."""
     waves = properties.wavelengths(d)
     every = len(waves) <= 4
-    shown = [
-        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
-    ]
+    shown = [number(float(w), grouped=True) if every or i == len(waves) - 1 else "" for i, w in enumerate(waves)]
     shape = dict(
         title=f"one turn every 2π·10000^(2i/{d}) positions",
         x_title="pair i (dimensions 2i, 2i + 1)",
@@ -529,7 +531,8 @@ def _wavelengths(d: int, *, height: int) -> Figure:
         height=height,
     )
     by_pair = {str(i): float(w) for i, w in enumerate(waves)}
-    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
+    outside = [i == 0 for i in range(len(waves))]
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), outside, **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -632,7 +635,8 @@ def _moved_too(shift: int) -> str:
         else f"{table} has no rows there"
     )
     return (
-        f"The same +{shift}: biases of t − s on the scores (ALiBi, T5) change by {number(bias)}, the causal mask "
+        f"The same +{shift}: ALiBi's bias (a penalty growing with t − s) and T5's (learned per t − s) change the "
+        f"scores by {number(bias)}, the causal mask "
         f"(step 14) by {number(families.mask_change(shift))}, {learned}."
     )
 
@@ -810,6 +814,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         height=FIGURE_HEIGHT - 100,
     )
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
+    # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
+    why = " RoPE's usual explanation, not tested here: offsets past T_train turn by angles never trained." * (
+        "rope" in extremes[1]
+    )
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
         f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
@@ -824,9 +832,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         tone="state",
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
         also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
-        caption=f"Causal byte-level decoders trained here on windows of T_train = {T} bytes, {len(matched.seeds())} "
-        f"seeds a scheme ('none': the causal mask only), read on {windows} (text never trained on); loss in nats per "
-        "byte, lower is better: measured, not the papers' results.",
+        caption=f"Byte-level decoders trained here on windows of T_train = {T} bytes ({len(matched.seeds())} seeds a "
+        f"scheme; 'none': mask only), read on {windows} (text never trained on). Loss: how badly the next byte is "
+        f"guessed, in nats per byte; measured, not the papers' results.{why}",
     )
 
 
@@ -1046,8 +1054,9 @@ def llm_head() -> Slide:
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
     where = f"the {layers} shipped layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
-        f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
-        f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
+        f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, is family 2: no position vector; RoPE "
+        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read "
+        "the previous token.",
         f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
@@ -1119,7 +1128,7 @@ def llm_sink() -> Slide:
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
         "token 0: at most 2× an even split",
         hall=hall,
-        also=((f"layer {deepest}, the highest of {of}: {where}", float(by_layer[deepest])),),
+        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),),
         caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
     )
 
