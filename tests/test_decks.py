@@ -167,6 +167,16 @@ def test_the_offline_copy_holds_every_steps_claim_number_and_figures(small_deck)
 
 
 @needs_svg
+def test_the_offline_copy_projects_each_sources_hall_words_and_keeps_the_full_one_in_the_notes(small_deck):
+    deck, html = small_deck
+    footers, asides = re.findall(r"<footer>(.*?)</footer>", html), re.findall(r"<aside.*?</aside>", html)
+    for e, footer, aside in zip(deck.entries, footers, asides, strict=True):
+        slide = lecture.slide(e.index, **e.values())
+        assert escape(slide.hall) in footer and escape(slide.source) not in footer, footer
+        assert f"<b>Source:</b> {escape(slide.source)}" in aside
+
+
+@needs_svg
 def test_the_offline_copy_loads_nothing_from_elsewhere(small_deck):
     _, html = small_deck
     assert "<script src" not in html and "<link" not in html and "@import" not in html

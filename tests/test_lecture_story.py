@@ -470,6 +470,9 @@ def test_the_real_model_steps_project_plain_words_for_formats_and_when_a_number_
     assert not re.search(JARGON, shown), re.search(JARGON, shown)
 
 
+PRESENTER_DEFINITIONS = {  # a term whose definition in the full source is said in a hall's words when projected
+    r"\bprecomputed\b": "precomputed once, before the lecture",
+}
 WITHOUT_WHOLE_FILE = {r"\bprecomputed\b"}  # step 21's right map runs all 30 layers when the whole file is fetched
 
 
@@ -483,6 +486,8 @@ def test_every_term_is_defined_on_the_step_where_it_is_first_projected(pattern, 
     if first is None and presenter:
         pytest.skip(f"{pattern!r} is said only in a full source, which presenter mode leaves to the speaker view")
     assert KEYS[first] == key, f"{pattern!r} first projected at step {first + 1} ({KEYS[first]}), defined at {key}"
+    if presenter:
+        definition = PRESENTER_DEFINITIONS.get(pattern, definition)
     assert definition in screens[first], screens[first]
 
 

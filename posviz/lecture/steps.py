@@ -1093,7 +1093,7 @@ def llm_sink() -> Slide:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
         where, title = f"{whole.text_count} texts", f"all {of} layers, computed in advance, {whole.text_count} texts"
         source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
-        hall = f"left: run now; right: all {of} layers, computed in advance"
+        hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
         caption = (
             f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less "
             f"each (layer {decoder.SINK_LAYER}: {number(there, 2)} there, {number(reading.sink_mean, 2)} here)."
