@@ -92,7 +92,9 @@ slide = shown()
 
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
-expected = f"step {s.step} / {N} · expected value: {slide.source}"
+# a hall's words (they say where the number comes from: one line in the right column), the full source on a desk
+said = slide.projected_source if ui.presenter() else f"expected value: {slide.source}"
+expected = f"step {s.step} / {N} · {said}"
 with number:
     ui.slide_numbers(slide)
     if len(controls) > 1:  # two controls fill the right column: the line (20 px projected) goes under the headline

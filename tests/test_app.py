@@ -858,6 +858,15 @@ def test_every_lecture_step_runs_with_its_number_and_place(step):
     assert charts_and_images + tables >= len(slide.figures)
 
 
+def test_the_lecture_projects_the_halls_source_line_and_keeps_the_full_one_on_a_desk():
+    slide = posviz.lecture.slide(0)  # step 1: its full source names a lesson, its hall words do not
+    pages = {mode: page("lecture", step="1", presenter=mode) for mode in ("false", "true")}
+    lines = {mode: "\n".join(c.value for c in at.caption) for mode, at in pages.items()}
+    assert slide.hall and slide.hall != slide.source
+    assert slide.source in lines["false"] and slide.hall not in lines["false"]
+    assert slide.hall in lines["true"] and slide.source not in lines["true"]
+
+
 @pytest.mark.parametrize(
     ("step", "key", "value"),
     [

@@ -33,7 +33,8 @@ def test_the_sinusoid_table_step_draws_each_pairs_wavelength_and_writes_the_slow
     assert list(frame["pair"]) == [str(i) for i in pairs]
     np.testing.assert_allclose(frame["wavelength"], 2 * np.pi * 10_000 ** (2 * pairs / d))  # the formula, by pair i
     assert frame["shown"].iloc[-1] == shown.shown  # the slowest pair's wavelength is the headline's number
-    assert frame["shown"].iloc[0] == ""  # pair 0's is the second headline (its short bar cut it on a phone)
+    assert frame["shown"].iloc[0] == ("" if d > 8 else number(2 * np.pi, grouped=True))  # pair 0's, 6.2832, too
+    assert list(frame["outside"]) == [i == 0 for i in pairs]  # above its short bar on a phone (inside, it was cut)
     assert shown.value == pytest.approx(2 * np.pi * 10_000 ** ((d - 2) / d))
     assert waves.shape["x_title"].startswith("pair i") and "(log)" in waves.shape["y_title"]
     assert f"2π·10000^(2i/{d})" in waves.shape["title"]  # the formula on screen

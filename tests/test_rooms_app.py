@@ -11,7 +11,7 @@ from posviz.lecture import STEPS, notes
 from posviz.lecture.rooms import Rooms, show_code
 from tests.test_hostile import HOSTILE, assert_safe
 from ui.rooms import SECRETS
-from ui.text import html_text
+from ui.text import escape, html_text
 
 LECTURE = str(Path(__file__).resolve().parents[1] / "app_pages" / "lecture.py")
 
@@ -71,9 +71,12 @@ def test_speaker_notes_appear_in_the_speaker_view_and_never_on_the_projected_win
     for name, query in (("projected", {**lecturer, "presenter": "true"}), ("speaker", {**lecturer, "speaker": "1"})):
         at = run(query)
         assert_safe(at)
-        texts[name] = " ".join(m.value for m in at.markdown) + " ".join(e.value for e in at.info)
+        texts[name] = " ".join(m.value for m in [*at.markdown, *at.caption]) + " ".join(e.value for e in at.info)
     for text in ("SAYTHIS", "ASKTHIS", "ANSWERTHIS", "MISCONCEPTIONTHIS"):
         assert text in texts["speaker"] and text not in texts["projected"]
+    slide = lecture.slide(1)  # the number's full source (lesson names) in the speaker view, the hall's words projected
+    assert escape(slide.source) in texts["speaker"]  # as the speaker view's markdown draws it: parentheses escaped
+    assert slide.source not in texts["projected"] and slide.hall in texts["projected"]
     assert f"step 3 · {STEPS[2].title}" in texts["speaker"]
     assert "No notes for this step" not in texts["projected"]
 

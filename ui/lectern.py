@@ -76,7 +76,8 @@ def room(
 def speaker_view(
     steps: Sequence[Step], step: int, slide: Slide | None = None, member: rooms.Member | None = None
 ) -> None:
-    """The step's number, its headline number and verdict to quote (beside the notes), the notes (say, ask, answer,
+    """The step's number, its headline number and verdict to quote (beside the notes) with its full source (lesson,
+    exercise, file: the projected line says it shortly), the notes (say, ask, answer,
     misconception), the next step's title, and (in a room) the question to the room: asking, revealing, taking away."""
     current = steps[step - 1]
     st.markdown(f"### Step {step} of {len(steps)} · {escape(current.title)}")
@@ -84,6 +85,7 @@ def speaker_view(
     if slide is not None:
         with quote.container(key="speaker-quote"):
             slide_numbers(slide)
+            st.caption(f"Where the number comes from: {escape(slide.source)}")  # the hall's line is a short one
     notes = step_note(current.key)
     with words:
         if notes is None:

@@ -124,17 +124,24 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
 
 
 def log_bars(
-    name: str, bars: Mapping[str, float], shown: Sequence[str], columns: tuple[str, str], **shape: object
+    name: str,
+    bars: Mapping[str, float],
+    shown: Sequence[str],
+    columns: tuple[str, str],
+    outside: Sequence[bool] = (),
+    **shape: object,
 ) -> Figure:
     """One bar a label on a log axis, each with its `shown` text over it; an exact 0 sits at the axis floor.
     `shape`: the titles (the x axis untitled unless `x_title` is given). `columns` names the frame's label and value
-    columns (frame: one row a bar).
+    columns (frame: one row a bar); `outside`: the bars too short to hold their text upright on a phone.
 
     >>> log_bars("b", {"a": 0.0, "b": 2.0}, ["0", "2"], ("run", "gap"), title="t", y_title="y").frames[0].shape
     (2, 3)
     """
     x, y = columns
     frame = pd.DataFrame({x: list(bars), y: [frames.on_log_axis(v) for v in bars.values()], "shown": list(shown)})
+    if outside:
+        frame["outside"] = list(outside)
     return Figure(name, lines_bars.bars, (frame,), dict(x=x, y=y, log_y=True, text="shown", **{"x_title": "", **shape}))
 
 

@@ -179,7 +179,8 @@ def _tick_x(chart: alt.TopLevelMixin, values: list[float]) -> None:
 
 def rows_marked(cells: Data, *, rows: tuple[str, ...], marked: str, **shape: object) -> alt.LayerChart:
     """`heatmaps.token_heatmap` with only `rows` labelled on its y axis and the row `marked` (one of them, the row a
-    slide's number names) labelled bold in ACCENT and outlined, so it is found among thirty."""
+    slide's number names) labelled bold in ACCENT with a long, thick ACCENT tick beside it, so it is found among
+    thirty. The mark stays in the axis: a frame over the row hid the very cells it pointed at."""
     chart = heatmaps.token_heatmap(cells, **shape)
     test = f"datum.value == {json.dumps(marked)}"
     axis = alt.Axis(
@@ -187,19 +188,15 @@ def rows_marked(cells: Data, *, rows: tuple[str, ...], marked: str, **shape: obj
         labelOverlap=False,
         labelColor=alt.condition(test, alt.value(ACCENT), alt.value(TEXT_COLOUR)),
         labelFontWeight=alt.condition(test, alt.value("bold"), alt.value("normal")),
+        ticks=True,
+        tickColor=alt.condition(test, alt.value(ACCENT), alt.value(TEXT_COLOUR)),
+        tickWidth=alt.condition(test, alt.value(4), alt.value(1)),
+        tickSize=alt.condition(test, alt.value(12), alt.value(4)),
     )
-    y = None
     for layer in chart.layer:
         if isinstance(getattr(layer.encoding, "y", None), alt.Y):
             layer.encoding.y.axis = axis
-            y = layer.encoding.y
-    outline = (
-        alt.Chart(cells)
-        .transform_filter(alt.FieldEqualPredicate(field="row", equal=marked))
-        .mark_rect(filled=False, stroke=ACCENT, strokeWidth=3)
-        .encode(y=y)
-    )
-    return alt.layer(chart, outline)
+    return chart
 
 
 def _drop_legends(chart: alt.TopLevelMixin) -> None:

@@ -191,7 +191,8 @@ def bars(
     """One bar of y per x (for example one squared norm per position); bars keep the data's order.
 
     `text`: a column of display strings written above each bar (a log axis alone makes 1.2 and 1.4 look alike);
-    a log axis is ticked in one style, `y_format` (default 1e-8, 1e+0; "~s": 1, 10, 1k).
+    a log axis is ticked in one style, `y_format` (default 1e-8, 1e+0; "~s": 1, 10, 1k). A true `outside` column
+    keeps a short bar's value out of it on a phone, written upright up from its top (inside, it was cut).
     """
     y_axis = alt.Axis(format=y_format) if log_y else alt.Undefined
     y_scale = alt.Scale(type="log") if log_y else alt.Undefined
@@ -222,8 +223,12 @@ def bars(
     upright = dict(angle=270, baseline="middle", fontWeight="bold")
     counted = words.transform_joinaggregate(bars="count()")
     wide = counted.mark_text(baseline="bottom", dy=-4, fontWeight="bold").transform_filter(f"!({crowded})")
-    inside = counted.mark_text(align="right", dx=-6, color="white", **upright).transform_filter(f"{crowded} && {above}")
-    up = counted.mark_text(align="left", dx=6, **upright).transform_filter(f"{crowded} && !({above})")
+    inside = counted.mark_text(align="right", dx=-6, color="white", **upright).transform_filter(
+        f"{crowded} && {above} && !datum.outside"
+    )
+    up = counted.mark_text(align="left", dx=6, **upright).transform_filter(
+        f"{crowded} && (!({above}) || datum.outside)"
+    )
     return alt.layer(bar, wide, inside, up, title=title_params(title), height=height)
 
 

@@ -71,20 +71,22 @@ def section(place: int, total: int, entry: decks.Entry, slide: steps.Slide, with
         + "</div>"
         f"<div class='verdict {tone}'>{escape(shown)}</div>"
         f"<div class='figures'>{figures}</div>"
-        f"<footer>expected value: {escape(slide.source)}{_settings(entry)}</footer>"
-        + (speaker_notes(entry.key) if with_notes else "")
-        + "</section>"
+        f"<footer>expected value: {escape(slide.projected_source)}{_settings(entry)}</footer>"  # a hall's words
+         + (speaker_notes(entry.key, slide.source) if with_notes else "") + "</section>"
     )
 
 
-def speaker_notes(key: str) -> str:
-    """A step's notes as a hidden <aside> (N shows it); a step without notes says so."""
+def speaker_notes(key: str, source: str = "") -> str:
+    """A step's notes as a hidden <aside> (N shows it), ending with `source`, the number's full source (the footer
+    projects it shortly); a step without notes says so."""
     n = notes.note(key)
     if n is None:
         body = "<p>No notes for this step yet.</p>"
     else:
         parts = (("Say", n.say), ("Ask", n.ask), ("Answer", n.answer), ("Misconception", n.misconception))
         body = "".join(f"<p><b>{label}:</b> {escape(text)}</p>" for label, text in parts)
+    if source:
+        body += f"<p><b>Source:</b> {escape(source)}</p>"
     return f"<aside class='notes' hidden>{body}</aside>"
 
 

@@ -48,6 +48,9 @@ class Control:
     aliases: tuple[str, ...] = ()  # the argument's older names, still read from a link (`width` before `d`)
 
 
+HALL_SOURCE = 70  # characters: a projected expected-value line's words (Slide.hall), one line under the headline
+
+
 @dataclass(frozen=True)
 class Slide:
     """What one step shows: the claim, the live number and its verdict, the figures."""
@@ -58,13 +61,20 @@ class Slide:
     ok: bool  # True when the number shows what the step is there to show
     verdict: str  # the badge's words when ok
     figures: tuple[Figure, ...]
-    source: str  # where the expected value comes from
+    source: str  # where the expected value comes from, in full: the desk page's line and the speaker view's
     otherwise: str = "not the outcome this step is about at these settings"  # the badge's words when not ok
     tone: str = "shown"  # "shown": the outcome the step shows (green); "state": a fact of the setting (blue);
     # "problem": a mistake to recognise (orange)
     caption: str = ""  # one markdown line under the figures, in both modes: what the chart needs read with it, or links
     also: tuple[tuple[str, float], ...] = ()  # more numbers the claim rests on, (label, value): drawn as large as the
     # headline beside it, never inside the badge (a hall reads the headline's type, not a badge's)
+    hall: str = ""  # the source in a hall's words, one line of at most HALL_SOURCE characters naming no lesson,
+    # exercise or file: presenter mode's expected-value line (the full `source` goes to the speaker view)
+
+    @property
+    def projected_source(self) -> str:
+        """The expected-value line presenter mode projects: `hall`, or `source` when a slide has no hall words."""
+        return self.hall or self.source
 
     @property
     def shown(self) -> str:
@@ -202,12 +212,12 @@ def _outputs(
     limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
     places = places or [f"position {i}" for i in range(m.shape[0])]
     return _heat(
-        name, m, title, rows="", cols="feature", domain=domain, row_labels=places, annotate=False, label_limit=limit
+        name, m, title, rows="", cols="dimension", domain=domain, row_labels=places, annotate=False, label_limit=limit
     )
 
 
 def _ramp_places(pos: np.ndarray) -> list[str]:
-    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every feature of row t gets
+    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every dimension of row t gets
     the same value, E = scale (t + 1))."""
     return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
 
@@ -257,8 +267,11 @@ def shuffle(seed: int = 42) -> Slide:
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
-        caption=f"P, the shuffle: P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the two "
-        f"panels match.{_powers(r.max_diff)}",
+        hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
+        caption="A token: a word or word piece, here a row of X (its numbers: dimensions). attn(X): each output "
+        "row is a weighted mean of all rows' values, weighted by how well the rows match. "
+        f"P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the panels match."
+        f"{_powers(r.max_diff)}",
     )
 
 
@@ -285,18 +298,21 @@ def twins(second: int = 4) -> Slide:
         verdicts.exactly_zero(r.row_diff),
         "exactly equal: the copies cannot be told apart",
         (
-            _heat("twins", rows, "the two copies' outputs", rows="", cols="feature", row_labels=labels, domain=domain),
+            _heat(
+                "twins", rows, "the two copies' outputs", rows="", cols="dimension", row_labels=labels, domain=domain
+            ),
             _heat(
                 "twins-ramp",
                 parted,
                 f"ramp added: apart by {number(ramped.row_diff)}",
                 rows="",
-                cols="feature",
+                cols="dimension",
                 row_labels=labels,
                 domain=domain,
             ),
         ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
+        hall="exactly 0 in the course notes too (seed 42)",
     )
 
 
@@ -312,6 +328,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
+        hall="the course notes print 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
         caption=f"Three ways position gets in: {FAMILIES}.",
     )
@@ -332,9 +349,10 @@ def pairs(position: str = "ramp") -> Slide:
         "0 up to rounding",
         (moves,),
         "≈ 0 moved together, clearly not apart (the 'Why attention needs position' setup, seed 42)",
+        hall="the course notes' setup (seed 42)",
         also=(
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("positions only", r.positions_only),
+            ("only positions moved", r.positions_only),
         ),
     )
 
@@ -351,6 +369,7 @@ def forgot() -> Slide:
         label="max |attn(P X) − attn(X)|  (reference not reordered)",
         verdict="a large difference from a bug in the test, not from position",
         source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
+        hall="a classic slip, from the course notes",
         tone="problem",
     )
 
@@ -371,7 +390,7 @@ def offset(scale: float = 0.6) -> Slide:
                 r.pos,
                 f"the added rows: all {number(scale)}",
                 rows="position",
-                cols="feature",
+                cols="dimension",
                 domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)),
                 annotate=False,
             ),
@@ -384,6 +403,7 @@ def offset(scale: float = 0.6) -> Slide:
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
         "the two sides differ: not the lesson's constant",
+        hall="≈ 0, as the course notes predict",
     )
 
 
@@ -404,12 +424,13 @@ def causal() -> Slide:
                 r.difference,
                 f"attn(P X) − P attn(X): up to {number(r.max_diff)}",
                 rows="",
-                cols="feature",
+                cols="dimension",
                 row_labels=[f"position {i}" for i in range(r.difference.shape[0])],
                 annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
             ),
         ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
+        hall="not 0, as the course notes warn (seed 42)",
     )
 
 
@@ -435,6 +456,7 @@ def sentences_plain() -> Slide:
             ),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
+        hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
         caption="W₁, W₂: attention matrices. A row is a query, the token whose output is computed; a column a key, a "
         "token it reads; a cell, its weight.",
@@ -445,7 +467,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
     r = lessons.sentence_experiment(scale=scale)
     diff = r.word_diff("man", with_position=True)
     return Slide(
-        "Add position rows before attention and the matrices stop being reorderings: 'man' now means two things.",
+        "Add a random row per position before attention and the matrices stop being reorderings: 'man' now means "
+        "two things.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
         not verdicts.machine_zero(diff),
@@ -460,6 +483,7 @@ def sentences_position(scale: float = 0.5) -> Slide:
         ),
         "the lesson 'dog bites man' gives 12.537 at scale 0.5",
         "identical: at scale 0 there is no position",
+        hall="the course notes give 12.537 at scale 0.5",
     )
 
 
@@ -476,10 +500,11 @@ def magnitude(scale: float = 0.001) -> Slide:
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
-        "close, but not equal within 10⁻⁵" if distance < 1 else "clearly different",
+        "small, but over 10⁻⁵: not equal" if distance < 1 else "clearly different",
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "equal within 10⁻⁵: at this scale position is invisible",
+        hall="course notes: 0.084318 at scale 0.001",
         tone="state",
     )
 
@@ -492,15 +517,12 @@ WIDTHS = (4, 8, 16, 32, 64)  # steps 10 and 11 offer the same widths (each step'
 
 
 def _wavelengths(d: int, *, height: int) -> Figure:
-    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (pair 0's is
-    the step's second headline; with more than four pairs, the slowest's only): the slowest is the step's number,
-    which the 64-position table is far too short to show. (Pair 0's short bar cut its value written upright on a
-    phone.)"""
+    """Each pair's wavelength 2π·10000^(2i/d) as a bar by pair i on a log axis, its value written over it (with more
+    than four pairs, the slowest's only): the slowest is the step's number, which the 64-position table is far too
+    short to show. Pair 0's value goes above its short bar on a phone too (written upright inside, it was cut)."""
     waves = properties.wavelengths(d)
     every = len(waves) <= 4
-    shown = [
-        number(float(w), grouped=True) if i and (every or i == len(waves) - 1) else "" for i, w in enumerate(waves)
-    ]
+    shown = [number(float(w), grouped=True) if every or i == len(waves) - 1 else "" for i, w in enumerate(waves)]
     shape = dict(
         title=f"one turn every 2π·10000^(2i/{d}) positions",
         x_title="pair i (dimensions 2i, 2i + 1)",
@@ -509,7 +531,8 @@ def _wavelengths(d: int, *, height: int) -> Figure:
         height=height,
     )
     by_pair = {str(i): float(w) for i, w in enumerate(waves)}
-    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), **shape)
+    outside = [i == 0 for i in range(len(waves))]
+    return figures.log_bars("table-wavelengths", by_pair, shown, ("pair", "wavelength"), outside, **shape)
 
 
 def table(d: int = WIDTH) -> Slide:
@@ -536,6 +559,7 @@ def table(d: int = WIDTH) -> Slide:
             _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
+        hall="the sinusoid formula, base 10,000",
         also=(("wavelength, pair 0 (2π)", float(waves[0])),),
         caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
         "with step 3's ramp, but no value leaves ±1 however long the input.",
@@ -558,6 +582,7 @@ def norms(d: int = WIDTH) -> Slide:
         f"every row has ‖pe‖² = {d // 2}",
         (bars,),
         "'A sense of order': 4 for every row at d = 8",
+        hall="the course notes: 4 for every row at d = 8",
         caption="For step 1's shuffle test: no position's row is louder than another's, so what breaks the symmetry "
         "is where each row points, not its size.",
     )
@@ -594,6 +619,7 @@ def shift(k: int = 3) -> Slide:
             ),
         ),
         "≈ 0: the offset property of the sinusoid formula",
+        hall="≈ 0: the sinusoid formula's offset property",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
         "distance, not only slots (step 13).",
     )
@@ -609,7 +635,8 @@ def _moved_too(shift: int) -> str:
         else f"{table} has no rows there"
     )
     return (
-        f"The same +{shift}: biases of t − s on the scores (ALiBi, T5) change by {number(bias)}, the causal mask "
+        f"The same +{shift}: ALiBi's bias (a penalty growing with t − s) and T5's (learned per t − s) change the "
+        f"scores by {number(bias)}, the causal mask "
         f"(step 14) by {number(families.mask_change(shift))}, {learned}."
     )
 
@@ -646,6 +673,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
+        hall="computed from RoPE's formula (Su et al.)",
         also=(("the same, added sinusoids", added),),
         caption=_moved_too(shift),
     )
@@ -677,6 +705,7 @@ def real_model() -> Slide:
         "a smooth code, learned without a formula",
         (table_image, cosine),
         "the shipped model's weights (not a lesson number)",
+        hall="computed from the model's own weights",
     )
 
 
@@ -704,6 +733,7 @@ def last_row(T: int = 640) -> Slide:
         f"the shipped model's table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
+        hall=f"the model's own table: {rows} rows (0 to {rows - 1})",
     )
 
 
@@ -784,6 +814,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         height=FIGURE_HEIGHT - 100,
     )
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
+    # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
+    why = " RoPE's usual explanation, not tested here: offsets past T_train turn by angles never trained." * (
+        "rope" in extremes[1]
+    )
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
         f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
@@ -796,10 +830,11 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"computed here: {matched.NAME}",
         "the seeds' ranges overlap",
         tone="state",
+        hall=f"small models trained here, {len(matched.seeds())} seeds each",
         also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
-        caption=f"Causal byte-level decoders trained here on windows of T_train = {T} bytes, {len(matched.seeds())} "
-        f"seeds a scheme ('none': the causal mask only), read on {windows} (text never trained on); loss in nats per "
-        "byte, lower is better: measured, not the papers' results.",
+        caption=f"Byte-level decoders trained here on windows of T_train = {T} bytes ({len(matched.seeds())} seeds a "
+        f"scheme; 'none': mask only), read on {windows} (text never trained on). Loss: how badly the next byte is "
+        f"guessed, in nats per byte; measured, not the papers' results.{why}",
     )
 
 
@@ -868,6 +903,9 @@ def real_sentences(scale: float = 1.0) -> Slide:
         ),
         FETCHED_WORDS if encoder.float32_fetched() else shipped_note,
         "1 up to rounding: without position the encoder reads a bag of words",
+        hall="the published model, run now on this server"
+        if encoder.float32_fetched()
+        else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
         caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
         f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "
         f"{_gap(pair.layer_distance[0])}); the attention layers grow that.",
@@ -956,6 +994,7 @@ def decoder() -> Slide:
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
+        hall=f"run now on this server, {used}",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
         f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
         f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
@@ -992,6 +1031,7 @@ def llm_head() -> Slide:
     from posviz.models import smollm2
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
+    said = decoder.DEFAULT_TEXT.split()  # the sentence's first and last words: the hall's source line names it
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
     picture = Figure(
@@ -1014,8 +1054,9 @@ def llm_head() -> Slide:
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
     where = f"the {layers} shipped layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
-        f"A modern LLM ({smollm2.NAME}) is family 2: no position vector, and RoPE lets head {head} of layer "
-        f"{layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read the token just before.",
+        f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, is family 2: no position vector; RoPE "
+        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read "
+        "the previous token.",
         f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
@@ -1031,6 +1072,7 @@ def llm_head() -> Slide:
         f"cells): {' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
+        hall=f"run now on '{' '.join(said[:4])} … {' '.join(said[-4:])}'",
         also=((f"heads reading t−1, {layers} of {of} layers", float(len(found))),),
     )
 
@@ -1051,6 +1093,7 @@ def llm_sink() -> Slide:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
         where, title = f"{whole.text_count} texts", f"all {of} layers, precomputed, {whole.text_count} texts"
         source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
+        hall = f"left: run now; right: all {of} layers, computed in advance"
         caption = (
             f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less "
             f"each (layer {decoder.SINK_LAYER}: {number(there, 2)} there, {number(reading.sink_mean, 2)} here)."
@@ -1060,6 +1103,7 @@ def llm_sink() -> Slide:
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
         where, title = "run now", f"all {of} layers, run now, {reading.T} tokens"
         source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
+        hall = f"both run now on this server; right: all {of} layers"
         caption = "Both maps run now on the lecture sentence; the left is the shipped 5 layers, the right all 30."
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
@@ -1083,7 +1127,8 @@ def llm_sink() -> Slide:
         (left, right),
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
         "token 0: at most 2× an even split",
-        also=((f"layer {deepest}, the highest of {of}: {where}", float(by_layer[deepest])),),
+        hall=hall,
+        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),),
         caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
     )
 
@@ -1106,6 +1151,7 @@ def _whole_reading(path: str) -> object:
 
 def recap() -> Slide:
     from posviz.drawing import lecture_charts
+    from posviz.models import matched
 
     every = families.rows()
     numbered = {s.key: i + 1 for i, s in enumerate(STEPS)}  # each cell names the step that showed its number
@@ -1130,6 +1176,7 @@ def recap() -> Slide:
         "order-blind alone",
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
+        hall=f"each cell names its step; loss rises: trained here, {len(matched.seeds())} seeds",
         caption=families.links(),
         also=(("a ramp (step 3)", ramped), ("a causal mask (step 14)", masked)),
     )
