@@ -11,7 +11,7 @@ from posviz.lecture import STEPS, notes
 from posviz.lecture.rooms import Rooms, show_code
 from tests.test_hostile import HOSTILE, assert_safe
 from ui.rooms import SECRETS
-from ui.text import escape, html_text
+from ui.text import escape, glued, html_text
 
 LECTURE = str(Path(__file__).resolve().parents[1] / "app_pages" / "lecture.py")
 
@@ -117,7 +117,7 @@ def test_the_speaker_view_quotes_the_steps_number_headline_number_and_verdict(st
     slide = lecture.slide(step - 1)
     text = texts(at)
     assert f"Step {step} of {len(STEPS)} · {STEPS[step - 1].title}" in text
-    assert html_text(slide.label) in text and html_text(slide.shown) in text
+    assert html_text(glued(slide.label)) in text and html_text(slide.shown) in text  # as ui.text.headlines draws it
     assert (slide.verdict if slide.ok else slide.otherwise) in text
 
 
