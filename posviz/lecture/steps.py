@@ -903,7 +903,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         ),
         FETCHED_WORDS if encoder.float32_fetched() else shipped_note,
         "1 up to rounding: without position the encoder reads a bag of words",
-        hall="the published model, run now on this server"
+        hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
         caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
