@@ -427,14 +427,19 @@ SMALL_TEXT = """() => {
 def test_no_projected_lecture_text_is_under_20_px_but_captions(page):
     """Presenter mode at 1280x720: the claim, every headline and badge, chart titles, axes, ticks, legends, values in
     cells, picture titles and colour bars, the recap's table: 20 px or more (a chart's text is SVG, read too)."""
-    page.set_viewport_size({"width": 1280, "height": 720})
     for step in range(1, LECTURE_STEPS + 1):
-        visit(page, f"/lecture?presenter=true&step={step}")
-        charts = page.locator(CHART)
-        for i in range(charts.count()):
-            charts.nth(i).locator("svg, canvas").first.wait_for(timeout=30_000)
-        small, read = page.evaluate(SMALL_TEXT)
+        small, read = _projected_small_text(page, f"step={step}")
         assert read > 5 and small == [], (step, small)
+
+
+def _projected_small_text(page, query: str) -> tuple[list, int]:
+    """The lecture at `query` in presenter mode at 1280x720, every chart drawn: (texts under 20 px, texts read)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    visit(page, f"/lecture?presenter=true&{query}")
+    charts = page.locator(CHART)
+    for i in range(charts.count()):
+        charts.nth(i).locator("svg, canvas").first.wait_for(timeout=30_000)
+    return page.evaluate(SMALL_TEXT)
 
 
 @pytest.mark.parametrize(
@@ -443,12 +448,7 @@ def test_no_projected_lecture_text_is_under_20_px_but_captions(page):
 )
 def test_no_projected_chart_text_is_under_20_px_at_a_steps_other_settings(page, query):
     """As above, at settings other than the defaults (more pairs' bars, longer labels, an all-zero panel)."""
-    page.set_viewport_size({"width": 1280, "height": 720})
-    visit(page, f"/lecture?presenter=true&{query}")
-    charts = page.locator(CHART)
-    for i in range(charts.count()):
-        charts.nth(i).locator("svg, canvas").first.wait_for(timeout=30_000)
-    small, read = page.evaluate(SMALL_TEXT)
+    small, read = _projected_small_text(page, query)
     assert read > 5 and small == [], (query, small)
 
 
