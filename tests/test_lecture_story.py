@@ -851,3 +851,11 @@ def test_every_headline_number_is_its_source_recomputed(key):
         assert drawn == pytest.approx(expected, rel=1e-9, abs=1e-300), (key, values)  # in order: none swapped
         assert [text for _, text in shown.numbers] == [number(v, grouped=True) for v in expected], (key, values)
         assert named in shown.source + " " + " ".join(label for label, _ in shown.numbers), (key, shown.source)
+
+
+@pytest.mark.parametrize("reach", [2, 4, 8])
+def test_the_trained_models_rise_axis_is_ticked_over_the_data_only(reach):
+    rise = at("buys", reach=reach).figures[1]
+    (bars,), ticks = rise.frames, rise.shape["ticks"]
+    assert 2 <= len(ticks) <= 4 and 0.0 in ticks  # the half steps to 5.5 crowded the labels
+    assert min(ticks) >= min(bars.low.min(), 0.0) and max(ticks) <= bars.high.max()  # past it: room for the words

@@ -12,6 +12,7 @@ streamlit. A table cell's text may hold "\\n" for a second line (Vega's text mar
 from __future__ import annotations
 
 import json
+import math
 
 import altair as alt
 
@@ -99,14 +100,20 @@ def spread_bars(
     title: Text,
     x_title: str,
     span: tuple[float, float],
+    ticks: tuple[float, ...] = (),
     height: int = 160,
 ) -> alt.LayerChart:
     """One horizontal bar per row of `data` (category, value, low, high, text_at, shown, chosen): the bar to `value`
     in its category's colour (`colours`: (category, colour) pairs), a dark rule from `low` to `high` (the seeds'
     range), `shown` written from `text_at`; the `chosen` row drawn full, the others faded. Bars keep the data's
-    order; the value axis spans `span`."""
+    order; the value axis spans `span`, ticked at `ticks` when given (the room past the data holds words)."""
     y = alt.Y("category:N", sort=None, title=None, axis=alt.Axis(labelLimit=300, ticks=False, labelOverlap=False))
-    x = alt.X("value:Q", title=x_title, scale=alt.Scale(domain=list(span), nice=False))
+    x = alt.X(
+        "value:Q",
+        title=x_title,
+        scale=alt.Scale(domain=list(span), nice=False),
+        axis=alt.Axis(values=list(ticks)) if ticks else alt.Axis(),
+    )
     base = alt.Chart(data).encode(y=y)
     scale = alt.Scale(domain=[k for k, _ in colours], range=[c for _, c in colours])
     bar = base.mark_bar().encode(
@@ -166,6 +173,18 @@ def round_ticks(end: float, most: int = 6) -> list[float]:
     """
     step = next(m * 10.0**k for k in range(-6, 16) for m in (1, 2, 5) if end / (m * 10.0**k) < most)
     return [i * step for i in range(int(end // step) + 1)]
+
+
+def spread_ticks(low: float, high: float) -> tuple[float, ...]:
+    """Ticks one round step apart over [min(low, 0), max(high, 0)] only, at most four (`spread_bars`' `ticks`): the
+    axis past the data is room for the bars' words, and half steps to 5.5 crowded its labels.
+
+    >>> spread_ticks(-0.2, 3.16), spread_ticks(-0.4, 0.3)
+    ((0.0, 1.0, 2.0, 3.0), (-0.4, -0.2, 0.0, 0.2))
+    """
+    low, high = min(low, 0.0), max(high, 0.0)
+    step = (round_ticks(high - low, most=4) + [1.0])[1]  # one round step on both sides of 0
+    return tuple(round(k * step, 12) for k in range(math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9) + 1))
 
 
 def _tick_x(chart: alt.TopLevelMixin, values: list[float]) -> None:

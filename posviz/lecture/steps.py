@@ -811,6 +811,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
         x_title="nats per byte",
         span=span,
+        ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
         height=FIGURE_HEIGHT - 100,
     )
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
