@@ -108,12 +108,9 @@ with knobs:
     if len(controls) <= 1:
         ui.expected_line(expected)
 compared = step.key in lecture.COMPARED and not held  # on a phone: one panel at a time, with a toggle
-# the panel a phone shows first where the second makes the step's point: the ramp's gap (2), the constant's zero
-# difference (6), MiniLM's cosine map (15); the rest open on the first (step 13's is the map its copy is compared to)
-PHONE_FIRST = {"twins": 2, "offset": 2, "real": 2}
 figures = slide.figures[:-1] if held and len(slide.figures) > 1 else slide.figures
 places = (
-    ui.compared([f.title for f in figures], first=PHONE_FIRST.get(step.key, 1))
+    ui.compared([f.title for f in figures], first=lecture.PHONE_FIRST.get(step.key, 1))
     if compared
     else st.columns(len(figures) + held)
 )

@@ -412,7 +412,7 @@ def test_compared_steps_show_one_panel_and_a_toggle_on_a_phone(phone_lecture):
     assert {step: s for step, s in shown.items() if step not in COMPARED and s[0]} == {}
 
 
-# The steps whose second panel makes the comparison's point, shown first on a phone (app_pages/lecture.py PHONE_FIRST):
+# The steps whose second panel makes the comparison's point, shown first on a phone (lecture.PHONE_FIRST):
 # the ramp's gap (step 2), the constant's zero difference (6), MiniLM's cosine map (15).
 SECOND_FIRST = {"twins", "offset", "real"}
 

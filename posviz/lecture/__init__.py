@@ -1,5 +1,5 @@
 """The lecture: the lessons' experiments and figures composed into steps a class walks through."""
 
-from posviz.lecture.steps import COMPARED, FIGURE_HEIGHT, STEPS, Control, Slide, Step, slide
+from posviz.lecture.steps import COMPARED, FIGURE_HEIGHT, PHONE_FIRST, STEPS, Control, Slide, Step, slide
 
-__all__ = ["COMPARED", "FIGURE_HEIGHT", "STEPS", "Control", "Slide", "Step", "slide"]
+__all__ = ["COMPARED", "FIGURE_HEIGHT", "PHONE_FIRST", "STEPS", "Control", "Slide", "Step", "slide"]

@@ -1226,6 +1226,9 @@ STEPS: tuple[Step, ...] = (
 # The steps whose two figures exist to be compared (one against the other, cell by cell or side by side): on a phone
 # the app shows them one at a time with a toggle rather than stacked, the second below the first screen.
 COMPARED = frozenset({"shuffle", "twins", "ramp", "forgot", "offset", "plain", "position", "rotary", "real", "llmsink"})
+# The panel a phone shows first where the second makes the step's point: the ramp's gap (2), the constant's zero
+# difference (6), MiniLM's cosine map (15); the rest open on the first (step 13's is the map its copy is compared to).
+PHONE_FIRST = {"twins": 2, "offset": 2, "real": 2}
 
 
 def slide(index: int, **values: object) -> Slide:
