@@ -82,8 +82,11 @@ _EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
 def glued(label: str) -> str:
     """`label` with the spaces in and before each short parenthesis, and in each short equation, made non-breaking (a
     narrow column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
-    keep = lambda m: m.group().replace(" ", "\u00a0")  # noqa: E731
-    return _EQUATION.sub(keep, _PARENTHESIS.sub(keep, label))
+    return _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label))
+
+
+def _unbroken(match: re.Match) -> str:
+    return match.group().replace(" ", "\u00a0")
 
 
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
