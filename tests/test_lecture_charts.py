@@ -83,3 +83,24 @@ def test_the_learned_tables_cosine_map_is_a_square_chart_with_axis_titles_and_ev
     assert cosine.shape["row_title"] == "position t" and cosine.shape["col_title"] == "position u"
     assert not cosine.cells.aggregated
     np.testing.assert_allclose(cosine.cells.values, minilm.position_table().cosine)
+
+
+def test_the_previous_token_heads_map_is_a_hall_size_square_chart_naming_each_rows_token():
+    """Step 20's map was a 200 px picture with no token labels (11 px a cell): now a square chart 15 px a cell, each
+    row labelled with its position and token, both axes titled in words, every weight in the frame."""
+    from posviz.drawing import engine, heatmaps
+    from posviz.experiments import decoder
+
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    weights = at("llm").figures[1]
+    assert weights.image is None and weights.builder is heatmaps.token_heatmap
+    assert weights.shape["square"] and weights.shape["height"] >= 15 * reading.T
+    cells = weights.frames[0]
+    rows = cells.drop_duplicates("row_index")["row"].tolist()
+    assert rows == [f"{t} {token.strip()}" for t, token in enumerate(reading.tokens.tokens)]
+    np.testing.assert_allclose(cells["value"].to_numpy().reshape(reading.T, reading.T), reading.trace.weights[1, 2])
+    style = weights.shape["style"]
+    assert "query" in style.row_title and "reading" in style.row_title and "key" in style.col_title
+    assert not style.angled and style.masked  # numbered keys read level; hidden keys grey
+    spec = engine.chart_spec(weights.builder, *weights.frames, presenter="hall", **weights.shape)
+    assert spec["width"] == spec["height"] == weights.shape["height"]

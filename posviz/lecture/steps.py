@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import figures, frames, heatmaps, images
+from posviz.drawing import figures, frames, heatmaps
 from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -123,10 +123,11 @@ def _heat(
     causal: bool = False,
     label_limit: int | None = None,
     height: int = FIGURE_HEIGHT,
+    angled: bool | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
-    (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120); `angled`: column
+    labels tilted (default: past 8 columns). A square matrix (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -137,7 +138,14 @@ def _heat(
         frame = frames.masked_frame(frame)
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
-    choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    choices = dict(
+        row_title=rows,
+        col_title=cols,
+        annotate=annotate,
+        angled=k > 8 if angled is None else angled,
+        legend="right",
+        masked=causal,
+    )
     if label_limit is not None:
         choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
@@ -1026,6 +1034,9 @@ def _retitled(fig: Figure, title: str) -> Figure:
     return replace(fig, shape={**fig.shape, "title": title})
 
 
+LLM_MAP = 290  # px: step 20's map of 19 tokens, square, 15 px a cell; with its axes the step fits 720 px
+
+
 def llm_head() -> Slide:
     from posviz.drawing import llm_figures
     from posviz.experiments import decoder
@@ -1035,17 +1046,19 @@ def llm_head() -> Slide:
     said = decoder.DEFAULT_TEXT.split()  # the sentence's first and last words: the hall's source line names it
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
-    picture = Figure(
+    said_tokens = [token.strip() for token in reading.tokens.tokens]
+    picture = _heat(  # a square chart, each row its token (every other label where a row is under 20 px)
         f"llm-weights-{layer}-{head}",
-        image=grids.reduced(weights, 1, 1),
-        shape=dict(
-            title=f"layer {layer}, head {head}: causal attention, {reading.T} tokens",
-            scheme=images.WEIGHT_SCHEME,
-            domain=(0.0, 1.0),
-            value_title="weight",
-            what="key s →, query t ↓",
-            square=True,
-        ),
+        weights,
+        f"layer {layer}, head {head}: causal attention, {reading.T} tokens",
+        rows="query t (the token reading)",
+        cols="key s (the token read)",
+        signed=False,
+        row_labels=frames.labelled(said_tokens),
+        col_labels=[str(s) for s in range(reading.T)],  # numbers: the rows name each number's token
+        causal=True,
+        height=LLM_MAP,
+        angled=False,
     )
     value = float(reading.previous[layer, head])
     fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
