@@ -197,15 +197,24 @@ def _grid(
 
 
 def _weights(
-    name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False, height: int = FIGURE_HEIGHT
+    name: str,
+    w: np.ndarray,
+    labels: list[str],
+    title: str,
+    *,
+    causal: bool = False,
+    height: int = FIGURE_HEIGHT,
+    rows: str = "query",
+    cols: str = "key",
 ) -> Figure:
-    """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled."""
+    """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled (axes titled `rows`,
+    `cols`)."""
     return _heat(
         name,
         w,
         title,
-        rows="query",
-        cols="key",
+        rows=rows,
+        cols=cols,
         signed=False,
         row_labels=labels,
         col_labels=labels,
@@ -417,7 +426,7 @@ def offset(scale: float = 0.6) -> Slide:
 
 def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
-    tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
+    places = [str(i) for i in range(r.weights.shape[0])]  # anonymous tokens by position, as the difference's rows
     return Slide(
         "Family 3, implicit: a causal mask alone carries order: row t mixes only tokens 0..t (a decoder, a model "
         "writing left to right, masks so).",
@@ -426,7 +435,15 @@ def causal() -> Slide:
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
         (
-            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _weights(
+                "causal-weights",
+                r.weights,
+                places,
+                "causal attention weights (grey: masked)",
+                causal=True,
+                rows="query position t",  # step 13's names
+                cols="key position s",
+            ),
             _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
                 "causal-difference",
                 r.difference,
@@ -621,7 +638,7 @@ def shift(k: int = 3) -> Slide:
                 properties.similarity(pe[:32]),
                 "pe · peᵀ: constant along diagonals",
                 rows="position t",
-                cols="position u",
+                cols="position s",  # step 13's key position s: one letter for the offset t − s
                 domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
                 square=True,
             ),
@@ -697,7 +714,7 @@ def real_model() -> Slide:
         pos.cosine,
         "cosine between positions: MiniLM",
         rows="position t",
-        cols="position u",
+        cols="position s",  # step 13's key position s: one letter for the offset t − s
         domain=(-1.0, 1.0),
         square=True,
         height=FIGURE_HEIGHT + 20,  # 30 more pushed the step to 727 px (the fit test)
@@ -776,6 +793,10 @@ def _against_none(rise: dict, extremes: tuple[list[str], list[str]]) -> str:
     return "; with no position signal, within the seeds' spread of every scheme"
 
 
+MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 17's two plots (were 128), above its three-line caption (158: past 720)
+MATCHED_STROKE = 3.0  # px: step 17's loss lines, seen from a hall's back row (Vega draws 2)
+
+
 def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     from posviz.drawing import lecture_charts
     from posviz.drawing.colours import SCHEME_COLOURS
@@ -794,13 +815,14 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in extremes)
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
     title = "held-out loss by position (a line per seed)"
-    shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
+    shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
     lines, window = curve.frames
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
     shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
+    shape["y_ticks"] = tuple(lecture_charts.round_ticks(float(lines.loss.max()), most=4))  # 0, 2, 4: labels apart
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
@@ -820,7 +842,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         x_title="nats per byte",
         span=span,
         ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
-        height=FIGURE_HEIGHT - 100,
+        height=MATCHED_HEIGHT,
     )
     windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
@@ -1034,7 +1056,7 @@ def _retitled(fig: Figure, title: str) -> Figure:
     return replace(fig, shape={**fig.shape, "title": title})
 
 
-LLM_MAP = 290  # px: step 20's map of 19 tokens, square, 15 px a cell; with its axes the step fits 720 px
+LLM_MAP = 280  # px: step 20's map of 19 tokens, square, ~15 px a cell (290 made the step 723 px of 720)
 
 
 def llm_head() -> Slide:
