@@ -722,3 +722,13 @@ def test_written_cell_values_take_the_text_colour_with_more_contrast_on_their_ce
             continue  # within a few percent of the even point: either colour reads alike
         best = "black" if on_black > on_white else "white"
         assert _written_colour(spec, value, domain) == best, (scheme, value, lum)
+
+
+def test_a_cell_too_narrow_for_its_written_value_leaves_it_to_the_tooltip():
+    """Step 2's values were packed edge to edge in a phone's 29 px cells: a value is drawn only where its cell is
+    at least VALUE_CELL_PX wide (the x scale's band, so a phone's column and a hall's wide chart each get theirs)."""
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", style=style())
+    (text,) = [u for u, _ in units(spec) if "condition" in u.get("encoding", {}).get("color", {})]
+    assert text["mark"]["opacity"] == {"expr": f"bandwidth('x') >= {heatmaps.VALUE_CELL_PX} ? 1 : 0"}
+    assert heatmaps.VALUE_CELL_PX >= 36  # "−3.52": five characters of 13 px type
+    assert "value" in {t["field"] for t in text["encoding"]["tooltip"]}

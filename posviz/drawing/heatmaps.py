@@ -244,6 +244,9 @@ def token_heatmap(
     return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
 
 
+VALUE_CELL_PX = 36  # px: the narrowest cell a written value ("−3.52", 13 px type) fits in with room either side
+
+
 def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> list[alt.Chart]:
     """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `style.annotate`, its
     values written in the cells, dark on light cells and white on dark ones (`dark_text`). `panels`: cells of
@@ -277,7 +280,9 @@ def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> lis
         base = base.transform_filter("!datum.masked")  # a hidden key prints no value
     if style.annotate:
         layers.append(
-            base.mark_text().encode(  # size from engine.style: 13 px, 17 px in presenter mode
+            # size from engine.style (13 px, 21 px in a hall); a value narrower cells cannot hold (a phone's column)
+            # is left to the tooltip rather than packed edge to edge with its neighbours
+            base.mark_text(opacity=alt.ExprRef(f"bandwidth('x') >= {VALUE_CELL_PX} ? 1 : 0")).encode(
                 text=alt.Text("value:Q", format=".2f"),
                 color=alt.condition(dark_text(style.scheme, style.domain), alt.value("black"), alt.value("white")),
             )
