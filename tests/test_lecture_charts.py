@@ -148,3 +148,14 @@ def test_one_name_for_one_thing_in_the_lectures_chart_labels():
         bars = shown.figures[0].frames[0]["what moves"].tolist()
         headlines = [shown.label] + [label for label, _ in shown.also]
         assert [h.split(" (")[0] for h in headlines] == bars
+
+
+def test_the_decoder_steps_axis_is_ticked_apart_over_the_bars_only():
+    """Step 19's axis ran "0.000 0.001 … 0.006" past the bars, labels touching on a phone: at most 3 ticks, a round
+    step apart, none past the longest bar (the room past it holds the written values)."""
+    bars = at("decoder").figures[-1]
+    ticks, gaps = bars.shape["ticks"], bars.frames[0]["1 − cosine"]
+    assert 2 <= len(ticks) <= 3 and ticks[0] == 0.0 and max(ticks) <= gaps.max()
+    step = np.diff(ticks)
+    np.testing.assert_allclose(step, step[0])
+    assert f"{step[0]:.0e}"[0] in "125"
