@@ -646,7 +646,7 @@ def test_step_1s_shuffle_order_is_in_the_speaker_notes_not_on_screen():
 
     order = " ".join(str(int(i)) for i in lessons.order_experiment(seed=42).perm)
     assert f"the order {order}." in notes.note("shuffle").say
-    assert order not in screen_words(at("shuffle")) and "in a new order" in at("shuffle").claim
+    assert order not in screen_words(at("shuffle")) and "P X: X's rows in a new order." in at("shuffle").caption
 
 
 EARLY = KEYS[:12] + ["recap"]  # steps 1-12 and the recap: each claim one sentence

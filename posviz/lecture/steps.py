@@ -263,13 +263,13 @@ def shuffle(seed: int = 42) -> Slide:
         "shuffle",
         "attend, then shuffle",
         blind=True,
-        claim="Shuffle the token rows X (P X: the same rows in a new order) and attention's outputs attn(X) shuffle "
-        "the same way.",
+        claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
-        caption="A token: a word or word piece, here a row of X (its numbers: dimensions). attn(X), a transformer's "
+        caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
+        "dimensions). attn(X), a transformer's "
         "attention (the model family of today's language models): each output row is a mean of all rows' values, "
         "weighted by how well they match. A seed: a fixed start for the random numbers, so they repeat."
         f"{_powers(r.max_diff)}",  # the shuffle's order itself is in the speaker notes
