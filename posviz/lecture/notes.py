@@ -44,9 +44,9 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     ),
     "pairs": Note(
         "The check that the position signal is doing the work: move each token together with its own position "
-        "vector and the result only reorders. Move either one alone and the outputs change.",
+        "row and the result only reorders. Move either one alone and the outputs change.",
         "What does moving token and position together tell us that the ramp step did not?",
-        "That the change came from the pairing of token and position, not from the position vectors being there.",
+        "That the change came from the pairing of token and position, not from the position rows being there.",
         "That an order-aware model gives different outputs whenever anything is permuted.",
     ),
     "forgot": Note(
