@@ -468,8 +468,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
     r = lessons.sentence_experiment(scale=scale)
     diff = r.word_diff("man", with_position=True)
     return Slide(
-        "Add a random row per position before attention and the matrices stop being reorderings: 'man' now means "
-        "two things.",
+        "Add a random position row to each token before attention and the matrices stop being reorderings: 'man' "
+        "now means two things.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
         not verdicts.machine_zero(diff),
