@@ -424,17 +424,20 @@ def screen_words(shown: lecture.Slide, presenter: bool = False) -> str:
 # A term a student may not know, the step that defines it (on its screen) and the words that define it there.
 TERMS = [
     (r"\btoken\b", "shuffle", "A token: a word or word piece, here a row of X"),
-    (r"attn\(X\)", "shuffle", "attn(X): each output row is a weighted mean of all rows' values"),
+    (r"attn\(X\)", "shuffle", "attn(X), a transformer's attention"),
     (r"\bdimensions?\b", "shuffle", "(its numbers: dimensions)"),
     (r"\bLLM\b", "llm", "LLM (large language model"),
-    (r"\bramp\b", "twins", "a ramp, E = 0.6(t + 1)"),
+    (r"\bramp\b", "twins", "the ramp E = 0.6(t + 1)"),
+    (r"\bposition rows?\b", "twins", "a position row (a row per position t"),
+    (r"\bseed\b", "shuffle", "A seed: a fixed start for the random numbers, so they repeat"),
+    (r"\btransformers?\b", "shuffle", "a transformer's attention (the model family of today's language models)"),
     (r"\bW₁", "plain", "W₁, W₂: attention matrices"),
-    (r"\bwavelength", "table", "one turn every"),
+    (r"\bwavelength", "table", "wavelength (positions before it repeats)"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
     (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
-    (r"\bquery\b", "plain", "a query, the token whose output is computed"),
-    (r"\bkey\b", "plain", "a key, a token it reads"),
+    (r"\bquery\b", "plain", "Each token has a query vector (what it looks for)"),
+    (r"\bkey\b", "plain", "a key vector (what it offers)"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key by its position"),
     (r"\bALiBi\b", "rotary", "ALiBi's bias (a penalty growing with t − s)"),
     (r"\bT5\b", "rotary", "T5's (learned per t − s)"),
@@ -449,7 +452,7 @@ TERMS = [
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "the start marker <|im_start|>"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
     (r"\bsink\b", "llmsink", "token 0 is the one key every query sees"),
-    (r"\bpair i\b", "table", "pair i of a row (its dimensions 2i and 2i + 1)"),
+    (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     (r"\bbucket\b", "recap", "one bucket (a shared bias)"),
@@ -624,7 +627,44 @@ def test_the_sinusoid_tables_shuffle_number_is_step_1s_test_with_its_rows():
     for d in (8, 16):
         diff = lessons.order_experiment(position="sinusoidal", d=d).max_diff
         assert not verdicts.machine_zero(diff)
-        assert f"differ by {number(diff)}," in at("table", d=d).caption
+        assert ("shuffle test, rows added", number(diff)) in at("table", d=d).numbers  # a headline, not a caption
+        assert number(diff) not in at("table", d=d).caption
+
+
+def test_the_copies_gap_with_the_ramp_is_a_headline_not_a_chart_title():
+    from posviz.experiments import lessons
+
+    for second in (4, 1):
+        ramped = lessons.twin_experiment(second=second, position="ramp", scale=0.6).row_diff
+        shown = at("twins", second=second)
+        assert shown.numbers[1] == ("with the ramp added", number(ramped)) and not verdicts.machine_zero(ramped)
+        assert all(number(ramped) not in str(f.shape.get("title", "")) for f in shown.figures)
+
+
+def test_step_1s_shuffle_order_is_in_the_speaker_notes_not_on_screen():
+    from posviz.experiments import lessons
+
+    order = " ".join(str(int(i)) for i in lessons.order_experiment(seed=42).perm)
+    assert f"the order {order}." in notes.note("shuffle").say
+    assert order not in screen_words(at("shuffle")) and "P X: X's rows in a new order." in at("shuffle").caption
+
+
+EARLY = KEYS[:12] + ["recap"]  # steps 1-12 and the recap: each claim one sentence
+
+
+@pytest.mark.parametrize("key", EARLY)
+def test_each_early_claim_is_one_sentence(key):
+    claim = at(key).claim
+    assert claim[-1] in ".?" and not re.search(r"[.?!] [A-Z]", claim[:-1]), claim
+
+
+def test_every_recap_family_cell_names_the_step_where_its_scheme_is_met():
+    cell = at("recap").figures[0].frames[0].set_index(["row", "column"]).text
+    met = {"sinusoidal rows": "table", "learned table": "real", "rotary (RoPE)": "rotary"}
+    met |= {"bias on the scores": "rotary", "causal mask": "causal"}
+    for scheme, key in met.items():
+        first = cell[(scheme, "family: where it enters")].split("\n")[0]
+        assert first.endswith(f" (step {KEYS.index(key) + 1})"), (scheme, first)
 
 
 @pytest.mark.parametrize("reach", [2, 4, 8])
@@ -684,8 +724,12 @@ def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_so
         assert not re.search(r"\bexercise\b", titles[key] + " " + at(key).claim, re.I), key
         assert f"exercise {n} of the lesson 'Why attention needs position'" in at(key).source, key
     assert titles["forgot"].startswith("A buggy test") and at("forgot").tone == "problem"
-    question, answer = at("offset").claim.split("?")  # the claim asks; the number and its badge answer
-    assert "does attention now see order" in question and at("offset").verdict.startswith("0 up to rounding: no")
+    question, answer = at("offset").claim.split("?")  # the claim asks, in one sentence; the number and badge answer
+    assert (
+        "does attention now see order" in question
+        and not answer
+        and at("offset").verdict.startswith("0 up to rounding: no")
+    )
 
 
 def _minilm_neighbours() -> list[float]:
@@ -768,8 +812,13 @@ def _headline_sources():
     def shift(k):
         return [properties.offset_residual(sinusoidal(64, 8), k)]
 
-    def table(d):
-        return [2 * np.pi * 10_000 ** ((d - 2) / d), 2 * np.pi]  # the slowest pair's turn, pair 0's
+    def twins(second):  # the copies' gap alone, then with step 3's ramp added
+        ramped = lessons.twin_experiment(second=second, position="ramp", scale=0.6)
+        return [lessons.twin_experiment(second=second).row_diff, ramped.row_diff]
+
+    def table(d):  # the slowest pair's turn, pair 0's, then step 1's shuffle test with these rows added
+        shuffled = lessons.order_experiment(position="sinusoidal", d=d).max_diff
+        return [2 * np.pi * 10_000 ** ((d - 2) / d), 2 * np.pi, shuffled]
 
     def norms(d):
         pe = sinusoidal(64, d)
@@ -783,7 +832,7 @@ def _headline_sources():
 
     return {
         "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
-        "twins": (lambda second: [lessons.twin_experiment(second=second).row_diff], lesson),
+        "twins": (twins, lesson),
         "ramp": (lambda scale: [lessons.order_experiment(position="ramp", scale=scale).max_diff], lesson),
         "pairs": (pairs, "the 'Why attention needs position' setup"),
         "forgot": (lambda: [lessons.order_experiment(forget_reorder=True).max_diff], f"exercise 1 of {lesson}"),

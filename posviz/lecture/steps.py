@@ -280,15 +280,16 @@ def shuffle(seed: int = 42) -> Slide:
         "shuffle",
         "attend, then shuffle",
         blind=True,
-        claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",
+        claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
-        caption="A token: a word or word piece, here a row of X (its numbers: dimensions). attn(X): each output "
-        "row is a weighted mean of all rows' values, weighted by how well the rows match. "
-        f"P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the panels match."
-        f"{_powers(r.max_diff)}",
+        caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
+        "dimensions). attn(X), a transformer's "
+        "attention (the model family of today's language models): each output row is a mean of all rows' values, "
+        "weighted by how well they match. A seed: a fixed start for the random numbers, so they repeat."
+        f"{_powers(r.max_diff)}",  # the shuffle's order itself is in the speaker notes
     )
 
 
@@ -308,12 +309,12 @@ def twins(second: int = 4) -> Slide:
     rows, parted = (t.out[[t.first, t.second]] for t in (r, ramped))
     domain = heatmaps.signed_domain(rows, parted)  # one colour scale: the two panels compare cell by cell
     return Slide(
-        "Put one token at two positions: without a position signal both copies get exactly the same output; add a "
-        f"row per position (a ramp, E = {number(RAMP_SCALE)}(t + 1) at position t) and they part.",
+        "One token at two positions gets exactly the same output twice; add a position row (a row per position t, "
+        f"here the ramp E = {number(RAMP_SCALE)}(t + 1)) and the two copies part.",
         f"max |out[{r.first}] − out[{r.second}]|",
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
-        "exactly equal: the copies cannot be told apart",
+        "identical: cannot be told apart",  # one line in a column beside the ramp's headline
         (
             _heat(
                 "twins", rows, "the two copies' outputs", rows="", cols="dimension", row_labels=labels, domain=domain
@@ -321,7 +322,7 @@ def twins(second: int = 4) -> Slide:
             _heat(
                 "twins-ramp",
                 parted,
-                f"ramp added: apart by {number(ramped.row_diff)}",
+                "with the ramp added",  # the second headline's words; E is in the claim
                 rows="",
                 cols="dimension",
                 row_labels=labels,
@@ -330,6 +331,7 @@ def twins(second: int = 4) -> Slide:
         ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
         hall="exactly 0 in the course notes too (seed 42)",
+        also=(("with the ramp added", ramped.row_diff),),
     )
 
 
@@ -341,7 +343,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
         places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
-        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1.",
+        claim="Add step 2's ramp E (its position rows) to X and the shuffle test's two sides differ: family 1.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
@@ -358,8 +360,8 @@ def pairs(position: str = "ramp") -> Slide:
         r.together, r.tokens_only, r.positions_only, f"{position} × {number(scale)}", height=FIGURE_HEIGHT
     )
     return Slide(
-        "Move each token together with its position vector and the outputs only follow the move; move either alone "
-        "and they change.",
+        "Move each token together with its position row and the outputs only follow the move; move tokens only or "
+        "positions only and they change.",
         "token + position",  # the bars' words
         r.together,
         verdicts.machine_zero(r.together),
@@ -369,7 +371,7 @@ def pairs(position: str = "ramp") -> Slide:
         hall="the course notes' setup (seed 42)",
         also=(
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("only positions moved", r.positions_only),
+            ("positions only", r.positions_only),  # the bars' words
         ),
     )
 
@@ -395,8 +397,7 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Add one and the same vector c at every position: does attention now see order? The shuffle test with X + c "
-        "answers.",
+        "Add one and the same vector c at every position: does attention now see order in the shuffle test with X + c?",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
@@ -483,8 +484,8 @@ def sentences_plain() -> Slide:
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
-        caption="W₁, W₂: attention matrices. A row is a query, the token whose output is computed; a column a key, a "
-        "token it reads; a cell, its weight.",
+        caption="W₁, W₂: attention matrices. Each token has a query vector (what it looks for) and a key vector (what "
+        "it offers): a row is one token's query, a column a key it reads, a cell how well they match, as a weight.",
     )
 
 
@@ -492,8 +493,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
     r = lessons.sentence_experiment(scale=scale)
     diff = r.word_diff("man", with_position=True)
     return Slide(
-        "Add a random row per position before attention and the matrices stop being reorderings: 'man' now means "
-        "two things.",
+        "Add a random position row to each token before attention and the matrices stop being reorderings: 'man' "
+        "now means two things.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
         not verdicts.machine_zero(diff),
@@ -565,9 +566,9 @@ def table(d: int = WIDTH) -> Slide:
     waves = properties.wavelengths(d)
     shuffled = lessons.order_experiment(position="sinusoidal", d=d).max_diff  # step 1's test with these rows added
     return Slide(
-        "Sinusoids are added absolute rows from a formula: pair i of a row (its dimensions 2i and 2i + 1) turns "
-        "around a circle at its own speed.",
-        f"wavelength, slowest pair ({d // 2 - 1})",
+        "Sinusoid position rows break the shuffle test too: pair i (dimensions 2i, 2i + 1) turns around a circle, its "
+        "wavelength (positions before it repeats) growing with i.",
+        f"wavelength, pair {d // 2 - 1}",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         "each pair turns slower",
@@ -585,9 +586,9 @@ def table(d: int = WIDTH) -> Slide:
         ),
         "the sinusoid formula with base 10,000",
         hall="the sinusoid formula, base 10,000",
-        also=(("wavelength, pair 0 (2π)", float(waves[0])),),
-        caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
-        "with step 3's ramp, but no value leaves ±1 however long the input.",
+        also=(("wavelength, pair 0 (2π)", float(waves[0])), ("shuffle test, rows added", shuffled)),
+        caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
+        "however long the input.",
     )
 
 
@@ -1201,8 +1202,8 @@ def recap() -> Slide:
         for kw in ({}, dict(position="ramp", scale=RAMP_SCALE), dict(causal=True))
     )
     return Slide(
-        "Back to step 1: attention alone is order-blind. Each family breaks that: absolute rows added to the input, "
-        "relative (rotary, score biases), implicit (a causal mask).",
+        "Back to step 1: attention alone is order-blind, and three families break that: absolute rows added to the "
+        "input, relative (rotary, score biases), implicit (a causal mask).",
         "step 1: attention alone",
         blind,
         verdicts.machine_zero(blind)
