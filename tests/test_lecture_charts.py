@@ -134,7 +134,7 @@ def test_the_trained_models_loss_lines_have_room_and_weight_for_a_hall():
 def test_one_name_for_one_thing_in_the_lectures_chart_labels():
     """A key position is s wherever the offset t − s is meant (step 12's pe · peᵀ and step 15's cosines said u);
     step 14's map numbers its positions as its neighbour does (it said t0…t5); step 4's bars say what its headlines
-    say ("positions only" under "only positions moved")."""
+    say ("positions only", as "tokens only")."""
     assert at("shift").figures[1].shape["col_title"] == "position s"
     assert at("real").figures[1].shape["col_title"] == "position s"
     assert {f.shape["col_title"] for f in at("rotary").figures} == {"key position s"}

@@ -106,7 +106,7 @@ def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, show
     return _lines("dimension-curves", frame, title=f"chosen dimensions over the first {shown} positions", **shape)
 
 
-PAIR_MOVES = ("token + position", "tokens only", "only positions moved")  # lesson 003's moves, lecture and page
+PAIR_MOVES = ("token + position", "tokens only", "positions only")  # lesson 003's moves, lecture and page
 
 
 def pair_moves(together: float, tokens_only: float, positions_only: float, signal: str, *, height: int = 240) -> Figure:
@@ -115,7 +115,7 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
     `signal` names the position signal E they ran with ("sinusoidal × 1"); an exact 0 sits at the axis floor.
 
     >>> pair_moves(0.0, 1.5, 2.0, "ramp × 0.6").frames[0]["what moves"].tolist()
-    ['token + position', 'tokens only', 'only positions moved']
+    ['token + position', 'tokens only', 'positions only']
     """
     moves = dict(zip(PAIR_MOVES, (together, tokens_only, positions_only), strict=True))
     shown = [number(v) for v in moves.values()]
