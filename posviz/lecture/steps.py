@@ -932,7 +932,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         if encoder.float32_fetched()
         else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
         caption="Layer 0, the embedding layer, mixes no tokens (each is its word row plus its position row, "
-        "normalised), yet the two orders already differ there, as words sit at other positions; attention grows that.",
+        "normalised), yet the two orders already differ there.",
         also=(
             ("cosine without position rows", pair.cosine_plain),
             ("layer 0: 1 − cosine", _two_digits(pair.layer_distance[0])),
