@@ -663,7 +663,7 @@ def rotary(shift: int = 100) -> Slide:
                 domain=domain,
                 square=True,
                 start=start,
-                height=FIGURE_HEIGHT - 34,  # the caption's line under them still fits 720 px
+                height=FIGURE_HEIGHT - 40,  # the caption's two lines and the headline row's wrapped badge fit 720 px
             )
             for name, m, title, start in (
                 ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
@@ -719,8 +719,11 @@ def last_row(T: int = 640) -> Slide:
     missing = max(0, T - rows)
     curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
     gap = frames.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
+    spike = _spike(pos.norms)  # a caption line: the chart is that much shorter
     shape = dict(
-        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖", height=FIGURE_HEIGHT
+        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens",
+        y_title="‖row t‖",
+        height=CAPTIONED if spike else FIGURE_HEIGHT,
     )
     return Slide(
         f"A learned table ends at its last row: MiniLM has no row for position {rows} or past it, so a longer input "
@@ -734,7 +737,7 @@ def last_row(T: int = 640) -> Slide:
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
         hall=f"the model's own table: {rows} rows (0 to {rows - 1})",
-        caption=_spike(pos.norms),
+        caption=spike,
     )
 
 
@@ -901,7 +904,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
         "paraphrase does.",
-        f"sentence cosine, {said}",
+        f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         "below 1: word order matters",
@@ -934,7 +937,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         caption="Layer 0, the embedding layer, mixes no tokens (each is its word row plus its position row, "
         "normalised), yet the two orders already differ there.",
         also=(
-            ("cosine without position rows", pair.cosine_plain),
+            ("no position rows", pair.cosine_plain),
             ("layer 0: 1 − cosine", _two_digits(pair.layer_distance[0])),
         ),
     )
