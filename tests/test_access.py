@@ -451,6 +451,8 @@ def test_glued_makes_a_short_parenthesis_and_the_space_before_it_non_breaking():
     assert ui.text.glued("wavelength, slowest pair (3)") == "wavelength, slowest pair\u00a0(3)"
     long = "a (parenthesis far too long to keep on one line)"
     assert ui.text.glued(long) == long
+    assert ui.text.glued("the width d = 8, seed 42") == "the width d\u00a0=\u00a08, seed 42"
+    assert ui.text.glued("step 3 / 22 · pairs (seed 42)") == "step 3 / 22 · pairs\u00a0(seed\u00a042)"
 
 
 @pytest.mark.browser

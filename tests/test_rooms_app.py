@@ -76,7 +76,7 @@ def test_speaker_notes_appear_in_the_speaker_view_and_never_on_the_projected_win
         assert text in texts["speaker"] and text not in texts["projected"]
     slide = lecture.slide(1)  # the number's full source (lesson names) in the speaker view, the hall's words projected
     assert escape(slide.source) in texts["speaker"]  # as the speaker view's markdown draws it: parentheses escaped
-    assert slide.source not in texts["projected"] and slide.hall in texts["projected"]
+    assert glued(slide.source) not in texts["projected"] and glued(slide.hall) in texts["projected"]
     assert f"step 3 · {STEPS[2].title}" in texts["speaker"]
     assert "No notes for this step" not in texts["projected"]
 

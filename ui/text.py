@@ -81,10 +81,15 @@ def headline(label: str, value: str, help_text: str | None = None, *, compact: b
 _PARENTHESIS = re.compile(r" ?\([^()]{1,16}\)")
 
 
+# A short equation, "d = 8" or "T = 6": one unit, never "d = / 8".
+_EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
+
+
 def glued(label: str) -> str:
-    """`label` with the spaces in and before each short parenthesis made non-breaking (a narrow headline column wraps
-    "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
-    return _PARENTHESIS.sub(lambda m: m.group().replace(" ", "\u00a0"), label)
+    """`label` with the spaces in and before each short parenthesis, and in each short equation, made non-breaking (a
+    narrow column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
+    keep = lambda m: m.group().replace(" ", "\u00a0")  # noqa: E731
+    return _EQUATION.sub(keep, _PARENTHESIS.sub(keep, label))
 
 
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
