@@ -106,7 +106,7 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
-    expected = (("SmolLM2 (5 of 30 layers): cosine", number(model)), ("RoPE off, mask only: cosine", number(mask_only)))
+    expected = (("SmolLM2, 5 of 30 layers: cosine", number(model)), ("RoPE off, mask only: cosine", number(mask_only)))
     assert slide.numbers[:2] == expected
     assert "5 of 30 layers" in slide.figures[0].shape["title"]
     bars = slide.figures[0].frames[0].set_index("run")

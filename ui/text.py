@@ -70,8 +70,8 @@ def headline(label: str, value: str, help_text: str | None = None, *, compact: b
     st.markdown(
         f"<div class='posviz-label' style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
         f"{html_text(glued(label))}</div>"
-        f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;"
-        "font-variant-numeric:tabular-nums'>"
+        f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;white-space:nowrap;"
+        "font-variant-numeric:tabular-nums'>"  # never "5.6e-" / "15" in a phone's quarter column
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )

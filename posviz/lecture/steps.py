@@ -1016,7 +1016,7 @@ def decoder() -> Slide:
         used = f"all {of} layers"
     return Slide(
         f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
-        f"SmolLM2 ({used}): cosine",
+        f"SmolLM2, {used}: cosine",  # no parenthesis: glued whole, it ran into the next column on a phone
         model,
         not verdicts.same_direction(model),
         "below 1: the orders differ",
