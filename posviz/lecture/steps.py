@@ -429,8 +429,7 @@ def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
     places = [str(i) for i in range(r.weights.shape[0])]  # anonymous tokens by position, as the difference's rows
     return Slide(
-        "Family 3, implicit: a causal mask alone carries order: row t mixes only tokens 0..t (a decoder, a model "
-        "writing left to right, masks so).",
+        "Family 3, implicit: a causal mask, which lets row t mix only tokens 0 to t, carries order by itself.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
@@ -457,6 +456,7 @@ def causal() -> Slide:
         ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
         hall="not 0, as the course notes warn (seed 42)",
+        caption="A decoder, a model writing left to right, masks so: no token reads the tokens after it.",
     )
 
 
@@ -651,33 +651,31 @@ def shift(k: int = 3) -> Slide:
     )
 
 
-def _moved_too(shift: int) -> str:
-    """Step 13's caption: the largest score change at +`shift` of the other schemes the recap's column shows."""
-    bias = max(families.bias_change("alibi", shift), families.bias_change("t5", shift))
-    table = "a learned table (step 15's MiniLM)"
-    learned = (
-        f"{table} by {number(families.learned_change(shift))}"
-        if shift + families.T <= families.table_rows()
-        else f"{table} has no rows there"
-    )
-    return (
-        f"The same +{shift}: ALiBi's bias (a penalty growing with t − s) and T5's (learned per t − s) change the "
-        f"scores by {number(bias)}, the causal mask "
-        f"(step 14) by {number(families.mask_change(shift))}, {learned}."
-    )
+def _moved_too(shift: int) -> tuple[tuple[str, float], ...]:
+    """Step 13's second headlines: the largest score change at +`shift` of the other schemes the recap's column shows
+    (the biases and the mask together, then added sinusoids, then MiniLM's table where it has rows that far)."""
+    q, k = np.random.default_rng(0).standard_normal((2, families.D))
+    bias = max(families.bias_change("alibi", shift), families.bias_change("t5", shift), families.mask_change(shift))
+    numbers = [
+        ("ALiBi, T5, mask", bias),
+        ("added sinusoids", relative.shift_change(q, k, 24, shift, scheme="sinusoidal")),
+    ]
+    if shift + families.T <= families.table_rows():
+        numbers.append(("MiniLM's table", families.learned_change(shift)))
+    return tuple(numbers)
 
 
 def rotary(shift: int = 100) -> Slide:
-    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    q, k = np.random.default_rng(0).standard_normal((2, families.D))
     scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
     shifted = relative.fixed_content_scores(q, k, 24, scheme="rotary", start=shift)
     moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
-    added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
     domain = heatmaps.signed_domain(scores, shifted)  # one colour scale: the two maps compare cell by cell
+    past = "" if shift + families.T <= families.table_rows() else " MiniLM's table has no rows that far."
     return Slide(
-        "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
-        "scores instead), so a score sees only the offset t − s.",
-        f"largest score change, +{shift}",  # of any score when every position moves by `shift`
+        "Family 2, relative: rotary (RoPE) turns each query and key vector by its position, so a score sees only "
+        "the offset t − s.",
+        f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
         "unchanged: offset only",
@@ -691,7 +689,7 @@ def rotary(shift: int = 100) -> Slide:
                 domain=domain,
                 square=True,
                 start=start,
-                height=FIGURE_HEIGHT - 34,  # the caption's line under them still fits 720 px
+                height=FIGURE_HEIGHT - 40,  # the caption's two lines and the headline row's wrapped badge fit 720 px
             )
             for name, m, title, start in (
                 ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
@@ -700,8 +698,10 @@ def rotary(shift: int = 100) -> Slide:
         ),
         "RoFormer (Su et al.), computed from the formula",
         hall="computed from RoPE's formula (Su et al.)",
-        also=(("the same, added sinusoids", added),),
-        caption=_moved_too(shift),
+        also=_moved_too(shift),
+        caption=f"Each: the largest change of any score at +{shift}. ALiBi and T5 add a bias to the scores instead "
+        "(ALiBi's a penalty growing with t − s; T5's learned per bucket, a range of t − s, here a stand-in: random, "
+        f"not trained); MiniLM's is a learned table (step 15).{past}",
     )
 
 
@@ -745,8 +745,11 @@ def last_row(T: int = 640) -> Slide:
     missing = max(0, T - rows)
     curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
     gap = frames.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
+    spike = _spike(pos.norms)  # a caption line: the chart is that much shorter
     shape = dict(
-        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖", height=FIGURE_HEIGHT
+        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens",
+        y_title="‖row t‖",
+        height=CAPTIONED if spike else FIGURE_HEIGHT,
     )
     return Slide(
         f"A learned table ends at its last row: MiniLM has no row for position {rows} or past it, so a longer input "
@@ -760,6 +763,24 @@ def last_row(T: int = 640) -> Slide:
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
         hall=f"the model's own table: {rows} rows (0 to {rows - 1})",
+        caption=spike,
+    )
+
+
+def _spike(norms: np.ndarray) -> str:
+    """Step 16's caption: what the spike in the norms is, when the data shows it (row W - 1 the longest of rows 1 to
+    2W and over 1.3× their median, W the window the model's own tokenizer cuts and pads to), else nothing."""
+    import json
+
+    from posviz.models.minilm import text
+
+    window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
+    near = norms[1 : 2 * window]
+    if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
+        return ""
+    return (
+        f"The spike is row {window - 1}: the last of the {window} tokens the model's own tokenizer cuts and pads "
+        "every input to."
     )
 
 
@@ -790,8 +811,8 @@ def _against_none(rise: dict, extremes: tuple[list[str], list[str]]) -> str:
     less = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.low > none.high]
     more = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.high < none.low]
     if less or more:
-        return f"; with no position signal, {'less' if less else 'more'} than with {' or '.join(less or more)}"
-    return "; with no position signal, within the seeds' spread of every scheme"
+        return f", and with no position signal {'less' if less else 'more'} than with {' or '.join(less or more)}"
+    return ", and with no position signal within the seeds' spread of every scheme"
 
 
 MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 17's two plots (were 128), above its three-line caption (158: past 720)
@@ -845,15 +866,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
         height=MATCHED_HEIGHT,
     )
-    windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
+    windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
     why = " RoPE's usual explanation, not tested here: offsets past T_train turn by angles never trained." * (
         "rope" in extremes[1]
     )
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
-        f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
-        f"most with {most}{_against_none(rise, extremes)}.",
+        f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}"
+        f"{_against_none(rise, extremes)}.",
         f"{scheme}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
@@ -864,9 +885,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         tone="state",
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
         also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
-        caption=f"Byte-level decoders trained here on windows of T_train = {T} bytes ({len(matched.seeds())} seeds a "
-        f"scheme; 'none': mask only), read on {windows} (text never trained on). Loss: how badly the next byte is "
-        f"guessed, in nats per byte; measured, not the papers' results.{why}",
+        caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
+        f"{len(matched.seeds())} seeds a scheme ('none': mask only), T_train = {T} bytes, the longest sequence trained "
+        f"on; held-out: text never trained on ({windows}). Loss: how badly the next byte is guessed, in nats per byte; "
+        f"not the papers' results.{why}",
     )
 
 
@@ -876,6 +898,11 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
 
 
 FETCHED_WORDS = "the published 32-bit weights (fetched): the recorded cosines to 1e-6 (tested)"  # FETCHED_NOTE
+
+
+def _two_digits(value: float) -> float:
+    """`value` to two significant digits: a third headline column holds "2.5e-5", not "2.4549e-5" (it wrapped)."""
+    return float(f"{value:.2g}")
 
 
 def real_sentences(scale: float = 1.0) -> Slide:
@@ -908,7 +935,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
         "paraphrase does.",
-        f"sentence cosine, {said}",
+        f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         "below 1: word order matters",
@@ -938,10 +965,12 @@ def real_sentences(scale: float = 1.0) -> Slide:
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
-        caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
-        f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "
-        f"{_gap(pair.layer_distance[0])}); the attention layers grow that.",
-        also=(("cosine without position rows", pair.cosine_plain),),
+        caption="Layer 0, the embedding layer, mixes no tokens (each is its word row plus its position row, "
+        "normalised), yet the two orders already differ there.",
+        also=(
+            ("no position rows", pair.cosine_plain),
+            ("layer 0: 1 − cosine", _two_digits(pair.layer_distance[0])),
+        ),
     )
 
 
@@ -1017,10 +1046,9 @@ def decoder() -> Slide:
         after = f"all {of} layers, fetched (not the {layers} shipped layers: posviz ships the first {layers}, small "
         after += "enough to come with it)"
         used = f"all {of} layers"
-    scale = (1 - mini.cosine) / (1 - model)
     return Slide(
         f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
-        f"SmolLM2 ({used}): cosine",
+        f"SmolLM2, {used}: cosine",  # no parenthesis: glued whole, it ran into the next column on a phone
         model,
         not verdicts.same_direction(model),
         "below 1: the orders differ",
@@ -1028,11 +1056,10 @@ def decoder() -> Slide:
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}",
-        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
-        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
-        f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
-        f"{number(1 - mini.cosine, 3)}, {number(scale, digits=2)}× the model's.",
-        also=(("RoPE off, mask only: cosine", mask_only),),
+        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
+        f"after {after}, without <|im_start|>, a marker token the chat template starts each message with "
+        f"({number(sink, digits=2)}× longer: step 21 says why); both orders feed the same three tokens.",
+        also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: 1 − cosine", round(1 - mini.cosine, 4))),
     )
 
 
@@ -1133,9 +1160,9 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
         caption = (
-            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less "
-            f"each (layer {decoder.SINK_LAYER}: {number(there, 2)} there, {number(reading.sink_mean, 2)} here)."
+            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less each."
         )
+        there_also = ((f"layer {decoder.SINK_LAYER}, right map: {whole.text_count} texts", there),)
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
@@ -1143,6 +1170,7 @@ def llm_sink() -> Slide:
         source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
         hall = f"both run now on this server; right: all {of} layers"
         caption = "Both maps run now on the lecture sentence; the left is the shipped 5 layers, the right all 30."
+        there_also = ()
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
     right = Figure(
@@ -1156,8 +1184,8 @@ def llm_sink() -> Slide:
         f"{reading.trace.weights.shape[0]} shipped layers, run now, {reading.T} tokens",
     )
     return Slide(
-        "Heads put much of their weight on token 0, whatever it is: the attention sink. Position makes it: under the "
-        "causal mask token 0 is the one key every query sees.",
+        "Heads put much of their weight on token 0, whatever it is, because under the causal mask it is the one key "
+        "every query sees: position makes this attention sink.",
         f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
         reading.sink_mean,
         reading.has_sink,
@@ -1166,7 +1194,7 @@ def llm_sink() -> Slide:
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
         "token 0: at most 2× an even split",
         hall=hall,
-        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),),
+        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])), *there_also),
         caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
     )
 
