@@ -273,6 +273,15 @@ JUMP_SHOWN = """() => {
   return [shown.textContent, field.value, r.width > 0 && whole, parseFloat(getComputedStyle(shown).fontSize)];
 }"""
 COMPARED = sorted(i + 1 for i, s in enumerate(posviz.lecture.STEPS) if s.key in posviz.lecture.COMPARED)
+# Every shown chart text (SVG) with the size it is drawn at: its font size times its chart's scale (a chart wider
+# than a phone's column is scaled down to it, its text with it).
+CHART_TEXT_PX = f"""() => [...document.querySelectorAll("{CHART} svg text")]
+  .filter(t => t.getClientRects().length > 0 && t.textContent.trim() && getComputedStyle(t).opacity !== "0"
+    && t.getAttribute("opacity") !== "0" && t.parentElement.getAttribute("opacity") !== "0")
+  .map(t => {{
+    const svg = t.ownerSVGElement, w = svg.width.baseVal.value;
+    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * (w ? svg.getBoundingClientRect().width / w : 1)];
+  }})"""
 
 
 @pytest.fixture(scope="module")
@@ -301,6 +310,7 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
                 "shown panel": page.evaluate(SHOWN_PANEL),
                 "details": page.evaluate(DETAILS),
                 "split": page.evaluate(SPLIT_PARENTHESES),
+                "text px": page.evaluate(CHART_TEXT_PX),
             }
     finally:
         context.close()
@@ -495,3 +505,16 @@ def test_compared_steps_show_both_panels_side_by_side_on_a_wide_screen(app):
         assert found == {step: (0, True, True) for step in COMPARED}, found
     finally:
         context.close()
+
+
+@pytest.mark.browser
+def test_no_lecture_charts_text_is_drawn_under_12_px_on_a_phone(phone_lecture):
+    """At 390 px a square chart sized for a laptop was scaled down to the column, its 12 px ticks to 9 px (step 20's
+    map; steps 8 and 15 to 11 px): off the projector a square is at most ui.figures.DESK_SQUARE px, its legend under
+    it, and every chart text of every step is drawn at 12 px or more."""
+    small = {
+        step: sorted({(round(px, 1), text) for text, px in seen["text px"] if px < 11.95})[:5]
+        for step, seen in phone_lecture.items()
+    }
+    assert {step: texts for step, texts in small.items() if texts} == {}
+    assert all(seen["text px"] for step, seen in phone_lecture.items() if step != LECTURE_STEPS)  # the recap: a table

@@ -695,3 +695,40 @@ def test_more_than_three_bars_values_are_written_upright_on_a_phone_only(count):
 
     assert upright(390) == (sorted(frame["shown"]) if count > lines_bars.UPRIGHT_BARS else [])
     assert upright(1280) == upright(None) == []
+
+
+def _written_colour(spec, value, domain):
+    """The colour the spec's written cell values take at `value`: its condition's test evaluated in Python, the
+    live domain's ends (bound at draw time) put in."""
+    (text,) = [u for u, _ in units(spec) if "condition" in u.get("encoding", {}).get("color", {})]
+    colour = text["encoding"]["color"]
+    test = colour["condition"]["test"].replace("datum.value", repr(float(value))).replace("&&", " and ")
+    for end, bound_value in zip(("lo", "hi"), domain, strict=True):
+        test = test.replace(f"data('posviz_live')[0]['{end}']", repr(float(bound_value)))
+    return colour["condition"]["value"] if eval(test.replace("true", "True")) else colour["value"]  # noqa: S307
+
+
+@pytest.mark.parametrize("scheme, domain", [(images.WEIGHT_SCHEME, (0.0, 1.0)), (images.SIGNED_SCHEME, (-4.0, 4.0))])
+def test_written_cell_values_take_the_text_colour_with_more_contrast_on_their_cell(scheme, domain):
+    """Dark numbers on light cells, white on dark ones, by the cell colour's WCAG luminance (as plotting tools pick
+    a label's colour): step 2's "3.77" on light orange and "-3.61" on mid-blue were white."""
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", style=style(scheme=scheme, domain=domain))
+    lo, hi = domain
+    for value in np.linspace(lo, hi, 81):
+        cell = images.colorize(np.array([[value]]), images.stops(scheme), domain)[0, 0]
+        lum = float(images.luminance(cell))
+        on_black, on_white = (lum + 0.05) / 0.05, 1.05 / (lum + 0.05)
+        if abs(np.log(on_black / on_white)) < 0.15:
+            continue  # within a few percent of the even point: either colour reads alike
+        best = "black" if on_black > on_white else "white"
+        assert _written_colour(spec, value, domain) == best, (scheme, value, lum)
+
+
+def test_a_cell_too_narrow_for_its_written_value_leaves_it_to_the_tooltip():
+    """Step 2's values were packed edge to edge in a phone's 29 px cells: a value is drawn only where its cell is
+    at least VALUE_CELL_PX wide (the x scale's band, so a phone's column and a hall's wide chart each get theirs)."""
+    spec = bound(heatmaps.token_heatmap, eye_cells(), title="w", style=style())
+    (text,) = [u for u, _ in units(spec) if "condition" in u.get("encoding", {}).get("color", {})]
+    assert text["mark"]["opacity"] == {"expr": f"bandwidth('x') >= {heatmaps.VALUE_CELL_PX} ? 1 : 0"}
+    assert heatmaps.VALUE_CELL_PX >= 36  # "−3.52": five characters of 13 px type
+    assert "value" in {t["field"] for t in text["encoding"]["tooltip"]}

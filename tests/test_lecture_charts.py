@@ -80,6 +80,82 @@ def test_the_learned_tables_cosine_map_is_a_square_chart_with_axis_titles_and_ev
     cosine = at("real").figures[1]
     assert cosine.image is None and cosine.shape["square"]
     assert cosine.shape["height"] > lecture.steps.FIGURE_HEIGHT  # larger than the step's other pictures
-    assert cosine.shape["row_title"] == "position t" and cosine.shape["col_title"] == "position u"
+    assert cosine.shape["row_title"] == "position t" and cosine.shape["col_title"] == "position s"
     assert not cosine.cells.aggregated
     np.testing.assert_allclose(cosine.cells.values, minilm.position_table().cosine)
+
+
+def test_the_previous_token_heads_map_is_a_hall_size_square_chart_naming_each_rows_token():
+    """Step 20's map was a 200 px picture with no token labels (11 px a cell): now a square chart 15 px a cell, each
+    row labelled with its position and token, both axes titled in words, every weight in the frame."""
+    from posviz.drawing import engine, heatmaps
+    from posviz.experiments import decoder
+
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    weights = at("llm").figures[1]
+    assert weights.image is None and weights.builder is heatmaps.token_heatmap
+    assert weights.shape["square"] and weights.shape["height"] >= 14 * reading.T
+    cells = weights.frames[0]
+    rows = cells.drop_duplicates("row_index")["row"].tolist()
+    assert rows == [f"{t} {token.strip()}" for t, token in enumerate(reading.tokens.tokens)]
+    np.testing.assert_allclose(cells["value"].to_numpy().reshape(reading.T, reading.T), reading.trace.weights[1, 2])
+    style = weights.shape["style"]
+    assert "query" in style.row_title and "reading" in style.row_title and "key" in style.col_title
+    assert not style.angled and style.masked  # numbered keys read level; hidden keys grey
+    spec = engine.chart_spec(weights.builder, *weights.frames, presenter="hall", **weights.shape)
+    assert spec["width"] == spec["height"] == weights.shape["height"]
+
+
+def test_the_trained_models_loss_lines_have_room_and_weight_for_a_hall():
+    """Step 17's left chart was 128 px tall with Vega's 2 px lines and a tick every 1 nat: now taller, every loss line
+    at least 3 px wide (the window's rule and the names untouched), its y axis ticked a round step of 2 apart."""
+    from posviz.drawing import engine
+
+    curve = at("buys").figures[0]
+    assert curve.shape["height"] >= 140 and curve.shape["height"] == at("buys").figures[1].shape["height"]
+    spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
+    leaves, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        leaves += [] if "layer" in node else [node]
+    marks = [leaf["mark"] if isinstance(leaf["mark"], dict) else {"type": leaf["mark"]} for leaf in leaves]
+    lines = [m for m in marks if m["type"] == "line"]
+    assert lines and all(m.get("strokeWidth", 2) >= 3 for m in lines)
+    assert all(m.get("strokeWidth", 2) <= 2 for m in marks if m["type"] == "rule")  # the window stays a thin rule
+    y_ticks = {
+        tuple(y["axis"]["values"])
+        for leaf in leaves
+        if "values" in (y := leaf.get("encoding", {}).get("y", {})).get("axis", {})
+    }
+    assert y_ticks == {(0.0, 2.0, 4.0)}
+
+
+def test_one_name_for_one_thing_in_the_lectures_chart_labels():
+    """A key position is s wherever the offset t − s is meant (step 12's pe · peᵀ and step 15's cosines said u);
+    step 14's map numbers its positions as its neighbour does (it said t0…t5); step 4's bars say what its headlines
+    say ("positions only", as "tokens only")."""
+    assert at("shift").figures[1].shape["col_title"] == "position s"
+    assert at("real").figures[1].shape["col_title"] == "position s"
+    assert {f.shape["col_title"] for f in at("rotary").figures} == {"key position s"}
+    weights, difference = at("causal").figures
+    style = weights.shape["style"]
+    assert (style.row_title, style.col_title) == ("query position t", "key position s")
+    numbered = weights.frames[0].drop_duplicates("row_index")["row"].tolist()
+    assert [f"position {i}" for i in numbered] == difference.frames[0].drop_duplicates("row_index")["row"].tolist()
+    for position in ("ramp", "sinusoidal"):
+        shown = at("pairs", position=position)
+        bars = shown.figures[0].frames[0]["what moves"].tolist()
+        headlines = [shown.label] + [label for label, _ in shown.also]
+        assert [h.split(" (")[0] for h in headlines] == bars
+
+
+def test_the_decoder_steps_axis_is_ticked_apart_over_the_bars_only():
+    """Step 19's axis ran "0.000 0.001 … 0.006" past the bars, labels touching on a phone: at most 3 ticks, a round
+    step apart, none past the longest bar (the room past it holds the written values)."""
+    bars = at("decoder").figures[-1]
+    ticks, gaps = bars.shape["ticks"], bars.frames[0]["1 − cosine"]
+    assert 2 <= len(ticks) <= 3 and ticks[0] == 0.0 and max(ticks) <= gaps.max()
+    step = np.diff(ticks)
+    np.testing.assert_allclose(step, step[0])
+    assert f"{step[0]:.0e}"[0] in "125"

@@ -68,7 +68,9 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert "Layer 0, the embedding layer, mixes no tokens" in slide.caption
     layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
-    assert f"already differ there (1 − cosine {number(layers.distance.iloc[0])})" in slide.caption
+    assert "the two orders already differ there" in slide.caption  # by the third headline, not a caption's number
+    assert slide.numbers[2] == ("layer 0: 1 − cosine", number(layers.distance.iloc[0], 2))
+    assert not re.search(r"\d", slide.caption.replace("Layer 0", ""))
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
@@ -93,8 +95,9 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
-    assert "the start marker <|im_start|> before them left out" in slide.caption and "5 shipped layers" in slide.caption
-    assert f"Step 18's MiniLM: 1 − cosine {number(1 - at('sentences').value, 3)}," in slide.caption
+    assert "without <|im_start|>, a marker token the chat template starts each message with" in slide.caption
+    assert "5 shipped layers" in slide.caption and "states (a layer's output vectors)" in slide.caption
+    assert slide.numbers[2] == ("step 18's MiniLM: 1 − cosine", number(round(1 - at("sentences").value, 4)))
 
 
 def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_linear_axis(monkeypatch, tmp_path):
@@ -103,8 +106,8 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
-    expected = (("SmolLM2 (5 of 30 layers): cosine", number(model)), ("RoPE off, mask only: cosine", number(mask_only)))
-    assert slide.numbers == expected
+    expected = (("SmolLM2, 5 of 30 layers: cosine", number(model)), ("RoPE off, mask only: cosine", number(mask_only)))
+    assert slide.numbers[:2] == expected
     assert "5 of 30 layers" in slide.figures[0].shape["title"]
     bars = slide.figures[0].frames[0].set_index("run")
     assert list(bars.index) == list(steps.SMOLLM2_BARS.values())
@@ -310,7 +313,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
-    assert "rose least with {}, most with {};".format(*said) in rope.claim
+    assert "rose least with {} and most with {}, and".format(*said) in rope.claim
     lowest = min(early.values(), key=lambda r: r.mean)
     for k in least:  # a scheme named beside the lowest overlaps its seeds' range; one left out does not
         assert early[k].low <= lowest.high
@@ -380,9 +383,21 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
     assert [v for _, v in at("pairs", position="sinusoidal").also] == [s.tokens_only, s.positions_only]
     q, k = np.random.default_rng(0).standard_normal((2, 16))
     added = relative.shift_change(q, k, 24, 100, scheme="sinusoidal")
-    assert at("rotary", shift=100).numbers[1] == ("the same, added sinusoids", number(added))
-    assert at("rotary", shift=100).numbers[0] == ("largest score change, +100", at("rotary").shown)
-    assert at("rotary", shift=100).numbers[1][1] != at("rotary", shift=100).shown  # the two differ: 5.35 vs 0
+    moved = at("rotary", shift=100)
+    # the recap's score column, every cell in headline type on step 13 (the biases and the mask share one: both 0)
+    assert moved.numbers == (
+        ("RoPE, +100", at("rotary").shown),
+        (
+            "ALiBi, T5, mask",
+            number(max(families.bias_change("alibi"), families.bias_change("t5"), families.mask_change())),
+        ),
+        ("added sinusoids", number(added)),
+        ("MiniLM's table", number(families.learned_change(), grouped=True)),
+    )
+    assert moved.numbers[2][1] != moved.shown  # the two differ: 5.35 vs 0
+    assert not re.search(r"\d\.\d", moved.caption)  # no number left in caption type
+    assert len(at("rotary", shift=10_000).numbers) == 3  # MiniLM's table has no rows 10,000 on: no number
+    assert "MiniLM's table has no rows that far" in at("rotary", shift=10_000).caption
     assert at("table").also[0][1] == pytest.approx(2 * np.pi)
 
 
@@ -424,35 +439,41 @@ def screen_words(shown: lecture.Slide, presenter: bool = False) -> str:
 # A term a student may not know, the step that defines it (on its screen) and the words that define it there.
 TERMS = [
     (r"\btoken\b", "shuffle", "A token: a word or word piece, here a row of X"),
-    (r"attn\(X\)", "shuffle", "attn(X): each output row is a weighted mean of all rows' values"),
+    (r"attn\(X\)", "shuffle", "attn(X), a transformer's attention"),
     (r"\bdimensions?\b", "shuffle", "(its numbers: dimensions)"),
     (r"\bLLM\b", "llm", "LLM (large language model"),
-    (r"\bramp\b", "twins", "a ramp, E = 0.6(t + 1)"),
+    (r"\bramp\b", "twins", "the ramp E = 0.6(t + 1)"),
+    (r"\bposition rows?\b", "twins", "a position row (a row per position t"),
+    (r"\bseed\b", "shuffle", "A seed: a fixed start for the random numbers, so they repeat"),
+    (r"\btransformers?\b", "shuffle", "a transformer's attention (the model family of today's language models)"),
     (r"\bW₁", "plain", "W₁, W₂: attention matrices"),
-    (r"\bwavelength", "table", "one turn every"),
+    (r"\bwavelength", "table", "wavelength (positions before it repeats)"),
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
     (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
-    (r"\bquery\b", "plain", "a query, the token whose output is computed"),
-    (r"\bkey\b", "plain", "a key, a token it reads"),
-    (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key by its position"),
-    (r"\bALiBi\b", "rotary", "ALiBi's bias (a penalty growing with t − s)"),
-    (r"\bT5\b", "rotary", "T5's (learned per t − s)"),
+    (r"\bquery\b", "plain", "Each token has a query vector (what it looks for)"),
+    (r"\bkey\b", "plain", "a key vector (what it offers)"),
+    (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key vector by its position"),
+    (r"\bALiBi\b", "rotary", "ALiBi's a penalty growing with t − s"),
+    (r"\bT5\b", "rotary", "T5's learned per bucket, a range of t − s"),
+    (r"\bbucket\b", "rotary", "bucket, a range of t − s"),
+    (r"\bstand-in\b", "rotary", "a stand-in: random, not trained"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),
-    (r"\bdecoder\b", "causal", "a decoder, a model writing left to right"),
+    (r"\bdecoder\b", "causal", "A decoder, a model writing left to right"),
     (r"\bencoder\b", "real", "encoder (a model reading whole texts"),
     (r"\bcosine\b", "real", "cosine (1: same direction)"),
     (r"\bheld-out\b", "buys", "text never trained on"),
     (r"\bnats per byte\b", "buys", "Loss: how badly the next byte is guessed, in nats per byte"),
     (r"\bloss\b", "buys", "Loss: how badly the next byte is guessed"),
-    (r"\bT_train\b", "buys", "windows of T_train = 128 bytes"),
-    (r"<\|im_start\|>|\bstart marker\b", "decoder", "the start marker <|im_start|>"),
+    (r"\bT_train\b", "buys", "T_train = 128 bytes, the longest sequence trained on"),
+    (r"\b[Bb]yte-level\b", "buys", "byte-level (each token a byte)"),
+    (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
+    (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, a marker token the chat template starts each"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
-    (r"\bsink\b", "llmsink", "token 0 is the one key every query sees"),
-    (r"\bpair i\b", "table", "pair i of a row (its dimensions 2i and 2i + 1)"),
+    (r"\bsink\b", "llmsink", "it is the one key every query sees: position makes this attention sink"),
+    (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
-    (r"\bbucket\b", "recap", "one bucket (a shared bias)"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
     (r"\b\d+ shipped layers\b", "decoder", "posviz ships the first 5, small enough to come with it"),
@@ -571,7 +592,8 @@ def test_the_sink_steps_badge_says_what_it_compares_in_words():
     shown = at("llmsink")
     assert shown.ok and shown.verdict == "token 0: over 2× an even split" and len(shown.verdict) <= 30
     assert "even split: a query spreads its weight equally over the keys it sees" in shown.caption
-    assert "Position makes it: under the causal mask token 0 is the one key every query sees" in shown.claim
+    assert "because under the causal mask it is the one key every query sees" in shown.claim
+    assert shown.claim.count(". ") == 0 and shown.claim.endswith(".")  # one sentence
 
 
 def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched():
@@ -624,7 +646,44 @@ def test_the_sinusoid_tables_shuffle_number_is_step_1s_test_with_its_rows():
     for d in (8, 16):
         diff = lessons.order_experiment(position="sinusoidal", d=d).max_diff
         assert not verdicts.machine_zero(diff)
-        assert f"differ by {number(diff)}," in at("table", d=d).caption
+        assert ("shuffle test, rows added", number(diff)) in at("table", d=d).numbers  # a headline, not a caption
+        assert number(diff) not in at("table", d=d).caption
+
+
+def test_the_copies_gap_with_the_ramp_is_a_headline_not_a_chart_title():
+    from posviz.experiments import lessons
+
+    for second in (4, 1):
+        ramped = lessons.twin_experiment(second=second, position="ramp", scale=0.6).row_diff
+        shown = at("twins", second=second)
+        assert shown.numbers[1] == ("with the ramp added", number(ramped)) and not verdicts.machine_zero(ramped)
+        assert all(number(ramped) not in str(f.shape.get("title", "")) for f in shown.figures)
+
+
+def test_step_1s_shuffle_order_is_in_the_speaker_notes_not_on_screen():
+    from posviz.experiments import lessons
+
+    order = " ".join(str(int(i)) for i in lessons.order_experiment(seed=42).perm)
+    assert f"the order {order}." in notes.note("shuffle").say
+    assert order not in screen_words(at("shuffle")) and "P X: X's rows in a new order." in at("shuffle").caption
+
+
+EARLY = KEYS[:12] + ["recap"]  # steps 1-12 and the recap: each claim one sentence
+
+
+@pytest.mark.parametrize("key", EARLY)
+def test_each_early_claim_is_one_sentence(key):
+    claim = at(key).claim
+    assert claim[-1] in ".?" and not re.search(r"[.?!] [A-Z]", claim[:-1]), claim
+
+
+def test_every_recap_family_cell_names_the_step_where_its_scheme_is_met():
+    cell = at("recap").figures[0].frames[0].set_index(["row", "column"]).text
+    met = {"sinusoidal rows": "table", "learned table": "real", "rotary (RoPE)": "rotary"}
+    met |= {"bias on the scores": "rotary", "causal mask": "causal"}
+    for scheme, key in met.items():
+        first = cell[(scheme, "family: where it enters")].split("\n")[0]
+        assert first.endswith(f" (step {KEYS.index(key) + 1})"), (scheme, first)
 
 
 @pytest.mark.parametrize("reach", [2, 4, 8])
@@ -642,11 +701,11 @@ def test_the_trained_models_claim_says_how_no_position_did_from_the_measured_ris
         assert claim.count("no position signal") == 1
         assert claim.endswith(f"most with {' or '.join(map(names.get, most))}.")
     elif below:  # the schemes it beat, else the ones that beat it
-        assert claim.endswith(f"with no position signal, less than with {' or '.join(below)}.")
+        assert claim.endswith(f"with no position signal less than with {' or '.join(below)}.")
     elif above:
-        assert claim.endswith(f"with no position signal, more than with {' or '.join(above)}.")
+        assert claim.endswith(f"with no position signal more than with {' or '.join(above)}.")
     else:
-        assert claim.endswith("with no position signal, within the seeds' spread of every scheme.")
+        assert claim.endswith("with no position signal within the seeds' spread of every scheme.")
 
 
 def test_the_trained_models_lines_are_named_at_their_ends():
@@ -684,8 +743,12 @@ def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_so
         assert not re.search(r"\bexercise\b", titles[key] + " " + at(key).claim, re.I), key
         assert f"exercise {n} of the lesson 'Why attention needs position'" in at(key).source, key
     assert titles["forgot"].startswith("A buggy test") and at("forgot").tone == "problem"
-    question, answer = at("offset").claim.split("?")  # the claim asks; the number and its badge answer
-    assert "does attention now see order" in question and at("offset").verdict.startswith("0 up to rounding: no")
+    question, answer = at("offset").claim.split("?")  # the claim asks, in one sentence; the number and badge answer
+    assert (
+        "does attention now see order" in question
+        and not answer
+        and at("offset").verdict.startswith("0 up to rounding: no")
+    )
 
 
 def _minilm_neighbours() -> list[float]:
@@ -697,8 +760,12 @@ def _minilm_neighbours() -> list[float]:
 
 
 def _rotary_changes(shift: int) -> list[float]:
+    """RoPE's change, the biases' and the mask's (one number: the largest), added sinusoids', MiniLM's table's where
+    its 512 rows reach 24 positions past `shift`: the recap's score column."""
     q, k = np.random.default_rng(0).standard_normal((2, 16))
-    return [relative.shift_change(q, k, 24, shift, scheme=s) for s in ("rotary", "sinusoidal")]
+    rotary, added = (relative.shift_change(q, k, 24, shift, scheme=s) for s in ("rotary", "sinusoidal"))
+    zero = max(families.bias_change("alibi", shift), families.bias_change("t5", shift), families.mask_change(shift))
+    return [rotary, zero, added] + ([families.learned_change(shift)] if shift + 24 <= 512 else [])
 
 
 def _rises(scheme: str, reach: int) -> list[float]:
@@ -712,7 +779,7 @@ def _sentence_cosines(scale: float) -> list[float]:
     from posviz.models.minilm import encoder
 
     pair = encoder.compare_texts("dog bites man", "man bites dog", scale)
-    return [pair.cosine, pair.cosine_plain]
+    return [pair.cosine, pair.cosine_plain, float(f"{pair.layer_distance[0]:.2g}")]  # the third to two digits
 
 
 def _whole():
@@ -731,7 +798,8 @@ def _llm_head() -> list[float]:
 def _sink() -> list[float]:
     fetched = _whole()
     by_layer = (decoder.whole_model() if fetched is None else fetched).sink.mean(axis=1)
-    return [decoder.read(decoder.DEFAULT_TEXT).sink_mean, float(by_layer.max())]
+    there = [] if fetched is not None else [float(np.mean(decoder.whole_model().sink[3]))]  # layer 3 in the 8 texts
+    return [decoder.read(decoder.DEFAULT_TEXT).sink_mean, float(by_layer.max()), *there]
 
 
 def _recap() -> list[float]:
@@ -768,8 +836,13 @@ def _headline_sources():
     def shift(k):
         return [properties.offset_residual(sinusoidal(64, 8), k)]
 
-    def table(d):
-        return [2 * np.pi * 10_000 ** ((d - 2) / d), 2 * np.pi]  # the slowest pair's turn, pair 0's
+    def twins(second):  # the copies' gap alone, then with step 3's ramp added
+        ramped = lessons.twin_experiment(second=second, position="ramp", scale=0.6)
+        return [lessons.twin_experiment(second=second).row_diff, ramped.row_diff]
+
+    def table(d):  # the slowest pair's turn, pair 0's, then step 1's shuffle test with these rows added
+        shuffled = lessons.order_experiment(position="sinusoidal", d=d).max_diff
+        return [2 * np.pi * 10_000 ** ((d - 2) / d), 2 * np.pi, shuffled]
 
     def norms(d):
         pe = sinusoidal(64, d)
@@ -779,11 +852,14 @@ def _headline_sources():
         from posviz.experiments import whole
 
         cosine = decoder.sentence_cosine if whole.whole_path() is None else whole.sentence_cosine
-        return [cosine()[0], cosine("none")[0]]  # the model, and RoPE off (its causal mask alone)
+        from posviz.models.minilm import encoder
+
+        mini = encoder.compare_texts("dog bites man", "man bites dog").cosine  # step 18's, as 1 − cosine
+        return [cosine()[0], cosine("none")[0], round(1 - mini, 4)]  # the model, and RoPE off (its causal mask alone)
 
     return {
         "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
-        "twins": (lambda second: [lessons.twin_experiment(second=second).row_diff], lesson),
+        "twins": (twins, lesson),
         "ramp": (lambda scale: [lessons.order_experiment(position="ramp", scale=scale).max_diff], lesson),
         "pairs": (pairs, "the 'Why attention needs position' setup"),
         "forgot": (lambda: [lessons.order_experiment(forget_reorder=True).max_diff], f"exercise 1 of {lesson}"),
@@ -859,3 +935,29 @@ def test_the_trained_models_rise_axis_is_ticked_over_the_data_only(reach):
     (bars,), ticks = rise.frames, rise.shape["ticks"]
     assert 2 <= len(ticks) <= 4 and 0.0 in ticks  # the half steps to 5.5 crowded the labels
     assert min(ticks) >= min(bars.low.min(), 0.0) and max(ticks) <= bars.high.max()  # past it: room for the words
+
+
+LATE = ("rotary", "causal", "real", "lastrow", "buys", "sentences", "decoder", "llm", "llmsink")  # steps 13-21
+
+
+@pytest.mark.parametrize("key", LATE)
+def test_each_late_claim_is_one_sentence(key):
+    for values in _settings(key):
+        claim = at(key, **values).claim
+        assert claim.endswith(".") and not re.search(r"[.?!] [A-Z]", claim), (key, values, claim)
+
+
+def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_tokenizer():
+    import json
+
+    from posviz.models import minilm
+    from posviz.models.minilm import text
+
+    norms = minilm.position_table().norms
+    window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
+    assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
+    caption = at("lastrow").caption
+    assert caption.startswith("The spike is row 127: the last of the 128 tokens the model's own tokenizer cuts")
+    flat = norms.copy()
+    flat[127] = np.median(norms[1:256])  # no spike there: nothing said
+    assert lecture.steps._spike(flat) == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from posviz.drawing import lecture_charts
@@ -11,11 +12,25 @@ from posviz.maths import verdicts
 from ui.chart import show_chart
 from ui.heatmaps import reduced_heatmap
 from ui.pictures import show_image
-from ui.screen import fit
+from ui.screen import fit, presenter
 from ui.text import Badge, Reading, readings, text_grid
 
 if TYPE_CHECKING:
     from posviz.experiments.decoder import Ablation
+
+
+DESK_SQUARE = 240  # px: a square chart's most off the projector (a 390 px phone scaled a 280 px one's text to 9 px)
+
+
+def _off_projector(shape: dict) -> dict:
+    """A square chart's shape on a desk or a phone (not presenter mode): at most DESK_SQUARE px, its colour legend
+    under it rather than at its right, so that at 390 px it fits the column and its 12 px text is not scaled down."""
+    if presenter() or not shape.get("square"):
+        return shape
+    smaller = {**shape, "height": min(int(shape.get("height", DESK_SQUARE)), DESK_SQUARE)}
+    if "style" in shape:  # a labelled heatmap: the legend is part of its style
+        return {**smaller, "style": replace(shape["style"], legend="bottom")}
+    return {**smaller, "legend": "bottom"}
 
 
 def figure(
@@ -45,7 +60,7 @@ def figure(
             **shape,
         )
     elif fig.cells is not None:  # a heatmap: a mark a cell, or one picture past PICTURE_CELLS
-        merged = {k: v for k, v in {**fig.shape, **shape}.items() if k != "subtitle"}
+        merged = {k: v for k, v in _off_projector({**fig.shape, **shape}).items() if k != "subtitle"}
         legend = merged.pop("legend", None)
         reduced_heatmap(
             fig.cells, name=prefix + fig.name, legend=legend, in_columns=in_columns, details=details, **merged
@@ -59,7 +74,7 @@ def figure(
             name=prefix + fig.name,
             downloads=downloads and details,
             table=fig.table,
-            **{**fig.shape, **shape},
+            **_off_projector({**fig.shape, **shape}),
         )
 
 

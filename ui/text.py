@@ -58,14 +58,20 @@ def badge(ok: bool, yes: str, no: str, *, state: bool = False, problem: bool = F
         st.badge(yes if ok else no, color="green" if ok else "orange", icon=":material/check:" if ok else None)
 
 
-def headline(label: str, value: str, help_text: str | None = None) -> None:
-    """The page's key number, large enough for the back row."""
+COMPACT = 4  # headline numbers in a row from which each is drawn smaller: four 7-character numbers fit a 660 px row
+
+
+def headline(label: str, value: str, help_text: str | None = None, *, compact: bool = False) -> None:
+    """The page's key number, large enough for the back row; `compact`, one of COMPACT or more in a row: 2.6 rem
+    projected (42 px, over twice a caption's 20 px)."""
     size, label_size = ("3.4rem", "1.25rem") if presenter() else ("2.4rem", "0.95rem")
+    if compact:
+        size = "2.6rem" if presenter() else "2rem"
     st.markdown(
         f"<div class='posviz-label' style='font-size:{label_size};opacity:0.75' title='{html_text(help_text or '')}'>"
         f"{html_text(glued(label))}</div>"
-        f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;"
-        "font-variant-numeric:tabular-nums'>"
+        f"<div class='posviz-number' style='font-size:{size};font-weight:700;line-height:1.15;white-space:nowrap;"
+        "font-variant-numeric:tabular-nums'>"  # never "5.6e-" / "15" in a phone's quarter column
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )
@@ -97,7 +103,7 @@ def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
     columns = box.columns(len(numbers)) if len(numbers) > 1 else [box]
     for i, (column, (label, value)) in enumerate(zip(columns, numbers, strict=True)):
         with column:
-            headline(label, value)
+            headline(label, value, compact=len(numbers) >= COMPACT)
             if i == 0:
                 badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
 

@@ -106,7 +106,7 @@ def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, show
     return _lines("dimension-curves", frame, title=f"chosen dimensions over the first {shown} positions", **shape)
 
 
-PAIR_MOVES = ("token + position", "tokens only", "positions only")  # lesson 003's three moves, lecture and page
+PAIR_MOVES = ("token + position", "tokens only", "positions only")  # lesson 003's moves, lecture and page
 
 
 def pair_moves(together: float, tokens_only: float, positions_only: float, signal: str, *, height: int = 240) -> Figure:

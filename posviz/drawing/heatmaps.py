@@ -244,10 +244,13 @@ def token_heatmap(
     return alt.layer(*layers, *extra, title=title_params(title), height=height, **_square(square, height))
 
 
+VALUE_CELL_PX = 36  # px: the narrowest cell a written value ("−3.52", 13 px type) fits in with room either side
+
+
 def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> list[alt.Chart]:
     """A labelled heatmap's rects on `base` (rows and columns in the matrix's order) and, if `style.annotate`, its
-    values written in the cells, white on dark cells. `panels`: cells of `heatmap_panels` (the panel in the
-    tooltip, every column label drawn)."""
+    values written in the cells, dark on light cells and white on dark ones (`dark_text`). `panels`: cells of
+    `heatmap_panels` (the panel in the tooltip, every column label drawn)."""
     x_axis = alt.Axis(
         labelAngle=-40 if style.angled else 0, labelLimit=120, **({"labelOverlap": False} if panels else {})
     )
@@ -276,15 +279,29 @@ def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> lis
     if style.masked:
         base = base.transform_filter("!datum.masked")  # a hidden key prints no value
     if style.annotate:
-        lo, hi = (live_expr(b) for b in style.domain)
-        light = f"datum.value < ({lo} + {hi}) / 2" if style.scheme == WEIGHT_SCHEME else f"abs(datum.value) > {hi} / 2"
         layers.append(
-            base.mark_text().encode(  # size from engine.style: 13 px, 17 px in presenter mode
+            # size from engine.style (13 px, 21 px in a hall); a value narrower cells cannot hold (a phone's column)
+            # is left to the tooltip rather than packed edge to edge with its neighbours
+            base.mark_text(opacity=alt.ExprRef(f"bandwidth('x') >= {VALUE_CELL_PX} ? 1 : 0")).encode(
                 text=alt.Text("value:Q", format=".2f"),
-                color=alt.condition(light, alt.value("white"), alt.value("black")),
+                color=alt.condition(dark_text(style.scheme, style.domain), alt.value("black"), alt.value("white")),
             )
         )
     return layers
+
+
+def dark_text(scheme: str, domain: Bounds) -> str:
+    """A Vega expression, true where a cell's colour (`scheme` over `domain`) is light enough for dark text and false
+    where white text reads better (WCAG luminance, `images.light_span`), as plotting tools pick a label's colour.
+
+    >>> dark_text(WEIGHT_SCHEME, (0.0, 1.0))
+    '(datum.value - (0.0)) / ((1.0) - (0.0)) >= 0.435'
+    """
+    lo, hi = (live_expr(b) for b in domain)
+    start, end = images.light_span(scheme)
+    fraction = f"(datum.value - ({lo})) / (({hi}) - ({lo}))"
+    ends = [f"{fraction} >= {start:.3g}"] * (start > 0) + [f"{fraction} <= {end:.3g}"] * (end < 1)
+    return " && ".join(ends) or "true"
 
 
 def _panel_facet(title_width: int) -> alt.Facet:

@@ -65,6 +65,38 @@ def colorize(m: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float])
     return out
 
 
+# WCAG 2's relative luminance at which black and white text have the same contrast ratio: (L + 0.05) / 0.05 =
+# 1.05 / (L + 0.05) at L = sqrt(1.05 * 0.05) - 0.05. A cell lighter than this takes dark text, a darker one white.
+EVEN_CONTRAST = float(np.sqrt(1.05 * 0.05) - 0.05)
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG 2's relative luminance of sRGB colours (0 black, 1 white): the channels linearised, then weighted.
+
+    Returns: (...) for (..., 3) uint8 colours
+
+    >>> float(luminance(np.array([255, 255, 255]))), float(luminance(np.array([0, 0, 0])))
+    (1.0, 0.0)
+    """
+    c = np.asarray(rgb, dtype=np.float64) / 255.0
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return linear @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def light_span(scheme: str, samples: int = 1001) -> tuple[float, float]:
+    """The part of `scheme`'s domain, as fractions from its low end (0) to its high end (1), whose colours are
+    lighter than EVEN_CONTRAST: a value written there is drawn dark, elsewhere white. Both schemes have one light
+    stretch (viridis: its upper half; blueorange: all but its darkest blues and browns).
+
+    >>> light_span(WEIGHT_SCHEME)[1], round(light_span(WEIGHT_SCHEME)[0], 2)
+    (1.0, 0.43)
+    """
+    f = np.linspace(0.0, 1.0, samples)
+    light = luminance(colorize(f[None, :], stops(scheme), (0.0, 1.0))[0]) > EVEN_CONTRAST
+    where = f[light]
+    return float(where.min()), float(where.max())
+
+
 def indexed(
     m: np.ndarray, stops: tuple[str, ...], domain: tuple[float, float], levels: int = 255
 ) -> tuple[np.ndarray, np.ndarray]:

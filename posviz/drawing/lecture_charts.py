@@ -138,13 +138,22 @@ def lines_unlabelled(curve: Data, *more: Data, **shape: object) -> alt.LayerChar
 
 
 def lines_labelled(
-    curve: Data, window: Data, ends: Data, *, x_ticks: tuple[float, ...] | None = None, **shape: object
+    curve: Data,
+    window: Data,
+    ends: Data,
+    *,
+    x_ticks: tuple[float, ...] | None = None,
+    stroke: float | None = None,
+    **shape: object,
 ) -> alt.LayerChart:
     """`lines_unlabelled` with a direct legend: each series' name written in its colour in a column past the lines'
     end (`ends`: `frames.line_ends`, the name at (x, label_y)), so the chart reads on its own. The x axis runs on to
     `ends`' `room` (an unseen point), so that the names sit inside the plot, not past its edge; `x_ticks` (the axis's
-    ticks, `round_ticks` to the lines' end) keep the room beyond free of ticks: it holds names, not data."""
+    ticks, `round_ticks` to the lines' end) keep the room beyond free of ticks: it holds names, not data. `stroke`:
+    the lines' width in px (a hall's back row; the thick front lines stay at least as thick)."""
     chart = lines_unlabelled(curve, window, **shape)
+    if stroke is not None:
+        _thicken(chart, stroke)
     key, x = str(shape["color"]), str(shape["x"])
     colours = shape["colours"]
     scale = alt.Scale(domain=[k for k, _ in colours], range=[c for _, c in colours])
@@ -163,6 +172,22 @@ def lines_labelled(
     if x_ticks is not None:
         _tick_x(layered, list(x_ticks))
     return layered
+
+
+def _thicken(chart: alt.TopLevelMixin, stroke: float) -> None:
+    """Every line mark in `chart` (not its rules or words) at least `stroke` px wide."""
+    for layer in getattr(chart, "layer", [chart]):
+        if isinstance(layer, alt.LayerChart):
+            _thicken(layer, stroke)
+            continue
+        mark = layer.mark
+        kind = mark if isinstance(mark, str) else getattr(mark, "type", None)
+        if kind == "line":
+            if isinstance(mark, str):
+                layer.mark = alt.MarkDef(type="line", strokeWidth=stroke)
+            else:
+                width = mark.strokeWidth
+                mark.strokeWidth = stroke if width is alt.Undefined else max(float(width), stroke)
 
 
 def round_ticks(end: float, most: int = 6) -> list[float]:

@@ -66,6 +66,7 @@ class Row:
     change: float  # max |scores with every position + SHIFT - scores from 0|
     computed: str  # what `change` was computed from, in a few words
     shown_at: str  # the key of the lecture step that shows `change` before the recap
+    met_at: str  # the key of the lecture step where the scheme is first met (its family cell names it)
 
 
 def _content(d: int = D) -> tuple[np.ndarray, np.ndarray]:
@@ -158,6 +159,7 @@ def rows() -> tuple[Row, ...]:
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
             f"sin/cos formula, d = {D}",
             "rotary",
+            "table",
         ),
         Row(
             "learned table",
@@ -167,6 +169,7 @@ def rows() -> tuple[Row, ...]:
             learned_change(),
             f"shipped MiniLM rows, d = {width}",
             "rotary",
+            "real",
         ),
         Row(
             "rotary (RoPE)",
@@ -175,6 +178,7 @@ def rows() -> tuple[Row, ...]:
             f"loss {rise['rope'].signed}\nfar offsets: angles never trained",
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
             f"rotation formula, d = {D}",
+            "rotary",
             "rotary",
         ),
         Row(
@@ -185,25 +189,29 @@ def rows() -> tuple[Row, ...]:
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
             "rotary",
+            "rotary",
         ),
         Row(
             "causal mask",
-            "3: implicit (order, not distance)",
-            "masks keys after the query",
+            "3: implicit",
+            "masks later keys: order only",
             f"loss {rise['none'].signed}\nno table, no angle to run out of",
             mask_change(),
             f"mask s ≤ t, d = {D}",
             "rotary",
+            "causal",
         ),
     )
 
 
 def table_columns(every: tuple[Row, ...], steps: dict[str, int] | None = None) -> dict[str, list[str]]:
     """The recap table's cells by column heading (COLUMNS), one per row of `every`; with `steps` (step key -> its
-    number in the lecture), each number says where it was shown first: the past column's heading, each score cell."""
+    number in the lecture), each cell says where it was shown first: the family cell (where the scheme is first met),
+    the past column's heading, each score cell."""
     where = {key: f" (step {n})" for key, n in (steps or {}).items()}
     return {
-        COLUMNS[0]: [f"{r.family}\n{r.enters}" for r in every],  # one column: the table fits a 720 px screen in 20 px
+        # one column for family and entry: the table fits a 720 px screen in 20 px
+        COLUMNS[0]: [f"{r.family}{where.get(r.met_at, '')}\n{r.enters}" for r in every],
         COLUMNS[1] + where.get(SHOWN_AT, ""): [r.past for r in every],
         COLUMNS[2]: [f"max change {number(r.change)}{where.get(r.shown_at, '')}\n{r.computed}" for r in every],
     }

@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import figures, frames, heatmaps, images
+from posviz.drawing import figures, frames, heatmaps
 from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -123,10 +123,11 @@ def _heat(
     causal: bool = False,
     label_limit: int | None = None,
     height: int = FIGURE_HEIGHT,
+    angled: bool | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
-    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120). A square matrix
-    (queries by keys, a shift matrix) is drawn square."""
+    scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120); `angled`: column
+    labels tilted (default: past 8 columns). A square matrix (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -137,7 +138,14 @@ def _heat(
         frame = frames.masked_frame(frame)
     square = r == k  # drawn FIGURE_HEIGHT wide: 20 px values fit 4 columns of it, a wide figure VALUE_COLUMNS
     annotate = annotate and heatmaps.prints_values(m.shape, 4 if square else VALUE_COLUMNS)
-    choices = dict(row_title=rows, col_title=cols, annotate=annotate, angled=k > 8, legend="right", masked=causal)
+    choices = dict(
+        row_title=rows,
+        col_title=cols,
+        annotate=annotate,
+        angled=k > 8 if angled is None else angled,
+        legend="right",
+        masked=causal,
+    )
     if label_limit is not None:
         choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
@@ -189,15 +197,24 @@ def _grid(
 
 
 def _weights(
-    name: str, w: np.ndarray, labels: list[str], title: str, *, causal: bool = False, height: int = FIGURE_HEIGHT
+    name: str,
+    w: np.ndarray,
+    labels: list[str],
+    title: str,
+    *,
+    causal: bool = False,
+    height: int = FIGURE_HEIGHT,
+    rows: str = "query",
+    cols: str = "key",
 ) -> Figure:
-    """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled."""
+    """Attention weights on the [0, 1] scale, a query a row and a key a column, both labelled (axes titled `rows`,
+    `cols`)."""
     return _heat(
         name,
         w,
         title,
-        rows="query",
-        cols="key",
+        rows=rows,
+        cols=cols,
         signed=False,
         row_labels=labels,
         col_labels=labels,
@@ -263,15 +280,16 @@ def shuffle(seed: int = 42) -> Slide:
         "shuffle",
         "attend, then shuffle",
         blind=True,
-        claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",
+        claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
-        caption="A token: a word or word piece, here a row of X (its numbers: dimensions). attn(X): each output "
-        "row is a weighted mean of all rows' values, weighted by how well the rows match. "
-        f"P X takes X's rows in the order {' '.join(str(int(i)) for i in r.perm)}; the panels match."
-        f"{_powers(r.max_diff)}",
+        caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
+        "dimensions). attn(X), a transformer's "
+        "attention (the model family of today's language models): each output row is a mean of all rows' values, "
+        "weighted by how well they match. A seed: a fixed start for the random numbers, so they repeat."
+        f"{_powers(r.max_diff)}",  # the shuffle's order itself is in the speaker notes
     )
 
 
@@ -291,12 +309,12 @@ def twins(second: int = 4) -> Slide:
     rows, parted = (t.out[[t.first, t.second]] for t in (r, ramped))
     domain = heatmaps.signed_domain(rows, parted)  # one colour scale: the two panels compare cell by cell
     return Slide(
-        "Put one token at two positions: without a position signal both copies get exactly the same output; add a "
-        f"row per position (a ramp, E = {number(RAMP_SCALE)}(t + 1) at position t) and they part.",
+        "One token at two positions gets exactly the same output twice; add a position row (a row per position t, "
+        f"here the ramp E = {number(RAMP_SCALE)}(t + 1)) and the two copies part.",
         f"max |out[{r.first}] − out[{r.second}]|",
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
-        "exactly equal: the copies cannot be told apart",
+        "identical: cannot be told apart",  # one line in a column beside the ramp's headline
         (
             _heat(
                 "twins", rows, "the two copies' outputs", rows="", cols="dimension", row_labels=labels, domain=domain
@@ -304,7 +322,7 @@ def twins(second: int = 4) -> Slide:
             _heat(
                 "twins-ramp",
                 parted,
-                f"ramp added: apart by {number(ramped.row_diff)}",
+                "with the ramp added",  # the second headline's words; E is in the claim
                 rows="",
                 cols="dimension",
                 row_labels=labels,
@@ -313,6 +331,7 @@ def twins(second: int = 4) -> Slide:
         ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
         hall="exactly 0 in the course notes too (seed 42)",
+        also=(("with the ramp added", ramped.row_diff),),
     )
 
 
@@ -324,7 +343,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
         places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
-        claim="Add a ramp E (a row per position) and the shuffle test's two sides differ: family 1.",
+        claim="Add step 2's ramp E (its position rows) to X and the shuffle test's two sides differ: family 1.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
@@ -341,8 +360,8 @@ def pairs(position: str = "ramp") -> Slide:
         r.together, r.tokens_only, r.positions_only, f"{position} × {number(scale)}", height=FIGURE_HEIGHT
     )
     return Slide(
-        "Move each token together with its position vector and the outputs only follow the move; move either alone "
-        "and they change.",
+        "Move each token together with its position row and the outputs only follow the move; move tokens only or "
+        "positions only and they change.",
         "token + position",  # the bars' words
         r.together,
         verdicts.machine_zero(r.together),
@@ -352,7 +371,7 @@ def pairs(position: str = "ramp") -> Slide:
         hall="the course notes' setup (seed 42)",
         also=(
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
-            ("only positions moved", r.positions_only),
+            ("positions only", r.positions_only),  # the bars' words
         ),
     )
 
@@ -378,8 +397,7 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Add one and the same vector c at every position: does attention now see order? The shuffle test with X + c "
-        "answers.",
+        "Add one and the same vector c at every position: does attention now see order in the shuffle test with X + c?",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
@@ -409,16 +427,23 @@ def offset(scale: float = 0.6) -> Slide:
 
 def causal() -> Slide:
     r = lessons.order_experiment(causal=True)
-    tokens = [f"t{i}" for i in range(r.weights.shape[0])]  # anonymous tokens by position
+    places = [str(i) for i in range(r.weights.shape[0])]  # anonymous tokens by position, as the difference's rows
     return Slide(
-        "Family 3, implicit: a causal mask alone carries order: row t mixes only tokens 0..t (a decoder, a model "
-        "writing left to right, masks so).",
+        "Family 3, implicit: a causal mask, which lets row t mix only tokens 0 to t, carries order by itself.",
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
         "order-aware without any position vector",
         (
-            _weights("causal-weights", r.weights, tokens, "causal attention weights (grey: masked)", causal=True),
+            _weights(
+                "causal-weights",
+                r.weights,
+                places,
+                "causal attention weights (grey: masked)",
+                causal=True,
+                rows="query position t",  # step 13's names
+                cols="key position s",
+            ),
             _heat(  # the shuffle test's difference, where step 1's was 0 everywhere: its largest cell is the number
                 "causal-difference",
                 r.difference,
@@ -431,6 +456,7 @@ def causal() -> Slide:
         ),
         "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
         hall="not 0, as the course notes warn (seed 42)",
+        caption="A decoder, a model writing left to right, masks so: no token reads the tokens after it.",
     )
 
 
@@ -458,8 +484,8 @@ def sentences_plain() -> Slide:
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
-        caption="W₁, W₂: attention matrices. A row is a query, the token whose output is computed; a column a key, a "
-        "token it reads; a cell, its weight.",
+        caption="W₁, W₂: attention matrices. Each token has a query vector (what it looks for) and a key vector (what "
+        "it offers): a row is one token's query, a column a key it reads, a cell how well they match, as a weight.",
     )
 
 
@@ -467,8 +493,8 @@ def sentences_position(scale: float = 0.5) -> Slide:
     r = lessons.sentence_experiment(scale=scale)
     diff = r.word_diff("man", with_position=True)
     return Slide(
-        "Add a random row per position before attention and the matrices stop being reorderings: 'man' now means "
-        "two things.",
+        "Add a random position row to each token before attention and the matrices stop being reorderings: 'man' "
+        "now means two things.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
         not verdicts.machine_zero(diff),
@@ -540,9 +566,9 @@ def table(d: int = WIDTH) -> Slide:
     waves = properties.wavelengths(d)
     shuffled = lessons.order_experiment(position="sinusoidal", d=d).max_diff  # step 1's test with these rows added
     return Slide(
-        "Sinusoids are added absolute rows from a formula: pair i of a row (its dimensions 2i and 2i + 1) turns "
-        "around a circle at its own speed.",
-        f"wavelength, slowest pair ({d // 2 - 1})",
+        "Sinusoid position rows break the shuffle test too: pair i (dimensions 2i, 2i + 1) turns around a circle, its "
+        "wavelength (positions before it repeats) growing with i.",
+        f"wavelength, pair {d // 2 - 1}",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
         "each pair turns slower",
@@ -560,9 +586,9 @@ def table(d: int = WIDTH) -> Slide:
         ),
         "the sinusoid formula with base 10,000",
         hall="the sinusoid formula, base 10,000",
-        also=(("wavelength, pair 0 (2π)", float(waves[0])),),
-        caption=f"Step 1's shuffle test with these rows added to X: its two sides differ by {number(shuffled)}, as "
-        "with step 3's ramp, but no value leaves ±1 however long the input.",
+        also=(("wavelength, pair 0 (2π)", float(waves[0])), ("shuffle test, rows added", shuffled)),
+        caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
+        "however long the input.",
     )
 
 
@@ -613,7 +639,7 @@ def shift(k: int = 3) -> Slide:
                 properties.similarity(pe[:32]),
                 "pe · peᵀ: constant along diagonals",
                 rows="position t",
-                cols="position u",
+                cols="position s",  # step 13's key position s: one letter for the offset t − s
                 domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
                 square=True,
             ),
@@ -625,33 +651,31 @@ def shift(k: int = 3) -> Slide:
     )
 
 
-def _moved_too(shift: int) -> str:
-    """Step 13's caption: the largest score change at +`shift` of the other schemes the recap's column shows."""
-    bias = max(families.bias_change("alibi", shift), families.bias_change("t5", shift))
-    table = "a learned table (step 15's MiniLM)"
-    learned = (
-        f"{table} by {number(families.learned_change(shift))}"
-        if shift + families.T <= families.table_rows()
-        else f"{table} has no rows there"
-    )
-    return (
-        f"The same +{shift}: ALiBi's bias (a penalty growing with t − s) and T5's (learned per t − s) change the "
-        f"scores by {number(bias)}, the causal mask "
-        f"(step 14) by {number(families.mask_change(shift))}, {learned}."
-    )
+def _moved_too(shift: int) -> tuple[tuple[str, float], ...]:
+    """Step 13's second headlines: the largest score change at +`shift` of the other schemes the recap's column shows
+    (the biases and the mask together, then added sinusoids, then MiniLM's table where it has rows that far)."""
+    q, k = np.random.default_rng(0).standard_normal((2, families.D))
+    bias = max(families.bias_change("alibi", shift), families.bias_change("t5", shift), families.mask_change(shift))
+    numbers = [
+        ("ALiBi, T5, mask", bias),
+        ("added sinusoids", relative.shift_change(q, k, 24, shift, scheme="sinusoidal")),
+    ]
+    if shift + families.T <= families.table_rows():
+        numbers.append(("MiniLM's table", families.learned_change(shift)))
+    return tuple(numbers)
 
 
 def rotary(shift: int = 100) -> Slide:
-    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    q, k = np.random.default_rng(0).standard_normal((2, families.D))
     scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
     shifted = relative.fixed_content_scores(q, k, 24, scheme="rotary", start=shift)
     moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
-    added = relative.shift_change(q, k, 24, shift, scheme="sinusoidal")
     domain = heatmaps.signed_domain(scores, shifted)  # one colour scale: the two maps compare cell by cell
+    past = "" if shift + families.T <= families.table_rows() else " MiniLM's table has no rows that far."
     return Slide(
-        "Family 2, relative: rotary (RoPE) turns each query and key by its position (ALiBi and T5 add a bias to the "
-        "scores instead), so a score sees only the offset t − s.",
-        f"largest score change, +{shift}",  # of any score when every position moves by `shift`
+        "Family 2, relative: rotary (RoPE) turns each query and key vector by its position, so a score sees only "
+        "the offset t − s.",
+        f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
         "unchanged: offset only",
@@ -665,7 +689,7 @@ def rotary(shift: int = 100) -> Slide:
                 domain=domain,
                 square=True,
                 start=start,
-                height=FIGURE_HEIGHT - 34,  # the caption's line under them still fits 720 px
+                height=FIGURE_HEIGHT - 40,  # the caption's two lines and the headline row's wrapped badge fit 720 px
             )
             for name, m, title, start in (
                 ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
@@ -674,8 +698,10 @@ def rotary(shift: int = 100) -> Slide:
         ),
         "RoFormer (Su et al.), computed from the formula",
         hall="computed from RoPE's formula (Su et al.)",
-        also=(("the same, added sinusoids", added),),
-        caption=_moved_too(shift),
+        also=_moved_too(shift),
+        caption=f"Each: the largest change of any score at +{shift}. ALiBi and T5 add a bias to the scores instead "
+        "(ALiBi's a penalty growing with t − s; T5's learned per bucket, a range of t − s, here a stand-in: random, "
+        f"not trained); MiniLM's is a learned table (step 15).{past}",
     )
 
 
@@ -689,7 +715,7 @@ def real_model() -> Slide:
         pos.cosine,
         "cosine between positions: MiniLM",
         rows="position t",
-        cols="position u",
+        cols="position s",  # step 13's key position s: one letter for the offset t − s
         domain=(-1.0, 1.0),
         square=True,
         height=FIGURE_HEIGHT + 20,  # 30 more pushed the step to 727 px (the fit test)
@@ -719,8 +745,11 @@ def last_row(T: int = 640) -> Slide:
     missing = max(0, T - rows)
     curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
     gap = frames.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
+    spike = _spike(pos.norms)  # a caption line: the chart is that much shorter
     shape = dict(
-        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens", y_title="‖row t‖", height=FIGURE_HEIGHT
+        title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens",
+        y_title="‖row t‖",
+        height=CAPTIONED if spike else FIGURE_HEIGHT,
     )
     return Slide(
         f"A learned table ends at its last row: MiniLM has no row for position {rows} or past it, so a longer input "
@@ -734,6 +763,24 @@ def last_row(T: int = 640) -> Slide:
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
         hall=f"the model's own table: {rows} rows (0 to {rows - 1})",
+        caption=spike,
+    )
+
+
+def _spike(norms: np.ndarray) -> str:
+    """Step 16's caption: what the spike in the norms is, when the data shows it (row W - 1 the longest of rows 1 to
+    2W and over 1.3× their median, W the window the model's own tokenizer cuts and pads to), else nothing."""
+    import json
+
+    from posviz.models.minilm import text
+
+    window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
+    near = norms[1 : 2 * window]
+    if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
+        return ""
+    return (
+        f"The spike is row {window - 1}: the last of the {window} tokens the model's own tokenizer cuts and pads "
+        "every input to."
     )
 
 
@@ -764,8 +811,12 @@ def _against_none(rise: dict, extremes: tuple[list[str], list[str]]) -> str:
     less = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.low > none.high]
     more = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.high < none.low]
     if less or more:
-        return f"; with no position signal, {'less' if less else 'more'} than with {' or '.join(less or more)}"
-    return "; with no position signal, within the seeds' spread of every scheme"
+        return f", and with no position signal {'less' if less else 'more'} than with {' or '.join(less or more)}"
+    return ", and with no position signal within the seeds' spread of every scheme"
+
+
+MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 17's two plots (were 128), above its three-line caption (158: past 720)
+MATCHED_STROKE = 3.0  # px: step 17's loss lines, seen from a hall's back row (Vega draws 2)
 
 
 def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
@@ -786,13 +837,14 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in extremes)
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
     title = "held-out loss by position (a line per seed)"
-    shape = {**curve.shape, "title": title, "height": FIGURE_HEIGHT - 100}
+    shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
     lines, window = curve.frames
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
     shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
+    shape["y_ticks"] = tuple(lecture_charts.round_ticks(float(lines.loss.max()), most=4))  # 0, 2, 4: labels apart
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
@@ -812,17 +864,17 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         x_title="nats per byte",
         span=span,
         ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
-        height=FIGURE_HEIGHT - 100,
+        height=MATCHED_HEIGHT,
     )
-    windows = f"{ex.WINDOWS} held-out window{'s' if ex.WINDOWS > 1 else ''}"
+    windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
     why = " RoPE's usual explanation, not tested here: offsets past T_train turn by angles never trained." * (
         "rope" in extremes[1]
     )
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
-        f"Models alike but for position, read to {reach}× their {T}-byte window: loss rose least with {least}, "
-        f"most with {most}{_against_none(rise, extremes)}.",
+        f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}"
+        f"{_against_none(rise, extremes)}.",
         f"{scheme}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
@@ -833,9 +885,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         tone="state",
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
         also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
-        caption=f"Byte-level decoders trained here on windows of T_train = {T} bytes ({len(matched.seeds())} seeds a "
-        f"scheme; 'none': mask only), read on {windows} (text never trained on). Loss: how badly the next byte is "
-        f"guessed, in nats per byte; measured, not the papers' results.{why}",
+        caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
+        f"{len(matched.seeds())} seeds a scheme ('none': mask only), T_train = {T} bytes, the longest sequence trained "
+        f"on; held-out: text never trained on ({windows}). Loss: how badly the next byte is guessed, in nats per byte; "
+        f"not the papers' results.{why}",
     )
 
 
@@ -845,6 +898,11 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
 
 
 FETCHED_WORDS = "the published 32-bit weights (fetched): the recorded cosines to 1e-6 (tested)"  # FETCHED_NOTE
+
+
+def _two_digits(value: float) -> float:
+    """`value` to two significant digits: a third headline column holds "2.5e-5", not "2.4549e-5" (it wrapped)."""
+    return float(f"{value:.2g}")
 
 
 def real_sentences(scale: float = 1.0) -> Slide:
@@ -877,7 +935,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
         "paraphrase does.",
-        f"sentence cosine, {said}",
+        f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
         "below 1: word order matters",
@@ -907,10 +965,12 @@ def real_sentences(scale: float = 1.0) -> Slide:
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
-        caption="Layer 0, the embedding layer, mixes no tokens: each is its word row plus its position row, "
-        f"normalised. The two orders pair words with other positions, so they already differ there (1 − cosine "
-        f"{_gap(pair.layer_distance[0])}); the attention layers grow that.",
-        also=(("cosine without position rows", pair.cosine_plain),),
+        caption="Layer 0, the embedding layer, mixes no tokens (each is its word row plus its position row, "
+        "normalised), yet the two orders already differ there.",
+        also=(
+            ("no position rows", pair.cosine_plain),
+            ("layer 0: 1 − cosine", _two_digits(pair.layer_distance[0])),
+        ),
     )
 
 
@@ -959,7 +1019,8 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         x_title="1 − cosine (0: the same vector)",
         height=FIGURE_HEIGHT - 90,
         span=(0.0, end),
-        ticks=tuple(lecture_charts.round_ticks(end, most=8)),
+        # a round step over the bars only, at most 3 ticks: at 390 px "0.000 0.001 … 0.006" ran into each other
+        ticks=tuple(lecture_charts.round_ticks(max(gaps.values()), most=3)),
     )
     return Figure("decoder-cosines", lecture_charts.across_bars, (bars,), shape)
 
@@ -985,10 +1046,9 @@ def decoder() -> Slide:
         after = f"all {of} layers, fetched (not the {layers} shipped layers: posviz ships the first {layers}, small "
         after += "enough to come with it)"
         used = f"all {of} layers"
-    scale = (1 - mini.cosine) / (1 - model)
     return Slide(
         f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
-        f"SmolLM2 ({used}): cosine",
+        f"SmolLM2, {used}: cosine",  # no parenthesis: glued whole, it ran into the next column on a phone
         model,
         not verdicts.same_direction(model),
         "below 1: the orders differ",
@@ -996,11 +1056,10 @@ def decoder() -> Slide:
         f"{source}; the lesson's GPT-2 is not shipped",
         "1 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}",
-        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states after {after}, the start "
-        f"marker <|im_start|> before them left out ({number(sink, digits=2)}× longer: step 21 says why); both texts "
-        f"start with a space, so both orders feed the same three tokens. Step 18's MiniLM: 1 − cosine "
-        f"{number(1 - mini.cosine, 3)}, {number(scale, digits=2)}× the model's.",
-        also=(("RoPE off, mask only: cosine", mask_only),),
+        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
+        f"after {after}, without <|im_start|>, a marker token the chat template starts each message with "
+        f"({number(sink, digits=2)}× longer: step 21 says why); both orders feed the same three tokens.",
+        also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: 1 − cosine", round(1 - mini.cosine, 4))),
     )
 
 
@@ -1026,6 +1085,9 @@ def _retitled(fig: Figure, title: str) -> Figure:
     return replace(fig, shape={**fig.shape, "title": title})
 
 
+LLM_MAP = 280  # px: step 20's map of 19 tokens, square, ~15 px a cell (290 made the step 723 px of 720)
+
+
 def llm_head() -> Slide:
     from posviz.drawing import llm_figures
     from posviz.experiments import decoder
@@ -1035,17 +1097,19 @@ def llm_head() -> Slide:
     said = decoder.DEFAULT_TEXT.split()  # the sentence's first and last words: the hall's source line names it
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
-    picture = Figure(
+    said_tokens = [token.strip() for token in reading.tokens.tokens]
+    picture = _heat(  # a square chart, each row its token (every other label where a row is under 20 px)
         f"llm-weights-{layer}-{head}",
-        image=grids.reduced(weights, 1, 1),
-        shape=dict(
-            title=f"layer {layer}, head {head}: causal attention, {reading.T} tokens",
-            scheme=images.WEIGHT_SCHEME,
-            domain=(0.0, 1.0),
-            value_title="weight",
-            what="key s →, query t ↓",
-            square=True,
-        ),
+        weights,
+        f"layer {layer}, head {head}: causal attention, {reading.T} tokens",
+        rows="query t (the token reading)",
+        cols="key s (the token read)",
+        signed=False,
+        row_labels=frames.labelled(said_tokens),
+        col_labels=[str(s) for s in range(reading.T)],  # numbers: the rows name each number's token
+        causal=True,
+        height=LLM_MAP,
+        angled=False,
     )
     value = float(reading.previous[layer, head])
     fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
@@ -1096,9 +1160,9 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
         caption = (
-            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less "
-            f"each (layer {decoder.SINK_LAYER}: {number(there, 2)} there, {number(reading.sink_mean, 2)} here)."
+            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less each."
         )
+        there_also = ((f"layer {decoder.SINK_LAYER}, right map: {whole.text_count} texts", there),)
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
@@ -1106,6 +1170,7 @@ def llm_sink() -> Slide:
         source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
         hall = f"both run now on this server; right: all {of} layers"
         caption = "Both maps run now on the lecture sentence; the left is the shipped 5 layers, the right all 30."
+        there_also = ()
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
     right = Figure(
@@ -1119,8 +1184,8 @@ def llm_sink() -> Slide:
         f"{reading.trace.weights.shape[0]} shipped layers, run now, {reading.T} tokens",
     )
     return Slide(
-        "Heads put much of their weight on token 0, whatever it is: the attention sink. Position makes it: under the "
-        "causal mask token 0 is the one key every query sees.",
+        "Heads put much of their weight on token 0, whatever it is, because under the causal mask it is the one key "
+        "every query sees: position makes this attention sink.",
         f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
         reading.sink_mean,
         reading.has_sink,
@@ -1129,7 +1194,7 @@ def llm_sink() -> Slide:
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
         "token 0: at most 2× an even split",
         hall=hall,
-        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),),
+        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])), *there_also),
         caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
     )
 
@@ -1165,8 +1230,8 @@ def recap() -> Slide:
         for kw in ({}, dict(position="ramp", scale=RAMP_SCALE), dict(causal=True))
     )
     return Slide(
-        "Back to step 1: attention alone is order-blind. Each family breaks that: absolute rows added to the input, "
-        "relative (rotary, score biases), implicit (a causal mask).",
+        "Back to step 1: attention alone is order-blind, and three families break that: absolute rows added to the "
+        "input, relative (rotary, score biases), implicit (a causal mask).",
         "step 1: attention alone",
         blind,
         verdicts.machine_zero(blind)
