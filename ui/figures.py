@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from posviz.drawing import lecture_charts
+from posviz.drawing import heatmaps, lecture_charts
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.maths import verdicts
@@ -20,13 +20,19 @@ if TYPE_CHECKING:
 
 
 DESK_SQUARE = 240  # px: a square chart's most off the projector (a 390 px phone scaled a 280 px one's text to 9 px)
+DESK_ROW = 56  # px: a wide heatmap's row off the projector (2 rows in 228 px took a phone's first screen past 844 px)
 
 
-def _off_projector(shape: dict) -> dict:
-    """A square chart's shape on a desk or a phone (not presenter mode): at most DESK_SQUARE px, its colour legend
-    under it rather than at its right, so that at 390 px it fits the column and its 12 px text is not scaled down."""
-    if presenter() or not shape.get("square"):
+def _off_projector(shape: dict, rows: int | None = None) -> dict:
+    """A chart's shape on a desk or a phone (not presenter mode). A square chart: at most DESK_SQUARE px, its colour
+    legend under it rather than at its right, so that at 390 px it fits the column and its 12 px text is not scaled
+    down. A wide heatmap of `rows` rows: at most DESK_ROW px a row (a two-row map need not be as tall as a square)."""
+    if presenter():
         return shape
+    if not shape.get("square"):
+        if rows is None or "height" not in shape:
+            return shape
+        return {**shape, "height": min(int(shape["height"]), DESK_ROW * rows)}
     smaller = {**shape, "height": min(int(shape.get("height", DESK_SQUARE)), DESK_SQUARE)}
     if "style" in shape:  # a labelled heatmap: the legend is part of its style
         return {**smaller, "style": replace(shape["style"], legend="bottom")}
@@ -74,8 +80,15 @@ def figure(
             name=prefix + fig.name,
             downloads=downloads and details,
             table=fig.table,
-            **_off_projector({**fig.shape, **shape}),
+            **_off_projector({**fig.shape, **shape}, _heatmap_rows(fig)),
         )
+
+
+def _heatmap_rows(fig: Figure) -> int | None:
+    """How many rows a labelled heatmap figure draws (`heatmaps.token_heatmap`'s frame); None for any other chart."""
+    if fig.builder is not heatmaps.token_heatmap or not fig.frames:
+        return None
+    return int(fig.frames[0]["row_index"].nunique())
 
 
 def ablations(result: Ablation) -> None:
