@@ -31,6 +31,7 @@ CONTROLS = {
             label=c.label,
             widget="segmented",
             aliases=step.url_aliases(c),
+            names=dict(c.names) or None,
         )
         for c in step.controls
     ]

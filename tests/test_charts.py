@@ -677,23 +677,26 @@ def test_every_chart_title_is_wrapped_on_a_phone():
     assert spec["title"]["text"]["expr"].startswith(engine.on_phone())
 
 
-@pytest.mark.parametrize("count", [3, 5])
-def test_more_than_three_bars_values_are_written_upright_on_a_phone_only(count):
-    """On a phone the values of more than UPRIGHT_BARS log bars would run into each other: they are written upright
-    (inside a bar, or up from the axis floor); three bars, a wider window or no window keep them across."""
+@pytest.mark.parametrize(("count", "long"), [(3, True), (5, True), (4, False)])
+def test_crowded_bars_values_are_written_upright_on_a_phone_only(count, long):
+    """On a phone the values of log bars whose words together pass PHONE_CHARACTERS would run into each other: they
+    are written upright (inside a bar, or up from the axis floor); fewer words, a wider window or no window keep them
+    across (step 10's four wavelengths, "6,283.2" the longest, stay across at 390 px)."""
     import re
 
     gaps = [0.1, 0.0, 0.01, 0.02, 0.0][:count]
     frame = pd.DataFrame({"run": list("abcde")[:count], "gap": [frames.on_log_axis(g) for g in gaps]})
-    frame["shown"] = [f"cos {1 - g:.5f}" for g in gaps]
+    frame["shown"] = [f"cos {1 - g:.5f}" if long else f"{g:g}" for g in gaps]
     shape = dict(x="run", y="gap", x_title="", y_title="gap", log_y=True, text="shown", title="t")
     spec = engine.inline(engine.chart_spec(lines_bars.bars, frame, **shape))
 
     def upright(width: int | None) -> list[str]:
-        found = re.findall(r"<text[^>]*rotate\((?:-90|270)\)[^>]*>(cos [^<]*)</text>", _in_window(spec, width))
-        return sorted(found)
+        found = re.findall(r"<text[^>]*rotate\((?:-90|270)\)[^>]*>([^<]*)</text>", _in_window(spec, width))
+        return sorted(f for f in found if f in set(frame["shown"]))
 
-    assert upright(390) == (sorted(frame["shown"]) if count > lines_bars.UPRIGHT_BARS else [])
+    crowded = count * max(map(len, frame["shown"])) > lines_bars.PHONE_CHARACTERS
+    assert crowded == (count == 5)  # four short values (step 10's wavelengths) stay across
+    assert upright(390) == (sorted(frame["shown"]) if crowded else [])
     assert upright(1280) == upright(None) == []
 
 

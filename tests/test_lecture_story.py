@@ -65,12 +65,12 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert cos["reordered"] == pytest.approx(slide.value, abs=1e-12)
     assert cos["unrelated"] < cos["a paraphrase"] < cos["reordered"] < 1  # the claim: less than a paraphrase differs
     assert set(slide.figures[1].frames[0].run) == {"the model", "position rows removed"}  # app_pages/sentences.py's
-    assert "Layer 0, the embedding layer, mixes no tokens" in slide.caption
+    assert "At 0 layers run no token has mixed with another" in slide.caption
     layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
     assert "the two orders already differ there" in slide.caption  # by the third headline, not a caption's number
-    assert slide.numbers[2] == ("layer 0: 1 − cosine", number(layers.distance.iloc[0], 2))
-    assert not re.search(r"\d", slide.caption.replace("Layer 0", ""))
+    assert slide.numbers[2] == ("0 layers run: 1 − cosine", number(layers.distance.iloc[0], 2))
+    assert not re.search(r"\d", slide.caption.replace("At 0 layers run", ""))
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
@@ -96,7 +96,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "without <|im_start|>, a marker token the chat template starts each message with" in slide.caption
-    assert "5 shipped layers" in slide.caption and "states (a layer's output vectors)" in slide.caption
+    assert "first 5 layers" in slide.caption and "states (a layer's output vectors)" in slide.caption
     assert slide.numbers[2] == ("step 18's MiniLM: 1 − cosine", number(round(1 - at("sentences").value, 4)))
 
 
@@ -129,7 +129,8 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
-    assert slide.also == (("RoPE off, mask only: cosine", mask_only),)
+    assert slide.also[0] == ("RoPE off, mask only: cosine", mask_only)
+    assert slide.also[1][0] == "step 18's MiniLM: 1 − cosine"
     assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
@@ -142,9 +143,9 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
     assert slide.also == (("heads reading t−1, 5 of 30 layers", float(len(found))),)
-    assert found and f"{', '.join(found)} (layer.head) in the 5 shipped layers (of 30)" in slide.source
+    assert found and f"{', '.join(found)} (layer.head) in the first 5 layers (of 30)" in slide.source
     words = " ".join(token.strip() for token in reading.tokens.tokens)
-    assert f"tokens t = 0 to {reading.T - 1} (too many to name along its cells): {words};" in slide.source
+    assert f"tokens t = 0 to {reading.T - 1}: {words};" in slide.source
 
 
 def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():
@@ -294,22 +295,25 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     assert slide.value == round(rise["alibi"].mean, 2) and slide.shown == f"{rise['alibi'].mean:.2f}"
     assert slide.ok == (rise["alibi"].high < rise["rope"].low or rise["rope"].high < rise["alibi"].low)
     expected = (
-        ("alibi: loss rise at 512-1023", f"{rise['alibi'].mean:.2f}"),
-        ("rope: loss rise at 512-1023", f"{rise['rope'].mean:.2f}"),
+        ("ALiBi: loss rise at 512-1023", f"{rise['alibi'].mean:.2f}"),
+        ("RoPE: loss rise at 512-1023", f"{rise['rope'].mean:.2f}"),
     )
     assert slide.numbers == expected
     assert not re.search(r"\d", slide.verdict + slide.otherwise)  # the badge in words, the numbers in headlines
     assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
     curve, bars = slide.figures
-    assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(families.matched.SCHEMES)
+    labels = lecture.steps.SCHEME_LABELS  # as the claim writes them: "RoPE", never the identifier "rope"
+    assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(labels.values())
+    assert dict(curve.shape["colours"]) == dict(bars.shape["colours"])  # a scheme's colour is one colour on the step
     table = bars.frames[0].set_index("category")
-    assert list(table.index) == list(families.matched.SCHEMES)  # the bars name the curves' colours
+    assert list(table.index) == [labels[k] for k in families.matched.SCHEMES]  # the bars name the curves' colours
     assert table.loc["learned", "shown"] == "no row past 127" and "learned" not in rise
-    assert table.loc["alibi", "chosen"] and not table.loc["rope", "chosen"]
-    assert table.value.drop("learned").to_dict() == pytest.approx({k: r.mean for k, r in rise.items()})
+    assert table.loc["ALiBi", "chosen"] and not table.loc["RoPE", "chosen"]
+    expected = {labels[k]: r.mean for k, r in rise.items()}
+    assert table.value.drop("learned").to_dict() == pytest.approx(expected)
     rope = at("buys", scheme="rope", reach=2)
     early = matched.rises(matched.family_curves(), 128, 128, 256)
-    assert rope.value == round(early["rope"].mean, 2) and rope.label == "rope: loss rise at 128-255"
+    assert rope.value == round(early["rope"].mean, 2) and rope.label == "RoPE: loss rise at 128-255"
     least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
@@ -476,8 +480,8 @@ TERMS = [
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
-    (r"\b\d+ shipped layers\b", "decoder", "posviz ships the first 5, small enough to come with it"),
-    (r"\bprecomputed\b", "llmsink", "precomputed once when posviz's SmolLM2 file was made"),
+    (r"\bfirst \d+ layers\b", "decoder", "the part small enough to come with posviz"),
+    (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with posviz was made"),
     (r"\beven split\b", "llmsink", "An even split: a query spreads its weight equally over the keys it sees"),
 ]
 
@@ -542,7 +546,7 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     top = int(np.argmax(by_layer))
     assert shown.also[0] == (f"layer {top}, highest heads' mean: 8 texts", float(by_layer.max()))
     assert shown.figures[1].name == "llm-sink-model"
-    assert "5 shipped layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
+    assert "first 5 layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
 
 
 def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypatch, tmp_path):
@@ -878,8 +882,8 @@ def _headline_sources():
         "shift": (shift, "the offset property of the sinusoid formula"),
         "rotary": (_rotary_changes, "RoFormer"),
         "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
-        "real": (_minilm_neighbours, "the shipped model's weights"),
-        "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the shipped model's table"),
+        "real": (_minilm_neighbours, "the model's own weights"),
+        "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the model's own table"),
         "buys": (_rises, "posviz's matched family"),
         "sentences": (_sentence_cosines, "model"),
         "decoder": (smollm2, "SmolLM2"),

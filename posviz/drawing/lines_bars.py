@@ -172,7 +172,7 @@ def _front(line: alt.Chart, field: str, series: tuple[str, ...]) -> alt.Chart:
     return top.transform_filter(alt.FieldOneOfPredicate(field=field, oneOf=list(series)))
 
 
-UPRIGHT_BARS = 3  # a phone's column holds this many bars' values written across
+PHONE_CHARACTERS = 36  # a phone's column holds this many characters of bar values written across (bold 13 px)
 
 
 def bars(
@@ -216,12 +216,14 @@ def bars(
     values = words.mark_text(baseline="bottom", dy=-4, fontWeight="bold")
     if not shown:
         return alt.layer(bar, values, title=title_params(title), height=height)
-    # on a phone, more than UPRIGHT_BARS bars are narrower than their words: written upright, inside a bar or up from
-    # the floor
-    crowded = f"{on_phone()} && datum.bars > {UPRIGHT_BARS}"
+    # on a phone, bars narrower than their words (all the values together past PHONE_CHARACTERS): written upright,
+    # inside a bar or up from the floor
+    crowded = f"{on_phone()} && datum.bars * datum.longest > {PHONE_CHARACTERS}"
     above = f"datum['{y}'] > {LOG_FLOOR}"
     upright = dict(angle=270, baseline="middle", fontWeight="bold")
-    counted = words.transform_joinaggregate(bars="count()")
+    counted = words.transform_calculate(characters=f"length(datum['{text}'])").transform_joinaggregate(
+        bars="count()", longest="max(characters)"
+    )
     wide = counted.mark_text(baseline="bottom", dy=-4, fontWeight="bold").transform_filter(f"!({crowded})")
     inside = counted.mark_text(align="right", dx=-6, color="white", **upright).transform_filter(
         f"{crowded} && {above} && !datum.outside"

@@ -17,10 +17,12 @@ SERIES = ("#0072B2", "#E69F00")  # colour-blind safe: with position, without
 
 
 def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title: str, height: int = 260) -> alt.Chart:
-    """1 - cosine of the two sentences' mean-pooled states after each layer, one line per run."""
+    """1 - cosine of the two sentences' mean-pooled states after each count of attention layers, one line per run
+    (0: the embeddings, before any layer; so a layer's own number, counted from 0 as in steps 20-21, never labels the
+    axis)."""
     base = alt.Chart(frame, title=title_params(title), height=height)
     return base.mark_line(point=alt.OverlayMarkDef(size=70, filled=True), strokeWidth=3).encode(
-        x=alt.X("layer:O", title="after layer (0 = the embedding layer)", axis=alt.Axis(labelAngle=0)),
+        x=alt.X("layer:O", title="attention layers run (0: none, the embeddings alone)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("distance:Q", title=y_title),
         # sort=None: the frame's order, so the run with position keeps SERIES[0] whatever its label says
         color=alt.Color(

@@ -46,6 +46,7 @@ class Control:
     default: object
     options: tuple = ()
     aliases: tuple[str, ...] = ()  # the argument's older names, still read from a link (`width` before `d`)
+    names: tuple[tuple[object, str], ...] = ()  # (option, what its button says) where the value is an identifier
 
 
 HALL_SOURCE = 70  # characters: a projected expected-value line's words (Slide.hall), one line under the headline
@@ -124,10 +125,12 @@ def _heat(
     label_limit: int | None = None,
     height: int = FIGURE_HEIGHT,
     angled: bool | None = None,
+    note: str | None = None,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
     scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120); `angled`: column
-    labels tilted (default: past 8 columns). A square matrix (queries by keys, a shift matrix) is drawn square."""
+    labels tilted (default: past 8 columns); `note`: a line across the middle (a panel whose every cell is 0 reads as
+    a chart that failed to draw without one). A square matrix (queries by keys, a shift matrix) is drawn square."""
     r, k = m.shape
     frame = frames.matrix_frame(
         m,
@@ -150,6 +153,8 @@ def _heat(
         choices["row_label_limit"] = label_limit
     style = heatmaps.CellStyle.signed(m, domain=domain, **choices) if signed else heatmaps.CellStyle.weights(**choices)
     shape = dict(title=title, style=style, height=height, square=square)
+    if note is not None:
+        shape["note"] = note
     return Figure(name, heatmaps.token_heatmap, (frame,), shape)
 
 
@@ -224,13 +229,35 @@ def _weights(
 
 
 def _outputs(
-    name: str, m: np.ndarray, title: str, domain: tuple[float, float], places: list[str] | None = None
+    name: str,
+    m: np.ndarray,
+    title: str,
+    domain: tuple[float, float],
+    places: list[str] | None = None,
+    note: str | None = None,
 ) -> Figure:
     limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
     places = places or [f"position {i}" for i in range(m.shape[0])]
     return _heat(
-        name, m, title, rows="", cols="dimension", domain=domain, row_labels=places, annotate=False, label_limit=limit
+        name,
+        m,
+        title,
+        rows="",
+        cols="dimension",
+        domain=domain,
+        row_labels=places,
+        annotate=False,
+        label_limit=limit,
+        note=note,
     )
+
+
+def _flat(largest: float) -> str | None:
+    """The line across a difference map whose largest cell is `largest`: None unless every cell is 0 up to
+    rounding."""
+    if largest == 0:
+        return "every cell exactly 0"
+    return f"every cell within {number(largest)} of 0" if verdicts.machine_zero(largest) else None
 
 
 def _ramp_places(pos: np.ndarray) -> list[str]:
@@ -417,6 +444,8 @@ def offset(scale: float = 0.6) -> Slide:
                 r.difference,
                 "shuffled − reordered: all ≈ 0",
                 domain,
+                # the flat map is the result: said across it (a phone opens on this panel)
+                note=_flat(r.max_diff),
             ),
         ),
         "≈ 0: exercise 2 of the lesson 'Why attention needs position'",
@@ -433,7 +462,7 @@ def causal() -> Slide:
         "causal mask, no position: max |attn(P X) − P attn(X)|",
         r.max_diff,
         not verdicts.machine_zero(r.max_diff),
-        "order-aware without any position vector",
+        "order-aware without any position rows",
         (
             _weights(
                 "causal-weights",
@@ -692,7 +721,7 @@ def rotary(shift: int = 100) -> Slide:
                 height=FIGURE_HEIGHT - 40,  # the caption's two lines and the headline row's wrapped badge fit 720 px
             )
             for name, m, title, start in (
-                ("rotary-scores", scores, "score (query · key) at positions 0-23", 0),
+                ("rotary-scores", scores, f"score (query · key, d = {families.D}) at positions 0-23", 0),
                 ("rotary-moved", shifted, f"the same query and key at {shift}-{shift + 23}", shift),
             )
         ),
@@ -730,7 +759,7 @@ def real_model() -> Slide:
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
         (table_image, cosine),
-        "the shipped model's weights (not a lesson number)",
+        "the model's own weights, read on this server",
         hall="computed from the model's own weights",
     )
 
@@ -757,9 +786,9 @@ def last_row(T: int = 640) -> Slide:
         f"positions of a {T}-token input with no row in MiniLM's table",
         float(missing),
         refusal is not None,
-        f"MiniLM refuses a {T}-token input: its table has {rows} rows (its embedding layer raises, live)",
+        f"MiniLM refuses a {T}-token input: its table has {rows} rows (asked on this server, it stops with an error)",
         (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
-        f"the shipped model's table: {rows} rows, positions 0 to {rows - 1}",
+        f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
         hall=f"the model's own table: {rows} rows (0 to {rows - 1})",
@@ -791,6 +820,10 @@ SCHEME_NAMES = {
     "rope": "RoPE",
     "alibi": "ALiBi",
 }
+# step 17's short names of the schemes: its buttons, bars, line ends and headlines (never an identifier like "rope")
+SCHEME_LABELS = {"none": "none", "learned": "learned", "sinusoid": "sinusoids", "rope": "RoPE", "alibi": "ALiBi"}
+BUYS_SCHEMES = ("alibi", "rope", "sinusoid", "none")  # step 17's choice of the headline's scheme
+BUYS_NAMES = tuple((k, SCHEME_LABELS[k]) for k in BUYS_SCHEMES)  # what its buttons say
 MATCHED_NOTE = "the matched models' held-out loss: computed once per server, from its start (1-3 minutes on two cores)"
 
 
@@ -838,7 +871,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
     title = "held-out loss by position (a line per seed)"
     shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
+    shape["colours"] = tuple((SCHEME_LABELS[k], c) for k, c in shape["colours"])  # "RoPE", as the claim writes it
+    shape["front"] = tuple(SCHEME_LABELS[k] for k in shape.get("front", ()))
     lines, window = curve.frames
+    lines = lines.assign(scheme=lines.scheme.map(SCHEME_LABELS))
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
@@ -849,7 +885,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
         {
-            "category": list(matched.SCHEMES),
+            "category": [SCHEME_LABELS[k] for k in matched.SCHEMES],
             "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
             "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
             "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
@@ -859,7 +895,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
     span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.75)  # room for the words
     shape = dict(
-        colours=tuple(SCHEME_COLOURS.items()),
+        colours=tuple((SCHEME_LABELS[k], c) for k, c in SCHEME_COLOURS.items()),
         title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
         x_title="nats per byte",
         span=span,
@@ -875,7 +911,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     return Slide(
         f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}"
         f"{_against_none(rise, extremes)}.",
-        f"{scheme}: loss rise at {a}-{b - 1}",
+        f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
         "no overlap of seeds' ranges",
@@ -884,7 +920,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         "the seeds' ranges overlap",
         tone="state",
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
-        also=((f"{other.scheme}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
+        also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme ('none': mask only), T_train = {T} bytes, the longest sequence trained "
         f"on; held-out: text never trained on ({windows}). Loss: how badly the next byte is guessed, in nats per byte; "
@@ -933,8 +969,8 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
     height = FIGURE_HEIGHT - 100
     return Slide(
-        "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, and by less than a "
-        "paraphrase does.",
+        "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, yet finds the two more "
+        "alike than a paraphrase.",
         f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
@@ -951,6 +987,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
                     title=f"cosine with '{SENTENCES[0]}'",
                     x_title=f"cosine, {said}",
                     height=height + 50,
+                    ticks=(0.0, 0.25, 0.5, 0.75, 1.0),  # a cosine ends at 1: the room past it holds the values
                 ),
             ),
             Figure(
@@ -965,11 +1002,11 @@ def real_sentences(scale: float = 1.0) -> Slide:
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
-        caption="Layer 0, the embedding layer, mixes no tokens (each is its word row plus its position row, "
+        caption="At 0 layers run no token has mixed with another (each is its word row plus its position row, "
         "normalised), yet the two orders already differ there.",
         also=(
             ("no position rows", pair.cosine_plain),
-            ("layer 0: 1 − cosine", _two_digits(pair.layer_distance[0])),
+            ("0 layers run: 1 − cosine", _two_digits(pair.layer_distance[0])),
         ),
     )
 
@@ -979,6 +1016,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
+FIRST_LAYERS = "the part small enough to come with posviz"  # step 19's words for the layers run without a download
 HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
@@ -1037,28 +1075,29 @@ def decoder() -> Slide:
     layers, of = shipped_layers()
     if fetched is None:
         source, after, used = (
-            f"SmolLM2's {layers} shipped layers, run now on this server ({HALL_PRECISION})",
-            f"its {layers} shipped layers (of {of}: posviz ships the first {layers}, small enough to come with it)",
+            f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
+            f"its first {layers} layers (of {of}: {FIRST_LAYERS})",
             f"{layers} of {of} layers",
         )
     else:
         source = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})"
-        after = f"all {of} layers, fetched (not the {layers} shipped layers: posviz ships the first {layers}, small "
-        after += "enough to come with it)"
+        after = f"all {of} layers, fetched (not only its first {layers} layers, {FIRST_LAYERS})"
         used = f"all {of} layers"
     return Slide(
-        f"SmolLM2, a real decoder, adds no position rows, yet {_carriers(model, mask_only)}",
+        f"SmolLM2, a real decoder (RoPE and a causal mask: families 2 and 3), adds no position rows, yet "
+        f"{_carriers(model, mask_only)}",
         f"SmolLM2, {used}: cosine",  # no parenthesis: glued whole, it ran into the next column on a phone
         model,
         not verdicts.same_direction(model),
         "below 1: the orders differ",
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
-        f"{source}; the lesson's GPT-2 is not shipped",
+        source,
         "1 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, a marker token the chat template starts each message with "
-        f"({number(sink, digits=2)}× longer: step 21 says why); both orders feed the same three tokens.",
+        f"(its state {number(sink, digits=2)}× longer than theirs: step 21 shows heads lean on it); both orders feed "
+        "the same three tokens.",
         also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: 1 − cosine", round(1 - mini.cosine, 4))),
     )
 
@@ -1094,7 +1133,6 @@ def llm_head() -> Slide:
     from posviz.models import smollm2
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
-    said = decoder.DEFAULT_TEXT.split()  # the sentence's first and last words: the hall's source line names it
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
     said_tokens = [token.strip() for token in reading.tokens.tokens]
@@ -1117,11 +1155,11 @@ def llm_head() -> Slide:
     found = decoder.positional_heads(counted, "previous-token")
     layers, heads = counted.roles.shape
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
-    where = f"the {layers} shipped layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
+    where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
-        f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, is family 2: no position vector; RoPE "
-        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read "
-        "the previous token.",
+        f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, adds no position rows: RoPE (family 2) "
+        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps, both "
+        "counted from 0) read the previous token.",
         f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
@@ -1133,11 +1171,11 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"run now on the lecture sentence, the map's tokens t = 0 to {reading.T - 1} (too many to name along its "
-        f"cells): {' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
+        f"run now on the lecture sentence, tokens t = 0 to {reading.T - 1}: "
+        f"{' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
-        hall=f"run now on '{' '.join(said[:4])} … {' '.join(said[-4:])}'",
+        hall=f"run now on the lecture sentence: {reading.T} tokens, one a map row",
         also=((f"heads reading t−1, {layers} of {of} layers", float(len(found))),),
     )
 
@@ -1157,7 +1195,8 @@ def llm_sink() -> Slide:
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
         where, title = f"{whole.text_count} texts", f"all {of} layers, computed in advance, {whole.text_count} texts"
-        source = f"the right map: all {of} layers, precomputed once when posviz's SmolLM2 file was made (64-bit floats)"
+        source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with posviz "
+        source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
         caption = (
             f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less each."
@@ -1169,7 +1208,7 @@ def llm_sink() -> Slide:
         where, title = "run now", f"all {of} layers, run now, {reading.T} tokens"
         source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
         hall = f"both run now on this server; right: all {of} layers"
-        caption = "Both maps run now on the lecture sentence; the left is the shipped 5 layers, the right all 30."
+        caption = "Both maps run now on the lecture sentence; the left is the first 5 layers, the right all 30."
         there_also = ()
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
@@ -1181,7 +1220,7 @@ def llm_sink() -> Slide:
     )
     left = _retitled(
         llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
-        f"{reading.trace.weights.shape[0]} shipped layers, run now, {reading.T} tokens",
+        f"first {reading.trace.weights.shape[0]} layers, run now, {reading.T} tokens",
     )
     return Slide(
         "Heads put much of their weight on token 0, whatever it is, because under the causal mask it is the one key "
@@ -1195,7 +1234,8 @@ def llm_sink() -> Slide:
         "token 0: at most 2× an even split",
         hall=hall,
         also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])), *there_also),
-        caption=f"An even split: a query spreads its weight equally over the keys it sees. {caption}",
+        caption=f"An even split: a query spreads its weight equally over the keys it sees. Token 0 here is "
+        f"{reading.tokens.tokens[0]}, the marker step 19 leaves out of its mean. {caption}",
     )
 
 
@@ -1276,7 +1316,7 @@ STEPS: tuple[Step, ...] = (
     Step("lastrow", "A learned table's last row", last_row,
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
     Step("buys", "What each scheme buys past its trained length", buys,
-         (Control("scheme", "the number for", "alibi", options=("alibi", "rope", "sinusoid", "none")),
+         (Control("scheme", "the number for", "alibi", options=BUYS_SCHEMES, names=BUYS_NAMES),
           Control("reach", "read up to × T_train", 8, options=(2, 4, 8))),
          slow=_matched_curves, slow_note=MATCHED_NOTE),
     Step("sentences", "A real model: order only through position", real_sentences,
