@@ -808,7 +808,7 @@ def _spike(norms: np.ndarray) -> str:
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
     return (
-        f"The spike is row {window - 1}: the last of the {window} tokens the model's own tokenizer cuts and pads "
+        f"The spike at t = {window - 1} is the last of the {window} positions the model's own tokenizer cuts and pads "
         "every input to."
     )
 
@@ -1028,11 +1028,11 @@ SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two shor
 def _carriers(model: float, mask_only: float) -> str:
     """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
     if verdicts.same_direction(mask_only):
-        return "RoPE and its causal mask put the two sentences' cosine below 1 together."
-    told = "its causal mask alone puts the two sentences' cosine below 1"
+        return "RoPE and its mask put the two sentences' cosine below 1 together."
+    told = "its mask alone puts the two sentences' cosine below 1"
     if model < mask_only:
         return f"{told}, RoPE a little further."
-    return f"{told}, lower than with RoPE on ({number(model)})."
+    return f"{told}, lower than with RoPE on."
 
 
 def _apart(cosines: dict[str, float], layers: str) -> Figure:
@@ -1084,8 +1084,7 @@ def decoder() -> Slide:
         after = f"all {of} layers, fetched (not only its first {layers} layers, {FIRST_LAYERS})"
         used = f"all {of} layers"
     return Slide(
-        f"SmolLM2, a real decoder (RoPE and a causal mask: families 2 and 3), adds no position rows, yet "
-        f"{_carriers(model, mask_only)}",
+        f"SmolLM2 (RoPE and a causal mask: families 2 and 3) adds no position rows, yet {_carriers(model, mask_only)}",
         f"SmolLM2, {used}: cosine",  # no parenthesis: glued whole, it ran into the next column on a phone
         model,
         not verdicts.same_direction(model),
@@ -1158,8 +1157,8 @@ def llm_head() -> Slide:
     where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
         f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, adds no position rows: RoPE (family 2) "
-        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps, both "
-        "counted from 0) read the previous token.",
+        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read "
+        "the previous token.",
         f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
@@ -1171,11 +1170,11 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"run now on the lecture sentence, tokens t = 0 to {reading.T - 1}: "
+        f"layers and heads counted from 0; run now on the lecture sentence, tokens t = 0 to {reading.T - 1}: "
         f"{' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
-        hall=f"run now on the lecture sentence: {reading.T} tokens, one a map row",
+        hall="layers and heads counted from 0; run now on the lecture sentence",
         also=((f"heads reading t−1, {layers} of {of} layers", float(len(found))),),
     )
 
