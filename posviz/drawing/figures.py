@@ -147,7 +147,7 @@ def log_bars(
 
 def pair_moves_title(signal: str) -> str:
     """The pair-move chart's title, naming its position signal: the lecture's step and the order page share it."""
-    return f"E = {signal}: outputs against the reordered reference (log axis)"
+    return f"E = {signal}: how far the outputs move from attn(X + E)'s, reordered the same way (log axis)"
 
 
 def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -> Figure:
@@ -321,12 +321,12 @@ def learned_table_picture(table: frames.PositionTable, *, value_title: str | Non
     values would leave the rest pale). `value_title` replaces the colour bar's title, which names the clip.
 
     >>> learned_table_picture(_table()).shape["title"]
-    'position rows (8 x 4)'
+    'position rows (8 positions × d = 4)'
     """
     clip = heatmaps.robust_domain(table.table)
     rows, cols = table.table.shape
     shape = dict(
-        title=f"position rows ({rows} x {cols})",
+        title=f"position rows ({rows} positions × d = {cols})",
         scheme=images.SIGNED_SCHEME,
         domain=clip,
         value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",

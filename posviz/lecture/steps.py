@@ -555,7 +555,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
-        "small, but over 10⁻⁵: not equal" if distance < 1 else "clearly different",
+        "small, but over the 10⁻⁵ tolerance: not equal" if distance < 1 else "clearly different",
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
         "equal within 10⁻⁵: at this scale position is invisible",
@@ -673,10 +673,10 @@ def shift(k: int = 3) -> Slide:
                 square=True,
             ),
         ),
-        "≈ 0: the offset property of the sinusoid formula",
+        "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the sinusoid formula's offset property",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
-        "distance, not only slots (step 13).",
+        "distance, not only where each row sits (step 13).",
     )
 
 
