@@ -95,7 +95,7 @@ ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 # a hall's words (they say where the number comes from: one line in the right column), the full source on a desk
 said = slide.projected_source if ui.presenter() else f"expected value: {slide.source}"
-expected = ui.text.glued(f"step {s.step} / {N} · {said}")  # "(seed 42)", "d = 8" never split
+expected = f"step {s.step} / {N} · {said}"
 with number:
     ui.slide_numbers(slide)
     if len(controls) > 1:  # two controls fill the right column: the line (20 px projected) goes under the headline

@@ -3,6 +3,8 @@ leaves out there."""
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 # Every page, both modes (tests/test_access.py checks them with axe-core and at 390 px):
@@ -74,9 +76,27 @@ def takeaway(text: str) -> None:
 
 def expected_line(text: str) -> None:
     """A step's grey expected-value line (where its number comes from): a caption's colour, and 20 px in presenter
-    mode (HALL_CSS), where it is read with the headline."""
+    mode (HALL_CSS), where it is read with the headline; "(seed 42)" and "d = 8" never split across lines (`glued`)."""
     with st.container(key="lecture-expected"):
-        st.caption(text)
+        st.caption(glued(text))
+
+
+# A short parenthesis, "(step 3)" or "(3)": wrapped with its words and the word before it, never "(step" / "3)".
+_PARENTHESIS = re.compile(r" ?\([^()]{1,16}\)")
+
+
+# A short equation, "d = 8" or "T = 6": one unit, never "d = / 8".
+_EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
+
+
+def glued(label: str) -> str:
+    """`label` with the spaces in and before each short parenthesis, and in each short equation, made non-breaking (a
+    narrow column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
+    return _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label))
+
+
+def _unbroken(match: re.Match) -> str:
+    return match.group().replace(" ", "\u00a0")
 
 
 def page_setup(doc: str | None = None, formula: str | None = None) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import html
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -13,7 +12,7 @@ import streamlit as st
 
 from posviz.drawing.display import number
 from ui.declarations import MAX_WORDS, Param
-from ui.screen import hall, presenter
+from ui.screen import glued, hall, presenter
 
 _MARKDOWN_SPECIALS = set("\\`*_{}[]()#+-.!|<>~$:&")
 
@@ -75,24 +74,6 @@ def headline(label: str, value: str, help_text: str | None = None, *, compact: b
         f"{html_text(value)}</div>",
         unsafe_allow_html=True,
     )
-
-
-# A short parenthesis, "(step 3)" or "(3)": wrapped with its words and the word before it, never "(step" / "3)".
-_PARENTHESIS = re.compile(r" ?\([^()]{1,16}\)")
-
-
-# A short equation, "d = 8" or "T = 6": one unit, never "d = / 8".
-_EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
-
-
-def glued(label: str) -> str:
-    """`label` with the spaces in and before each short parenthesis, and in each short equation, made non-breaking (a
-    narrow column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
-    return _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label))
-
-
-def _unbroken(match: re.Match) -> str:
-    return match.group().replace(" ", "\u00a0")
 
 
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
