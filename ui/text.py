@@ -201,6 +201,21 @@ def capped_sentences(state: Mapping[str, object], params: Mapping[str, Param]) -
     return first, second
 
 
+# Under 640 px a table of words is a card a row: its row's name, then each cell under its column's name (columns of
+# 60 px had cut the recap's words to a word a line); the column headings stay for a screen reader, off screen.
+PHONE_GRID_CSS = (
+    "<style>@media (max-width: 640px) {"
+    " .posviz-text-grid, .posviz-text-grid tbody, .posviz-text-grid tr, .posviz-text-grid th,"
+    " .posviz-text-grid td {display: block; width: 100%; box-sizing: border-box}"
+    " .posviz-text-grid thead {position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0)}"
+    " .posviz-text-grid {font-size: 1rem !important}"
+    " .posviz-text-grid tbody th {text-align: left !important; padding: 0.6rem 0 0.2rem !important}"
+    " .posviz-text-grid td {text-align: left !important; padding: 0.3rem 0.5rem !important; margin-bottom: 3px}"
+    " .posviz-text-grid td::before {content: attr(data-label); display: block; font-size: 0.8rem; font-weight: 600;"
+    " color: #31333f}}</style>"
+)
+
+
 def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_: object) -> None:
     """A table of words (`frames.cells_frame`: row, column, text) as an HTML table: a screen reader reads it
     cell by cell, and its cells wrap on a phone instead of overlapping as a chart's text marks do. A cell's line
@@ -214,14 +229,18 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
         ("0.1rem 0.4rem", "1.15", "0.15rem 0.5rem") if hall() else ("0.2rem 0.4rem", "1.2", "0.3rem 0.5rem")
     )
     cell = f"padding:{pad};background:#f0f2f6;text-align:center;vertical-align:middle;line-height:{line}"
-    head = f"<td>{html_text(row_title)}</td>" + "".join(
-        f"<th scope='col' style='padding:{head_pad};text-align:center'>{html_text(str(c))}</th>" for c in columns
+    # explicit roles: the phone's layout below makes the cells blocks, and a block drops a table's meaning in the
+    # accessibility tree unless its role says it
+    head = f"<td role='cell'>{html_text(row_title)}</td>" + "".join(
+        f"<th role='columnheader' scope='col' style='padding:{head_pad};text-align:center'>{html_text(str(c))}</th>"
+        for c in columns
     )
     body = "".join(
-        f"<tr><th scope='row' style='padding:{head_pad};text-align:right'>{html_text(str(r))}</th>"
+        f"<tr role='row'><th role='rowheader' scope='row' style='padding:{head_pad};text-align:right'>"
+        f"{html_text(str(r))}</th>"
         + "".join(
-            f"<td style='{cell}'>{'<br>'.join(html_text(line) for line in str(text.get((r, c), '')).split(chr(10)))}"
-            "</td>"
+            f"<td role='cell' data-label='{html_text(str(c))}' style='{cell}'>"
+            f"{'<br>'.join(html_text(line) for line in str(text.get((r, c), '')).split(chr(10)))}</td>"
             for c in columns
         )
         + "</tr>"
@@ -229,9 +248,8 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
     )
     caption = f"<caption style='caption-side:top;font-weight:600'>{html_text(title)}</caption>" if title else ""
     st.markdown(
-        f"<table class='posviz-text-grid' style='width:100%;border-collapse:separate;border-spacing:3px;"
-        f"font-size:{size};margin:0'>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        "<style>@media (max-width: 640px) {.posviz-text-grid {font-size: 0.875rem !important}"
-        " .posviz-text-grid td, .posviz-text-grid th {padding: 0.2rem !important}}</style>",
+        f"<table role='table' class='posviz-text-grid' style='width:100%;border-collapse:separate;"
+        f"border-spacing:3px;font-size:{size};margin:0'>{caption}<thead role='rowgroup'><tr role='row'>{head}</tr>"
+        f"</thead><tbody role='rowgroup'>{body}</tbody></table>{PHONE_GRID_CSS}",
         unsafe_allow_html=True,
     )
