@@ -70,7 +70,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
     assert "the two orders already differ there" in slide.caption  # by the third headline, not a caption's number
     assert slide.numbers[2] == ("0 layers run: 1 − cosine", number(layers.distance.iloc[0], 2))
-    assert not re.search(r"\d", slide.caption.replace("At 0 layers run", ""))
+    assert not re.search(r"\d", slide.caption.replace("At 0 layers run", "").replace("MiniLM has 6", ""))
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
@@ -97,7 +97,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "without <|im_start|>, a marker token the chat template starts each message with" in slide.caption
     assert "first 5 layers" in slide.caption and "states (a layer's output vectors)" in slide.caption
-    assert slide.numbers[2] == ("step 18's MiniLM: 1 − cosine", number(round(1 - at("sentences").value, 4)))
+    assert slide.numbers[2] == ("step 18's MiniLM: cosine", number(at("sentences").value))  # one unit: cosines
 
 
 def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_linear_axis(monkeypatch, tmp_path):
@@ -130,7 +130,7 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert slide.also[0] == ("RoPE off, mask only: cosine", mask_only)
-    assert slide.also[1][0] == "step 18's MiniLM: 1 − cosine"
+    assert slide.also[1][0] == "step 18's MiniLM: cosine"
     assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
@@ -142,7 +142,7 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
-    assert slide.also == (("heads reading t−1, 5 of 30 layers", float(len(found))),)
+    assert slide.also == (("how many heads read t−1 (5 of 30 layers)", float(len(found))),)
     assert found and f"{', '.join(found)} (layer.head) in the first 5 layers (of 30)" in slide.source
     words = " ".join(token.strip() for token in reading.tokens.tokens)
     assert f"tokens t = 0 to {reading.T - 1}: {words};" in slide.source
@@ -157,7 +157,7 @@ def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_w
     slide, fetched = at("llm"), steps.whole_reading()
     roles = decoder.head_roles(fetched.sink, fetched.previous)
     count = int((roles == "previous-token").sum())
-    assert slide.also == (("heads reading t−1, 30 of 30 layers", float(count)),)
+    assert slide.also == (("how many heads read t−1 (30 of 30 layers)", float(count)),)
     shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
     assert (roles[: shipped.shape[0]] == shipped).all()
     heads = ", ".join(f"{i}.{j}" for i, j in np.argwhere(roles == "previous-token"))
@@ -194,7 +194,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
     past = {r: cell[(r, "past the trained length (step 17)")] for r in dict.fromkeys(table.row)}
     assert (
-        "no row past 127 (trained here)" in past["learned table"]
+        "no row past 127 (model trained here)" in past["learned table"]
         and "MiniLM: 512 rows, row 512 refused" in past["learned table"]
     )
     rise = families.measured()
@@ -467,7 +467,7 @@ TERMS = [
     (r"\bencoder\b", "real", "encoder (a model reading whole texts"),
     (r"\bcosine\b", "real", "cosine (1: same direction)"),
     (r"\bheld-out\b", "buys", "text never trained on"),
-    (r"\bnats per byte\b", "buys", "Loss: how badly the next byte is guessed, in nats per byte"),
+    (r"\bnats per byte\b", "buys", "Loss: how badly the next byte is guessed, in nats (natural-log units) per byte"),
     (r"\bloss\b", "buys", "Loss: how badly the next byte is guessed"),
     (r"\bT_train\b", "buys", "T_train = 128 bytes, the longest sequence trained on"),
     (r"\b[Bb]yte-level\b", "buys", "byte-level (each token a byte)"),
@@ -480,9 +480,9 @@ TERMS = [
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
-    (r"\bfirst \d+ layers\b", "decoder", "the part small enough to come with posviz"),
+    (r"\bfirst \d+ layers\b", "decoder", "the part that comes with posviz; the rest is a download"),
     (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with posviz was made"),
-    (r"\beven split\b", "llmsink", "An even split: a query spreads its weight equally over the keys it sees"),
+    (r"\beven split\b", "llmsink", "An even split: a query's weight spread equally over the keys it sees"),
 ]
 
 REAL_STEPS = ("buys", "sentences", "decoder", "llm", "llmsink")
@@ -595,7 +595,7 @@ def test_no_step_calls_a_column_of_a_row_both_feature_and_dimension():
 def test_the_sink_steps_badge_says_what_it_compares_in_words():
     shown = at("llmsink")
     assert shown.ok and shown.verdict == "token 0: over 2× an even split" and len(shown.verdict) <= 30
-    assert "even split: a query spreads its weight equally over the keys it sees" in shown.caption
+    assert "even split: a query's weight spread equally over the keys it sees" in shown.caption
     assert "because under the causal mask it is the one key every query sees" in shown.claim
     assert shown.claim.count(". ") == 0 and shown.claim.endswith(".")  # one sentence
 
@@ -702,14 +702,14 @@ def test_the_trained_models_claim_says_how_no_position_did_from_the_measured_ris
     claim = at("buys", reach=reach).claim
     least, most = matched.extremes(rise)
     if "none" in least + most:  # named among the least or the most: the claim says it there, once
-        assert claim.count("no position signal") == 1
+        assert claim.count("the causal mask alone") == 1
         assert claim.endswith(f"most with {' or '.join(map(names.get, most))}.")
     elif below:  # the schemes it beat, else the ones that beat it
-        assert claim.endswith(f"with no position signal less than with {' or '.join(below)}.")
+        assert claim.endswith(f"with the causal mask alone less than with {' or '.join(below)}.")
     elif above:
-        assert claim.endswith(f"with no position signal more than with {' or '.join(above)}.")
+        assert claim.endswith(f"with the causal mask alone more than with {' or '.join(above)}.")
     else:
-        assert claim.endswith("with no position signal within the seeds' spread of every scheme.")
+        assert claim.endswith("with the causal mask alone within the seeds' spread of every scheme.")
 
 
 def test_the_trained_models_lines_are_named_at_their_ends():
@@ -858,8 +858,8 @@ def _headline_sources():
         cosine = decoder.sentence_cosine if whole.whole_path() is None else whole.sentence_cosine
         from posviz.models.minilm import encoder
 
-        mini = encoder.compare_texts("dog bites man", "man bites dog").cosine  # step 18's, as 1 − cosine
-        return [cosine()[0], cosine("none")[0], round(1 - mini, 4)]  # the model, and RoPE off (its causal mask alone)
+        mini = encoder.compare_texts("dog bites man", "man bites dog").cosine  # step 18's cosine
+        return [cosine()[0], cosine("none")[0], mini]  # the model, RoPE off (its causal mask alone), step 18's MiniLM
 
     return {
         "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
@@ -961,7 +961,8 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
     assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
     caption = at("lastrow").caption
-    assert caption.startswith("The spike at t = 127 is the last of the 128 positions the model's own tokenizer cuts")
+    assert caption.startswith("The spike at t = 127: the model's own tokenizer (its text-to-tokens splitter) cuts texts")
+    assert f"cuts texts to {window} tokens" in caption
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said
     assert lecture.steps._spike(flat) == ""

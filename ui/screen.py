@@ -85,6 +85,10 @@ def expected_line(text: str) -> None:
 _PARENTHESIS = re.compile(r" ?\([^()]{1,16}\)")
 
 
+# A thing and its short number, "pair 3", "token 0", "layer 3", "family 1": one unit, never "pair / 3".
+_NUMBERED = re.compile(r"\b(?:pair|token|layer|head|seed|family|position|row) \d{1,3}\b")
+
+
 # A short equation, "d = 8" or "T = 6": one unit, never "d = / 8".
 _EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
 
@@ -92,7 +96,7 @@ _EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
 def glued(label: str) -> str:
     """`label` with the spaces in and before each short parenthesis, and in each short equation, made non-breaking (a
     narrow column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
-    return _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label))
+    return _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label)))
 
 
 def _unbroken(match: re.Match) -> str:

@@ -40,7 +40,8 @@ def claim(text: str) -> None:
     size, gap = ("1.85rem", "0.25rem") if presenter() else ("1.5rem", "0.5rem")
     with st.container(key="claim"):
         st.markdown(
-            f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 {gap}'>{html_text(text)}</div>",
+            f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 {gap}'>"
+            f"{html_text(glued(text))}</div>",  # "family 1" never split
             unsafe_allow_html=True,
         )
 

@@ -786,7 +786,7 @@ def last_row(T: int = 640) -> Slide:
         f"positions of a {T}-token input with no row in MiniLM's table",
         float(missing),
         refusal is not None,
-        f"MiniLM refuses a {T}-token input: its table has {rows} rows (asked on this server, it stops with an error)",
+        f"MiniLM refuses a {T}-token input: its table has {rows} rows (asked, the model stops with an error)",
         (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
         f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
@@ -808,20 +808,21 @@ def _spike(norms: np.ndarray) -> str:
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
     return (
-        f"The spike at t = {window - 1} is the last of the {window} positions the model's own tokenizer cuts and pads "
-        "every input to."
+        f"The spike at t = {window - 1}: the model's own tokenizer (its text-to-tokens splitter) cuts texts to "
+        f"{window} tokens, so no text it prepares reaches past position {window - 1}; the table has rows to "
+        f"{len(norms) - 1}."
     )
 
 
 SCHEME_NAMES = {
-    "none": "no position signal",
+    "none": "the causal mask alone",
     "learned": "a learned table",
     "sinusoid": "added sinusoids",
     "rope": "RoPE",
     "alibi": "ALiBi",
 }
 # step 17's short names of the schemes: its buttons, bars, line ends and headlines (never an identifier like "rope")
-SCHEME_LABELS = {"none": "none", "learned": "learned", "sinusoid": "sinusoids", "rope": "RoPE", "alibi": "ALiBi"}
+SCHEME_LABELS = {"none": "mask only", "learned": "learned", "sinusoid": "sinusoids", "rope": "RoPE", "alibi": "ALiBi"}
 BUYS_SCHEMES = ("alibi", "rope", "sinusoid", "none")  # step 17's choice of the headline's scheme
 BUYS_NAMES = tuple((k, SCHEME_LABELS[k]) for k in BUYS_SCHEMES)  # what its buttons say
 MATCHED_NOTE = "the matched models' held-out loss: computed once per server, from its start (1-3 minutes on two cores)"
@@ -835,17 +836,17 @@ def _matched_curves() -> dict[str, np.ndarray]:
 
 
 def _against_none(rise: dict, extremes: tuple[list[str], list[str]]) -> str:
-    """How the model with no position signal did beside the schemes with one, beyond the seeds' spread, in words:
-    "" when it is among the `extremes` (least, most: the claim names it there), else the schemes it rose less than
-    (or more than)."""
+    """How the model with no position scheme (the causal mask alone, step 14) did beside the schemes with one, beyond
+    the seeds' spread, in words: "" when it is among the `extremes` (least, most: the claim names it there), else the
+    schemes it rose less than (or more than)."""
     if any("none" in group for group in extremes):
         return ""
     none = rise["none"]
     less = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.low > none.high]
     more = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.high < none.low]
     if less or more:
-        return f", and with no position signal {'less' if less else 'more'} than with {' or '.join(less or more)}"
-    return ", and with no position signal within the seeds' spread of every scheme"
+        return f", and with the causal mask alone {'less' if less else 'more'} than with {' or '.join(less or more)}"
+    return ", and with the causal mask alone within the seeds' spread of every scheme"
 
 
 MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 17's two plots (were 128), above its three-line caption (158: past 720)
@@ -922,9 +923,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
         also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
-        f"{len(matched.seeds())} seeds a scheme ('none': mask only), T_train = {T} bytes, the longest sequence trained "
-        f"on; held-out: text never trained on ({windows}). Loss: how badly the next byte is guessed, in nats per byte; "
-        f"not the papers' results.{why}",
+        f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
+        f"longest sequence trained on; held-out: text never trained on ({windows}). Loss: how badly the next byte is "
+        f"guessed, in nats (natural-log units) per byte; not the papers' results.{why}",
     )
 
 
@@ -1001,9 +1002,10 @@ def real_sentences(scale: float = 1.0) -> Slide:
         "1 up to rounding: without position the encoder reads a bag of words",
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
-        else f"an 8-bit copy, within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
-        caption="At 0 layers run no token has mixed with another (each is its word row plus its position row, "
-        "normalised), yet the two orders already differ there.",
+        else f"weights stored in 8 bits: within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
+        caption="A layer: one attention step over all tokens, then a small network on each; MiniLM has 6. At 0 layers "
+        "run no token has mixed with another (each is its word row plus its position row, normalised), yet the two "
+        "orders already differ there.",
         also=(
             ("no position rows", pair.cosine_plain),
             ("0 layers run: 1 − cosine", _two_digits(pair.layer_distance[0])),
@@ -1016,7 +1018,9 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
-FIRST_LAYERS = "the part small enough to come with posviz"  # step 19's words for the layers run without a download
+FIRST_LAYERS = (
+    "the part that comes with posviz; the rest is a download"  # step 19's words for the layers run without a download
+)
 HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
@@ -1095,9 +1099,9 @@ def decoder() -> Slide:
         hall=f"run now on this server, {used}",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, a marker token the chat template starts each message with "
-        f"(its state {number(sink, digits=2)}× longer than theirs: step 21 shows heads lean on it); both orders feed "
-        "the same three tokens.",
-        also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: 1 − cosine", round(1 - mini.cosine, 4))),
+        f"(its state {number(sink, digits=2)}× longer than theirs: step 21 shows attention leans on it); both orders "
+        "feed the same three tokens.",
+        also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: cosine", mini.cosine)),
     )
 
 
@@ -1175,7 +1179,7 @@ def llm_head() -> Slide:
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
-        also=((f"heads reading t−1, {layers} of {of} layers", float(len(found))),),
+        also=((f"how many heads read t−1 ({layers} of {of} layers)", float(len(found))),),
     )
 
 
@@ -1197,10 +1201,8 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with posviz "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = (
-            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are mostly long: more keys, less each."
-        )
-        there_also = ((f"layer {decoder.SINK_LAYER}, right map: {whole.text_count} texts", there),)
+        caption = f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer: more keys, less each."
+        there_also = ((f"layer {decoder.SINK_LAYER} on {whole.text_count} longer texts (right map)", there),)
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
@@ -1233,8 +1235,8 @@ def llm_sink() -> Slide:
         "token 0: at most 2× an even split",
         hall=hall,
         also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])), *there_also),
-        caption=f"An even split: a query spreads its weight equally over the keys it sees. Token 0 here is "
-        f"{reading.tokens.tokens[0]}, the marker step 19 leaves out of its mean. {caption}",
+        caption=f"An even split: a query's weight spread equally over the keys it sees. Token 0 here is "
+        f"{reading.tokens.tokens[0]}, step 19's left-out marker. {caption}",
     )
 
 
@@ -1330,9 +1332,9 @@ STEPS: tuple[Step, ...] = (
 # The steps whose two figures exist to be compared (one against the other, cell by cell or side by side): on a phone
 # the app shows them one at a time with a toggle rather than stacked, the second below the first screen.
 COMPARED = frozenset({"shuffle", "twins", "ramp", "forgot", "offset", "plain", "position", "rotary", "real", "llmsink"})
-# The panel a phone shows first where the second makes the step's point: the ramp's gap (2), the constant's zero
-# difference (6), MiniLM's cosine map (15); the rest open on the first (step 13's is the map its copy is compared to).
-PHONE_FIRST = {"twins": 2, "offset": 2, "real": 2}
+# The panel a phone shows first where the second makes the step's point: the constant's zero difference (6),
+# MiniLM's cosine map (15); the rest open on the first (step 2's: its headline, 0, is the first panel's).
+PHONE_FIRST = {"offset": 2, "real": 2}
 
 
 def slide(index: int, **values: object) -> Slide:
