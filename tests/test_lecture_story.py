@@ -221,7 +221,7 @@ def test_every_recap_number_was_shown_on_the_step_its_cell_names():
     for text in table.query("column == @heading").text:
         first = text.split("\n")[0].removeprefix("ALiBi: ").removeprefix("loss ").replace(" (seeds ", " (")
         if first.startswith("no row past"):
-            first = first.removesuffix(" (trained here)")
+            first = first.removesuffix(" (model trained here)")
         assert first in bars, (first, bars)
 
 
