@@ -480,7 +480,7 @@ TERMS = [
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
-    (r"\bfirst \d+ layers\b", "decoder", "the part that comes with posviz; the rest is a download"),
+    (r"\bfirst \d+ layers\b", "decoder", "the part that comes with posviz"),
     (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with posviz was made"),
     (r"\beven split\b", "llmsink", "An even split: a query's weight spread equally over the keys it sees"),
 ]
@@ -961,7 +961,7 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
     assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
     caption = at("lastrow").caption
-    assert caption.startswith("The spike at t = 127: the model's own tokenizer (its text-to-tokens splitter) cuts texts")
+    assert caption.startswith("The spike at t = 127: the model's own tokenizer (its text-to-tokens splitter)")
     assert f"cuts texts to {window} tokens" in caption
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said

@@ -809,8 +809,7 @@ def _spike(norms: np.ndarray) -> str:
         return ""
     return (
         f"The spike at t = {window - 1}: the model's own tokenizer (its text-to-tokens splitter) cuts texts to "
-        f"{window} tokens, so no text it prepares reaches past position {window - 1}; the table has rows to "
-        f"{len(norms) - 1}."
+        f"{window} tokens, so none reaches past position {window - 1}."
     )
 
 
@@ -1018,9 +1017,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
-FIRST_LAYERS = (
-    "the part that comes with posviz; the rest is a download"  # step 19's words for the layers run without a download
-)
+FIRST_LAYERS = "the part that comes with posviz"  # step 19's words for the layers run without a download
 HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
@@ -1201,7 +1198,7 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with posviz "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer: more keys, less each."
+        caption = f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer: less each."
         there_also = ((f"layer {decoder.SINK_LAYER} on {whole.text_count} longer texts (right map)", there),)
     else:
         by_layer = fetched.sink.mean(axis=1)
@@ -1235,8 +1232,8 @@ def llm_sink() -> Slide:
         "token 0: at most 2× an even split",
         hall=hall,
         also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])), *there_also),
-        caption=f"An even split: a query's weight spread equally over the keys it sees. Token 0 here is "
-        f"{reading.tokens.tokens[0]}, step 19's left-out marker. {caption}",
+        caption=f"An even split: a query's weight spread equally over the keys it sees. Token 0 is step 19's left-out "
+        f"{reading.tokens.tokens[0]}. {caption}",
     )
 
 
