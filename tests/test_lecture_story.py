@@ -95,7 +95,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
     assert slide.value == model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
-    assert "without <|im_start|>, a marker token the chat template starts each message with" in slide.caption
+    assert "without <|im_start|>, the marker token each chat message starts with" in slide.caption
     assert "first 5 layers" in slide.caption and "states (a layer's output vectors)" in slide.caption
     assert slide.numbers[2] == ("step 18's MiniLM: cosine", number(at("sentences").value))  # one unit: cosines
 
@@ -472,7 +472,7 @@ TERMS = [
     (r"\bT_train\b", "buys", "T_train = 128 bytes, the longest sequence trained on"),
     (r"\b[Bb]yte-level\b", "buys", "byte-level (each token a byte)"),
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
-    (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, a marker token the chat template starts each"),
+    (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
     (r"\bsink\b", "llmsink", "it is the one key every query sees: position makes this attention sink"),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),

@@ -58,7 +58,7 @@ def value_color(scheme: str, domain: Bounds, title: str, field: str = "value", l
     return alt.Color(f"{field}:Q", title=title, scale=color_scale(scheme, domain), legend=legend)
 
 
-NOTE_STYLE = dict(lineBreak="\n", fontSize=18, fontWeight="bold", color="#333333")  # a note across a heatmap
+NOTE_STYLE = dict(lineBreak="\n", fontSize=20, fontWeight="bold", color="#333333")  # across a heatmap: 20 px, a hall
 
 
 def _centre_note(cells: Data, note: Text) -> alt.Chart:

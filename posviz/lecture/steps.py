@@ -253,11 +253,11 @@ def _outputs(
 
 
 def _flat(largest: float) -> str | None:
-    """The line across a difference map whose largest cell is `largest`: None unless every cell is 0 up to
-    rounding."""
+    """The words across a difference map whose largest cell is `largest`, in two lines (a phone's narrow plot): None
+    unless every cell is 0 up to rounding."""
     if largest == 0:
         return "every cell exactly 0"
-    return f"every cell within {number(largest)} of 0" if verdicts.machine_zero(largest) else None
+    return f"every cell within\n{number(largest)} of 0" if verdicts.machine_zero(largest) else None
 
 
 def _ramp_places(pos: np.ndarray) -> list[str]:
@@ -1002,9 +1002,8 @@ def real_sentences(scale: float = 1.0) -> Slide:
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"weights stored in 8 bits: within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
-        caption="A layer: one attention step over all tokens, then a small network on each; MiniLM has 6. At 0 layers "
-        "run no token has mixed with another (each is its word row plus its position row, normalised), yet the two "
-        "orders already differ there.",
+        caption="A layer: attention over all tokens, then a small network on each; MiniLM has 6. At 0 layers run no "
+        "token has mixed with another, yet the two orders already differ there.",
         also=(
             ("no position rows", pair.cosine_plain),
             ("0 layers run: 1 − cosine", _two_digits(pair.layer_distance[0])),
@@ -1095,9 +1094,8 @@ def decoder() -> Slide:
         "1 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
-        f"after {after}, without <|im_start|>, a marker token the chat template starts each message with "
-        f"(its state {number(sink, digits=2)}× longer than theirs: step 21 shows attention leans on it); both orders "
-        "feed the same three tokens.",
+        f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
+        f"{number(sink, digits=2)}× longer: step 21 shows attention leans on it).",
         also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: cosine", mini.cosine)),
     )
 
