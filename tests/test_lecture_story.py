@@ -92,12 +92,12 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     model, sink = decoder.sentence_cosine()
-    assert slide.value == model and not verdicts.same_direction(model) and sink > 1
+    assert slide.value == 1 - model and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "without <|im_start|>, the marker token each chat message starts with" in slide.caption
     assert "first 5 layers" in slide.caption and "states (a layer's output vectors)" in slide.caption
-    assert slide.numbers[2] == ("step 18's MiniLM: cosine", number(at("sentences").value))  # one unit: cosines
+    assert len(slide.numbers) == 2  # step 18's MiniLM (a whole encoder) is not set beside a part of SmolLM2
 
 
 def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_linear_axis(monkeypatch, tmp_path):
@@ -106,8 +106,11 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
-    expected = (("SmolLM2, 5 of 30 layers: cosine", number(model)), ("RoPE off, mask only: cosine", number(mask_only)))
-    assert slide.numbers[:2] == expected
+    expected = (
+        ("SmolLM2, 5 of 30 layers: 1 − cosine", number(1 - model)),  # the bars' measure: their gap seen here too
+        ("RoPE off, mask only: 1 − cosine", number(1 - mask_only)),
+    )
+    assert slide.numbers == expected
     assert "5 of 30 layers" in slide.figures[0].shape["title"]
     bars = slide.figures[0].frames[0].set_index("run")
     assert list(bars.index) == list(steps.SMOLLM2_BARS.values())
@@ -128,14 +131,13 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     slide = at("decoder")
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
-    assert slide.value == model and not verdicts.same_direction(model) and sink > 1
-    assert slide.also[0] == ("RoPE off, mask only: cosine", mask_only)
-    assert slide.also[1][0] == "step 18's MiniLM: cosine"
+    assert slide.value == 1 - model and not verdicts.same_direction(model) and sink > 1
+    assert slide.also == (("RoPE off, mask only: 1 − cosine", 1 - mask_only),)
     assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
     further = "RoPE a little further" in slide.claim  # the claim says which of the two measured cosines is lower
-    assert further == (model < mask_only) and ("lower than with RoPE on" in slide.claim) != further
+    assert further == (model < mask_only) and ("further than with RoPE on" in slide.claim) != further
 
 
 def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole_file(monkeypatch, tmp_path):
@@ -856,10 +858,8 @@ def _headline_sources():
         from posviz.experiments import whole
 
         cosine = decoder.sentence_cosine if whole.whole_path() is None else whole.sentence_cosine
-        from posviz.models.minilm import encoder
 
-        mini = encoder.compare_texts("dog bites man", "man bites dog").cosine  # step 18's cosine
-        return [cosine()[0], cosine("none")[0], mini]  # the model, RoPE off (its causal mask alone), step 18's MiniLM
+        return [1 - cosine()[0], 1 - cosine("none")[0]]  # the model, RoPE off (its causal mask alone)
 
     return {
         "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
@@ -961,7 +961,7 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
     assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
     caption = at("lastrow").caption
-    assert caption.startswith("The spike at t = 127: the model's own tokenizer (its text-to-tokens splitter)")
+    assert caption.startswith("The spike at t = 127: the last position the model's own tokenizer")
     assert f"cuts texts to {window} tokens" in caption
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said

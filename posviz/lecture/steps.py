@@ -630,7 +630,7 @@ def norms(d: int = WIDTH) -> Slide:
     bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT - 60})  # and a caption
     return Slide(
         "Every row peₜ (position t's row) has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 (d: the "
-        "width).",
+        "width, its number of dimensions).",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
@@ -786,7 +786,7 @@ def last_row(T: int = 640) -> Slide:
         f"positions of a {T}-token input with no row in MiniLM's table",
         float(missing),
         refusal is not None,
-        f"MiniLM refuses a {T}-token input: its table has {rows} rows (asked, the model stops with an error)",
+        f"MiniLM refuses a {T}-token input: its table has {rows} rows (asked for it, the model stops with an error)",
         (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
         f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
@@ -808,8 +808,8 @@ def _spike(norms: np.ndarray) -> str:
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
     return (
-        f"The spike at t = {window - 1}: the model's own tokenizer (its text-to-tokens splitter) cuts texts to "
-        f"{window} tokens, so none reaches past position {window - 1}."
+        f"The spike at t = {window - 1}: the last position the model's own tokenizer (its text-to-tokens splitter) "
+        f"keeps, as it cuts texts to {window} tokens; this step hands the model its positions directly."
     )
 
 
@@ -1001,7 +1001,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         "1 up to rounding: without position the encoder reads a bag of words",
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
-        else f"weights stored in 8 bits: within ±{encoder.COSINE_TOLERANCE:g} of the published model (tested)",
+        else f"run on this server, within ±{encoder.COSINE_TOLERANCE:g} of the published model",
         caption="A layer: attention over all tokens, then a small network on each; MiniLM has 6. At 0 layers run no "
         "token has mixed with another, yet the two orders already differ there.",
         also=(
@@ -1028,11 +1028,11 @@ SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two shor
 def _carriers(model: float, mask_only: float) -> str:
     """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
     if verdicts.same_direction(mask_only):
-        return "RoPE and its mask put the two sentences' cosine below 1 together."
-    told = "its mask alone puts the two sentences' cosine below 1"
+        return "RoPE and its mask move the two sentences apart together."
+    told = "its mask alone moves the two sentences apart"
     if model < mask_only:
         return f"{told}, RoPE a little further."
-    return f"{told}, lower than with RoPE on."
+    return f"{told}, further than with RoPE on."
 
 
 def _apart(cosines: dict[str, float], layers: str) -> Figure:
@@ -1065,9 +1065,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
 
 def decoder() -> Slide:
     from posviz.experiments.decoder import sentence_cosine, shipped_layers
-    from posviz.models.minilm import encoder
 
-    mini = encoder.compare_texts(*SENTENCES)
     fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
     smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
     model, sink = smol["SmolLM2"]
@@ -1085,18 +1083,18 @@ def decoder() -> Slide:
         used = f"all {of} layers"
     return Slide(
         f"SmolLM2 (RoPE and a causal mask: families 2 and 3) adds no position rows, yet {_carriers(model, mask_only)}",
-        f"SmolLM2, {used}: cosine",  # no parenthesis: glued whole, it ran into the next column on a phone
-        model,
+        f"SmolLM2, {used}: 1 − cosine",  # the bars' measure: the gap RoPE adds is seen in the headlines too
+        1 - model,
         not verdicts.same_direction(model),
-        "below 1: the orders differ",
+        "above 0: the orders differ",
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         source,
-        "1 up to rounding: the decoder does not see the order here",
+        "0 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}",
         caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× longer: step 21 shows attention leans on it).",
-        also=(("RoPE off, mask only: cosine", mask_only), ("step 18's MiniLM: cosine", mini.cosine)),
+        also=(("RoPE off, mask only: 1 − cosine", 1 - mask_only),),
     )
 
 
@@ -1286,7 +1284,7 @@ def recap() -> Slide:
 
 STEPS: tuple[Step, ...] = (
     Step("shuffle", "Shuffle test, no position", shuffle,
-         (Control("seed", "seed (X and the weights)", 42, options=(42, 0, 1, 7, 2026)),)),
+         (Control("seed", "seed (X and the random matrices)", 42, options=(42, 0, 1, 7, 2026)),)),
     Step("twins", "Two copies of a token", twins,
          (Control("second", "second copy at position", 4, options=(1, 2, 3, 4, 5)),)),
     Step("ramp", "A ramp breaks it", ramp, (Control("scale", "ramp scale", 0.6, options=(0.0, 0.1, 0.3, 0.6, 1.2)),)),
@@ -1301,9 +1299,9 @@ STEPS: tuple[Step, ...] = (
     Step("magnitude", "How much position is enough", magnitude,
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
-         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
+         (Control("d", "width d (dimensions)", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("norms", "Every row has norm² d/2", norms,
-         (Control("d", "width d", WIDTH, options=WIDTHS, aliases=("width",)),)),
+         (Control("d", "width d (dimensions)", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
