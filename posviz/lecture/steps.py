@@ -871,10 +871,13 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
     title = "held-out loss by position (a line per seed)"
     shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
-    shape["colours"] = tuple((SCHEME_LABELS[k], c) for k, c in shape["colours"])  # "RoPE", as the claim writes it
-    shape["front"] = tuple(SCHEME_LABELS[k] for k in shape.get("front", ()))
+    # "RoPE", as the claim writes it; the learned table's name, drawn in the column with the others, says where its
+    # lines stop (beside ALiBi's it read as a model as good past the window)
+    labels = {**SCHEME_LABELS, "learned": f"learned (to {T - 1})"}
+    shape["colours"] = tuple((labels[k], c) for k, c in shape["colours"])
+    shape["front"] = tuple(labels[k] for k in shape.get("front", ()))
     lines, window = curve.frames
-    lines = lines.assign(scheme=lines.scheme.map(SCHEME_LABELS))
+    lines = lines.assign(scheme=lines.scheme.map(labels))
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
@@ -885,7 +888,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     no_row = f"no row past {T - 1}"  # the learned table
     bars = pd.DataFrame(
         {
-            "category": [SCHEME_LABELS[k] for k in matched.SCHEMES],
+            "category": [labels[k] for k in matched.SCHEMES],
             "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
             "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
             "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
@@ -895,7 +898,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
     span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.75)  # room for the words
     shape = dict(
-        colours=tuple((SCHEME_LABELS[k], c) for k, c in SCHEME_COLOURS.items()),
+        colours=tuple((labels[k], c) for k, c in SCHEME_COLOURS.items()),
         title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
         x_title="nats per byte",
         span=span,
