@@ -370,7 +370,8 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
         blind=False,
         places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
-        claim="Add step 2's ramp E (its position rows) to X and the shuffle test's two sides differ: family 1.",
+        claim="Add step 2's ramp E (its position rows) to X and the shuffle test's two sides differ: family 1, "
+        "absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
         verdict="position broke the symmetry: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
@@ -424,11 +425,12 @@ def offset(scale: float = 0.6) -> Slide:
     r = lessons.order_experiment(position="constant", scale=scale)
     domain = heatmaps.signed_domain(r.out_perm)
     return Slide(
-        "Add one and the same vector c at every position: does attention now see order in the shuffle test with X + c?",
+        "Add one and the same vector c at every position and the shuffle test still finds no order: a constant is not "
+        "position.",
         "max |attn(P X + c) − P attn(X + c)|",
         r.max_diff,
         verdicts.machine_zero(r.max_diff),
-        "0 up to rounding: no, a constant is not position",
+        "0 up to rounding: still order-blind",
         (
             _heat(
                 "offset-rows",
