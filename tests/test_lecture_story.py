@@ -960,7 +960,7 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
     caption = at("lastrow").caption
     assert caption.startswith("The spike at t = 127: the last position the model's own tokenizer")
-    assert f"cuts texts to {window} tokens" in caption
+    assert f"cutting texts to {window} tokens" in caption
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said
     assert lecture.steps._spike(flat) == ""

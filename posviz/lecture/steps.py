@@ -788,7 +788,7 @@ def last_row(T: int = 640) -> Slide:
         f"positions of a {T}-token input with no row in MiniLM's table",
         float(missing),
         refusal is not None,
-        f"MiniLM refuses a {T}-token input: its table has {rows} rows (asked for it, the model stops with an error)",
+        f"MiniLM refuses a {T}-token input: its table has {rows} rows (the model stops with an error)",
         (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
         f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
@@ -810,8 +810,8 @@ def _spike(norms: np.ndarray) -> str:
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
     return (
-        f"The spike at t = {window - 1}: the last position the model's own tokenizer (its text-to-tokens splitter) "
-        f"keeps, as it cuts texts to {window} tokens; this step hands the model its positions directly."
+        f"The spike at t = {window - 1}: the last position the model's own tokenizer (text-to-tokens splitter) keeps, "
+        f"cutting texts to {window} tokens; this step asks the model directly."
     )
 
 
@@ -882,8 +882,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     lines = lines.assign(scheme=lines.scheme.map(labels))
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
-    # the names' room past the lines' end, to a round 200: there the axis's last tick sits at its end, drawn inside
-    ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.3 / 200) * 200))
+    # the names' room past the lines' end, to a round 200 ("learned (to 127)" the longest): the last tick sits inside
+    ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.45 / 200) * 200))
     shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
     shape["y_ticks"] = tuple(lecture_charts.round_ticks(float(lines.loss.max()), most=4))  # 0, 2, 4: labels apart
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
