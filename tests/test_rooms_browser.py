@@ -85,7 +85,7 @@ def test_a_phone_follower_moves_with_the_lecturer_explores_and_rejoins_without_s
     settle(phone)
     scroll, client = phone.evaluate(MAIN_WIDTH)
     assert scroll <= client, f"the follower's page is {scroll} px wide in a {client} px screen"
-    # the first figure shown: a compared step's toggle hides one panel on a phone (step 2 opens on its second)
+    # the first figure shown: a compared step's toggle hides one panel on a phone (step 2 opens on its first)
     figure = phone.locator(f"{CHART}, [data-testid='stImage']").filter(visible=True).first.bounding_box()
     assert figure["y"] + figure["height"] <= 844, figure
     claim = phone.locator(".st-key-claim [data-testid='stMarkdownContainer'] div").first  # ui.claim's sentence
