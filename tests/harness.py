@@ -176,3 +176,13 @@ def redis_server(folder: Path, timeout: float = 10.0) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def spec_leaves(spec: dict) -> list[dict]:
+    """Every mark of a compiled Vega-Lite spec: the leaves of its layers, however deep they nest."""
+    leaves, stack = [], [spec]
+    while stack:
+        node = stack.pop()
+        stack += node.get("layer", [])
+        leaves += [] if "layer" in node else [node]
+    return leaves

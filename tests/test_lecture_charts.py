@@ -6,6 +6,7 @@ import pytest
 from posviz import lecture
 from posviz.drawing.display import number
 from posviz.maths.encodings import ramp
+from tests.harness import spec_leaves
 
 KEYS = [s.key for s in lecture.STEPS]
 
@@ -114,11 +115,7 @@ def test_the_trained_models_loss_lines_have_room_and_weight_for_a_hall():
     curve = at("buys").figures[0]
     assert curve.shape["height"] >= 140 and curve.shape["height"] == at("buys").figures[1].shape["height"]
     spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
-    leaves, stack = [], [spec]
-    while stack:
-        node = stack.pop()
-        stack += node.get("layer", [])
-        leaves += [] if "layer" in node else [node]
+    leaves = spec_leaves(spec)
     marks = [leaf["mark"] if isinstance(leaf["mark"], dict) else {"type": leaf["mark"]} for leaf in leaves]
     lines = [m for m in marks if m["type"] == "line"]
     assert lines and all(m.get("strokeWidth", 2) >= 3 for m in lines)

@@ -12,7 +12,7 @@ from posviz.drawing.display import number
 from posviz.experiments import decoder, whole
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
-from tests.harness import routed
+from tests.harness import routed, spec_leaves
 
 KEYS = [s.key for s in lecture.STEPS]
 
@@ -560,11 +560,7 @@ def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypa
     top = f"layer {int(np.argmax(decoder.whole_model().sink.mean(axis=1)))}"
     assert shown.also[0][0].startswith(top + ",") and right.shape["marked"] == top and top in right.shape["rows"]
     spec = engine.chart_spec(right.builder, *right.frames, presenter="hall", **right.shape)
-    leaves, stack = [], [spec]
-    while stack:
-        node = stack.pop()
-        stack += node.get("layer", [])
-        leaves += [] if "layer" in node else [node]
+    leaves = spec_leaves(spec)
     axes = [leaf["encoding"]["y"]["axis"] for leaf in leaves if "axis" in leaf.get("encoding", {}).get("y", {})]
     assert axes and all(top in axis["values"] and top in axis["labelFontWeight"]["condition"]["test"] for axis in axes)
     marked = [axis["tickWidth"] for axis in axes]  # a thick tick beside the row's label, in the axis
@@ -733,11 +729,7 @@ def test_the_trained_models_lines_are_named_at_their_ends():
     gap = float(lines.loss.max()) * 22 / curve.shape["height"]
     assert np.all(np.diff(np.sort(ends.label_y.to_numpy())) >= gap - 1e-9)  # at least a 20 px name apart
     spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
-    leaves, stack = [], [spec]
-    while stack:
-        node = stack.pop()
-        stack += node.get("layer", [])
-        leaves += [] if "layer" in node else [node]
+    leaves = spec_leaves(spec)
     names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
     assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
     ticks = {tuple(x["axis"]["values"]) for leaf in leaves if "axis" in (x := leaf.get("encoding", {}).get("x", {}))}
