@@ -810,8 +810,8 @@ def _spike(norms: np.ndarray) -> str:
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
     return (
-        f"The spike at t = {window - 1}: the last position the model's own tokenizer (text-to-tokens splitter) keeps, "
-        f"cutting texts to {window} tokens; this step asks the model directly."
+        f"The spike at t = {window - 1}: the last position the model's own tokenizer (text-to-tokens splitter) keeps "
+        "before it cuts a text; this step asks the model directly."
     )
 
 
@@ -1006,7 +1006,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         "1 up to rounding: without position the encoder reads a bag of words",
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
-        else f"run on this server, within ±{encoder.COSINE_TOLERANCE:g} of the published model",
+        else f"within ±{encoder.COSINE_TOLERANCE:g} of the published model's cosines",  # one line: the step fits
         caption="A layer: attention over all tokens, then a small network on each; MiniLM has 6. At 0 layers run no "
         "token has mixed with another, yet the two orders already differ there.",
         also=(
@@ -1222,8 +1222,8 @@ def llm_sink() -> Slide:
         f"first {reading.trace.weights.shape[0]} layers, run now, {reading.T} tokens",
     )
     return Slide(
-        "Heads put much of their weight on token 0, whatever it is, because under the causal mask it is the one key "
-        "every query sees: position makes this attention sink.",
+        "Heads put much of their weight on token 0, the one key every query sees under the causal mask: position "
+        "makes this attention sink.",
         f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
         reading.sink_mean,
         reading.has_sink,
