@@ -94,8 +94,9 @@ _EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
 
 
 def glued(label: str) -> str:
-    """`label` with the spaces in and before each short parenthesis, and in each short equation, made non-breaking (a
-    narrow column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
+    """`label` with the spaces in and before each short parenthesis, in each short equation and between a thing and
+    its short number ("pair 3", "family 1") made non-breaking (a narrow column wraps "wavelength, slowest pair (3)" as
+    "wavelength, slowest / pair (3)", not "... pair / (3)")."""
     return _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label)))
 
 
