@@ -68,9 +68,21 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert "At 0 layers run no token has mixed with another" in slide.caption
     layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
-    assert "the two orders already differ there" in slide.caption  # by the third headline, not a caption's number
-    assert slide.numbers[2] == ("0 layers run: 1 − cosine", number(layers.distance.iloc[0], 2))
-    assert not re.search(r"\d", slide.caption.replace("At 0 layers run", "").replace("MiniLM has 6", ""))
+    assert f"the orders differ (1 − cosine {number(layers.distance.iloc[0], 2)})" in slide.caption
+    assert slide.numbers[2] == ("a paraphrase", number(cos["a paraphrase"]))  # the claim's comparison, in large type
+    # the caption's reason: the word + position rows' plain sum is the same for both orders; normalised, it is not
+    from posviz.models import minilm
+    from posviz.models.minilm import encoder, layer0
+
+    rows = encoder.active_encoder().embeddings
+    raw = [
+        rows.word_rows(ids) + rows.position[: ids.size] + rows.token_type[0]
+        for ids in (minilm.tokenize(text).ids for text in ("dog bites man", "man bites dog"))
+    ]
+    assert np.abs(raw[0].sum(axis=0) - raw[1].sum(axis=0)).max() < 1e-12
+    normalised = [layer0.embed(rows, minilm.tokenize(text).ids) for text in ("dog bites man", "man bites dog")]
+    assert np.abs(normalised[0].sum(axis=0) - normalised[1].sum(axis=0)).max() > 1e-3
+    assert "normalised on its own (unnormalised, the rows' sum is the same for both)" in slide.caption
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
@@ -136,15 +148,18 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
-    further = "RoPE a little further" in slide.claim  # the claim says which of the two measured cosines is lower
-    assert further == (model < mask_only) and ("further than with RoPE on" in slide.claim) != further
+    further = "RoPE (family 2) a little further" in slide.claim  # the claim says which measured cosine is lower
+    assert further == (model < mask_only) and ("further than with RoPE (family 2) on" in slide.claim) != further
 
 
 def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole_file(monkeypatch, tmp_path):
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
-    assert slide.also == (("how many heads read t−1 (5 of 30 layers)", float(len(found))),)
+    off = decoder.previous_rope_off(reading)[1, 2]  # the same head with every angle 0 (the mask kept)
+    assert slide.also == (("RoPE off: mean weight on t−1", off),)
+    assert off < decoder.ROLE_THRESHOLD < reading.previous[1, 2]  # the claim's cause, measured: RoPE off, no head
+    assert slide.claim.endswith("read the previous token; with RoPE off it does not.")
     assert found and f"{', '.join(found)} (layer.head) in the first 5 layers (of 30)" in slide.source
     words = " ".join(token.strip() for token in reading.tokens.tokens)
     assert f"tokens t = 0 to {reading.T - 1}: {words};" in slide.source
@@ -159,7 +174,7 @@ def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_w
     slide, fetched = at("llm"), steps.whole_reading()
     roles = decoder.head_roles(fetched.sink, fetched.previous)
     count = int((roles == "previous-token").sum())
-    assert slide.also == (("how many heads read t−1 (30 of 30 layers)", float(count)),)
+    assert count > 0 and "how many heads" not in " ".join(label for label, _ in slide.also)  # the count: source
     shipped = decoder.read(decoder.DEFAULT_TEXT).roles  # the shipped five layers: the whole file's first five
     assert (roles[: shipped.shape[0]] == shipped).all()
     heads = ", ".join(f"{i}.{j}" for i, j in np.argwhere(roles == "previous-token"))
@@ -447,7 +462,8 @@ TERMS = [
     (r"\btoken\b", "shuffle", "A token: a word or word piece, here a row of X"),
     (r"attn\(X\)", "shuffle", "attn(X), a transformer's attention"),
     (r"\bdimensions?\b", "shuffle", "(its numbers: dimensions)"),
-    (r"\bLLM\b", "llm", "LLM (large language model"),
+    (r"\bLLM\b", "decoder", "LLM (large language model"),
+    (r"\bSmolLM2\b", "decoder", "SmolLM2, a small LLM (large language model)"),
     (r"\bramp\b", "twins", "the ramp E = 0.6(t + 1)"),
     (r"\bposition rows?\b", "twins", "a position row (a row per position t"),
     (r"\bseed\b", "shuffle", "A seed: a fixed start for the random numbers, so they repeat"),
@@ -482,8 +498,8 @@ TERMS = [
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
-    (r"\bfirst \d+ layers\b", "decoder", "the part that comes with posviz"),
-    (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with posviz was made"),
+    (r"\bfirst \d+ layers\b", "decoder", "the part that comes with this app"),
+    (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with this app was made"),
     (r"\beven split\b", "llmsink", "An even split: a query's weight spread equally over the keys it sees"),
 ]
 
@@ -773,10 +789,16 @@ def _rises(scheme: str, reach: int) -> list[float]:
 
 
 def _sentence_cosines(scale: float) -> list[float]:
+    from posviz.models import minilm
     from posviz.models.minilm import encoder
 
     pair = encoder.compare_texts("dog bites man", "man bites dog", scale)
-    return [pair.cosine, pair.cosine_plain, float(f"{pair.layer_distance[0]:.2g}")]  # the third to two digits
+    model = encoder.active_encoder()
+    first, paraphrase = (
+        encoder.embed_sentence(model, minilm.tokenize(text).ids, scale)
+        for text in ("dog bites man", "a man was bitten by a dog")
+    )
+    return [pair.cosine, pair.cosine_plain, float(first @ paraphrase)]  # pooled vectors have length 1
 
 
 def _whole():
@@ -787,9 +809,12 @@ def _whole():
 
 
 def _llm_head() -> list[float]:
+    from posviz.models import smollm2
+
     reading = decoder.read(decoder.DEFAULT_TEXT)
-    counted = _whole() or reading  # the heads are counted in every layer there is
-    return [float(reading.previous[1, 2]), float(len(decoder.positional_heads(counted, "previous-token")))]
+    off = smollm2.run(reading.tokens.ids, rotation="none").weights[1, 2]  # every angle 0, the mask kept
+    first = reading.first  # the queries t >= first, as the head statistics read them
+    return [float(reading.previous[1, 2]), float(np.mean([off[t, t - 1] for t in range(first, reading.T)]))]
 
 
 def _sink() -> list[float]:
@@ -875,7 +900,7 @@ def _headline_sources():
         "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
         "real": (_minilm_neighbours, "the model's own weights"),
         "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the model's own table"),
-        "buys": (_rises, "posviz's matched family"),
+        "buys": (_rises, "the small models trained here"),
         "sentences": (_sentence_cosines, "model"),
         "decoder": (smollm2, "SmolLM2"),
         "llm": (_llm_head, "on the lecture sentence"),

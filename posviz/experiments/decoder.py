@@ -183,7 +183,10 @@ def previous_weight(weights: np.ndarray, *, first: int = 1) -> np.ndarray:
     return np.diagonal(weights, -1, axis1=-2, axis2=-1)[..., first - 1 :].mean(axis=-1)
 
 
-def head_roles(sink: np.ndarray, previous: np.ndarray, *, threshold: float = 0.5) -> np.ndarray:
+ROLE_THRESHOLD = 0.5  # a head's mean weight on t - 1 (or token 0) past which it has that role
+
+
+def head_roles(sink: np.ndarray, previous: np.ndarray, *, threshold: float = ROLE_THRESHOLD) -> np.ndarray:
     """The positional-head rule: "previous-token" if the mean weight on t-1 exceeds `threshold`,
     "first-token" if the mean weight on token 0 does, else "other" (previous wins if both).
 
@@ -215,8 +218,8 @@ LEANS = 1 / 3  # a head leans on the fast pairs with more than a third of its en
 SINK_LAYER = claims.SMOLLM2_SINK_LAYER  # the shipped layer with the largest whole-model sink weight (claim 20's)
 ROLE_RULE = (
     f"over the queries t ≥ {FIRST_QUERY} (t ≥ 1 for a text of at most {FIRST_QUERY} tokens), as at "
-    "extraction: previous-token if the mean weight on token t−1 is above 0.5; else first-token if the mean weight on "
-    "token 0 is; else other (decoder.head_roles)"
+    f"extraction: previous-token if the mean weight on token t−1 is above {ROLE_THRESHOLD:g}; else first-token if "
+    "the mean weight on token 0 is; else other (decoder.head_roles)"
 )
 FAST_COLUMN = "q energy in fast pairs"
 FAST_NOTE = (
@@ -313,6 +316,17 @@ def read(text: str, im_start: bool = True) -> Reading:
     """
     tokens = tokens_of(text, im_start)
     return Reading(text, tokens, run(tokens.ids))
+
+
+def previous_rope_off(reading: Reading) -> np.ndarray:
+    """(L, H) each head's mean weight on t − 1 when the same tokens run with RoPE switched off (every angle 0, the
+    causal mask kept): what a previous-token head reads without its rotation.
+
+    >>> previous_rope_off(read("dog bites man")).shape
+    (5, 9)
+    """
+    trace = run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation="none", causal=True)
+    return previous_weight(trace.weights, first=reading.first)
 
 
 def shown_token(token: str) -> str:

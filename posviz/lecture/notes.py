@@ -164,16 +164,18 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     ),
     "llm": Note(
         "SmolLM2 is a rotary model: nothing is added to the input. One of its heads puts most of its weight on "
-        "the token just before each query, a pattern that only needs the offset.",
+        "the token just before each query, a pattern that only needs the offset. Run again with every angle 0 "
+        "(RoPE off, mask kept), the same head no longer does: the second headline.",
         "Why is a previous-token head natural for rotary?",
         "Rotary scores depend on j − i, so 'one step back' is the same pattern at every position.",
         "That rotary models have no idea of position because they add no vector.",
     ),
     "llmsink": Note(
-        "Deeper heads put a large share of their weight on token 0, whatever token it is. The softmax has to "
-        "give its weight somewhere, and the first token, seen by every query, takes it.",
+        "Deeper heads put a large share of their weight on token 0. The softmax has to give its weight "
+        "somewhere, and under the causal mask token 0 is the one key every query sees.",
         "Is token 0 important for its meaning?",
-        "No: the sink forms on whatever token comes first.",
+        "Not shown here: token 0 is always <|im_start|> in these runs, so this step cannot say whether any first "
+        "token would take the weight.",
         "That the most attended token is the most important one.",
     ),
     "recap": Note(

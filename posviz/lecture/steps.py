@@ -921,7 +921,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         apart,
         "no overlap of seeds' ranges",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        f"computed here: {matched.NAME}",
+        "computed here: the small models trained here, alike but for position",
         "the seeds' ranges overlap",
         tone="state",
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
@@ -958,8 +958,8 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
     model = encoder.active_encoder()
     shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
-        f"the copy shipped with posviz (weights stored in 8 bits): cosines within ±{encoder.COSINE_TOLERANCE:g} of "
-        "the published 32-bit model's (tested)"
+        "the copy that comes with this app (weights stored in 8 bits): cosines within "
+        f"±{encoder.COSINE_TOLERANCE:g} of the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
     cosines = [
@@ -1008,11 +1008,10 @@ def real_sentences(scale: float = 1.0) -> Slide:
         if encoder.float32_fetched()
         else f"within ±{encoder.COSINE_TOLERANCE:g} of the published model's cosines",  # one line: the step fits
         caption="A layer: attention over all tokens, then a small network on each; MiniLM has 6. At 0 layers run no "
-        "token has mixed with another, yet the two orders already differ there.",
-        also=(
-            ("no position rows", pair.cosine_plain),
-            ("0 layers run: 1 − cosine", _two_digits(pair.layer_distance[0])),
-        ),
+        f"token has mixed with another, yet the orders differ (1 − cosine {number(_two_digits(pair.layer_distance[0]))}"
+        "): each token's word + position row is normalised on its own (unnormalised, the rows' sum is the same for "
+        "both).",
+        also=(("no position rows", pair.cosine_plain), ("a paraphrase", cosines[2])),
     )
 
 
@@ -1021,7 +1020,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
-FIRST_LAYERS = "the part that comes with posviz"  # step 19's words for the layers run without a download
+FIRST_LAYERS = "the part that comes with this app"  # step 19's words for the layers run without a download
 HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
@@ -1033,11 +1032,11 @@ SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two shor
 def _carriers(model: float, mask_only: float) -> str:
     """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
     if verdicts.same_direction(mask_only):
-        return "RoPE and its mask move the two sentences apart together."
-    told = "its mask alone moves the two sentences apart"
+        return "RoPE (family 2) and its causal mask (family 3) move the two sentences apart together."
+    told = "its causal mask (family 3) alone moves the two sentences apart"
     if model < mask_only:
-        return f"{told}, RoPE a little further."
-    return f"{told}, further than with RoPE on."
+        return f"{told}, RoPE (family 2) a little further."
+    return f"{told}, further than with RoPE (family 2) on."
 
 
 def _apart(cosines: dict[str, float], layers: str) -> Figure:
@@ -1087,7 +1086,7 @@ def decoder() -> Slide:
         after = f"all {of} layers, fetched (not only its first {layers} layers, {FIRST_LAYERS})"
         used = f"all {of} layers"
     return Slide(
-        f"SmolLM2 (RoPE and a causal mask: families 2 and 3) adds no position rows, yet {_carriers(model, mask_only)}",
+        f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
         f"SmolLM2, {used}: 1 − cosine",  # the bars' measure: the gap RoPE adds is seen in the headlines too
         1 - model,
         not verdicts.same_direction(model),
@@ -1151,6 +1150,8 @@ def llm_head() -> Slide:
         angled=False,
     )
     value = float(reading.previous[layer, head])
+    off = float(decoder.previous_rope_off(reading)[layer, head])  # the same head, the same tokens, every angle 0
+    without = "it still does (the mask alone)" if off > decoder.ROLE_THRESHOLD else "it does not"
     fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
     counted = reading if fetched is None else fetched
     found = decoder.positional_heads(counted, "previous-token")
@@ -1158,9 +1159,9 @@ def llm_head() -> Slide:
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
     where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
-        f"A modern LLM (large language model), {smollm2.NAME.split('-')[0]}, adds no position rows: RoPE (family 2) "
-        f"lets head {head} of layer {layer} (one of a layer's {reading.trace.weights.shape[1]} attention maps) read "
-        "the previous token.",
+        f"{smollm2.NAME.split('-')[0]} adds no position rows: RoPE (family 2) lets head {head} of layer {layer} (one "
+        f"of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token; with RoPE off "
+        f"{without}.",
         f"layer {layer}, head {head}: mean weight on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
@@ -1177,7 +1178,7 @@ def llm_head() -> Slide:
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
-        also=((f"how many heads read t−1 ({layers} of {of} layers)", float(len(found))),),
+        also=(("RoPE off: mean weight on t−1", off),),
     )
 
 
@@ -1196,7 +1197,7 @@ def llm_sink() -> Slide:
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
         where, title = f"{whole.text_count} texts", f"all {of} layers, computed in advance, {whole.text_count} texts"
-        source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with posviz "
+        source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
         caption = f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer: less each."
