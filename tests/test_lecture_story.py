@@ -216,8 +216,8 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
-        assert past[row].startswith(f"loss {rise[scheme].signed}\n"), row
-    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed}\n")
+        assert past[row].startswith(f"loss {rise[scheme].signed_mean}\n"), row
+    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed_mean}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
     assert last_bucket.tolist() == [30, 31, 31]
     assert "T5: offsets from 91 share one bias" in past["bias on the scores"]
@@ -236,7 +236,7 @@ def test_every_recap_number_was_shown_on_the_step_its_cell_names():
     step = int(re.search(r"\(step (\d+)\)", heading).group(1))
     bars = set(lecture.slide(step - 1).figures[1].frames[0].shown)  # the step's bars, at its defaults
     for text in table.query("column == @heading").text:
-        first = text.split("\n")[0].removeprefix("ALiBi: ").removeprefix("loss ").replace(" (seeds ", " (")
+        first = text.split("\n")[0].removeprefix("ALiBi: ").removeprefix("loss ")
         if first.startswith("no row past"):
             first = first.removesuffix(" (model trained here)")
         assert first in bars, (first, bars)
@@ -334,7 +334,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     least, most = matched.extremes(early)
     names = lecture.steps.SCHEME_NAMES
     said = (" or ".join(names[k] for k in group) for group in (least, most))
-    assert "rose least with {} and most with {}, and".format(*said) in rope.claim
+    assert rope.claim.endswith("rose least with {} and most with {}.".format(*said))  # one comparison, no third
     lowest = min(early.values(), key=lambda r: r.mean)
     for k in least:  # a scheme named beside the lowest overlaps its seeds' range; one left out does not
         assert early[k].low <= lowest.high
@@ -413,7 +413,7 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
             number(max(families.bias_change("alibi"), families.bias_change("t5"), families.mask_change())),
         ),
         ("added sinusoids", number(added)),
-        ("MiniLM's table", number(families.learned_change(), grouped=True)),
+        ("a learned table", number(families.learned_change(), grouped=True)),
     )
     assert moved.numbers[2][1] != moved.shown  # the two differ: 5.35 vs 0
     assert not re.search(r"\d\.\d", moved.caption)  # no number left in caption type
@@ -489,6 +489,8 @@ TERMS = [
     (r"\bloss\b", "buys", "Loss: how badly the next byte is guessed"),
     (r"\bT_train\b", "buys", "T_train = 128 bytes, the longest sequence trained on"),
     (r"\b[Bb]yte-level\b", "buys", "byte-level (each token a byte)"),
+    (r"\btolerance\b", "magnitude", "tolerance: the largest difference still counted as equal"),
+    (r"\btrained\b", "rotary", "Learned or trained: fitted to data, not set by a formula"),
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
@@ -608,7 +610,7 @@ def test_no_step_calls_a_column_of_a_row_both_feature_and_dimension():
 
 def test_the_sink_steps_badge_says_what_it_compares_in_words():
     shown = at("llmsink")
-    assert shown.ok and shown.verdict == "token 0: over 2× an even split" and len(shown.verdict) <= 30
+    assert shown.ok and shown.verdict == "over 2× an even split" and len(shown.verdict) <= 22
     assert "even split: a query's weight spread equally over the keys it sees" in shown.caption
     assert "the one key every query sees under the causal mask" in shown.claim  # a fact, not "whatever it is"
     assert "whatever" not in shown.claim  # token 0 is always the same marker here: untested
@@ -706,25 +708,16 @@ def test_every_recap_family_cell_names_the_step_where_its_scheme_is_met():
 
 
 @pytest.mark.parametrize("reach", [2, 4, 8])
-def test_the_trained_models_claim_says_how_no_position_did_from_the_measured_rises(reach):
+def test_the_trained_models_claim_names_the_mask_only_model_only_among_the_extremes(reach):
     from posviz.experiments import matched
 
     a, b = {2: (128, 256), 4: (256, 512), 8: (512, 1024)}[reach]
-    rise = matched.rises(matched.family_curves(), 128, a, b)
-    none, names = rise["none"], lecture.steps.SCHEME_NAMES
-    below = [names[k] for k, r in rise.items() if k != "none" and r.low > none.high]  # none rose less, beyond seeds
-    above = [names[k] for k, r in rise.items() if k != "none" and r.high < none.low]
+    least, most = matched.extremes(matched.rises(matched.family_curves(), 128, a, b))
     claim = at("buys", reach=reach).claim
-    least, most = matched.extremes(rise)
-    if "none" in least + most:  # named among the least or the most: the claim says it there, once
-        assert claim.count("the causal mask alone") == 1
-        assert claim.endswith(f"most with {' or '.join(map(names.get, most))}.")
-    elif below:  # the schemes it beat, else the ones that beat it
-        assert claim.endswith(f"with the causal mask alone less than with {' or '.join(below)}.")
-    elif above:
-        assert claim.endswith(f"with the causal mask alone more than with {' or '.join(above)}.")
-    else:
-        assert claim.endswith("with the causal mask alone within the seeds' spread of every scheme.")
+    # one comparison: the least and the most; the mask-only model's place otherwise is its bar (the third comparison,
+    # in words only, relied on two bar labels a hall cannot read)
+    assert claim.count("the causal mask alone") == ("none" in least + most)
+    assert claim.count(",") == 1
 
 
 def test_the_trained_models_lines_are_named_at_their_ends():
@@ -820,8 +813,9 @@ def _llm_head() -> list[float]:
 def _sink() -> list[float]:
     fetched = _whole()
     by_layer = (decoder.whole_model() if fetched is None else fetched).sink.mean(axis=1)
-    there = [] if fetched is not None else [float(np.mean(decoder.whole_model().sink[3]))]  # layer 3 in the 8 texts
-    return [decoder.read(decoder.DEFAULT_TEXT).sink_mean, float(by_layer.max()), *there]
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    even = np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])  # query t sees t + 1 keys
+    return [reading.sink_mean, float(by_layer.max()), float(even)]
 
 
 def _recap() -> list[float]:

@@ -100,10 +100,12 @@ def hline(reference: Data, colour: str = ACCENT) -> alt.LayerChart:
 
 
 def vline(reference: Data, colour: str = ACCENT) -> alt.LayerChart:
-    """A dashed vertical reference line at each row's `x` (a window's end), its `label` at the plot's top edge."""
+    """A dashed vertical reference line at each row's `x` (a window's end), its `label` at the plot's bottom edge (a
+    loss curve's empty floor: at the top edge the highest lines crossed it)."""
     base = alt.Chart(reference).encode(x="x:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=colour, size=2)
-    labels = _haloed(base.encode(y=alt.YValue(0), text="label:N"), colour, align="left", baseline="top", dx=4, dy=4)
+    floor = base.encode(y=alt.YValue(alt.ExprRef("height")), text="label:N")
+    labels = _haloed(floor, colour, align="left", baseline="bottom", dx=4, dy=-4)
     return alt.layer(rule, *labels)
 
 

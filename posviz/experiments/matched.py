@@ -99,6 +99,15 @@ class BinRow:
     seeds: int
 
     @property
+    def signed_mean(self) -> str:
+        """The mean alone, with its sign, in `signed`'s decimals (a chart's bar or a table's cell; the range is drawn).
+
+        >>> BinRow("none", 512, 1024, 0.2586, 0.2574, 0.2598, 2).signed_mean
+        '+0.259'
+        """
+        return self.signed.split(" (")[0]
+
+    @property
     def signed(self) -> str:
         """The mean and the seeds' range with their signs (a rise): 2 decimals, 3 where 2 would print two seeds'
         different values as one range "+0.26..+0.26", which reads as one seed counted twice.

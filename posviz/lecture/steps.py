@@ -549,11 +549,11 @@ def magnitude(scale: float = 0.001) -> Slide:
     distance = r.word_distance("man", scale)
     scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
     curve = figures.distance_curve(scales, distances, scale, distance, log=True)  # the magnitude page's, log-log
-    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT + 20})
+    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 10})  # + caption
     close = verdicts.numerically_equal(*r.word_outputs("man", scale))
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
-        "proportion near 0): it vanishes only at scale 0.",
+        "proportion near 0): it vanishes only at scale 0, step 7's no position.",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
@@ -563,6 +563,7 @@ def magnitude(scale: float = 0.001) -> Slide:
         "equal within 10⁻⁵: at this scale position is invisible",
         hall="course notes: 0.084318 at scale 0.001",
         tone="state",
+        caption="The 10⁻⁵ tolerance: the largest difference still counted as equal (float rounding is near 10⁻¹⁶).",
     )
 
 
@@ -602,7 +603,7 @@ def table(d: int = WIDTH) -> Slide:
         f"wavelength, pair {d // 2 - 1}",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        "each pair turns slower",
+        "wavelengths grow with i",
         (
             _grid(
                 "table",
@@ -692,7 +693,7 @@ def _moved_too(shift: int) -> tuple[tuple[str, float], ...]:
         ("added sinusoids", relative.shift_change(q, k, 24, shift, scheme="sinusoidal")),
     ]
     if shift + families.T <= families.table_rows():
-        numbers.append(("MiniLM's table", families.learned_change(shift)))
+        numbers.append(("a learned table", families.learned_change(shift)))
     return tuple(numbers)
 
 
@@ -709,7 +710,7 @@ def rotary(shift: int = 100) -> Slide:
         f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
-        "unchanged: offset only",
+        "unchanged",
         tuple(
             _grid(
                 name,
@@ -728,11 +729,11 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         "RoFormer (Su et al.), computed from the formula",
-        hall="computed from RoPE's formula (Su et al.)",
+        hall=f"each: the largest score change at +{shift}; RoPE's formula (Su et al.)",
         also=_moved_too(shift),
-        caption=f"Each: the largest change of any score at +{shift}. ALiBi and T5 add a bias to the scores instead "
-        "(ALiBi's a penalty growing with t − s; T5's learned per bucket, a range of t − s, here a stand-in: random, "
-        f"not trained); MiniLM's is a learned table (step 15).{past}",
+        caption="ALiBi and T5 add a bias to the scores instead (ALiBi's a penalty growing with t − s; T5's learned "
+        "per bucket, a range of t − s, here a stand-in: random, not trained). Learned or trained: fitted to data, not "
+        f"set by a formula; the learned table is MiniLM's (step 15).{past}",
     )
 
 
@@ -754,14 +755,14 @@ def real_model() -> Slide:
         value_title="cosine",
     )
     return Slide(
-        f"A real encoder (a model reading whole texts: {minilm.NAME}) is family 1: a learned table of "
-        f"{pos.table.shape[0]} absolute rows added to the input; neighbours point alike.",
+        f"A real encoder (a model reading whole texts), MiniLM, is family 1: a learned table of {pos.table.shape[0]} "
+        "absolute rows added to the input; neighbours point alike.",
         "median cosine (1: same direction) of neighbouring rows",
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
         (table_image, cosine),
-        "the model's own weights, read on this server",
+        f"the model's own weights ({minilm.NAME}), read on this server",
         hall="computed from the model's own weights",
     )
 
@@ -836,20 +837,6 @@ def _matched_curves() -> dict[str, np.ndarray]:
     return matched.family_curves()
 
 
-def _against_none(rise: dict, extremes: tuple[list[str], list[str]]) -> str:
-    """How the model with no position scheme (the causal mask alone, step 14) did beside the schemes with one, beyond
-    the seeds' spread, in words: "" when it is among the `extremes` (least, most: the claim names it there), else the
-    schemes it rose less than (or more than)."""
-    if any("none" in group for group in extremes):
-        return ""
-    none = rise["none"]
-    less = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.low > none.high]
-    more = [SCHEME_NAMES[k] for k, r in rise.items() if k != "none" and r.high < none.low]
-    if less or more:
-        return f", and with the causal mask alone {'less' if less else 'more'} than with {' or '.join(less or more)}"
-    return ", and with the causal mask alone within the seeds' spread of every scheme"
-
-
 MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 17's two plots (were 128), above its three-line caption (158: past 720)
 MATCHED_STROKE = 3.0  # px: step 17's loss lines, seen from a hall's back row (Vega draws 2)
 
@@ -894,14 +881,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
             "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
             "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
             "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
-            "shown": [rise[k].signed.replace(" (seeds ", " (") if k in rise else no_row for k in matched.SCHEMES],
+            # the mean only: the range, drawn as the line, written beside it ran past a phone's edge and a projector's
+            "shown": [rise[k].signed_mean if k in rise else no_row for k in matched.SCHEMES],
             "chosen": [k == scheme for k in matched.SCHEMES],
         }
     ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
-    span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.75)  # room for the words
+    span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.6)  # room for the words
     shape = dict(
         colours=tuple((labels[k], c) for k, c in SCHEME_COLOURS.items()),
-        title=f"loss at {a}-{b - 1} minus 0-{T - 1} (seeds' range)",
+        title=f"loss at {a}-{b - 1} minus 0-{T - 1} (line: seeds' range)",
         x_title="nats per byte",
         span=span,
         ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
@@ -914,8 +902,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     )
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
-        f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}"
-        f"{_against_none(rise, extremes)}.",
+        f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
@@ -979,7 +966,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
-        "below 1: word order matters",
+        "below 1: order matters",
         (
             Figure(
                 "real-references",
@@ -1200,8 +1187,10 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer: less each."
-        there_also = ((f"layer {decoder.SINK_LAYER} on {whole.text_count} longer texts (right map)", there),)
+        caption = (  # layer 3 on the right map's texts: beside the headlines it read as undercutting the claim
+            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer, so each key gets less "
+            f"(layer {decoder.SINK_LAYER} there: {number(there)})."
+        )
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
@@ -1209,7 +1198,6 @@ def llm_sink() -> Slide:
         source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
         hall = f"both run now on this server; right: all {of} layers"
         caption = "Both maps run now on the lecture sentence; the left is the first 5 layers, the right all 30."
-        there_also = ()
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
     right = Figure(
@@ -1228,12 +1216,15 @@ def llm_sink() -> Slide:
         f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
         reading.sink_mean,
         reading.has_sink,
-        "token 0: over 2× an even split",
+        "over 2× an even split",
         (left, right),
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
-        "token 0: at most 2× an even split",
+        "at most 2× an even split",
         hall=hall,
-        also=((f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])), *there_also),
+        also=(
+            (f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),
+            (f"an even split, {reading.T} tokens", verdicts.uniform_sink(reading.T, reading.first)),  # the badge's
+        ),
         caption=f"An even split: a query's weight spread equally over the keys it sees. Token 0 is step 19's left-out "
         f"{reading.tokens.tokens[0]}. {caption}",
     )
