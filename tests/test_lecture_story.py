@@ -971,8 +971,13 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
     assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
     caption = at("lastrow").caption
-    assert caption.startswith("The spike at t = 127: the last position the model's own tokenizer")
+    assert int(np.argmax(norms)) == 0 and minilm.tokenize("dog bites man").tokens[0] == "[CLS]"  # row 0: [CLS]'s
+    assert caption.startswith("Row 0, where every input's first token ([CLS]) sits, is the longest. The spike at t = ")
+    assert "t = 127: the last position the model's own tokenizer" in caption
     assert "keeps before it cuts a text" in caption and "128" not in caption  # one 128 on the step: the headline's
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said
     assert lecture.steps._spike(flat) == ""
+    flat = norms.copy()
+    flat[0] = 0.0  # row 0 no longer the longest: the spike alone
+    assert lecture.steps._spike(flat).startswith("The spike at t = 127")

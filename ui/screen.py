@@ -86,7 +86,10 @@ _PARENTHESIS = re.compile(r" ?\([^()]{1,16}\)")
 
 
 # A thing and its short number, "pair 3", "token 0", "layer 3", "family 1": one unit, never "pair / 3".
-_NUMBERED = re.compile(r"\b(?:pair|token|layer|head|seed|family|position|row) \d{1,3}\b")
+_NUMBERED = re.compile(
+    r"\b(?:pair|token|layer|head|seed|family|position|row) \d{1,3}\b"  # a thing and its number: "layer 3"
+    r"|\b\d{1,4} (?:tokens|texts|layers|heads|seeds|positions|rows|bytes)\b"  # a count and its unit: "19 tokens"
+)
 
 
 # A short equation, "d = 8" or "T = 6": one unit, never "d = / 8".
@@ -94,9 +97,9 @@ _EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
 
 
 def glued(label: str) -> str:
-    """`label` with the spaces in and before each short parenthesis, in each short equation and between a thing and
-    its short number ("pair 3", "family 1") made non-breaking (a narrow column wraps "wavelength, slowest pair (3)" as
-    "wavelength, slowest / pair (3)", not "... pair / (3)")."""
+    """`label` with the spaces in and before each short parenthesis, in each short equation, between a thing and its
+    short number ("pair 3", "family 1") and between a count and its unit ("19 tokens") made non-breaking (a narrow
+    column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
     return _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label)))
 
 

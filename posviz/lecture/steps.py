@@ -310,7 +310,7 @@ def shuffle(seed: int = 42) -> Slide:
         claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
-        source="the lesson 'Why attention needs position' prints 4.44e-16",
+        source="the lesson 'Why attention needs position' prints 4.44e-16: the headline's 4.4e-16, to three digits",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
         "dimensions). attn(X), a transformer's "
@@ -728,7 +728,7 @@ def rotary(shift: int = 100) -> Slide:
                 ("rotary-moved", shifted, f"the same query and key at {shift}-{shift + 23}", shift),
             )
         ),
-        "RoFormer (Su et al.), computed from the formula",
+        f"each: the largest change of any score at +{shift}; RoFormer (Su et al.), computed from the formula",
         hall=f"each: the largest score change at +{shift}; RoPE's formula (Su et al.)",
         also=_moved_too(shift),
         caption="ALiBi and T5 add a bias to the scores instead (ALiBi's a penalty growing with t − s; T5's learned "
@@ -781,7 +781,7 @@ def last_row(T: int = 640) -> Slide:
     shape = dict(
         title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens",
         y_title="‖row t‖",
-        height=CAPTIONED if spike else FIGURE_HEIGHT,
+        height=CAPTIONED - 25 if spike else FIGURE_HEIGHT,  # the caption's two lines
     )
     return Slide(
         f"A learned table ends at its last row: MiniLM has no row for position {rows} or past it, so a longer input "
@@ -801,7 +801,8 @@ def last_row(T: int = 640) -> Slide:
 
 def _spike(norms: np.ndarray) -> str:
     """Step 16's caption: what the spike in the norms is, when the data shows it (row W - 1 the longest of rows 1 to
-    2W and over 1.3× their median, W the window the model's own tokenizer cuts and pads to), else nothing."""
+    2W and over 1.3× their median, W the window the model's own tokenizer cuts and pads to), else nothing; before it,
+    that row 0 (where the tokenizer puts [CLS]) is the longest, when it is."""
     import json
 
     from posviz.models.minilm import text
@@ -810,9 +811,10 @@ def _spike(norms: np.ndarray) -> str:
     near = norms[1 : 2 * window]
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
+    first = "Row 0, where every input's first token ([CLS]) sits, is the longest. " * (int(np.argmax(norms)) == 0)
     return (
-        f"The spike at t = {window - 1}: the last position the model's own tokenizer (text-to-tokens splitter) keeps "
-        "before it cuts a text; this step asks the model directly."
+        f"{first}The spike at t = {window - 1}: the last position the model's own tokenizer (text-to-tokens splitter) "
+        "keeps before it cuts a text; this step asks the model directly."
     )
 
 
@@ -908,7 +910,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         apart,
         "no overlap of seeds' ranges",
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        "computed here: the small models trained here, alike but for position",
+        "computed on this server: the small models trained here, alike but for position",
         "the seeds' ranges overlap",
         tone="state",
         hall=f"small models trained here, {len(matched.seeds())} seeds each",
@@ -959,7 +961,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
             "shown": [number(c) for c in cosines],
         }
     )
-    height = FIGURE_HEIGHT - 100
+    height = FIGURE_HEIGHT - 104  # its caption's two lines fit 720 px (721 at - 100)
     return Slide(
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, yet finds the two more "
         "alike than a paraphrase.",
