@@ -29,7 +29,6 @@ from posviz.models import matched
 
 SHIFT = 100  # every position moves by this much
 T, D = 24, 16  # the positions and the width of the shift measurement (the rotary step's)
-PAST = 600  # a position past MiniLM's 512 rows: T5's buckets are read out to 4 x PAST
 COLUMNS = ("family: where it enters", "past the trained length", f"scores, positions +{SHIFT}")
 SHOWN_AT = "buys"  # the lecture step that shows the "past the trained length" numbers (its bars, at its defaults)
 ALIBI = dict(heads=longer.ALIBI_HEADS, head=longer.ALIBI_HEAD)  # one head, the Relative biases page's default
@@ -145,8 +144,6 @@ def rows() -> tuple[Row, ...]:
     q, k = _content()
     last = table_rows()
     refuses = "refused" if refusal(last + 1) else "ran"
-    bucket = biases.t5_bucket(np.arange(0, 4 * PAST))
-    first_last = int(np.argmax(bucket == bucket.max()))  # the first offset that falls in T5's last bucket
     rise = measured()
     T_train = matched.config().T_train
     width = minilm_width()
@@ -175,7 +172,7 @@ def rows() -> tuple[Row, ...]:
             "rotary (RoPE)",
             "2: relative",
             "rotates query, key (SmolLM2)",
-            f"loss {rise['rope'].signed_mean}\nfar offsets: angles never trained",
+            f"loss {rise['rope'].signed_mean}\noffsets past {T_train - 1} never trained on",  # a fact; the why is not
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
             f"rotation formula, d = {D}",
             "rotary",
@@ -185,7 +182,7 @@ def rows() -> tuple[Row, ...]:
             "bias on the scores",
             "2: relative",
             "added to the scores (ALiBi, T5)",
-            f"ALiBi: loss {rise['alibi'].signed_mean}\nT5: offsets from {first_last} share one bias",
+            f"ALiBi: loss {rise['alibi'].signed_mean}\nT5: far offsets share one bucket",
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
             "rotary",

@@ -899,9 +899,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     )
     windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
-    why = " RoPE's usual explanation, not tested here: offsets past T_train turn by angles never trained." * (
-        "rope" in extremes[1]
-    )
+    why = (
+        " A score sees only the offset (step 13), but offsets past T_train never occurred in training: RoPE's usual "
+        "explanation, not tested here."
+    ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
         f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}.",
@@ -1067,7 +1068,7 @@ def decoder() -> Slide:
     if fetched is None:
         source, after, used = (
             f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
-            f"its first {layers} layers (of {of}: {FIRST_LAYERS})",
+            f"SmolLM2's first {layers} layers (of {of}: {FIRST_LAYERS})",
             f"{layers} of {of} layers",
         )
     else:
@@ -1084,7 +1085,8 @@ def decoder() -> Slide:
         source,
         "0 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}",
-        caption=f"SmolLM2's sentence vector: the mean of the three word tokens' states (a layer's output vectors) "
+        caption=f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
+        f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× longer: step 21 shows attention leans on it).",
         also=(("RoPE off, mask only: 1 − cosine", 1 - mask_only),),
