@@ -982,3 +982,11 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     flat = norms.copy()
     flat[0] = 0.0  # row 0 no longer the longest: the spike alone
     assert lecture.steps._spike(flat).startswith("The spike at t = 127")
+
+
+def test_the_decoder_steps_note_compares_with_step_18_as_measured():
+    from posviz.lecture import notes
+
+    said = notes.note("decoder").say
+    assert "MiniLM, a whole encoder, moves the two further apart" in said and not re.search(r"\d×", said)
+    assert 1 - at("sentences").value > at("decoder").value  # MiniLM's 1 − cosine above SmolLM2's, as the note says
