@@ -11,7 +11,7 @@ STEPS = lecture.STEPS
 
 
 ORDER = ["shuffle", "twins", "ramp", "pairs", "forgot", "offset", "plain", "position", "magnitude", "table", "norms",
-         "shift", "rotary", "causal", "real", "lastrow", "buys", "sentences", "decoder", "llm", "llmsink",
+         "shift", "rotary", "causal", "real", "sentences", "lastrow", "buys", "decoder", "llm", "llmsink",
          "recap"]  # fmt: skip
 
 

@@ -228,8 +228,8 @@ def past_note() -> str:
     a, b = past_window()
     return (
         f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, mean of "
-        f"{len(matched.seeds())} seeds (their range: step 17's lines), of small models trained here, not the papers' "
-        "results"
+        f"{len(matched.seeds())} seeds (their range: the trained models' step, as lines), of small models trained "
+        "here, not the papers' results"
     )
 
 

@@ -157,7 +157,7 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     "decoder": Note(
         "The lesson's exercise asks for a real causal model: SmolLM2 answers it live. It adds no position vector, "
         "yet RoPE and the mask give a cosine below 1; with RoPE off the mask alone still does, and with both off "
-        "it is 1 up to rounding. Step 18's MiniLM, a whole encoder, moves the two further apart (its 1 − cosine is "
+        "it is 1 up to rounding. MiniLM, a whole encoder, moved the two further apart (its 1 − cosine is "
         "larger); the gaps of two different models are not a ranking of their schemes.",
         "With RoPE switched off, why does SmolLM2 still tell the orders apart?",
         "The causal mask: each token sees a different prefix in the two sentences.",

@@ -731,9 +731,9 @@ def rotary(shift: int = 100) -> Slide:
         f"each: the largest change of any score at +{shift}; RoFormer (Su et al.), computed from the formula",
         hall=f"each: the largest score change at +{shift}; RoPE's formula (Su et al.)",
         also=_moved_too(shift),
-        caption="ALiBi and T5 add a bias to the scores instead (ALiBi's a penalty growing with t − s; T5's learned "
-        "per bucket, a range of t − s, here a stand-in: random, not trained). Learned or trained: fitted to data, not "
-        f"set by a formula; the learned table is MiniLM's (step 15).{past}",
+        caption="ALiBi and T5 add a bias to the scores instead (ALiBi's a penalty growing with t − s; T5's a learned "
+        "bias for each bucket (a range of t − s), here a stand-in: random, not trained). Learned or trained: fitted "
+        f"to data, not set by a formula; the learned table is MiniLM's (step 15).{past}",
     )
 
 
@@ -845,7 +845,7 @@ MATCHED_STROKE = 3.0  # px: step 17's loss lines, seen from a hall's back row (V
 
 def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     from posviz.drawing import lecture_charts
-    from posviz.drawing.colours import SCHEME_COLOURS
+    from posviz.drawing.colours import SCHEME_COLOURS, TEXT_COLOUR
     from posviz.experiments import matched as ex
     from posviz.models import matched
 
@@ -862,6 +862,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
     title = "held-out loss by position (a line per seed)"
     shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
+    shape["reference_colour"] = TEXT_COLOUR  # the window's end: not the learned table's orange
     # "RoPE", as the claim writes it; the learned table's name, drawn in the column with the others, says where its
     # lines stop (beside ALiBi's it read as a model as good past the window)
     labels = {**SCHEME_LABELS, "learned": f"learned (to {T - 1})"}
@@ -905,7 +906,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
     return Slide(
-        f"Past the {T} bytes they trained on (to {reach}×), loss rose least with {least} and most with {most}.",
+        f"Small models trained here on {T}-byte texts, alike but for position: past {T} bytes (to {reach}×), loss "
+        f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
@@ -1229,7 +1231,8 @@ def llm_sink() -> Slide:
             (f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),
             (f"an even split, {reading.T} tokens", verdicts.uniform_sink(reading.T, reading.first)),  # the badge's
         ),
-        caption=f"An even split: a query's weight spread equally over the keys it sees. Token 0 is step 19's left-out "
+        caption=f"An even split: a query's weight spread equally over the keys it sees (1/(t + 1) on token 0), "
+        f"averaged over the queries t ≥ {reading.first} as the heads' weights are. Token 0 is step 19's left-out "
         f"{reading.tokens.tokens[0]}. {caption}",
     )
 
@@ -1308,14 +1311,14 @@ STEPS: tuple[Step, ...] = (
          (Control("shift", "move every position by", 100, options=(0, 1, 100, 10_000)),)),
     Step("causal", "The causal mask carries position", causal),
     Step("real", "A real model's learned table", real_model),
+    Step("sentences", "A real model: order only through position", real_sentences,
+         (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
     Step("lastrow", "A learned table's last row", last_row,
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
     Step("buys", "What each scheme buys past its trained length", buys,
          (Control("scheme", "the number for", "alibi", options=BUYS_SCHEMES, names=BUYS_NAMES),
           Control("reach", "read up to × T_train", 8, options=(2, 4, 8))),
          slow=_matched_curves, slow_note=MATCHED_NOTE),
-    Step("sentences", "A real model: order only through position", real_sentences,
-         (Control("scale", "position rows ×", 1.0, options=(0.0, 0.25, 0.5, 1.0)),)),
     Step("decoder", "A real decoder: no position rows", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
