@@ -65,7 +65,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert cos["reordered"] == pytest.approx(slide.value, abs=1e-12)
     assert cos["unrelated"] < cos["a paraphrase"] < cos["reordered"] < 1  # the claim: less than a paraphrase differs
     assert set(slide.figures[1].frames[0].run) == {"the model", "position rows removed"}  # app_pages/sentences.py's
-    assert "At 0 layers run no token has mixed with another" in slide.caption
+    assert "At 0 layers run no token has mixed" in slide.caption
     layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
     assert f"the orders differ (1 − cosine {number(layers.distance.iloc[0], 2)})" in slide.caption
@@ -82,7 +82,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert np.abs(raw[0].sum(axis=0) - raw[1].sum(axis=0)).max() < 1e-12
     normalised = [layer0.embed(rows, minilm.tokenize(text).ids) for text in ("dog bites man", "man bites dog")]
     assert np.abs(normalised[0].sum(axis=0) - normalised[1].sum(axis=0)).max() > 1e-3
-    assert "normalised on its own (unnormalised, the rows' sum is the same for both)" in slide.caption
+    assert "normalised alone (unnormalised, the rows' sum is the same for both)" in slide.caption
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
@@ -128,7 +128,7 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     assert list(bars.index) == list(steps.SMOLLM2_BARS.values())
     on, off = bars["1 − cosine"].iloc[:2]
     assert on == pytest.approx(1 - model) and off == pytest.approx(1 - mask_only) and on != pytest.approx(off)
-    assert bars["shown"].iloc[:2].tolist() == [number(1 - model, 3), number(1 - mask_only, 3)]
+    assert bars["shown"].iloc[:2].tolist() == [number(1 - model), number(1 - mask_only)]  # as the headlines
     assert bars["1 − cosine"].iloc[2] == 0 and bars["shown"].iloc[2] == "0 up to rounding"  # neither: a set
     low, high = slide.figures[0].shape["span"]
     assert low == 0 and high > max(on, off)  # linear, from 0: the two bars' lengths compare as their values
@@ -145,9 +145,10 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == 1 - model and not verdicts.same_direction(model) and sink > 1
     assert slide.also == (("RoPE off, mask only: 1 − cosine", 1 - mask_only),)
-    assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only, 3)
+    assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only)
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
+    assert model != pytest.approx(decoder.sentence_cosine()[0], abs=1e-4)  # the shipped part's caption: they differ
     further = "RoPE (family 2) a little further" in slide.claim  # the claim says which measured cosine is lower
     assert further == (model < mask_only) and ("further than with RoPE (family 2) on" in slide.claim) != further
 

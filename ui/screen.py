@@ -92,8 +92,8 @@ _NUMBERED = re.compile(
 )
 
 
-# A short equation, "d = 8" or "T = 6": one unit, never "d = / 8".
-_EQUATION = re.compile(r"(?<!\S)\S{1,3} = [^\s,;:()]{1,10}")
+# A short equation or difference, "d = 8", "T = 6", "1 − cosine": one unit, never "d = / 8" or "1 / − cosine".
+_EQUATION = re.compile(r"(?<!\S)\S{1,3} [=−] [^\s,;:()]{1,10}")
 
 
 def glued(label: str) -> str:

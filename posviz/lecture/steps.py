@@ -971,7 +971,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
         pair.cosine,
         not verdicts.same_direction(pair.cosine),
-        "below 1: order matters",
+        "order matters",
         (
             Figure(
                 "real-references",
@@ -999,10 +999,10 @@ def real_sentences(scale: float = 1.0) -> Slide:
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"within ±{encoder.COSINE_TOLERANCE:g} of the published model's cosines",  # one line: the step fits
-        caption="A layer: attention over all tokens, then a small network on each; MiniLM has 6. At 0 layers run no "
-        f"token has mixed with another, yet the orders differ (1 − cosine {number(_two_digits(pair.layer_distance[0]))}"
-        "): each token's word + position row is normalised on its own (unnormalised, the rows' sum is the same for "
-        "both).",
+        caption="A layer: attention over all tokens, then a small network on each (MiniLM has 6); a sentence's vector: "
+        "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
+        f"{number(_two_digits(pair.layer_distance[0]))}): each token's word + position row is normalised alone "
+        "(unnormalised, the rows' sum is the same for both).",
         also=(("no position rows", pair.cosine_plain), ("a paraphrase", cosines[2])),
     )
 
@@ -1042,7 +1042,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         {
             "run": [SMOLLM2_BARS[run] for run in cosines],
             "1 − cosine": list(gaps.values()),
-            "shown": ["0 up to rounding" if g == 0 else number(g, 3) for g in gaps.values()],
+            "shown": ["0 up to rounding" if g == 0 else number(g) for g in gaps.values()],  # as the headlines
         }
     )
     shape = dict(
@@ -1070,7 +1070,7 @@ def decoder() -> Slide:
     if fetched is None:
         source, after, used = (
             f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
-            f"SmolLM2's first {layers} layers (of {of}: {FIRST_LAYERS})",
+            f"SmolLM2's first {layers} layers (of {of}: {FIRST_LAYERS}; a part, so the whole model's numbers differ)",
             f"{layers} of {of} layers",
         )
     else:
@@ -1117,7 +1117,7 @@ def _retitled(fig: Figure, title: str) -> Figure:
     return replace(fig, shape={**fig.shape, "title": title})
 
 
-LLM_MAP = 280  # px: step 20's map of 19 tokens, square, ~15 px a cell (290 made the step 723 px of 720)
+LLM_MAP = 236  # px: step 20's map of 19 tokens, square, ~13 px a cell, above its one-line caption (280 without)
 
 
 def llm_head() -> Slide:
@@ -1161,7 +1161,7 @@ def llm_head() -> Slide:
         "a previous-token head",
         (
             _retitled(
-                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 30),
+                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 74),
                 f"layer {layer}, head {head}: weight by distance",
             ),
             picture,
@@ -1172,6 +1172,8 @@ def llm_head() -> Slide:
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
         also=(("RoPE off: mean weight on t−1", off),),
+        caption=f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map labels every other one): "
+        f"{' '.join(token.strip() for token in reading.tokens.tokens)}",
     )
 
 
