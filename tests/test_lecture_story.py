@@ -163,7 +163,10 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     assert slide.claim.endswith("read the previous token; with RoPE off it does not.")
     assert found and f"{', '.join(found)} (layer.head) in the first 5 layers (of 30)" in slide.source
     words = " ".join(token.strip() for token in reading.tokens.tokens)
-    assert f"tokens t = 0 to {reading.T - 1}: {words};" in slide.source
+    assert (
+        slide.caption
+        == f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map labels every other one): {words}"
+    )
 
 
 def test_the_previous_token_head_step_counts_all_270_heads_when_the_whole_file_was_fetched():

@@ -1166,8 +1166,8 @@ def llm_head() -> Slide:
             ),
             picture,
         ),
-        f"layers and heads counted from 0; run now on the lecture sentence, tokens t = 0 to {reading.T - 1}: "
-        f"{' '.join(token.strip() for token in reading.tokens.tokens)}; previous-token heads "
+        "layers and heads counted from 0; run now on the lecture sentence (the caption writes it out); previous-token "
+        "heads "
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
