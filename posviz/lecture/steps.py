@@ -1117,7 +1117,7 @@ def _retitled(fig: Figure, title: str) -> Figure:
     return replace(fig, shape={**fig.shape, "title": title})
 
 
-LLM_MAP = 236  # px: step 20's map of 19 tokens, square, ~13 px a cell, above its one-line caption (280 without)
+LLM_MAP = 226  # px: step 20's map of 19 tokens, square, ~13 px a cell, above its one-line caption (280 without)
 
 
 def llm_head() -> Slide:
@@ -1161,7 +1161,7 @@ def llm_head() -> Slide:
         "a previous-token head",
         (
             _retitled(
-                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 74),
+                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 84),
                 f"layer {layer}, head {head}: weight by distance",
             ),
             picture,
