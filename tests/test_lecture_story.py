@@ -68,7 +68,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert "At 0 layers run no token has mixed" in slide.caption
     layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
-    assert f"the orders differ (1 − cosine {number(layers.distance.iloc[0], 2)})" in slide.caption
+    assert f"the orders differ (1 − cosine {number(layers.distance.iloc[0], 2).replace('-', '‑')})" in slide.caption
     assert slide.numbers[2] == ("a paraphrase", number(cos["a paraphrase"]))  # the claim's comparison, in large type
     # the caption's reason: the word + position rows' plain sum is the same for both orders; normalised, it is not
     from posviz.models import minilm
@@ -164,8 +164,7 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     assert found and f"{', '.join(found)} (layer.head) in the first 5 layers (of 30)" in slide.source
     words = " ".join(token.strip() for token in reading.tokens.tokens)
     assert (
-        slide.caption
-        == f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map labels every other one): {words}"
+        slide.caption == f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map names some of them): {words}"
     )
 
 
@@ -979,7 +978,9 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     caption = at("lastrow").caption
     assert int(np.argmax(norms)) == 0 and minilm.tokenize("dog bites man").tokens[0] == "[CLS]"  # row 0: [CLS]'s
     assert caption.startswith("Row 0, where every input's first token ([CLS]) sits, is the longest. The spike at t = ")
-    assert "t = 127: the last position the model's own tokenizer" in caption
+    assert "t = 127: the last position the model's usual tokenizer" in caption
+    assert caption.endswith("asked directly, as here, the model reads up to 512 tokens and refuses more.")
+    assert families.refusal(512) is None and families.refusal(513) is not None  # the caption's last sentence
     assert "keeps before it cuts a text" in caption and "128" not in caption  # one 128 on the step: the headline's
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said

@@ -553,7 +553,7 @@ def magnitude(scale: float = 0.001) -> Slide:
     close = verdicts.numerically_equal(*r.word_outputs("man", scale))
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
-        "proportion near 0): it vanishes only at scale 0, step 7's no position.",
+        "proportion near 0): it vanishes only at scale 0, no position at all (step 7).",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
@@ -813,8 +813,9 @@ def _spike(norms: np.ndarray) -> str:
         return ""
     first = "Row 0, where every input's first token ([CLS]) sits, is the longest. " * (int(np.argmax(norms)) == 0)
     return (
-        f"{first}The spike at t = {window - 1}: the last position the model's own tokenizer (text-to-tokens splitter) "
-        "keeps before it cuts a text; this step asks the model directly."
+        f"{first}The spike at t = {window - 1}: the last position the model's usual tokenizer (text-to-tokens "
+        "splitter) keeps before it cuts a text; asked directly, as here, the model reads up to "
+        f"{norms.size} tokens and refuses more."
     )
 
 
@@ -1001,8 +1002,8 @@ def real_sentences(scale: float = 1.0) -> Slide:
         else f"within ±{encoder.COSINE_TOLERANCE:g} of the published model's cosines",  # one line: the step fits
         caption="A layer: attention over all tokens, then a small network on each (MiniLM has 6); a sentence's vector: "
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
-        f"{number(_two_digits(pair.layer_distance[0]))}): each token's word + position row is normalised alone "
-        "(unnormalised, the rows' sum is the same for both).",
+        f"{number(_two_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
+        "normalised alone (unnormalised, the rows' sum is the same for both).",  # ‑: 2.5e‑5 never split
         also=(("no position rows", pair.cosine_plain), ("a paraphrase", cosines[2])),
     )
 
@@ -1172,7 +1173,7 @@ def llm_head() -> Slide:
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
         also=(("RoPE off: mean weight on t−1", off),),
-        caption=f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map labels every other one): "
+        caption=f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map names some of them): "
         f"{' '.join(token.strip() for token in reading.tokens.tokens)}",
     )
 
@@ -1221,7 +1222,7 @@ def llm_sink() -> Slide:
     return Slide(
         "Heads put much of their weight on token 0, the one key every query sees under the causal mask: position "
         "makes this attention sink.",
-        f"layer {decoder.SINK_LAYER}, run now: weight on token 0",
+        f"layer {decoder.SINK_LAYER}, on this sentence",  # the maps' legend: weight on token 0
         reading.sink_mean,
         reading.has_sink,
         "over 2× an even split",
@@ -1319,7 +1320,7 @@ STEPS: tuple[Step, ...] = (
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
     Step("buys", "What each scheme buys past its trained length", buys,
          (Control("scheme", "the number for", "alibi", options=BUYS_SCHEMES, names=BUYS_NAMES),
-          Control("reach", "read up to × T_train", 8, options=(2, 4, 8))),
+          Control("reach", "read up to × the trained length", 8, options=(2, 4, 8))),
          slow=_matched_curves, slow_note=MATCHED_NOTE),
     Step("decoder", "A real decoder: no position rows", decoder),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
