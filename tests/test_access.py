@@ -465,6 +465,7 @@ def test_glued_makes_a_short_parenthesis_and_the_space_before_it_non_breaking():
     assert ui.text.glued("the width d = 8, seed 42") == "the width d\u00a0=\u00a08, seed\u00a042"
     assert ui.text.glued("step 3 / 22 · pairs (seed 42)") == "step 3 / 22 · pairs\u00a0(seed\u00a042)"
     assert ui.text.glued("an even split, 19 tokens") == "an even split, 19\u00a0tokens"  # a count and its unit
+    assert "<span>−0.065</span>" in ui.pictures.bar_labels((-0.065, 0.065), "value")  # a minus, as Vega's axes
     assert ui.text.glued("RoPE off: 1 − cosine") == "RoPE off: 1\u00a0−\u00a0cosine"  # a short difference
     assert ui.text.glued("wavelength, pair 3") == "wavelength, pair\u00a03"  # a phone's column: never "pair / 3"
     assert ui.text.glued("differ: family 1.") == "differ: family\u00a01."

@@ -103,7 +103,7 @@ def bar_labels(domain: tuple[float, float], value_title: str, style: str = "", p
     ticks = (domain[0], (domain[0] + domain[1]) / 2, domain[1])
     return (
         f"<div style='{style}{pull_up}display:flex;justify-content:space-between;font-size:{size}'>"
-        + "".join(f"<span>{number(t, digits=2)}</span>" for t in ticks)
+        + "".join(f"<span>{number(t, digits=2).replace('-', '−', t < 0)}</span>" for t in ticks)  # −, as Vega's
         + f"</div><div style='{style}text-align:center;font-size:{size};opacity:0.75'>{html_text(value_title)}</div>"
     )
 

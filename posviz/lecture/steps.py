@@ -313,9 +313,9 @@ def shuffle(seed: int = 42) -> Slide:
         source="the lesson 'Why attention needs position' prints 4.44e-16: the headline's 4.4e-16, to three digits",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
-        "dimensions). attn(X), a transformer's "
-        "attention (the model family of today's language models): each output row is a mean of all rows' values, "
-        "weighted by how well they match. A seed: a fixed start for the random numbers, so they repeat."
+        "dimensions). attn(X), a transformer's attention (the model family of today's language models): each output "
+        "row is a mean of all rows, each first multiplied by a random matrix, weighted by how well they match. A "
+        "seed: a fixed start for the random numbers, so they repeat."
         f"{_powers(r.max_diff)}",  # the shuffle's order itself is in the speaker notes
     )
 
@@ -516,7 +516,8 @@ def sentences_plain() -> Slide:
         hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
         caption="W₁, W₂: attention matrices. Each token has a query vector (what it looks for) and a key vector (what "
-        "it offers): a row is one token's query, a column a key it reads, a cell how well they match, as a weight.",
+        "it offers): a row is one token's query, a column a key it reads, a cell how well they match, as a weight (a "
+        "row's weights sum to 1).",
     )
 
 
