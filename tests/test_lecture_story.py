@@ -498,7 +498,12 @@ TERMS = [
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
-    (r"\bsink\b", "llmsink", "the one key every query sees under the causal mask: position makes this attention sink"),
+    (
+        r"\bsink\b",
+        "llmsink",
+        "the one key every query sees under the causal mask; with the mask off they do not: "
+        "position makes this attention sink",
+    ),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
@@ -568,7 +573,7 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     shown = at("llmsink")
     by_layer = decoder.whole_model().sink.mean(axis=1)
     top = int(np.argmax(by_layer))
-    assert shown.also[0] == (f"layer {top}, highest heads' mean: 8 texts", float(by_layer.max()))
+    assert f"highest heads' mean: layer {top}, {number(float(by_layer.max()))} (8 texts, 980 tokens)" in shown.caption
     assert shown.figures[1].name == "llm-sink-model"
     assert "first 5 layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
 
@@ -580,7 +585,9 @@ def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypa
     shown = at("llmsink")
     right = shown.figures[1]
     top = f"layer {int(np.argmax(decoder.whole_model().sink.mean(axis=1)))}"
-    assert shown.also[0][0].startswith(top + ",") and right.shape["marked"] == top and top in right.shape["rows"]
+    assert (
+        f"highest heads' mean: {top}," in shown.caption and right.shape["marked"] == top and top in right.shape["rows"]
+    )
     spec = engine.chart_spec(right.builder, *right.frames, presenter="hall", **right.shape)
     leaves = spec_leaves(spec)
     axes = [leaf["encoding"]["y"]["axis"] for leaf in leaves if "axis" in leaf.get("encoding", {}).get("y", {})]
@@ -593,7 +600,9 @@ def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypa
 
 
 def test_the_sink_steps_second_number_says_it_is_a_mean_over_heads():
-    assert "heads' mean" in at("llmsink").also[0][0]  # its row's brightest cells may sit below other rows' (a reader)
+    assert (
+        "The right map's highest heads' mean: layer" in at("llmsink").caption
+    )  # its brightest cells may sit elsewhere
 
 
 def test_step_17_gives_ropes_usual_explanation_only_when_rope_rose_most():
@@ -631,7 +640,8 @@ def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched()
     assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
     live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
     assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
-    assert shown.also[0][1] == float(fetched.sink.mean(axis=1).max()) and shown.also[0][0].endswith("run now")
+    top = fetched.sink.mean(axis=1)
+    assert f"highest heads' mean: layer {int(np.argmax(top))}, {number(float(top.max()))} (run now)" in shown.caption
 
 
 def test_step_7s_panels_are_the_w1_and_w2_its_claim_and_number_name():
@@ -799,13 +809,6 @@ def _sentence_cosines(scale: float) -> list[float]:
     return [pair.cosine, pair.cosine_plain, float(first @ paraphrase)]  # pooled vectors have length 1
 
 
-def _whole():
-    """All 30 layers of SmolLM2 on the lecture sentence, when the whole file was fetched; else None."""
-    from posviz.experiments import whole
-
-    return None if whole.whole_path() is None else whole.read(decoder.DEFAULT_TEXT)
-
-
 def _llm_head() -> list[float]:
     from posviz.models import smollm2
 
@@ -816,11 +819,14 @@ def _llm_head() -> list[float]:
 
 
 def _sink() -> list[float]:
-    fetched = _whole()
-    by_layer = (decoder.whole_model() if fetched is None else fetched).sink.mean(axis=1)
     reading = decoder.read(decoder.DEFAULT_TEXT)
     even = np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])  # query t sees t + 1 keys
-    return [reading.sink_mean, float(by_layer.max()), float(even)]
+    from posviz.models import smollm2
+
+    off = smollm2.run(reading.tokens.ids, causal=False).weights[3]  # the mask off, RoPE kept: (H, T, T)
+    unmasked = float(f"{off[:, reading.first :, 0].mean():.2g}")  # to two digits, as shown
+    assert unmasked < 1 / reading.T  # below an even split over all T keys: the claim's "they do not"
+    return [reading.sink_mean, unmasked, float(even)]
 
 
 def _recap() -> list[float]:

@@ -329,6 +329,17 @@ def previous_rope_off(reading: Reading) -> np.ndarray:
     return previous_weight(trace.weights, first=reading.first)
 
 
+def sink_mask_off(reading: Reading) -> np.ndarray:
+    """(L, H) each head's mean weight on token 0 when the same tokens run with the causal mask off (every query sees
+    every key; RoPE kept): what the sink is without the mask's order.
+
+    >>> sink_mask_off(read("dog bites man")).shape
+    (5, 9)
+    """
+    trace = run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation="rope", causal=False)
+    return sink_weight(trace.weights, first=reading.first)
+
+
 def shown_token(token: str) -> str:
     """A token for a line of text: control characters as \\xNN, a leading space as ␣ (so ' the' reads as one)."""
     plain = "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) in ("Cc", "Cf") else c for c in token)

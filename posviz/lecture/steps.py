@@ -1179,7 +1179,7 @@ def llm_head() -> Slide:
     )
 
 
-MAP_HEIGHT = FIGURE_HEIGHT - 60  # step 21's two layer-by-head maps: a two-line caption fits under them
+MAP_HEIGHT = FIGURE_HEIGHT - 80  # step 21's two layer-by-head maps: a three-line caption fits under them
 
 
 def llm_sink() -> Slide:
@@ -1193,22 +1193,23 @@ def llm_sink() -> Slide:
     of = whole.sink.shape[0]
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
-        where, title = f"{whole.text_count} texts", f"all {of} layers, computed in advance, {whole.text_count} texts"
+        where = f"{whole.text_count} texts, {whole.tokens} tokens"
+        title = f"all {of} layers, computed in advance, {whole.text_count} texts"
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = (  # layer 3 on the right map's texts: beside the headlines it read as undercutting the claim
-            f"The right map's {whole.text_count} texts ({whole.tokens} tokens) are longer, so each key gets less "
-            f"(layer {decoder.SINK_LAYER} there: {number(there)})."
-        )
+        caption = f"Its texts are longer, so each key gets less (layer {decoder.SINK_LAYER} there: {number(there)})."
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
         where, title = "run now", f"all {of} layers, run now, {reading.T} tokens"
         source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
         hall = f"both run now on this server; right: all {of} layers"
-        caption = "Both maps run now on the lecture sentence; the left is the first 5 layers, the right all 30."
+        caption = "Both maps run now on the lecture sentence."
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
+    unmasked = float(np.mean(decoder.sink_mask_off(reading)[decoder.SINK_LAYER]))  # every query sees every key
+    even = verdicts.uniform_sink(reading.T, reading.first)
+    without = "they do not" if unmasked < 1 / reading.T else "they still do"  # 1/T: an even split over all T keys
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
     right = Figure(
         right.name,
@@ -1221,8 +1222,8 @@ def llm_sink() -> Slide:
         f"first {reading.trace.weights.shape[0]} layers, run now, {reading.T} tokens",
     )
     return Slide(
-        "Heads put much of their weight on token 0, the one key every query sees under the causal mask: position "
-        "makes this attention sink.",
+        "Heads put much of their weight on token 0, the one key every query sees under the causal mask; with the "
+        f"mask off {without}: position makes this attention sink.",
         f"layer {decoder.SINK_LAYER}, on this sentence",  # the maps' legend: weight on token 0
         reading.sink_mean,
         reading.has_sink,
@@ -1232,12 +1233,13 @@ def llm_sink() -> Slide:
         "at most 2× an even split",
         hall=hall,
         also=(
-            (f"layer {deepest}, highest heads' mean: {where}", float(by_layer[deepest])),
-            (f"an even split, {reading.T} tokens", verdicts.uniform_sink(reading.T, reading.first)),  # the badge's
+            (f"mask off, layer {decoder.SINK_LAYER}", _two_digits(unmasked)),
+            (f"an even split, {reading.T} tokens", even),
         ),
         caption=f"An even split: a query's weight spread equally over the keys it sees (1/(t + 1) on token 0), "
-        f"averaged over the queries t ≥ {reading.first} as the heads' weights are. Token 0 is step 19's left-out "
-        f"{reading.tokens.tokens[0]}. {caption}",
+        f"averaged over the queries t ≥ {reading.first} as the heads' weights are. Mask off: every query sees all "
+        f"{reading.T} tokens (RoPE kept). Token 0 is step 19's left-out {reading.tokens.tokens[0]}. The right map's "
+        f"highest heads' mean: layer {deepest}, {number(float(by_layer[deepest]))} ({where}). {caption}",
     )
 
 
