@@ -325,8 +325,7 @@ def previous_rope_off(reading: Reading) -> np.ndarray:
     >>> previous_rope_off(read("dog bites man")).shape
     (5, 9)
     """
-    trace = run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation="none", causal=True)
-    return previous_weight(trace.weights, first=reading.first)
+    return previous_weight(_rerun(reading, rotation="none", causal=True), first=reading.first)
 
 
 def sink_mask_off(reading: Reading) -> np.ndarray:
@@ -336,8 +335,12 @@ def sink_mask_off(reading: Reading) -> np.ndarray:
     >>> sink_mask_off(read("dog bites man")).shape
     (5, 9)
     """
-    trace = run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation="rope", causal=False)
-    return sink_weight(trace.weights, first=reading.first)
+    return sink_weight(_rerun(reading, rotation="rope", causal=False), first=reading.first)
+
+
+def _rerun(reading: Reading, *, rotation: Rotation, causal: bool) -> np.ndarray:
+    """The attention weights (L, H, T, T) of `reading`'s tokens through its layers again, with one ablation."""
+    return run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation=rotation, causal=causal).weights
 
 
 def shown_token(token: str) -> str:

@@ -105,7 +105,12 @@ class BinRow:
         >>> BinRow("none", 512, 1024, 0.2586, 0.2574, 0.2598, 2).signed_mean
         '+0.259'
         """
-        return self.signed.split(" (")[0]
+        return f"{self.mean:+.{self.places}f}"
+
+    @property
+    def places(self) -> int:
+        """Decimals for the rise: 2, or 3 where 2 would print the seeds' two different values alike."""
+        return 3 if f"{self.low:+.2f}" == f"{self.high:+.2f}" and self.low != self.high else 2
 
     @property
     def signed(self) -> str:
@@ -115,8 +120,8 @@ class BinRow:
         >>> BinRow("none", 512, 1024, 0.2586, 0.2574, 0.2598, 2).signed
         '+0.259 (seeds +0.257..+0.260)'
         """
-        places = 3 if f"{self.low:+.2f}" == f"{self.high:+.2f}" and self.low != self.high else 2
-        return f"{self.mean:+.{places}f} (seeds {self.low:+.{places}f}..{self.high:+.{places}f})"
+        places = self.places
+        return f"{self.signed_mean} (seeds {self.low:+.{places}f}..{self.high:+.{places}f})"
 
 
 def bin_table(curves: dict[tuple[str, int], np.ndarray], factor: int = FACTOR) -> list[BinRow]:
