@@ -158,13 +158,19 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     slide, reading = at("llm"), decoder.read(decoder.DEFAULT_TEXT)
     found = decoder.positional_heads(reading, "previous-token")
     off = decoder.previous_rope_off(reading)[1, 2]  # the same head with every angle 0 (the mask kept)
-    assert slide.also == (("RoPE off: mean weight on t−1", off),)
+    even = verdicts.uniform_sink(reading.T, reading.first)  # the even split the caption defines
+    assert slide.also == (("RoPE off, on t−1", off), (f"an even split, {reading.T} tokens", even))
+    assert off < 2 * even  # RoPE off, the head reads t−1 about as an even split does
     assert off < decoder.ROLE_THRESHOLD < reading.previous[1, 2]  # the claim's cause, measured: RoPE off, no head
-    assert slide.claim.endswith("read the previous token; with RoPE off it does not.")
+    assert slide.claim.endswith("read the previous token, and with RoPE off it does not.")
+    assert ";" not in slide.claim and slide.claim.count(":") == 0  # one sentence, read aloud without a pause mark
     assert found and f"{', '.join(found)} (layer.head) in the first 5 layers (of 30)" in slide.source
     words = " ".join(token.strip() for token in reading.tokens.tokens)
-    assert (
-        slide.caption == f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map names some of them): {words}"
+    assert slide.caption.startswith(
+        f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}"
+    )
+    assert slide.caption.endswith(
+        f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map names some): {words}"
     )
 
 
@@ -501,7 +507,7 @@ TERMS = [
     (
         r"\bsink\b",
         "llmsink",
-        "the one key every query sees under the causal mask; with the mask off they do not: "
+        "the one key every query sees under the causal mask, but not with the mask off: "
         "position makes this attention sink",
     ),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
@@ -511,7 +517,7 @@ TERMS = [
     (r"\brun now\b", "decoder", "run now on this server"),
     (r"\bfirst \d+ layers\b", "decoder", "the part that comes with this app"),
     (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with this app was made"),
-    (r"\beven split\b", "llmsink", "An even split: a query's weight spread equally over the keys it sees"),
+    (r"\beven split\b", "llm", "an even split gives each key a query sees 1/(t + 1)"),
 ]
 
 REAL_STEPS = ("buys", "sentences", "decoder", "llm", "llmsink")
@@ -573,7 +579,7 @@ def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, 
     shown = at("llmsink")
     by_layer = decoder.whole_model().sink.mean(axis=1)
     top = int(np.argmax(by_layer))
-    assert f"highest heads' mean: layer {top}, {number(float(by_layer.max()))} (8 texts, 980 tokens)" in shown.caption
+    assert f"highest heads' mean, layer {top}, {number(float(by_layer.max()))} (8 texts, 980 tokens)" in shown.caption
     assert shown.figures[1].name == "llm-sink-model"
     assert "first 5 layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
 
@@ -586,7 +592,7 @@ def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypa
     right = shown.figures[1]
     top = f"layer {int(np.argmax(decoder.whole_model().sink.mean(axis=1)))}"
     assert (
-        f"highest heads' mean: {top}," in shown.caption and right.shape["marked"] == top and top in right.shape["rows"]
+        f"highest heads' mean, {top}," in shown.caption and right.shape["marked"] == top and top in right.shape["rows"]
     )
     spec = engine.chart_spec(right.builder, *right.frames, presenter="hall", **right.shape)
     leaves = spec_leaves(spec)
@@ -601,7 +607,7 @@ def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypa
 
 def test_the_sink_steps_second_number_says_it_is_a_mean_over_heads():
     assert (
-        "The right map's highest heads' mean: layer" in at("llmsink").caption
+        "Marked on the right: the highest heads' mean, layer" in at("llmsink").caption
     )  # its brightest cells may sit elsewhere
 
 
@@ -623,7 +629,9 @@ def test_no_step_calls_a_column_of_a_row_both_feature_and_dimension():
 
 def test_the_sink_steps_badge_says_what_it_compares_in_words():
     shown = at("llmsink")
-    assert shown.ok and shown.verdict == "over 2× an even split" and len(shown.verdict) <= 22
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    ratio = reading.sink_mean / np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])
+    assert ratio > 2 and shown.ok and shown.verdict == f"{ratio:.1f}× an even split" and len(shown.verdict) <= 22
     assert "even split: a query's weight spread equally over the keys it sees" in shown.caption
     assert "the one key every query sees under the causal mask" in shown.claim  # a fact, not "whatever it is"
     assert "whatever" not in shown.claim  # token 0 is always the same marker here: untested
@@ -641,7 +649,7 @@ def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched()
     live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
     assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
     top = fetched.sink.mean(axis=1)
-    assert f"highest heads' mean: layer {int(np.argmax(top))}, {number(float(top.max()))} (run now)" in shown.caption
+    assert f"highest heads' mean, layer {int(np.argmax(top))}, {number(float(top.max()))} (run now)" in shown.caption
 
 
 def test_step_7s_panels_are_the_w1_and_w2_its_claim_and_number_name():
@@ -758,7 +766,9 @@ def test_the_trained_models_lines_are_named_at_their_ends():
     names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
     assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
     ticks = {tuple(x["axis"]["values"]) for leaf in leaves if "axis" in (x := leaf.get("encoding", {}).get("x", {}))}
-    assert ticks == {(0.0, 200.0, 400.0, 600.0, 800.0, 1000.0)}  # no tick past the data: the room holds names
+    T = 128  # the trained length, the window's dashed line: ticked with the bars' window edges
+    assert ticks == {(T, 4.0 * T, 8.0 * T)} and 8 * T < ends.room.min()  # no tick in the names' room
+    assert curve.frames[1].label.eq("").all() and f"dashed: the trained length, {T}" in curve.shape["x_title"]
 
 
 def test_the_exercise_steps_say_what_they_show_and_name_the_exercise_as_their_source():
@@ -815,7 +825,8 @@ def _llm_head() -> list[float]:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     off = smollm2.run(reading.tokens.ids, rotation="none").weights[1, 2]  # every angle 0, the mask kept
     first = reading.first  # the queries t >= first, as the head statistics read them
-    return [float(reading.previous[1, 2]), float(np.mean([off[t, t - 1] for t in range(first, reading.T)]))]
+    even = np.mean([1 / (t + 1) for t in range(first, reading.T)])  # query t sees t + 1 keys, t − 1 among them
+    return [float(reading.previous[1, 2]), float(np.mean([off[t, t - 1] for t in range(first, reading.T)])), even]
 
 
 def _sink() -> list[float]:

@@ -85,7 +85,7 @@ def across_bars(
         title=None,
         axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False, labelBaseline="line-bottom"),
     )
-    axis = alt.Axis(values=list(ticks)) if ticks is not None else alt.Axis()
+    axis = alt.Axis(values=list(ticks), format="~g") if ticks is not None else alt.Axis()  # 0.25, not 0.3
     x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domain=list(span), nice=False), axis=axis)
     base = alt.Chart(data).encode(x=x, y=y)
     bar = base.mark_bar(color=SERIES_COLORS[0]).encode(tooltip=[alt.Tooltip(f"{value}:Q", format=".6g")])
@@ -213,12 +213,12 @@ def spread_ticks(low: float, high: float) -> tuple[float, ...]:
 
 
 def _tick_x(chart: alt.TopLevelMixin, values: list[float]) -> None:
-    """Every layer's x axis ticked at `values` only."""
+    """Every layer's x axis ticked at `values` only, written as integers (positions)."""
     for layer in getattr(chart, "layer", [chart]):
         if isinstance(layer, alt.LayerChart):
             _tick_x(layer, values)
         elif isinstance(getattr(layer.encoding, "x", None), alt.X):
-            layer.encoding.x.axis = alt.Axis(values=values)
+            layer.encoding.x.axis = alt.Axis(values=values, format="d")  # 1024, as the windows "512-1023"
 
 
 def rows_marked(cells: Data, *, rows: tuple[str, ...], marked: str, **shape: object) -> alt.LayerChart:

@@ -872,11 +872,14 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     shape["front"] = tuple(labels[k] for k in shape.get("front", ()))
     lines, window = curve.frames
     lines = lines.assign(scheme=lines.scheme.map(labels))
+    window = window.assign(label="")  # the axis names the dashed line: its words in the plot crossed ALiBi's lines
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
     # the names' room past the lines' end, to a round 200 ("learned (to 127)" the longest): the last tick sits inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.45 / 200) * 200))
-    shape["x_ticks"] = tuple(lecture_charts.round_ticks(float(lines.position.max())))  # none in the names' room
+    # the trained length and the bars' windows' edges, 128, 512, 1024 (none in the names' room; 0 sat on 128)
+    shape["x_ticks"] = tuple(float(k * T) for k in (1, 4, 8) if k * T <= lines.position.max() + 1 + T / 2)
+    shape["x_title"] = f"position t (dashed: the trained length, {T})"
     shape["y_ticks"] = tuple(lecture_charts.round_ticks(float(lines.loss.max()), most=4))  # 0, 2, 4: labels apart
     curve = Figure(curve.name, lecture_charts.lines_labelled, (lines, window, ends), shape)
     no_row = f"no row past {T - 1}"  # the learned table
@@ -1119,7 +1122,7 @@ def _retitled(fig: Figure, title: str) -> Figure:
     return replace(fig, shape={**fig.shape, "title": title})
 
 
-LLM_MAP = 226  # px: step 20's map of 19 tokens, square, ~13 px a cell, above its one-line caption (280 without)
+LLM_MAP = 205  # px: step 20's map of 19 tokens, square, 10.8 px a cell, above its two-line caption (280 without)
 
 
 def llm_head() -> Slide:
@@ -1135,8 +1138,8 @@ def llm_head() -> Slide:
         f"llm-weights-{layer}-{head}",
         weights,
         f"layer {layer}, head {head}: causal attention, {reading.T} tokens",
-        rows="query t (the token reading)",
-        cols="key s (the token read)",
+        rows="query t (reading)",  # no longer than the map: a longer title made the chart taller
+        cols="key s (read)",
         signed=False,
         row_labels=frames.labelled(said_tokens),
         col_labels=[str(s) for s in range(reading.T)],  # numbers: the rows name each number's token
@@ -1147,6 +1150,7 @@ def llm_head() -> Slide:
     value = float(reading.previous[layer, head])
     off = float(decoder.previous_rope_off(reading)[layer, head])  # the same head, the same tokens, every angle 0
     without = "it still does (the mask alone)" if off > decoder.ROLE_THRESHOLD else "it does not"
+    even = verdicts.uniform_sink(reading.T, reading.first)  # an even split gives t − 1 what it gives token 0
     fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
     counted = reading if fetched is None else fetched
     found = decoder.positional_heads(counted, "previous-token")
@@ -1154,16 +1158,16 @@ def llm_head() -> Slide:
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
     where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
     return Slide(
-        f"{smollm2.NAME.split('-')[0]} adds no position rows: RoPE (family 2) lets head {head} of layer {layer} (one "
-        f"of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token; with RoPE off "
-        f"{without}.",
-        f"layer {layer}, head {head}: mean weight on t−1",
+        f"{smollm2.NAME.split('-')[0]} adds no position rows, but RoPE (family 2) lets head {head} of layer {layer} "
+        f"(one of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token, and with RoPE "
+        f"off {without}.",
+        f"layer {layer}, head {head}, on t−1",
         value,
         reading.roles[layer, head] == "previous-token",
-        "a previous-token head",
+        f"reads t−1 (over {decoder.ROLE_THRESHOLD:g})",  # the previous-token rule, short: a wider badge wrapped
         (
             _retitled(
-                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 84),
+                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 106),
                 f"layer {layer}, head {head}: weight by distance",
             ),
             picture,
@@ -1173,9 +1177,10 @@ def llm_head() -> Slide:
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
-        also=(("RoPE off: mean weight on t−1", off),),
-        caption=f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map names some of them): "
-        f"{' '.join(token.strip() for token in reading.tokens.tokens)}",
+        also=(("RoPE off, on t−1", off), (f"an even split, {reading.T} tokens", even)),
+        caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}; an even split "
+        f"gives each key a query sees 1/(t + 1). The lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
+        f"names some): {' '.join(token.strip() for token in reading.tokens.tokens)}",
     )
 
 
@@ -1209,7 +1214,9 @@ def llm_sink() -> Slide:
     deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
     unmasked = float(np.mean(decoder.sink_mask_off(reading)[decoder.SINK_LAYER]))  # every query sees every key
     even = verdicts.uniform_sink(reading.T, reading.first)
-    without = "they do not" if unmasked < 1 / reading.T else "they still do"  # 1/T: an even split over all T keys
+    spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
+    without = "but not with the mask off" if unmasked < spread else "and still with the mask off"
+    times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
     right = Figure(
         right.name,
@@ -1222,12 +1229,12 @@ def llm_sink() -> Slide:
         f"first {reading.trace.weights.shape[0]} layers, run now, {reading.T} tokens",
     )
     return Slide(
-        "Heads put much of their weight on token 0, the one key every query sees under the causal mask; with the "
-        f"mask off {without}: position makes this attention sink.",
+        "Heads put much of their weight on token 0, the one key every query sees under the causal mask, "
+        f"{without}: position makes this attention sink.",
         f"layer {decoder.SINK_LAYER}, on this sentence",  # the maps' legend: weight on token 0
         reading.sink_mean,
         reading.has_sink,
-        "over 2× an even split",
+        f"{times:.1f}× an even split",
         (left, right),
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
         "at most 2× an even split",
@@ -1238,8 +1245,9 @@ def llm_sink() -> Slide:
         ),
         caption=f"An even split: a query's weight spread equally over the keys it sees (1/(t + 1) on token 0), "
         f"averaged over the queries t ≥ {reading.first} as the heads' weights are. Mask off: every query sees all "
-        f"{reading.T} tokens (RoPE kept). Token 0 is step 19's left-out {reading.tokens.tokens[0]}. The right map's "
-        f"highest heads' mean: layer {deepest}, {number(float(by_layer[deepest]))} ({where}). {caption}",
+        f"{reading.T} tokens (RoPE kept; an even split gives each 1/{reading.T} = {_two_digits(spread)}). Token 0 is "
+        f"{reading.tokens.tokens[0]} (step 19). Marked on the right: the highest heads' mean, layer {deepest}, "
+        f"{number(float(by_layer[deepest]))} ({where}). {caption}",
     )
 
 
