@@ -82,7 +82,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert np.abs(raw[0].sum(axis=0) - raw[1].sum(axis=0)).max() < 1e-12
     normalised = [layer0.embed(rows, minilm.tokenize(text).ids) for text in ("dog bites man", "man bites dog")]
     assert np.abs(normalised[0].sum(axis=0) - normalised[1].sum(axis=0)).max() > 1e-3
-    assert "normalised alone (unnormalised, the rows' sum is the same for both)" in slide.caption
+    assert "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both)" in slide.caption
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():

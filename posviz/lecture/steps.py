@@ -1007,7 +1007,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         caption="A layer: attention over all tokens, then a small network on each (MiniLM has 6); a sentence's vector: "
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
         f"{number(_two_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
-        "normalised alone (unnormalised, the rows' sum is the same for both).",  # ‑: 2.5e‑5 never split
+        "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both).",  # ‑: 2.5e‑5 unsplit
         also=(("no position rows", pair.cosine_plain), ("a paraphrase", cosines[2])),
     )
 
