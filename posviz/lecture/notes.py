@@ -116,8 +116,8 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     ),
     "rotary": Note(
         "Rotary turns queries and keys by an angle set by their positions, so their dot product depends only on "
-        "the offset j − i. Move every position by 100 and the scores do not change; added sinusoids change. ALiBi "
-        "and T5 reach the same property by adding a bias of j − i to the scores.",
+        "the offset t − s. Move every position by 100 and the scores do not change; added sinusoids change. ALiBi "
+        "and T5 reach the same property by adding a bias set by t − s to the scores.",
         "Where in attention does rotary act, compared with the sinusoid table?",
         "On q and k inside every attention layer, not on the input once.",
         "That rotary is another vector added to the tokens.",
@@ -166,9 +166,9 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     "llm": Note(
         "SmolLM2 is a rotary model: nothing is added to the input. One of its heads puts most of its weight on "
         "the token just before each query, a pattern that only needs the offset. Run again with every angle 0 "
-        "(RoPE off, mask kept), the same head no longer does: the second headline.",
+        "(RoPE off, mask kept), the same head no longer does: the second headline, near the third, an even split.",
         "Why is a previous-token head natural for rotary?",
-        "Rotary scores depend on j − i, so 'one step back' is the same pattern at every position.",
+        "Rotary scores depend on t − s only, so 'one step back' is the same pattern at every position.",
         "That rotary models have no idea of position because they add no vector.",
     ),
     "llmsink": Note(
