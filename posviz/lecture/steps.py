@@ -401,6 +401,10 @@ def pairs(position: str = "ramp") -> Slide:
             ("tokens only" + (" (step 3)" if position == "ramp" else ""), r.tokens_only),
             ("positions only", r.positions_only),  # the bars' words
         ),
+        caption="P reorders the rows. Token + position: attn(P X + P E) against P attn(X + E); tokens only: attn(P X "
+        "+ E) against P attn(X + E), step 3's test; positions only: attn(X + P E) against attn(X + E). The signals: "
+        "sinusoidal rows (step 10); learned, here a seeded random table (a real one: step 15); random, normally "
+        "distributed rows.",
     )
 
 
@@ -604,7 +608,7 @@ def table(d: int = WIDTH) -> Slide:
         f"wavelength, pair {d // 2 - 1}",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        "wavelengths grow with i",
+        "grows with i",  # under "wavelength, pair 3": "wavelengths grow with i" wrapped
         (
             _grid(
                 "table",
@@ -1177,7 +1181,7 @@ def llm_head() -> Slide:
         f"{', '.join(found) or 'none'} (layer.head) in {where}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
-        also=(("RoPE off, on t−1", off), (f"an even split, {reading.T} tokens", even)),
+        also=(("RoPE off, on t−1", _two_digits(off)), (f"an even split, {reading.T} tokens", _two_digits(even))),
         caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}; an even split "
         f"gives each key a query sees 1/(t + 1). The lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
         f"names some): {' '.join(token.strip() for token in reading.tokens.tokens)}",
@@ -1193,7 +1197,6 @@ def llm_sink() -> Slide:
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
     whole = decoder.whole_model()
-    there = float(np.mean(whole.sink[decoder.SINK_LAYER]))
     fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
     of = whole.sink.shape[0]
     if fetched is None:
@@ -1203,7 +1206,7 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = f"Its texts are longer, so each key gets less (layer {decoder.SINK_LAYER} there: {number(there)})."
+        caption = "Its texts are longer, so each key gets less."
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
@@ -1231,23 +1234,24 @@ def llm_sink() -> Slide:
     return Slide(
         "Heads put much of their weight on token 0, the one key every query sees under the causal mask, "
         f"{without}: position makes this attention sink.",
-        f"layer {decoder.SINK_LAYER}, on this sentence",  # the maps' legend: weight on token 0
+        f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
         reading.sink_mean,
         reading.has_sink,
-        f"{times:.1f}× an even split",
+        f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (left, right),
         f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
         "at most 2× an even split",
         hall=hall,
-        also=(
-            (f"mask off, layer {decoder.SINK_LAYER}", _two_digits(unmasked)),
-            (f"an even split, {reading.T} tokens", even),
+        also=(  # each weight beside its even split, two digits where the comparison needs no more
+            ("an even split", _two_digits(even)),
+            (f"layer {decoder.SINK_LAYER}, mask off", _two_digits(unmasked)),
+            ("even, mask off", _two_digits(spread)),
         ),
-        caption=f"An even split: a query's weight spread equally over the keys it sees (1/(t + 1) on token 0), "
-        f"averaged over the queries t ≥ {reading.first} as the heads' weights are. Mask off: every query sees all "
-        f"{reading.T} tokens (RoPE kept; an even split gives each 1/{reading.T} = {_two_digits(spread)}). Token 0 is "
-        f"{reading.tokens.tokens[0]} (step 19). Marked on the right: the highest heads' mean, layer {deepest}, "
-        f"{number(float(by_layer[deepest]))} ({where}). {caption}",
+        caption=f"An even split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on "
+        f"token 0, averaged over the queries t ≥ {reading.first} as the heads' weights are; mask off, every query "
+        f"sees all {reading.T} tokens (RoPE kept), 1/{reading.T} each. Token 0 is {reading.tokens.tokens[0]} (step "
+        f"19). Marked on the right: the highest heads' mean, layer {deepest}, {number(float(by_layer[deepest]))} "
+        f"({where}). {caption}",
     )
 
 
