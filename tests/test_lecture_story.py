@@ -328,7 +328,8 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     )
     assert slide.numbers == expected
     assert not re.search(r"\d", slide.verdict + slide.otherwise)  # the badge in words, the numbers in headlines
-    assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
+    assert "not the ALiBi or RoPE papers' results" in slide.caption and "T_train = 128" in slide.caption
+    assert slide.hall.startswith("loss: how badly the next byte is guessed")  # the claim's word, in a hall's type
     curve, bars = slide.figures
     labels = {**lecture.steps.SCHEME_LABELS, "learned": "learned (to 127)"}  # "RoPE", never the identifier "rope"
     assert curve.name == "heldout-by-position" and set(curve.frames[0].scheme) == set(labels.values())
@@ -487,8 +488,8 @@ TERMS = [
     (r"\bquery\b", "plain", "Each token has a query vector (what it looks for)"),
     (r"\bkey\b", "plain", "a key vector (what it offers)"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key vector by its position"),
-    (r"\bALiBi\b", "rotary", "ALiBi's a penalty growing with t − s"),
-    (r"\bT5\b", "rotary", "T5's a learned bias for each bucket (a range of t − s)"),
+    (r"\bALiBi\b", "rotary", "ALiBi a penalty growing with t − s"),
+    (r"\bT5\b", "rotary", "T5 a learned bias for each bucket (a range of t − s)"),
     (r"\bbucket\b", "rotary", "bucket (a range of t − s)"),
     (r"\bstand-in\b", "rotary", "a stand-in: random, not trained"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),

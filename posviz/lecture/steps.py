@@ -726,7 +726,7 @@ def rotary(shift: int = 100) -> Slide:
                 domain=domain,
                 square=True,
                 start=start,
-                height=FIGURE_HEIGHT - 40,  # the caption's two lines and the headline row's wrapped badge fit 720 px
+                height=FIGURE_HEIGHT - 66,  # the caption's three lines fit 720 px
             )
             for name, m, title, start in (
                 ("rotary-scores", scores, f"score (query · key, d = {families.D}) at positions 0-23", 0),
@@ -736,9 +736,10 @@ def rotary(shift: int = 100) -> Slide:
         f"each: the largest change of any score at +{shift}; RoFormer (Su et al.), computed from the formula",
         hall=f"each: the largest score change at +{shift}; RoPE's formula (Su et al.)",
         also=_moved_too(shift),
-        caption="ALiBi and T5 add a bias to the scores instead (ALiBi's a penalty growing with t − s; T5's a learned "
-        "bias for each bucket (a range of t − s), here a stand-in: random, not trained). Learned or trained: fitted "
-        f"to data, not set by a formula; the learned table is MiniLM's (step 15).{past}",
+        caption="ALiBi and T5 add a bias to the scores instead: ALiBi a penalty growing with t − s, T5 a learned "
+        "bias for each bucket (a range of t − s), here a stand-in: random, not trained. The mask: step 14's causal "
+        "mask, which hides each query's later keys. Learned or trained: fitted to data, not set by a formula; the "
+        f"learned table is MiniLM's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",  # never split
     )
 
 
@@ -925,12 +926,12 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         "computed on this server: the small models trained here, alike but for position",
         "the seeds' ranges overlap",
         tone="state",
-        hall=f"small models trained here, {len(matched.seeds())} seeds each",
+        hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} seeds a scheme",  # the claim's word
         also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
         f"longest sequence trained on; held-out: text never trained on ({windows}). Loss: how badly the next byte is "
-        f"guessed, in nats (natural-log units) per byte; not the papers' results.{why}",
+        f"guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE papers' results.{why}",
     )
 
 
