@@ -221,7 +221,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
     past = {r: cell[(r, "past the trained length (step 18)")] for r in dict.fromkeys(table.row)}
     assert (
-        "no row past 127 (model trained here)" in past["learned table"]
+        past["learned table"].startswith("trained here: no row past 127\n")  # which table first: two are met
         and "MiniLM: 512 rows, row 512 refused" in past["learned table"]
     )
     rise = families.measured()
@@ -248,8 +248,7 @@ def test_every_recap_number_was_shown_on_the_step_its_cell_names():
     bars = set(lecture.slide(step - 1).figures[1].frames[0].shown)  # the step's bars, at its defaults
     for text in table.query("column == @heading").text:
         first = text.split("\n")[0].removeprefix("ALiBi: ").removeprefix("loss ")
-        if first.startswith("no row past"):
-            first = first.removesuffix(" (model trained here)")
+        first = first.removeprefix("trained here: ")  # the learned table's cell: the trained model's, then MiniLM's
         assert first in bars, (first, bars)
 
 
@@ -923,7 +922,7 @@ def _headline_sources():
         "shift": (shift, "the offset property of the sinusoid formula"),
         "rotary": (_rotary_changes, "RoFormer"),
         "causal": (lambda: [lessons.order_experiment(causal=True).max_diff], "'A sense of order'"),
-        "real": (_minilm_neighbours, "the model's own weights"),
+        "real": (_minilm_neighbours, "the model's own parameters"),
         "sentences": (_sentence_cosines, "model"),
         "lastrow": (lambda T: [max(0.0, T - families.table_rows())], "the model's own table"),
         "buys": (_rises, "the small models trained here"),

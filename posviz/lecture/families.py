@@ -162,7 +162,7 @@ def rows() -> tuple[Row, ...]:
             "learned table",
             "1: absolute",
             "added to the input",
-            f"no row past {T_train - 1} (model trained here)\nMiniLM: {last} rows, row {last} {refuses}",
+            f"trained here: no row past {T_train - 1}\nMiniLM: {last} rows, row {last} {refuses}",  # two tables
             learned_change(),
             f"MiniLM's own rows, d = {width}",
             "rotary",

@@ -768,8 +768,8 @@ def real_model() -> Slide:
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
         (table_image, cosine),
-        f"the model's own weights ({minilm.NAME}), read on this server",
-        hall="computed from the model's own weights",
+        f"the model's own parameters ({minilm.NAME}), read on this server",
+        hall="computed from the model's own parameters (its learned numbers)",
     )
 
 
@@ -960,7 +960,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
     model = encoder.active_encoder()
     shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
-        "the copy that comes with this app (weights stored in 8 bits): cosines within "
+        "the copy that comes with this app (parameters stored in 8 bits): cosines within "
         f"±{encoder.COSINE_TOLERANCE:g} of the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
@@ -1023,7 +1023,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "and mask off": ("none", False),
 }
 FIRST_LAYERS = "the part that comes with this app"  # step 19's words for the layers run without a download
-HALL_PRECISION = "weights stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
+HALL_PRECISION = "parameters stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
     "SmolLM2, RoPE off": "RoPE off\nmask only",
