@@ -484,6 +484,7 @@ TERMS = [
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
     (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
+    (r"\bout[ₜ₀-₉]", "twins", "outₜ: the output row at position t"),
     (r"\bquery\b", "plain", "Each token has a query vector (what it looks for)"),
     (r"\bkey\b", "plain", "a key vector (what it offers)"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key vector by its position"),

@@ -338,7 +338,7 @@ def twins(second: int = 4) -> Slide:
     return Slide(
         "One token at two positions gets exactly the same output twice; add a position row (a row per position t, "
         f"here the ramp E = {number(RAMP_SCALE)}(t + 1)) and the two copies part.",
-        f"max |out[{r.first}] − out[{r.second}]|",
+        f"max |out{str(r.first).translate(SUBSCRIPTS)} − out{str(r.second).translate(SUBSCRIPTS)}|",  # as steps 7-9
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
         "identical: cannot be told apart",  # one line in a column beside the ramp's headline
@@ -359,6 +359,8 @@ def twins(second: int = 4) -> Slide:
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
         hall="exactly 0 in the course notes too (seed 42)",
         also=(("with the ramp added", ramped.row_diff),),
+        caption=f"outₜ: the output row at position t; max |…|: the largest difference over its {r.out.shape[1]} "
+        "dimensions (the columns below).",
     )
 
 
