@@ -166,7 +166,7 @@ def _gap(value: float) -> str:
 def _powers(value: float) -> str:
     """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
     said = powers(number(value, grouped=True))
-    rounding = ": zero up to float rounding" if verdicts.machine_zero(value) else ""
+    rounding = ": zero up to float rounding (numbers kept to about 16 digits)" if verdicts.machine_zero(value) else ""
     return f" {said}{rounding}." if said else ""
 
 
@@ -1011,7 +1011,9 @@ def real_sentences(scale: float = 1.0) -> Slide:
         hall="the published 32-bit model, computed on this server"
         if encoder.float32_fetched()
         else f"within ±{encoder.COSINE_TOLERANCE:g} of the published model's cosines",  # one line: the step fits
-        caption="A layer: attention over all tokens, then a small network on each (MiniLM has 6); a sentence's vector: "
+        caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
+        "fixed curve between; MiniLM has 6 layers); a "
+        "sentence's vector: "
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
         f"{number(_two_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
         "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both).",  # ‑: 2.5e‑5 unsplit
