@@ -269,8 +269,8 @@ def test_every_recap_score_cell_names_its_source_and_the_learned_one_is_minilms_
         "sinusoidal rows": "sin/cos formula, d = 16",
         "learned table": "MiniLM's own rows, d = 384",
         "rotary (RoPE)": "rotation formula, d = 16",
-        "bias on the scores": "ALiBi head 5 of 8, T5 stand-in",
-        "causal mask": "mask s ≤ t, d = 16",
+        "bias on the scores": "ALiBi −|t − s|/32, T5 stand-in",  # head 5 of 8's slope, 2^−5 (the biases page's)
+        "causal mask": "keys s ≤ t kept, d = 16",
     }
     table = minilm.default_model().position  # an independent reference: the shipped rows 0-23 and 100-123
     q, k = np.random.default_rng(0).standard_normal((2, table.shape[1]))
@@ -296,7 +296,7 @@ def test_the_recap_measures_the_alibi_head_the_biases_page_shows():
     assert any(words in m.value for m in page.markdown), "the biases page's default head"
     assert families.ALIBI == {"heads": longer.ALIBI_HEADS, "head": longer.ALIBI_HEAD}
     bias = {r.scheme: r for r in families.rows()}["bias on the scores"]
-    assert f"ALiBi head {longer.ALIBI_HEAD} of {longer.ALIBI_HEADS}" in bias.computed
+    assert f"ALiBi −|t − s|/{1 / shown:g}, " in bias.computed  # the same head's penalty, written out
 
 
 def test_the_past_column_measures_each_trained_schemes_rise_from_the_curves():
@@ -484,7 +484,7 @@ TERMS = [
     (r"‖peₜ‖² = d/2", "norms", "d: the width"),
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
     (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
-    (r"\bout[ₜ₀-₉]", "twins", "outₜ: the output row at position t"),
+    (r"\bgap\b", "twins", "The gap: the largest difference between the copies' output rows"),
     (r"\bquery\b", "plain", "Each token has a query vector (what it looks for)"),
     (r"\bkey\b", "plain", "a key vector (what it offers)"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key vector by its position"),
@@ -611,6 +611,13 @@ def test_the_sink_steps_second_number_says_it_is_a_mean_over_heads():
     assert (
         "Marked on the right: the highest heads' mean, layer" in at("llmsink").caption
     )  # its brightest cells may sit elsewhere
+
+
+def test_the_trained_models_badge_names_the_two_headlines_whose_ranges_it_compares():
+    for scheme in lecture.steps.BUYS_SCHEMES:
+        shown = at("buys", scheme=scheme)
+        first, second = (label.split(":")[0] for label, _ in shown.numbers)
+        assert (shown.verdict if shown.ok else shown.otherwise).startswith(f"{first}, {second}: seeds' ranges "), scheme
 
 
 def test_step_17_gives_ropes_usual_explanation_only_when_rope_rose_most():

@@ -184,7 +184,7 @@ def rows() -> tuple[Row, ...]:
             "added to the scores (ALiBi, T5)",
             f"ALiBi: loss {rise['alibi'].signed_mean}\nT5: far offsets share one bucket",
             max(bias_change("alibi"), bias_change("t5")),
-            f"ALiBi head {ALIBI['head']} of {ALIBI['heads']}, T5 stand-in",
+            f"ALiBi −|t − s|/{1 / longer.alibi_slope(**ALIBI):g}, T5 stand-in",  # the head's penalty, no head number
             "rotary",
             "rotary",
         ),
@@ -194,7 +194,7 @@ def rows() -> tuple[Row, ...]:
             "masks later keys (SmolLM2 too)",
             f"loss {rise['none'].signed_mean}\nno table, no angle to run out of",
             mask_change(),
-            f"mask s ≤ t, d = {D}",
+            f"keys s ≤ t kept, d = {D}",  # what the mask keeps ("mask s ≤ t" read as hiding them)
             "rotary",
             "causal",
         ),

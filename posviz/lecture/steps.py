@@ -338,7 +338,7 @@ def twins(second: int = 4) -> Slide:
     return Slide(
         "One token at two positions gets exactly the same output twice; add a position row (a row per position t, "
         f"here the ramp E = {number(RAMP_SCALE)}(t + 1)) and the two copies part.",
-        f"max |out{str(r.first).translate(SUBSCRIPTS)} − out{str(r.second).translate(SUBSCRIPTS)}|",  # as steps 7-9
+        "the copies' largest gap",  # steps 7-9's out₁, out₂ are sentences: no positions written as subscripts here
         r.row_diff,
         verdicts.exactly_zero(r.row_diff),
         "identical: cannot be told apart",  # one line in a column beside the ramp's headline
@@ -359,8 +359,8 @@ def twins(second: int = 4) -> Slide:
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
         hall="exactly 0 in the course notes too (seed 42)",
         also=(("with the ramp added", ramped.row_diff),),
-        caption=f"outₜ: the output row at position t; max |…|: the largest difference over its {r.out.shape[1]} "
-        "dimensions (the columns below).",
+        caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
+        f"dimensions (the columns below). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension.",
     )
 
 
@@ -522,8 +522,8 @@ def sentences_plain() -> Slide:
         hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
         caption="W₁, W₂: attention matrices. Each token has a query vector (what it looks for) and a key vector (what "
-        "it offers): a row is one token's query, a column a key it reads, a cell how well they match, as a weight (a "
-        "row's weights sum to 1).",
+        "it offers): a row is one token's query, a column a key it reads, a cell how well they match: their score "
+        "(query · key) made a weight, positive, a row's weights summing to 1 (softmax).",
     )
 
 
@@ -713,7 +713,7 @@ def rotary(shift: int = 100) -> Slide:
     past = "" if shift + families.T <= families.table_rows() else " MiniLM's table has no rows that far."
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key vector by its position, so a score sees only "
-        "the offset t − s.",
+        "the offset t − s: move every position and no score changes.",
         f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
@@ -917,16 +917,17 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         "explanation, not tested here."
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
+    pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: past {T} bytes (to {reach}×), loss "
         f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
         apart,
-        "no overlap of seeds' ranges",
+        f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars' lines
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
         "computed on this server: the small models trained here, alike but for position",
-        "the seeds' ranges overlap",
+        f"{pair}: seeds' ranges overlap",
         tone="state",
         hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} seeds a scheme",  # the claim's word
         also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
