@@ -310,7 +310,7 @@ def shuffle(seed: int = 42) -> Slide:
         claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
-        source="the lesson 'Why attention needs position' prints 4.44e-16: the headline's 4.4e-16, to three digits",
+        source="the lesson 'Why attention needs position' prints 4.44e-16, the number the headline rounds to 4.4e-16",
         hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
         "dimensions). attn(X), a transformer's attention (the model family of today's language models): each output "
