@@ -506,12 +506,7 @@ TERMS = [
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
-    (
-        r"\bsink\b",
-        "llmsink",
-        "the one key every query sees under the causal mask, but not with the mask off: "
-        "position makes this attention sink",
-    ),
+    (r"\bsink\b", "llmsink", "An attention sink: a key that takes weight whatever the query"),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),

@@ -167,6 +167,12 @@ PHONE_LECTURE_CSS = (
     " .st-key-claim div {font-size: 1.25rem !important}"
     " .st-key-headlines [data-testid='stColumn'] {min-width: 0 !important; flex: 1 1 0 !important}"
     " .st-key-headlines .posviz-number {font-size: 1.6rem !important}"
+    # four numbers (steps 13, 21): two rows of two, each number in half the width (in a quarter they touched)
+    " .st-key-headlines [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn']:nth-child(4))"
+    " {flex-wrap: wrap !important; row-gap: 0.5rem}"
+    " .st-key-headlines [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn']:nth-child(4))"
+    " > [data-testid='stColumn'] {flex: 1 1 40% !important}"
+    " .st-key-headlines {margin-bottom: 0.5rem}"
     # labels of two lines or one: the numbers on one baseline
     " .st-key-headlines [data-testid='stColumn'] .posviz-label {min-height: 3.2em; display: flex; align-items: end}}"
 )

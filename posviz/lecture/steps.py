@@ -735,7 +735,7 @@ def rotary(shift: int = 100) -> Slide:
                 ("rotary-moved", shifted, f"the same query and key at {shift}-{shift + 23}", shift),
             )
         ),
-        f"each: the largest change of any score at +{shift}; RoFormer (Su et al.), computed from the formula",
+        f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
         hall=f"each: the largest score change at +{shift}; RoPE's formula (Su et al.)",
         also=_moved_too(shift),
         caption="ALiBi and T5 add a bias to the scores instead: ALiBi a penalty growing with t − s, T5 a learned "
@@ -1238,7 +1238,7 @@ def llm_sink() -> Slide:
         f"first {reading.trace.weights.shape[0]} layers, run now, {reading.T} tokens",
     )
     return Slide(
-        "Heads put much of their weight on token 0, the one key every query sees under the causal mask, "
+        "Many heads put much of their weight on token 0, the one key every query sees under the causal mask, "
         f"{without}: position makes this attention sink.",
         f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
         reading.sink_mean,
@@ -1257,7 +1257,7 @@ def llm_sink() -> Slide:
         f"token 0, averaged over the queries t ≥ {reading.first} as the heads' weights are; mask off, every query "
         f"sees all {reading.T} tokens (RoPE kept), 1/{reading.T} each. Token 0 is {reading.tokens.tokens[0]} (step "
         f"19). Marked on the right: the highest heads' mean, layer {deepest}, {number(float(by_layer[deepest]))} "
-        f"({where}). {caption}",
+        f"({where}). {caption} An attention sink: a key that takes weight whatever the query.",
     )
 
 
