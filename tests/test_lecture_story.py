@@ -608,6 +608,15 @@ def test_the_sink_steps_second_number_says_it_is_a_mean_over_heads():
     )  # its brightest cells may sit elsewhere
 
 
+def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
+    """Were the heads to keep their weight on token 0 with the mask off, the claim must not credit position."""
+    measured = decoder.sink_mask_off(decoder.read(decoder.DEFAULT_TEXT))
+    assert at("llmsink").claim.endswith("but not with the mask off: position makes this attention sink.")
+    monkeypatch.setattr(decoder, "sink_mask_off", lambda reading: np.full_like(measured, 0.5))  # over 1/19
+    said = at("llmsink").claim
+    assert said.endswith("and still with the mask off: the mask alone does not make this attention sink."), said
+
+
 def test_the_trained_models_badge_names_the_two_headlines_whose_ranges_it_compares():
     for scheme in lecture.steps.BUYS_SCHEMES:
         shown = at("buys", scheme=scheme)

@@ -1013,8 +1013,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         if encoder.float32_fetched()
         else f"within ±{encoder.COSINE_TOLERANCE:g} of the published model's cosines",  # one line: the step fits
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
-        "fixed curve between; MiniLM has 6 layers); a "
-        "sentence's vector: "
+        "fixed curve between; MiniLM has 6 layers); a sentence's vector: "
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
         f"{number(_two_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
         "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both).",  # ‑: 2.5e‑5 unsplit
@@ -1224,7 +1223,11 @@ def llm_sink() -> Slide:
     unmasked = float(np.mean(decoder.sink_mask_off(reading)[decoder.SINK_LAYER]))  # every query sees every key
     even = verdicts.uniform_sink(reading.T, reading.first)
     spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
-    without = "but not with the mask off" if unmasked < spread else "and still with the mask off"
+    without, cause = (  # the claim's cause follows the measured rerun: an even split's share or more is no sink undone
+        ("but not with the mask off", "position makes this attention sink")
+        if unmasked < spread
+        else ("and still with the mask off", "the mask alone does not make this attention sink")
+    )
     times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
     right = Figure(
@@ -1239,7 +1242,7 @@ def llm_sink() -> Slide:
     )
     return Slide(
         "Many heads put much of their weight on token 0, the one key every query sees under the causal mask, "
-        f"{without}: position makes this attention sink.",
+        f"{without}: {cause}.",
         f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
         reading.sink_mean,
         reading.has_sink,
