@@ -485,6 +485,7 @@ TERMS = [
     (r"\bMₖ", "shift", "one fixed matrix Mₖ"),
     (r"\de-\d", "shuffle", "4.4e-16 = 4.4 × 10⁻¹⁶: zero up to float rounding"),
     (r"\bgap\b", "twins", "The gap: the largest difference between the copies' output rows"),
+    (r"\bout₁", "plain", "out₁, out₂: the output of 'man' in each sentence"),
     (r"\bquery\b", "plain", "Each token has a query vector (what it looks for)"),
     (r"\bkey\b", "plain", "a key vector (what it offers)"),
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key vector by its position"),

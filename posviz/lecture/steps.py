@@ -360,7 +360,7 @@ def twins(second: int = 4) -> Slide:
         hall="exactly 0 in the course notes too (seed 42)",
         also=(("with the ramp added", ramped.row_diff),),
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
-        f"dimensions (the columns below). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension.",
+        f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension.",
     )
 
 
@@ -521,9 +521,9 @@ def sentences_plain() -> Slide:
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         hall="≈ 0 in the course notes too (seed 2)",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
-        caption="W₁, W₂: attention matrices. Each token has a query vector (what it looks for) and a key vector (what "
-        "it offers): a row is one token's query, a column a key it reads, a cell how well they match: their score "
-        "(query · key) made a weight, positive, a row's weights summing to 1 (softmax).",
+        caption="W₁, W₂: attention matrices; out₁, out₂: the output of 'man' in each sentence. Each token has a query "
+        "vector (what it looks for) and a key vector (what it offers): a row is one token's query, a column a key, a "
+        "cell how well they match: their score (query · key) made a weight, positive, each row summing to 1 (softmax).",
     )
 
 
@@ -686,7 +686,8 @@ def shift(k: int = 3) -> Slide:
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the sinusoid formula's offset property",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
-        "distance, not only where each row sits (step 13).",
+        "distance, not only where each row sits. Added to the tokens, though, they still change a score when every "
+        "position moves: step 13 shows it, and that rotating query and key instead does not.",
     )
 
 
