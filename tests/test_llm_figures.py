@@ -112,7 +112,7 @@ def test_every_llm_figure_compiles_to_a_valid_spec(reading):
         llm_figures.model_fast_share(whole),
         llm_figures.ablation_gaps(decoder.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)),
         llm_figures.scaled_scores(decoder.scaled_logits(decoder.real_pair(reading, 2, 1), decoder.SCALINGS["llama3"])),
-        llm_figures.head_profile(reading, 1, 2),
+        llm_figures.head_profile_rope_off(reading, 1, 2),
     ]
     for figure in figures:
         Root.validate(spec(figure))
@@ -162,3 +162,17 @@ def test_the_ablation_chart_ticks_whole_layers_with_its_legend_underneath(readin
 def test_the_distance_profile_at_distance_1_is_the_headline_previous_weight(reading):
     profile = decoder.by_distance(reading.trace.weights, first=reading.first)  # (L, H, T)
     np.testing.assert_allclose(profile[..., 1], reading.previous, rtol=1e-6)
+
+
+def test_the_rope_off_profile_sets_each_distance_beside_the_same_head_run_without_rotation(reading):
+    """Step 20's bars: the head as run (its t − 1 bar the headline) beside the same tokens with every angle 0 and the
+    mask kept, recomputed here from smollm2.run, not from decoder.rope_off."""
+    fig = llm_figures.head_profile_rope_off(reading, 1, 2)
+    bars = fig.frames[0].pivot(index=llm_figures.DISTANCE, columns="run", values="mean weight")
+    off = smollm2.run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation="none").weights[1, 2]
+    first = reading.first
+    expected = [np.mean([off[t, t - n] for t in range(max(first, n), reading.T)]) for n in range(16)]
+    assert np.allclose(bars["RoPE off"].to_numpy(), expected, atol=1e-7)
+    assert np.allclose(bars["RoPE on"].to_numpy(), reading.by_distance(1)[2, :16])
+    assert bars["RoPE on"][1] > decoder.ROLE_THRESHOLD > bars["RoPE off"][1]  # the claim, read off the bars
+    assert [run for run, _ in fig.shape["colours"]] == ["RoPE on", "RoPE off"]

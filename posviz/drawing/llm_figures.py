@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import frames, heatmaps, images, layout, lines_bars
+from posviz.drawing.colours import METHOD_COLOURS, SERIES_COLORS
 from posviz.drawing.display import number
 from posviz.drawing.figures import Figure
 from posviz.experiments import decoder, whole
@@ -155,13 +156,21 @@ def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: st
     return Figure("llm-scaled-scores", lines_bars.lines_marked, (scores, point), {**shape, **words})
 
 
-def head_profile(reading: decoder.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
-    """One head's mean weight at each distance, as bars (the lecture's step)."""
-    curve = reading.by_distance(layer)[h, :16]
-    frame = pd.DataFrame({"distance": [str(n) for n in range(curve.size)], "weight": curve})
-    words = dict(title=f"head {decoder.head(layer, h)}: attention against distance", y_title="mean weight")
-    shape = dict(x="distance", y="weight", x_title=DISTANCE, height=height)
-    return Figure(f"llm-profile-{layer}-{h}", lines_bars.bars, (frame,), {**shape, **words})
+ROPE_RUNS = (("RoPE on", SERIES_COLORS[0]), ("RoPE off", METHOD_COLOURS["unscaled"]))  # the ablation in grey
+
+
+def head_profile_rope_off(reading: decoder.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
+    """One head's mean weight at each distance, RoPE on beside RoPE off (decoder.rope_off, the mask kept) as grouped
+    bars: the lecture's step 20, which claims the head reads t − 1 only with its rotation."""
+    off = decoder.by_distance(decoder.rope_off(reading)[layer, h], first=reading.first)
+    runs = {"RoPE on": reading.by_distance(layer)[h, :16], "RoPE off": off[:16]}
+    frame = pd.DataFrame(
+        [{DISTANCE: n, "mean weight": float(w), "run": run} for run, curve in runs.items() for n, w in enumerate(curve)]
+    )
+    shape = dict(x=DISTANCE, y="mean weight", group="run", y_title="mean weight", height=height)
+    title = f"head {decoder.head(layer, h)}: attention against distance, RoPE on and off"
+    return Figure(f"llm-profile-off-{layer}-{h}", lines_bars.grouped_bars_keyed, (frame,), {**shape, "title": title,
+                  "colours": ROPE_RUNS})  # fmt: skip
 
 
 def sink_difference(reading: decoder.Reading, model: decoder.WholeModel) -> str:

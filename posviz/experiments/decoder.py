@@ -318,14 +318,24 @@ def read(text: str, im_start: bool = True) -> Reading:
     return Reading(text, tokens, run(tokens.ids))
 
 
+def rope_off(reading: Reading) -> np.ndarray:
+    """(L, H, T, T) the attention weights of `reading`'s tokens run again with RoPE switched off (every angle 0, the
+    causal mask kept).
+
+    >>> rope_off(read("dog bites man")).shape
+    (5, 9, 4, 4)
+    """
+    return _rerun(reading, rotation="none", causal=True)
+
+
 def previous_rope_off(reading: Reading) -> np.ndarray:
-    """(L, H) each head's mean weight on t − 1 when the same tokens run with RoPE switched off (every angle 0, the
-    causal mask kept): what a previous-token head reads without its rotation.
+    """(L, H) each head's mean weight on t − 1 when the same tokens run with RoPE switched off (`rope_off`): what a
+    previous-token head reads without its rotation.
 
     >>> previous_rope_off(read("dog bites man")).shape
     (5, 9)
     """
-    return previous_weight(_rerun(reading, rotation="none", causal=True), first=reading.first)
+    return previous_weight(rope_off(reading), first=reading.first)
 
 
 def sink_mask_off(reading: Reading) -> np.ndarray:

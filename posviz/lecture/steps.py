@@ -1177,7 +1177,7 @@ def llm_head() -> Slide:
         f"reads t−1 (over {decoder.ROLE_THRESHOLD:g})",  # the previous-token rule, short: a wider badge wrapped
         (
             _retitled(
-                llm_figures.head_profile(reading, layer, head, height=FIGURE_HEIGHT - 106),
+                llm_figures.head_profile_rope_off(reading, layer, head, height=FIGURE_HEIGHT - 90),
                 f"layer {layer}, head {head}: weight by distance",
             ),
             picture,
