@@ -1208,7 +1208,7 @@ def llm_sink() -> Slide:
     if fetched is None:
         by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
         where = f"{whole.text_count} texts, {whole.tokens} tokens"
-        title = f"all {of} layers, computed in advance, {whole.text_count} texts"
+        title = f"all {of} layers, in advance, {whole.text_count} longer texts"  # longer: each key gets less
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
