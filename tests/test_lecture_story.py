@@ -605,14 +605,16 @@ def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypa
 
 def test_the_sink_steps_second_number_says_it_is_a_mean_over_heads():
     assert (
-        "Marked on the right: the highest heads' mean, layer" in at("llmsink").caption
+        "Marked on the 30-layer map: the highest heads' mean, layer" in at("llmsink").caption
     )  # its brightest cells may sit elsewhere
 
 
 def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
     """Were the heads to keep their weight on token 0 with the mask off, the claim must not credit position."""
     measured = decoder.sink_mask_off(decoder.read(decoder.DEFAULT_TEXT))
-    assert at("llmsink").claim.endswith("but not with the mask off: position makes this attention sink.")
+    assert at("llmsink").claim.endswith(
+        "but not with the mask off: position, through the mask (family 3), makes this attention sink."
+    )
     monkeypatch.setattr(decoder, "sink_mask_off", lambda reading: np.full_like(measured, 0.5))  # over 1/19
     said = at("llmsink").claim
     assert said.endswith("and still with the mask off: the mask alone does not make this attention sink."), said
@@ -759,7 +761,9 @@ def test_the_trained_models_claim_names_the_mask_only_model_only_among_the_extre
     # one comparison: the least and the most; the mask-only model's place otherwise is its bar (the third comparison,
     # in words only, relied on two bar labels a hall cannot read)
     assert claim.count("the causal mask alone") == ("none" in least + most)
-    assert claim.startswith("Small models trained here on 128-byte texts, alike but for position: past 128 bytes")
+    assert claim.startswith(
+        f"Small models trained here on 128-byte texts, alike but for position: at {a}-{b - 1} bytes"
+    )
     assert "than with" not in claim and claim.count(" with ") == 2  # the least and the most, nothing after
 
 

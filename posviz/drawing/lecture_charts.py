@@ -123,7 +123,8 @@ def spread_bars(
         tooltip=[alt.Tooltip("value:Q", format=".4f"), alt.Tooltip("low:Q", format=".4f"), "high:Q"],
     )
     spread = base.mark_rule(color=TEXT_COLOUR, size=2).encode(x="low:Q", x2="high:Q")
-    words = base.mark_text(align="left", dx=6, fontWeight="bold", color=TEXT_COLOUR).encode(
+    # 14 px past the bar or its range line: at 6 the line's end read as a minus sign before the value
+    words = base.mark_text(align="left", dx=14, fontWeight="bold", color=TEXT_COLOUR).encode(
         x=alt.X("text_at:Q", scale=alt.Scale(domain=list(span), nice=False)), text="shown:N"
     )
     return alt.layer(bar, spread, words, title=title_params(title), height=height)

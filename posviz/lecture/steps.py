@@ -920,7 +920,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     apart = mine.high < other.low or other.high < mine.low
     pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
     return Slide(
-        f"Small models trained here on {T}-byte texts, alike but for position: past {T} bytes (to {reach}×), loss "
+        f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
         f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
         round(mine.mean, 2),
@@ -1212,7 +1212,7 @@ def llm_sink() -> Slide:
         source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
         source += "was made (64-bit floats)"
         hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = "Its texts are longer, so each key gets less."
+        caption = "That map's texts are longer, so each key gets less."
     else:
         by_layer = fetched.sink.mean(axis=1)
         right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
@@ -1225,7 +1225,7 @@ def llm_sink() -> Slide:
     even = verdicts.uniform_sink(reading.T, reading.first)
     spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
     without, cause = (  # the claim's cause follows the measured rerun: an even split's share or more is no sink undone
-        ("but not with the mask off", "position makes this attention sink")
+        ("but not with the mask off", "position, through the mask (family 3), makes this attention sink")
         if unmasked < spread
         else ("and still with the mask off", "the mask alone does not make this attention sink")
     )
@@ -1260,7 +1260,8 @@ def llm_sink() -> Slide:
         caption=f"An even split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on "
         f"token 0, averaged over the queries t ≥ {reading.first} as the heads' weights are; mask off, every query "
         f"sees all {reading.T} tokens (RoPE kept), 1/{reading.T} each. Token 0 is {reading.tokens.tokens[0]} (step "
-        f"19). Marked on the right: the highest heads' mean, layer {deepest}, {number(float(by_layer[deepest]))} "
+        f"19). Marked on the {of}-layer map: the highest heads' mean, layer {deepest}, "
+        f"{number(float(by_layer[deepest]))} "
         f"({where}). {caption} An attention sink: a key that takes weight whatever the query.",
     )
 
