@@ -617,7 +617,7 @@ def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
     )
     monkeypatch.setattr(decoder, "sink_mask_off", lambda reading: np.full_like(measured, 0.5))  # over 1/19
     said = at("llmsink").claim
-    assert said.endswith("and still with the mask off: the mask alone does not make this attention sink."), said
+    assert said.endswith("and still with the mask off: the mask does not make this attention sink."), said
 
 
 def test_the_trained_models_badge_names_the_two_headlines_whose_ranges_it_compares():

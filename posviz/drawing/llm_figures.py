@@ -169,8 +169,8 @@ def head_profile_rope_off(reading: decoder.Reading, layer: int, h: int, *, heigh
     )
     shape = dict(x=DISTANCE, y="mean weight", group="run", y_title="mean weight", height=height)
     title = f"head {decoder.head(layer, h)}: attention against distance, RoPE on and off"
-    return Figure(f"llm-profile-off-{layer}-{h}", lines_bars.grouped_bars_keyed, (frame,), {**shape, "title": title,
-                  "colours": ROPE_RUNS})  # fmt: skip
+    shape = {**shape, "title": title, "colours": ROPE_RUNS}
+    return Figure(f"llm-profile-off-{layer}-{h}", lines_bars.grouped_bars_keyed, (frame,), shape)
 
 
 def sink_difference(reading: decoder.Reading, model: decoder.WholeModel) -> str:

@@ -1227,7 +1227,7 @@ def llm_sink() -> Slide:
     without, cause = (  # the claim's cause follows the measured rerun: an even split's share or more is no sink undone
         ("but not with the mask off", "position, through the mask (family 3), makes this attention sink")
         if unmasked < spread
-        else ("and still with the mask off", "the mask alone does not make this attention sink")
+        else ("and still with the mask off", "the mask does not make this attention sink")
     )
     times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
     rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
