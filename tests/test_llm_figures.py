@@ -112,7 +112,7 @@ def test_every_llm_figure_compiles_to_a_valid_spec(reading):
         llm_figures.model_fast_share(whole),
         llm_figures.ablation_gaps(decoder.ablation_gaps(reading.tokens.ids, k=7, base=reading.trace)),
         llm_figures.scaled_scores(decoder.scaled_logits(decoder.real_pair(reading, 2, 1), decoder.SCALINGS["llama3"])),
-        llm_figures.head_profile_rope_off(reading, 1, 2),
+        llm_figures.head_profile_rope_off(reading, decoder.rope_off(reading), 1, 2),
     ]
     for figure in figures:
         Root.validate(spec(figure))
@@ -167,7 +167,7 @@ def test_the_distance_profile_at_distance_1_is_the_headline_previous_weight(read
 def test_the_rope_off_profile_sets_each_distance_beside_the_same_head_run_without_rotation(reading):
     """Step 20's bars: the head as run (its t − 1 bar the headline) beside the same tokens with every angle 0 and the
     mask kept, recomputed here from smollm2.run, not from decoder.rope_off."""
-    fig = llm_figures.head_profile_rope_off(reading, 1, 2)
+    fig = llm_figures.head_profile_rope_off(reading, decoder.rope_off(reading), 1, 2)
     bars = fig.frames[0].pivot(index=llm_figures.DISTANCE, columns="run", values="mean weight")
     off = smollm2.run(reading.tokens.ids, layers=reading.trace.weights.shape[0], rotation="none").weights[1, 2]
     first = reading.first

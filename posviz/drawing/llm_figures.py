@@ -159,18 +159,22 @@ def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: st
 ROPE_RUNS = (("RoPE on", SERIES_COLORS[0]), ("RoPE off", METHOD_COLOURS["unscaled"]))  # the ablation in grey
 
 
-def head_profile_rope_off(reading: decoder.Reading, layer: int, h: int, *, height: int = 240) -> Figure:
-    """One head's mean weight at each distance, RoPE on beside RoPE off (decoder.rope_off, the mask kept) as grouped
-    bars: the lecture's step 20, which claims the head reads t − 1 only with its rotation."""
-    off = decoder.by_distance(decoder.rope_off(reading)[layer, h], first=reading.first)
-    runs = {"RoPE on": reading.by_distance(layer)[h, :16], "RoPE off": off[:16]}
+def head_profile_rope_off(
+    reading: decoder.Reading, off: np.ndarray, layer: int, h: int, *, height: int = 240
+) -> Figure:
+    """One head's mean weight at each distance, RoPE on beside RoPE off as grouped bars: `off`, the same tokens' weights
+    (L, H, T, T) with RoPE off and the mask kept (decoder.rope_off, run once by the caller, who reads t − 1 from it
+    too). The lecture's step 20, which claims the head reads t − 1 only with its rotation."""
+    without = decoder.by_distance(off[layer, h], first=reading.first)
+    runs = {"RoPE on": reading.by_distance(layer)[h, :16], "RoPE off": without[:16]}
     frame = pd.DataFrame(
         [{DISTANCE: n, "mean weight": float(w), "run": run} for run, curve in runs.items() for n, w in enumerate(curve)]
     )
-    shape = dict(x=DISTANCE, y="mean weight", group="run", y_title="mean weight", height=height)
     title = f"head {decoder.head(layer, h)}: attention against distance, RoPE on and off"
-    shape = {**shape, "title": title, "colours": ROPE_RUNS}
-    return Figure(f"llm-profile-off-{layer}-{h}", lines_bars.grouped_bars_keyed, (frame,), shape)
+    shape = dict(x=DISTANCE, y="mean weight", group="run", y_title="mean weight", height=height, title=title)
+    return Figure(
+        f"llm-profile-off-{layer}-{h}", lines_bars.grouped_bars_keyed, (frame,), {**shape, "colours": ROPE_RUNS}
+    )
 
 
 def sink_difference(reading: decoder.Reading, model: decoder.WholeModel) -> str:

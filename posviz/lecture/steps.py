@@ -1158,7 +1158,8 @@ def llm_head() -> Slide:
         angled=False,
     )
     value = float(reading.previous[layer, head])
-    off = float(decoder.previous_rope_off(reading)[layer, head])  # the same head, the same tokens, every angle 0
+    rope_off = decoder.rope_off(reading)  # the same tokens, every angle 0, the mask kept: run once for both uses
+    off = float(decoder.previous_weight(rope_off, first=reading.first)[layer, head])  # decoder.previous_rope_off
     without = "it still does (the mask alone)" if off > decoder.ROLE_THRESHOLD else "it does not"
     even = verdicts.uniform_sink(reading.T, reading.first)  # an even split gives t − 1 what it gives token 0
     fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
@@ -1177,7 +1178,7 @@ def llm_head() -> Slide:
         f"reads t−1 (over {decoder.ROLE_THRESHOLD:g})",  # the previous-token rule, short: a wider badge wrapped
         (
             _retitled(
-                llm_figures.head_profile_rope_off(reading, layer, head, height=FIGURE_HEIGHT - 90),
+                llm_figures.head_profile_rope_off(reading, rope_off, layer, head, height=FIGURE_HEIGHT - 90),
                 f"layer {layer}, head {head}: weight by distance",
             ),
             picture,
