@@ -9,7 +9,7 @@ import pytest
 
 from posviz import lecture
 from posviz.drawing.display import number
-from posviz.experiments import decoder, whole
+from posviz.experiments import decoder
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
 from tests.harness import routed, spec_leaves
@@ -507,14 +507,13 @@ TERMS = [
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
-    (r"\bsink\b", "llmsink", "An attention sink: a key that takes weight whatever the query"),
+    (r"\bsink\b", "llmsink", "attention sink: a key that takes weight whatever the query"),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
     (r"\bfirst \d+ layers\b", "decoder", "the part that comes with this app"),
-    (r"\bprecomputed\b", "llmsink", "precomputed once when the SmolLM2 file that comes with this app was made"),
     (r"\beven split\b", "llm", "an even split gives each key a query sees 1/(t + 1)"),
 ]
 
@@ -528,24 +527,14 @@ def test_the_real_model_steps_project_plain_words_for_formats_and_when_a_number_
     assert not re.search(JARGON, shown), re.search(JARGON, shown)
 
 
-PRESENTER_DEFINITIONS = {  # a term whose definition in the full source is said in a hall's words when projected
-    r"\bprecomputed\b": "precomputed once, before the lecture",
-}
-WITHOUT_WHOLE_FILE = {r"\bprecomputed\b"}  # step 21's right map runs all 30 layers when the whole file is fetched
-
-
 @pytest.mark.parametrize(("pattern", "key", "definition"), TERMS, ids=[t[1] + ":" + t[0] for t in TERMS])
 @pytest.mark.parametrize("presenter", [False, True], ids=["desk", "presenter"])
 def test_every_term_is_defined_on_the_step_where_it_is_first_projected(pattern, key, definition, presenter):
     screens = [screen_words(lecture.slide(i), presenter) for i in range(len(KEYS))]
     first = next((i for i, text in enumerate(screens) if re.search(pattern, text)), None)
-    if first is None and pattern in WITHOUT_WHOLE_FILE and whole.whole_path() is not None:
-        pytest.skip(f"{pattern!r} is projected only without the whole SmolLM2 file, which is in the cache")
     if first is None and presenter:
         pytest.skip(f"{pattern!r} is said only in a full source, which presenter mode leaves to the speaker view")
     assert KEYS[first] == key, f"{pattern!r} first projected at step {first + 1} ({KEYS[first]}), defined at {key}"
-    if presenter:
-        definition = PRESENTER_DEFINITIONS.get(pattern, definition)
     assert definition in screens[first], screens[first]
 
 
@@ -572,41 +561,21 @@ def test_square_matrices_are_drawn_square(key):
             assert spec.get("width") == spec.get("height") == fig.shape["height"], (fig.name, spec.get("width"))
 
 
-def test_the_sink_step_reads_the_extraction_without_the_whole_file(monkeypatch, tmp_path):
-    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers and the extraction
-    shown = at("llmsink")
-    by_layer = decoder.whole_model().sink.mean(axis=1)
-    top = int(np.argmax(by_layer))
-    assert f"highest heads' mean, layer {top}, {number(float(by_layer.max()))} (8 texts, 980 tokens)" in shown.caption
-    assert shown.figures[1].name == "llm-sink-model"
-    assert "first 5 layers" in shown.figures[0].shape["title"] and "all 30 layers" in shown.figures[1].shape["title"]
+def test_the_sink_steps_two_maps_are_the_masked_run_and_the_mask_off_rerun_recomputed():
+    """The claim's comparison drawn: left the heads' weight on token 0 under the causal mask, right the same tokens
+    through the same layers with the mask off, each recomputed from the model's own run."""
+    from posviz.models import smollm2
 
-
-def test_the_sink_steps_top_layer_is_labelled_and_ticked_beside_its_row(monkeypatch, tmp_path):
-    from posviz.drawing import engine
-
-    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))
-    shown = at("llmsink")
-    right = shown.figures[1]
-    top = f"layer {int(np.argmax(decoder.whole_model().sink.mean(axis=1)))}"
-    assert (
-        f"highest heads' mean, {top}," in shown.caption and right.shape["marked"] == top and top in right.shape["rows"]
-    )
-    spec = engine.chart_spec(right.builder, *right.frames, presenter="hall", **right.shape)
-    leaves = spec_leaves(spec)
-    axes = [leaf["encoding"]["y"]["axis"] for leaf in leaves if "axis" in leaf.get("encoding", {}).get("y", {})]
-    assert axes and all(top in axis["values"] and top in axis["labelFontWeight"]["condition"]["test"] for axis in axes)
-    marked = [axis["tickWidth"] for axis in axes]  # a thick tick beside the row's label, in the axis
-    assert all(top in w["condition"]["test"] and w["condition"]["value"] > w["value"] for w in marked)
-    assert not [leaf for leaf in leaves if leaf.get("mark", {}).get("filled") is False]  # nothing drawn over its cells
-    rows = [int(r.split()[1]) for r in right.shape["rows"]]
-    assert np.diff(sorted(rows)).min() >= 4  # 20 px labels on rows about 6 px tall
-
-
-def test_the_sink_steps_second_number_says_it_is_a_mean_over_heads():
-    assert (
-        "Marked on the 30-layer map: the highest heads' mean, layer" in at("llmsink").caption
-    )  # its brightest cells may sit elsewhere
+    reading = decoder.read(decoder.DEFAULT_TEXT)
+    masked, maskless = at("llmsink").figures
+    assert "mask on" in masked.shape["title"] and "mask off" in maskless.shape["title"]
+    for fig, causal in ((masked, True), (maskless, False)):
+        w = smollm2.run(reading.tokens.ids, layers=5, causal=causal).weights  # (L, H, T, T)
+        cells = fig.frames[0].pivot(index="row_index", columns="col_index", values="value").to_numpy()
+        np.testing.assert_allclose(cells, w[:, :, reading.first :, 0].mean(axis=2), atol=1e-6)
+        assert fig.shape["style"].domain == (0.0, 1.0)  # one colour scale: the maps compare cell by cell
+    mask_off = at("llmsink").numbers[2]
+    assert mask_off == ("layer 3, mask off", f"{float(cells[3].mean()):.2g}")
 
 
 def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
@@ -658,20 +627,6 @@ def test_the_sink_steps_badge_says_what_it_compares_in_words():
     assert "the one key every query sees under the causal mask" in shown.claim  # a fact, not "whatever it is"
     assert "whatever" not in shown.claim  # token 0 is always the same marker here: untested
     assert shown.claim.count(". ") == 0 and shown.claim.endswith(".")  # one sentence
-
-
-def test_the_sink_step_runs_all_30_layers_live_when_the_whole_file_was_fetched():
-    from posviz.experiments import whole
-    from posviz.lecture import steps
-
-    if whole.whole_path() is None:
-        pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
-    shown, fetched = at("llmsink"), steps.whole_reading()
-    assert fetched.sink.shape == (30, 9) and shown.figures[1].name == "llm-sink-whole"
-    live = decoder.read(decoder.DEFAULT_TEXT).sink  # the shipped five layers: the whole file's first five
-    assert np.allclose(fetched.sink[: live.shape[0]], live, atol=1e-5)
-    top = fetched.sink.mean(axis=1)
-    assert f"highest heads' mean, layer {int(np.argmax(top))}, {number(float(top.max()))} (run now)" in shown.caption
 
 
 def test_step_7s_panels_are_the_w1_and_w2_its_claim_and_number_name():

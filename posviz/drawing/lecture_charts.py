@@ -11,12 +11,11 @@ streamlit. A table cell's text may hold "\\n" for a second line (Vega's text mar
 
 from __future__ import annotations
 
-import json
 import math
 
 import altair as alt
 
-from posviz.drawing import heatmaps, lines_bars
+from posviz.drawing import lines_bars
 from posviz.drawing.colours import ACCENT, SERIES_COLORS, TEXT_COLOUR
 from posviz.drawing.engine import Data, Text, on_phone, title_params
 
@@ -220,28 +219,6 @@ def _tick_x(chart: alt.TopLevelMixin, values: list[float]) -> None:
             _tick_x(layer, values)
         elif isinstance(getattr(layer.encoding, "x", None), alt.X):
             layer.encoding.x.axis = alt.Axis(values=values, format="d")  # 1024, as the windows "512-1023"
-
-
-def rows_marked(cells: Data, *, rows: tuple[str, ...], marked: str, **shape: object) -> alt.LayerChart:
-    """`heatmaps.token_heatmap` with only `rows` labelled on its y axis and the row `marked` (one of them, the row a
-    slide's number names) labelled bold in ACCENT with a long, thick ACCENT tick beside it, so it is found among
-    thirty. The mark stays in the axis: a frame over the row hid the very cells it pointed at."""
-    chart = heatmaps.token_heatmap(cells, **shape)
-    test = f"datum.value == {json.dumps(marked)}"
-    axis = alt.Axis(
-        values=list(rows),
-        labelOverlap=False,
-        labelColor=alt.condition(test, alt.value(ACCENT), alt.value(TEXT_COLOUR)),
-        labelFontWeight=alt.condition(test, alt.value("bold"), alt.value("normal")),
-        ticks=True,
-        tickColor=alt.condition(test, alt.value(ACCENT), alt.value(TEXT_COLOUR)),
-        tickWidth=alt.condition(test, alt.value(4), alt.value(1)),
-        tickSize=alt.condition(test, alt.value(12), alt.value(4)),
-    )
-    for layer in chart.layer:
-        if isinstance(getattr(layer.encoding, "y", None), alt.Y):
-            layer.encoding.y.axis = axis
-    return chart
 
 
 def _drop_legends(chart: alt.TopLevelMixin) -> None:

@@ -98,6 +98,21 @@ def sink_live(reading: decoder.Reading, *, height: int = 240, annotate: bool = T
     )
 
 
+def sink_mask_off_live(reading: decoder.Reading, off: np.ndarray, *, height: int = 240) -> Figure:
+    """`sink_live`'s map for the same tokens rerun with the causal mask off (`decoder.sink_mask_off`: every query sees
+    every key, RoPE kept), on the same [0, 1] scale, values unwritten (frame: L x H rows)."""
+    if off.shape != reading.sink.shape:
+        raise ValueError(f"expected the mask-off weights in the live shape {reading.sink.shape}, got {off.shape}")
+    return _layer_heads(
+        off,
+        "llm-sink-mask-off",
+        f"mask off: weight on token 0, {reading.T} tokens",
+        value_title="weight on token 0",
+        annotate=False,
+        height=height,
+    )
+
+
 def sink_model(model: decoder.WholeModel, *, height: int = 420) -> Figure:
     """Each of the 30 layers' heads' mean weight on token 0, from extraction (frame: M x H rows)."""
     return _layer_heads(

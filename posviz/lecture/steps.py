@@ -1195,34 +1195,17 @@ def llm_head() -> Slide:
     )
 
 
-MAP_HEIGHT = FIGURE_HEIGHT - 80  # step 21's two layer-by-head maps: a three-line caption fits under them
+MAP_HEIGHT = FIGURE_HEIGHT - 56  # step 21's two layer-by-head maps: a two-line caption fits under them
+SINK_WORDS = "attention sink: a key that takes weight whatever the query"  # step 21's term, its source line's first
 
 
 def llm_sink() -> Slide:
-    from posviz.drawing import lecture_charts, llm_figures
+    from posviz.drawing import llm_figures
     from posviz.experiments import decoder
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
-    whole = decoder.whole_model()
-    fetched = whole_reading()  # all 30 layers run on this sentence, when `posviz models fetch smollm2` has run
-    of = whole.sink.shape[0]
-    if fetched is None:
-        by_layer, right = whole.sink.mean(axis=1), llm_figures.sink_model(whole, height=MAP_HEIGHT)
-        where = f"{whole.text_count} texts, {whole.tokens} tokens"
-        title = f"all {of} layers, in advance, {whole.text_count} longer texts"  # longer: each key gets less
-        source = f"the right map: all {of} layers, precomputed once when the SmolLM2 file that comes with this app "
-        source += "was made (64-bit floats)"
-        hall = f"right map: all {of} layers, precomputed once, before the lecture"  # defines the right map's word
-        caption = "That map's texts are longer, so each key gets less."
-    else:
-        by_layer = fetched.sink.mean(axis=1)
-        right = llm_figures.sink_whole_live(fetched, height=MAP_HEIGHT)
-        where, title = "run now", f"all {of} layers, run now, {reading.T} tokens"
-        source = f"the right map: the fetched whole file, all {of} layers run now on the same sentence"
-        hall = f"both run now on this server; right: all {of} layers"
-        caption = "Both maps run now on the lecture sentence."
-    deepest = int(np.argmax(by_layer))  # the layer whose heads' mean weight on token 0 is largest
-    unmasked = float(np.mean(decoder.sink_mask_off(reading)[decoder.SINK_LAYER]))  # every query sees every key
+    off = decoder.sink_mask_off(reading)  # (L, H): the same tokens and layers, every query sees every key, RoPE kept
+    unmasked = float(np.mean(off[decoder.SINK_LAYER]))
     even = verdicts.uniform_sink(reading.T, reading.first)
     spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
     without, cause = (  # the claim's cause follows the measured rerun: an even split's share or more is no sink undone
@@ -1231,16 +1214,13 @@ def llm_sink() -> Slide:
         else ("and still with the mask off", "the mask does not make this attention sink")
     )
     times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
-    rows = tuple(f"layer {i}" for i in range(0, of, 5) if abs(i - deepest) > 3) + (f"layer {deepest}",)
-    right = Figure(
-        right.name,
-        lecture_charts.rows_marked,
-        right.frames,
-        {**right.shape, "title": title, "rows": rows, "marked": f"layer {deepest}"},
-    )
-    left = _retitled(
+    layers = reading.trace.weights.shape[0]
+    masked = _retitled(  # both maps on one [0, 1] colour scale: they compare cell by cell
         llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
-        f"first {reading.trace.weights.shape[0]} layers, run now, {reading.T} tokens",
+        f"causal mask on: first {layers} layers, {reading.T} tokens",
+    )
+    maskless = _retitled(
+        llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
     )
     return Slide(
         "Many heads put much of their weight on token 0, the one key every query sees under the causal mask, "
@@ -1249,21 +1229,20 @@ def llm_sink() -> Slide:
         reading.sink_mean,
         reading.has_sink,
         f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
-        (left, right),
-        f"run now (on this server) on the lecture sentence, {reading.T} tokens; {source}",
+        (masked, maskless),
+        f"{SINK_WORDS}; run now on the lecture sentence, {reading.T} tokens, through SmolLM2's first {layers} "
+        "layers with the causal mask and again without it; all 30 layers: the LLM page",
         "at most 2× an even split",
-        hall=hall,
+        hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
             ("an even split", _two_digits(even)),
             (f"layer {decoder.SINK_LAYER}, mask off", _two_digits(unmasked)),
             ("even, mask off", _two_digits(spread)),
         ),
-        caption=f"An even split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on "
-        f"token 0, averaged over the queries t ≥ {reading.first} as the heads' weights are; mask off, every query "
-        f"sees all {reading.T} tokens (RoPE kept), 1/{reading.T} each. Token 0 is {reading.tokens.tokens[0]} (step "
-        f"19). Marked on the {of}-layer map: the highest heads' mean, layer {deepest}, "
-        f"{number(float(by_layer[deepest]))} "
-        f"({where}). {caption} An attention sink: a key that takes weight whatever the query.",
+        caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}. An even "
+        f"split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
+        f"averaged as the cells are; mask off, every query sees all {reading.T} tokens, 1/{reading.T} each. "
+        f"Token 0 is {reading.tokens.tokens[0]} (step 19).",
     )
 
 
