@@ -1,10 +1,12 @@
 """The lecture's path: every step computes live from the core, fits its limits, and matches the claims it retells."""
 
+import numpy as np
 import pytest
 from altair.vegalite.v6.schema.core import Root
 
 from posviz import lecture
 from posviz.drawing import engine
+from posviz.drawing.display import number
 from posviz.experiments.claims import claims
 
 STEPS = lecture.STEPS
@@ -107,14 +109,46 @@ def test_a_large_headline_number_groups_its_thousands():
     assert lecture.slide(ORDER.index("table"), d=64).shown == "47,117"
 
 
-@pytest.mark.parametrize(("key", "figure"), [("shift", "shift-similarity"), ("rotary", "rotary-scores")])
+@pytest.mark.parametrize(
+    ("key", "figure"), [("shift", "shift-similarity"), ("rotary", "rotary-moved"), ("rotary", "sinusoids-moved")]
+)
 def test_the_lectures_similarity_grids_are_drawn_square(key, figure):
-    """pe · peᵀ and the rotary scores: a diagonal runs at 45° only when the plot is as wide as it is tall."""
+    """pe · peᵀ and the score changes: a diagonal runs at 45° only when the plot is as wide as it is tall."""
     step = next(s for s in lecture.STEPS if s.key == key)
     fig = next(f for f in step.slide().figures if f.name == figure)
     spec = engine.chart_spec(fig.builder, *fig.frames, presenter=True, **fig.shape)
     # at least 160 px: step 13's maps gave 26 px to a third caption line (ALiBi, T5 and the mask defined)
     assert spec["width"] == spec["height"] == fig.shape["height"] >= lecture.FIGURE_HEIGHT - 66
+
+
+@pytest.mark.parametrize("shift", [1, 100, 10_000])
+def test_step_13s_maps_are_each_schemes_score_change_and_their_largest_cells_are_the_headlines(shift):
+    """RoPE beside added sinusoids: every score at shift..shift + 23 minus the same score at 0..23, recomputed from the
+    formulas (rope(q)·rope(k) and (q + pe)·(k + pe)), on one colour scale; each map's largest |cell| is its number."""
+    q, k = np.random.default_rng(0).standard_normal((2, 16))
+    shown = lecture.slide(ORDER.index("rotary"), shift=shift)
+    rope, sines = (f.frames[0].pivot(index="row", columns="col", values="value").to_numpy() for f in shown.figures)
+
+    def rotated(v, start):
+        t = np.arange(start, start + 24)[:, None]
+        angle = t / 10_000 ** (np.arange(0, 16, 2) / 16)  # pair i turns by t / base^(2i/d)
+        x, y = v[0::2], v[1::2]
+        return np.stack([x * np.cos(angle) - y * np.sin(angle), x * np.sin(angle) + y * np.cos(angle)], -1).reshape(
+            24, 16
+        )
+
+    def added(start):
+        angle = np.arange(start, start + 24)[:, None] / 10_000 ** (np.arange(0, 16, 2) / 16)
+        pe = np.stack([np.sin(angle), np.cos(angle)], -1).reshape(24, 16)  # sin, cos interleaved (Vaswani et al.)
+        return (q + pe) @ (k + pe).T
+
+    np.testing.assert_allclose(
+        rope, rotated(q, shift) @ rotated(k, shift).T - rotated(q, 0) @ rotated(k, 0).T, atol=1e-9
+    )
+    np.testing.assert_allclose(sines, added(shift) - added(0), atol=1e-9)
+    assert dict(shown.numbers)["added sinusoids"] == number(float(np.abs(sines).max()), grouped=True)
+    assert shown.value == pytest.approx(np.abs(rope).max(), abs=1e-15)
+    assert shown.figures[0].shape["domain"] == shown.figures[1].shape["domain"]
 
 
 def test_the_lectures_pair_move_uses_the_order_pages_labels_and_names_its_signal():

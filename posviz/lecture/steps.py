@@ -707,10 +707,13 @@ def _moved_too(shift: int) -> tuple[tuple[str, float], ...]:
 
 def rotary(shift: int = 100) -> Slide:
     q, k = np.random.default_rng(0).standard_normal((2, families.D))
-    scores = relative.fixed_content_scores(q, k, 24, scheme="rotary")
-    shifted = relative.fixed_content_scores(q, k, 24, scheme="rotary", start=shift)
+    changes = {  # each score at positions shift..shift + 23 minus the same query and key's score at 0..23
+        scheme: relative.fixed_content_scores(q, k, 24, scheme=scheme, start=shift)
+        - relative.fixed_content_scores(q, k, 24, scheme=scheme)
+        for scheme in ("rotary", "sinusoidal")
+    }
     moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
-    domain = heatmaps.signed_domain(scores, shifted)  # one colour scale: the two maps compare cell by cell
+    domain = heatmaps.signed_domain(*changes.values())  # one colour scale: the two maps compare cell by cell
     past = "" if shift + families.T <= families.table_rows() else " MiniLM's table has no rows that far."
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key vector by its position, so a score sees only "
@@ -722,22 +725,22 @@ def rotary(shift: int = 100) -> Slide:
         tuple(
             _grid(
                 name,
-                m,
+                changes[scheme],
                 title,
                 rows="query position t",
                 cols="key position s",
                 domain=domain,
                 square=True,
-                start=start,
                 height=FIGURE_HEIGHT - 66,  # the caption's three lines fit 720 px
+                value_title="change",
             )
-            for name, m, title, start in (
-                ("rotary-scores", scores, f"score (query · key, d = {families.D}) at positions 0-23", 0),
-                ("rotary-moved", shifted, f"the same query and key at {shift}-{shift + 23}", shift),
+            for name, scheme, title in (
+                ("rotary-moved", "rotary", f"RoPE: each score's change at +{shift}"),
+                ("sinusoids-moved", "sinusoidal", f"added sinusoids: each score's change at +{shift}"),
             )
         ),
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
-        hall=f"each: the largest score change at +{shift}; RoPE's formula (Su et al.)",
+        hall="ALiBi, T5: a bias added to each score, set by t − s; mask: step 14",
         also=_moved_too(shift),
         caption="ALiBi and T5 add a bias to the scores instead: ALiBi a penalty growing with t − s, T5 a learned "
         "bias for each bucket (a range of t − s), here a stand-in: random, not trained. The mask: step 14's causal "
