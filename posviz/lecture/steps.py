@@ -967,7 +967,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     )
     model = encoder.active_encoder()
     shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
-        "the copy that comes with this app (parameters stored in 8 bits): cosines within "
+        "a copy with its parameters stored in 8 bits: cosines within "
         f"±{encoder.COSINE_TOLERANCE:g} of the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
@@ -1030,7 +1030,6 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
-FIRST_LAYERS = "the part that comes with this app"  # step 19's words for the layers run without a download
 HALL_PRECISION = "parameters stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
@@ -1088,12 +1087,12 @@ def decoder() -> Slide:
     if fetched is None:
         source, after, used = (
             f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
-            f"SmolLM2's first {layers} layers (of {of}: {FIRST_LAYERS}; a part, so the whole model's numbers differ)",
+            f"SmolLM2's first {layers} of its {of} layers (a part: the whole model's numbers differ)",
             f"{layers} of {of} layers",
         )
     else:
         source = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})"
-        after = f"all {of} layers, fetched (not only its first {layers} layers, {FIRST_LAYERS})"
+        after = f"all {of} layers"
         used = f"all {of} layers"
     return Slide(
         f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
@@ -1138,6 +1137,12 @@ def _retitled(fig: Figure, title: str) -> Figure:
 LLM_MAP = 205  # px: step 20's map of 19 tokens, square, 10.8 px a cell, above its two-line caption (280 without)
 
 
+def _heads(found: list[str]) -> str:
+    """Heads named "1.2" by `decoder.positional_heads` in words: "layer 1 head 2, layer 2 head 1" (a "1.2" read as a
+    decimal)."""
+    return ", ".join("layer {} head {}".format(*name.split(".")) for name in found) or "none"
+
+
 def llm_head() -> Slide:
     from posviz.drawing import llm_figures
     from posviz.experiments import decoder
@@ -1170,7 +1175,7 @@ def llm_head() -> Slide:
     found = decoder.positional_heads(counted, "previous-token")
     layers, heads = counted.roles.shape
     of = decoder.shipped_layers()[1]  # the whole model's layers, as the shipped file states them
-    where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers (the fetched file)"
+    where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers"
     return Slide(
         f"{smollm2.NAME.split('-')[0]} adds no position rows, but RoPE (family 2) lets head {head} of layer {layer} "
         f"(one of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token, and with RoPE "
@@ -1187,8 +1192,7 @@ def llm_head() -> Slide:
             picture,
         ),
         "layers and heads counted from 0; run now on the lecture sentence (the caption writes it out); previous-token "
-        "heads "
-        f"{', '.join(found) or 'none'} (layer.head) in {where}",
+        f"heads in {where}: {_heads(found)}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
         also=(("RoPE off, on t−1", _two_digits(off)), (f"an even split, {reading.T} tokens", _two_digits(even))),
@@ -1220,7 +1224,7 @@ def llm_sink() -> Slide:
     layers = reading.trace.weights.shape[0]
     masked = _retitled(  # both maps on one [0, 1] colour scale: they compare cell by cell
         llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
-        f"causal mask on: first {layers} layers, {reading.T} tokens",
+        f"causal mask on: layers 0-{layers - 1} (of {decoder.shipped_layers()[1]}), {reading.T} tokens",
     )
     maskless = _retitled(
         llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
@@ -1233,8 +1237,8 @@ def llm_sink() -> Slide:
         reading.has_sink,
         f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (masked, maskless),
-        f"{SINK_WORDS}; run now on the lecture sentence, {reading.T} tokens, through SmolLM2's first {layers} "
-        "layers with the causal mask and again without it; all 30 layers: the LLM page",
+        f"{SINK_WORDS}; run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} "
+        "with the causal mask and again without it; all 30 layers: the LLM page",
         "at most 2× an even split",
         hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
