@@ -504,7 +504,7 @@ def sentences_plain() -> Slide:
     r = lessons.sentence_experiment()
     gap = r.permuted_gap(with_position=False)
     return Slide(
-        "Without position, 'man bites dog' is 'dog bites man' reordered: W₂ is W₁ permuted.",
+        "Without position, 'man bites dog' is 'dog bites man' reordered: its attention matrix W₂ is W₁ permuted.",
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
@@ -519,7 +519,7 @@ def sentences_plain() -> Slide:
             ),
         ),
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
-        hall="≈ 0 in the course notes too (seed 2)",
+        hall="random word vectors and matrices (seed 2): ≈ 0 in the course notes too",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
         caption="W₁, W₂: attention matrices; out₁, out₂: the output of 'man' in each sentence. Each token has a query "
         "vector (what it looks for) and a key vector (what it offers): a row is one token's query, a column a key, a "
