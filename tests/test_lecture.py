@@ -158,9 +158,11 @@ def test_the_lectures_pair_move_uses_the_order_pages_labels_and_names_its_signal
     (fig,) = step.slide().figures
     assert fig.frames[0]["what moves"].tolist() == list(figures.PAIR_MOVES)
     assert step.defaults()["position"] == "ramp"  # step 3's signal, at step 3's scale
-    assert fig.shape["title"] == figures.pair_moves_title(f"ramp × {lecture.steps.RAMP_SCALE:g}")
+    # the ramp in steps 2-3's words, E = 0.6(t + 1): "ramp × 0.6" made "ramp" mean t + 1
+    assert fig.shape["title"] == figures.pair_moves_title(f"{lecture.steps.RAMP_SCALE:g}(t + 1), the ramp")
+    assert "the ramp E = 0.6(t + 1)" in lecture.slide(ORDER.index("twins")).claim
     (fig,) = step.slide(position="learned").figures
-    assert fig.shape["title"] == figures.pair_moves_title("learned × 1")
+    assert fig.shape["title"] == figures.pair_moves_title("learned")
 
 
 def test_the_steps_that_wait_for_the_matched_models_say_so_and_share_the_pages_curves():

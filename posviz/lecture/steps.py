@@ -387,7 +387,11 @@ def pairs(position: str = "ramp") -> Slide:
     scale = RAMP_SCALE if position == "ramp" else 1.0  # the ramp at step 3's size: "tokens only" is step 3's test
     r = lessons.pair_move_experiment(position=position, scale=scale)
     moves = figures.pair_moves(
-        r.together, r.tokens_only, r.positions_only, f"{position} × {number(scale)}", height=FIGURE_HEIGHT
+        r.together,
+        r.tokens_only,
+        r.positions_only,
+        f"{number(scale)}(t + 1), the ramp" if position == "ramp" else position,  # steps 2-3's words for E
+        height=FIGURE_HEIGHT,
     )
     return Slide(
         "Move each token together with its position row and the outputs only follow the move; move tokens only or "
