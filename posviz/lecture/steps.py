@@ -757,7 +757,9 @@ def real_model() -> Slide:
     from posviz.models import minilm
 
     pos = minilm.position_table()
-    table_image = figures.learned_table_picture(pos, value_title="value (colours stop at the 99th percentile)")
+    table_image = figures.learned_table_picture(
+        pos, value_title="value (the largest 1% of values share the end colours)"
+    )
     cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
         "real-cosine",
         pos.cosine,
@@ -877,7 +879,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     extremes = ex.extremes(rise)
     least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in extremes)
     curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
-    title = "held-out loss by position (a line per seed)"
+    title = "loss on unseen text by position (a line per seed)"  # "held-out" is defined in the caption only
     shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
     shape["reference_colour"] = TEXT_COLOUR  # the window's end: not the learned table's orange
     # "RoPE", as the claim writes it; the learned table's name, drawn in the column with the others, says where its
@@ -941,8 +943,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
-        f"longest sequence trained on; held-out: text never trained on ({windows}). Loss: how badly the next byte is "
-        f"guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE papers' results.{why}",
+        f"longest sequence trained on; unseen (held-out): text never trained on ({windows}). Loss: how badly the "
+        f"next byte is guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE papers' results.{why}",
     )
 
 
