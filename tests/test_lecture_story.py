@@ -104,7 +104,7 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
     monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers
     slide = at("decoder")
     model, sink = decoder.sentence_cosine()
-    assert slide.value == 1 - model and not verdicts.same_direction(model) and sink > 1
+    assert slide.value == float(f"{1 - model:.3g}") and not verdicts.same_direction(model) and sink > 1
     assert not verdicts.same_direction(decoder.sentence_cosine("none")[0])  # the mask alone still sees order
     assert verdicts.same_direction(decoder.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "without <|im_start|>, the marker token each chat message starts with" in slide.caption
@@ -119,8 +119,8 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     slide = at("decoder")
     model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
     expected = (
-        ("SmolLM2, 5 of 30 layers: 1 − cosine", number(1 - model)),  # the bars' measure: their gap seen here too
-        ("RoPE off, mask only: 1 − cosine", number(1 - mask_only)),
+        ("SmolLM2, 5 of 30 layers: 1 − cosine", f"{1 - model:.3g}"),  # the bars' measure: their gap seen here too
+        ("RoPE off, mask only: 1 − cosine", f"{1 - mask_only:.3g}"),  # three digits: "a little further" needs two
     )
     assert slide.numbers == expected
     assert "5 of 30 layers" in slide.figures[0].shape["title"]
@@ -128,7 +128,7 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     assert list(bars.index) == list(steps.SMOLLM2_BARS.values())
     on, off = bars["1 − cosine"].iloc[:2]
     assert on == pytest.approx(1 - model) and off == pytest.approx(1 - mask_only) and on != pytest.approx(off)
-    assert bars["shown"].iloc[:2].tolist() == [number(1 - model), number(1 - mask_only)]  # as the headlines
+    assert bars["shown"].iloc[:2].tolist() == [f"{1 - model:.3g}", f"{1 - mask_only:.3g}"]  # as the headlines
     assert bars["1 − cosine"].iloc[2] == 0 and bars["shown"].iloc[2] == "0 up to rounding"  # neither: a set
     low, high = slide.figures[0].shape["span"]
     assert low == 0 and high > max(on, off)  # linear, from 0: the two bars' lengths compare as their values
@@ -143,9 +143,9 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     slide = at("decoder")
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
-    assert slide.value == 1 - model and not verdicts.same_direction(model) and sink > 1
-    assert slide.also == (("RoPE off, mask only: 1 − cosine", 1 - mask_only),)
-    assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == number(1 - mask_only)
+    assert slide.value == float(f"{1 - model:.3g}") and not verdicts.same_direction(model) and sink > 1
+    assert slide.also == (("RoPE off, mask only: 1 − cosine", float(f"{1 - mask_only:.3g}")),)
+    assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == f"{1 - mask_only:.3g}"
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source
     assert model != pytest.approx(decoder.sentence_cosine()[0], abs=1e-4)  # the shipped part's caption: they differ
@@ -813,7 +813,7 @@ def _llm_head() -> list[float]:
     first = reading.first  # the queries t >= first, as the head statistics read them
     even = np.mean([1 / (t + 1) for t in range(first, reading.T)])  # query t sees t + 1 keys, t − 1 among them
     previous = np.mean([off[t, t - 1] for t in range(first, reading.T)])
-    return [float(reading.previous[1, 2]), float(f"{previous:.2g}"), float(f"{even:.2g}")]  # two digits, as shown
+    return [float(f"{v:.2g}") for v in (reading.previous[1, 2], previous, even)]  # two digits, as shown
 
 
 def _sink() -> list[float]:
@@ -824,7 +824,7 @@ def _sink() -> list[float]:
     off = smollm2.run(reading.tokens.ids, causal=False).weights[3]  # the mask off, RoPE kept: (H, T, T)
     unmasked = float(f"{off[:, reading.first :, 0].mean():.2g}")  # to two digits, as shown
     assert unmasked < 1 / reading.T  # below an even split over all T keys: the claim's "they do not"
-    return [reading.sink_mean, float(f"{even:.2g}"), unmasked, float(f"{1 / reading.T:.2g}")]
+    return [float(f"{reading.sink_mean:.2g}"), float(f"{even:.2g}"), unmasked, float(f"{1 / reading.T:.2g}")]
 
 
 def _recap() -> list[float]:
@@ -878,7 +878,8 @@ def _headline_sources():
 
         cosine = decoder.sentence_cosine if whole.whole_path() is None else whole.sentence_cosine
 
-        return [1 - cosine()[0], 1 - cosine("none")[0]]  # the model, RoPE off (its causal mask alone)
+        gaps = (1 - cosine()[0], 1 - cosine("none")[0])  # the model, RoPE off (its causal mask alone)
+        return [float(f"{g:.3g}") for g in gaps]  # three digits, as shown
 
     return {
         "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),

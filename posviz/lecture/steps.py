@@ -956,9 +956,10 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
 FETCHED_WORDS = "the published 32-bit weights (fetched): the recorded cosines to 1e-6 (tested)"  # FETCHED_NOTE
 
 
-def _two_digits(value: float) -> float:
-    """`value` to two significant digits: a third headline column holds "2.5e-5", not "2.4549e-5" (it wrapped)."""
-    return float(f"{value:.2g}")
+def _two_digits(value: float, digits: int = 2) -> float:
+    """`value` to two (or `digits`) significant digits: a third headline column holds "2.5e-5", not "2.4549e-5" (it
+    wrapped), and a model's number is read aloud as "0.42", not "0.42228" (five digits carried no meaning)."""
+    return float(f"{value:.{digits}g}")
 
 
 def real_sentences(scale: float = 1.0) -> Slide:
@@ -1065,7 +1066,8 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         {
             "run": [SMOLLM2_BARS[run] for run in cosines],
             "1 − cosine": list(gaps.values()),
-            "shown": ["0 up to rounding" if g == 0 else number(g) for g in gaps.values()],  # as the headlines
+            "shown": ["0 up to rounding" if g == 0 else number(_two_digits(g, 3)) for g in gaps.values()],  # as the
+            # headlines
         }
     )
     shape = dict(
@@ -1103,7 +1105,7 @@ def decoder() -> Slide:
     return Slide(
         f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
         f"SmolLM2, {used}: 1 − cosine",  # the bars' measure: the gap RoPE adds is seen in the headlines too
-        1 - model,
+        _two_digits(1 - model, 3),  # three digits: the claim's "a little further" rests on the second
         not verdicts.same_direction(model),
         "above 0: the orders differ",
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
@@ -1114,7 +1116,7 @@ def decoder() -> Slide:
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× longer: step 21 shows attention leans on it).",
-        also=(("RoPE off, mask only: 1 − cosine", 1 - mask_only),),
+        also=(("RoPE off, mask only: 1 − cosine", _two_digits(1 - mask_only, 3)),),
     )
 
 
@@ -1187,7 +1189,7 @@ def llm_head() -> Slide:
         f"(one of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token, and with RoPE "
         f"off {without}.",
         f"layer {layer}, head {head}, on t−1",
-        value,
+        _two_digits(value),  # two digits, as the RoPE-off and even-split numbers beside it
         reading.roles[layer, head] == "previous-token",
         f"reads t−1 (over {decoder.ROLE_THRESHOLD:g})",  # the previous-token rule, short: a wider badge wrapped
         (
@@ -1239,7 +1241,7 @@ def llm_sink() -> Slide:
         "Many heads put much of their weight on token 0, the one key every query sees under the causal mask, "
         f"{without}: {cause}.",
         f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
-        reading.sink_mean,
+        _two_digits(reading.sink_mean),  # two digits, as the three numbers beside it
         reading.has_sink,
         f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (masked, maskless),
