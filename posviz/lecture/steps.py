@@ -1211,7 +1211,7 @@ def llm_head() -> Slide:
 
 
 MAP_HEIGHT = FIGURE_HEIGHT - 56  # step 21's two layer-by-head maps: a two-line caption fits under them
-SINK_WORDS = "attention sink: a key that takes weight whatever the query"  # step 21's term, its source line's first
+SINK_WORDS = "attention sink: a key that takes weight whatever the query"  # step 21's term, ending its source line
 
 
 def llm_sink() -> Slide:
@@ -1245,8 +1245,8 @@ def llm_sink() -> Slide:
         reading.has_sink,
         f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (masked, maskless),
-        f"{SINK_WORDS}; run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} "
-        "with the causal mask and again without it; all 30 layers: the LLM page",
+        f"run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} with the "
+        f"causal mask and again without it; all 30 layers: the LLM page. An {SINK_WORDS}",
         "at most 2× an even split",
         hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
