@@ -957,9 +957,9 @@ REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites d
 FETCHED_WORDS = "the published 32-bit weights (fetched): the recorded cosines to 1e-6 (tested)"  # FETCHED_NOTE
 
 
-def _two_digits(value: float, digits: int = 2) -> float:
-    """`value` to two (or `digits`) significant digits: a third headline column holds "2.5e-5", not "2.4549e-5" (it
-    wrapped), and a model's number is read aloud as "0.42", not "0.42228" (five digits carried no meaning)."""
+def _digits(value: float, digits: int = 2) -> float:
+    """`value` to `digits` significant digits: a third headline column holds "2.5e-5", not "2.4549e-5" (it wrapped),
+    and a model's number is read aloud as "0.42", not "0.42228" (five digits carried no meaning)."""
     return float(f"{value:.{digits}g}")
 
 
@@ -1025,7 +1025,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
         "fixed curve between; MiniLM has 6 layers); a sentence's vector: "
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
-        f"{number(_two_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
+        f"{number(_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
         "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both).",  # ‑: 2.5e‑5 unsplit
         also=(("no position rows", pair.cosine_plain), ("a paraphrase", cosines[2])),
     )
@@ -1065,8 +1065,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         {
             "run": [SMOLLM2_BARS[run] for run in cosines],
             "1 − cosine": list(gaps.values()),
-            "shown": ["0 up to rounding" if g == 0 else number(_two_digits(g, 3)) for g in gaps.values()],  # as the
-            # headlines
+            "shown": ["0 up to rounding" if g == 0 else number(_digits(g, 3)) for g in gaps.values()],  # as headlined
         }
     )
     shape = dict(
@@ -1104,7 +1103,7 @@ def decoder() -> Slide:
     return Slide(
         f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
         f"SmolLM2, {used}: 1 − cosine",  # the bars' measure: the gap RoPE adds is seen in the headlines too
-        _two_digits(1 - model, 3),  # three digits: the claim's "a little further" rests on the second
+        _digits(1 - model, 3),  # three digits: the claim's "a little further" rests on the second
         not verdicts.same_direction(model),
         "above 0: the orders differ",
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
@@ -1115,7 +1114,7 @@ def decoder() -> Slide:
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× longer: step 21 shows attention leans on it).",
-        also=(("RoPE off, mask only: 1 − cosine", _two_digits(1 - mask_only, 3)),),
+        also=(("RoPE off, mask only: 1 − cosine", _digits(1 - mask_only, 3)),),
     )
 
 
@@ -1188,7 +1187,7 @@ def llm_head() -> Slide:
         f"(one of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token, and with RoPE "
         f"off {without}.",
         f"layer {layer}, head {head}, on t−1",
-        _two_digits(value),  # two digits, as the RoPE-off and even-split numbers beside it
+        _digits(value),  # two digits, as the RoPE-off and even-split numbers beside it
         reading.roles[layer, head] == "previous-token",
         f"reads t−1 (over {decoder.ROLE_THRESHOLD:g})",  # the previous-token rule, short: a wider badge wrapped
         (
@@ -1202,7 +1201,7 @@ def llm_head() -> Slide:
         f"heads in {where}: {_heads(found)}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
-        also=(("RoPE off, on t−1", _two_digits(off)), (f"an even split, {reading.T} tokens", _two_digits(even))),
+        also=(("RoPE off, on t−1", _digits(off)), (f"an even split, {reading.T} tokens", _digits(even))),
         caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}; an even split "
         f"gives each key a query sees 1/(t + 1). The lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
         f"names some): {' '.join(token.strip() for token in reading.tokens.tokens)}",
@@ -1228,10 +1227,10 @@ def llm_sink() -> Slide:
         else ("and still with the mask off", "the mask does not make this attention sink")
     )
     times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
-    layers = reading.trace.weights.shape[0]
+    layers, of = reading.trace.weights.shape[0], decoder.shipped_layers()[1]  # run here; the whole model's
     masked = _retitled(  # both maps on one [0, 1] colour scale: they compare cell by cell
         llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
-        f"causal mask on: layers 0-{layers - 1} (of {decoder.shipped_layers()[1]}), {reading.T} tokens",
+        f"causal mask on: layers 0-{layers - 1} (of {of}), {reading.T} tokens",
     )
     maskless = _retitled(
         llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
@@ -1240,18 +1239,18 @@ def llm_sink() -> Slide:
         "Many heads put much of their weight on token 0, the one key every query sees under the causal mask, "
         f"{without}: {cause}.",
         f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
-        _two_digits(reading.sink_mean),  # two digits, as the three numbers beside it
+        _digits(reading.sink_mean),  # two digits, as the three numbers beside it
         reading.has_sink,
         f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (masked, maskless),
         f"run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} with the "
-        f"causal mask and again without it; all 30 layers: the LLM page. An {SINK_WORDS}",
+        f"causal mask and again without it; all {of} layers: the LLM page. An {SINK_WORDS}",
         "at most 2× an even split",
         hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
-            ("an even split", _two_digits(even)),
-            (f"layer {decoder.SINK_LAYER}, mask off", _two_digits(unmasked)),
-            ("even, mask off", _two_digits(spread)),
+            ("an even split", _digits(even)),
+            (f"layer {decoder.SINK_LAYER}, mask off", _digits(unmasked)),
+            ("even, mask off", _digits(spread)),
         ),
         caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}. An even "
         f"split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
