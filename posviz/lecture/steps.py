@@ -183,9 +183,11 @@ def _grid(
     height: int = FIGURE_HEIGHT,
     most: int = 16_384,
     value_title: str = "value",
+    note: str | None = None,
 ) -> Figure:
     """A matrix figure on quantitative axes, rows and columns numbered from `start`; `square` draws it as wide as
-    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours."""
+    tall (a similarity's diagonal at 45°); past `most` values, block means; `value_title` titles the colours; `note`:
+    words across the middle (`_flat`'s, where a blank map would read as a chart that failed to draw)."""
     reduced = grids.block_mean(m, most).shifted(start, start)
     shape = dict(
         title=title,
@@ -197,6 +199,7 @@ def _grid(
         legend="right",
         **({"square": True} if square else {}),
         **({} if value_title == "value" else {"value_title": value_title}),
+        **({} if note is None else {"note": note}),
     )
     return Figure(name, heatmaps.grid_heatmap, (frames.reduced_frame(reduced),), shape, cells=reduced)
 
@@ -252,12 +255,12 @@ def _outputs(
     )
 
 
-def _flat(largest: float) -> str | None:
+def _flat(largest: float, rounding: Callable[[float], bool] = verdicts.machine_zero) -> str | None:
     """The words across a difference map whose largest cell is `largest`, in two lines (a phone's narrow plot): None
-    unless every cell is 0 up to rounding."""
+    unless every cell is 0 up to `rounding` (step 13's verdict allows the rounding of angles near 10,000)."""
     if largest == 0:
         return "every cell exactly 0"
-    return f"every cell within\n{number(largest)} of 0" if verdicts.machine_zero(largest) else None
+    return f"every cell within\n{number(largest)} of 0" if rounding(largest) else None
 
 
 def _ramp_places(pos: np.ndarray) -> list[str]:
@@ -737,6 +740,7 @@ def rotary(shift: int = 100) -> Slide:
                 square=True,
                 height=FIGURE_HEIGHT - 66,  # the caption's three lines fit 720 px
                 value_title="change",
+                note=_flat(float(np.abs(changes[scheme]).max()), rounding=verdicts.negligible),
             )
             for name, scheme, title in (
                 ("rotary-moved", "rotary", f"RoPE: each score's change at +{shift}"),
