@@ -160,7 +160,7 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     off = decoder.previous_rope_off(reading)[1, 2]  # the same head with every angle 0 (the mask kept)
     even = verdicts.uniform_sink(reading.T, reading.first)  # the even split the caption defines
     two = [float(f"{v:.2g}") for v in (off, even)]  # two digits: the comparison needs no more
-    assert slide.also == (("RoPE off, on t−1", two[0]), (f"an even split, {reading.T} tokens", two[1]))
+    assert slide.also == (("RoPE off, on t−1", two[0]), ("an even split, on t−1", two[1]))  # not 1/T: 1/(t + 1)
     assert off < 2 * even  # RoPE off, the head reads t−1 about as an even split does
     assert off < decoder.ROLE_THRESHOLD < reading.previous[1, 2]  # the claim's cause, measured: RoPE off, no head
     assert slide.claim.endswith("read the previous token, and with RoPE off it does not.")

@@ -228,7 +228,7 @@ def past_note() -> str:
     a, b = past_window()
     return (
         f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, mean of "
-        f"{len(matched.seeds())} seeds (their range: the trained models' step, as lines), of small models trained "
+        f"{len(matched.seeds())} seeds (step 18 draws their range as a line), of small models trained "
         "here, not the papers' results"
     )
 

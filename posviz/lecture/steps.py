@@ -314,7 +314,7 @@ def shuffle(seed: int = 42) -> Slide:
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16, the number the headline rounds to 4.4e-16",
-        hall="the course notes print 4.4e-16 too (seed 42)",  # 4.44e-16 there, in the headline's rounding
+        hall="the course notes print 4.44e-16 too (seed 42)",  # as the desk's line: 4.4e-16 is its rounding
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
         "dimensions). attn(X), a transformer's attention (the model family of today's language models): each output "
         "row is a mean of all rows, each first multiplied by a random matrix, weighted by how well they match. A "
@@ -449,15 +449,16 @@ def offset(scale: float = 0.6) -> Slide:
                 "offset-rows",
                 r.pos,
                 f"the added rows: all {number(scale)}",
-                rows="position",
+                rows="",
                 cols="dimension",
+                row_labels=[f"position {t}" for t in range(r.pos.shape[0])],  # as the difference beside it
                 domain=(-max(abs(scale), 1e-12), max(abs(scale), 1e-12)),
                 annotate=False,
             ),
             _outputs(
                 "offset-difference",
                 r.difference,
-                "shuffled − reordered: all ≈ 0",
+                "the two sides' difference: all ≈ 0",
                 domain,
                 # the flat map is the result: said across it (a phone opens on this panel)
                 note=_flat(r.max_diff),
@@ -679,6 +680,7 @@ def shift(k: int = 3) -> Slide:
                 cols="dimension of peₜ",
                 domain=(-1.0, 1.0),
                 annotate=False,
+                height=CAPTIONED,  # the caption's three lines fit 720 px
             ),
             _grid(
                 "shift-similarity",
@@ -688,13 +690,15 @@ def shift(k: int = 3) -> Slide:
                 cols="position s",  # step 13's key position s: one letter for the offset t − s
                 domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
                 square=True,
+                height=CAPTIONED,
             ),
         ),
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the sinusoid formula's offset property",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
-        "distance, not only where each row sits. Added to the tokens, though, they still change a score when every "
-        "position moves: step 13 shows it, and that rotating query and key instead does not.",
+        "distance, not only where each row sits. Right: cell (t, s) is peₜ · peₛ, one value along each diagonal "
+        "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
+        "moves: step 13 shows it, and that rotating query and key instead does not.",
     )
 
 
@@ -743,8 +747,8 @@ def rotary(shift: int = 100) -> Slide:
                 note=_flat(float(np.abs(changes[scheme]).max()), rounding=verdicts.negligible),
             )
             for name, scheme, title in (
-                ("rotary-moved", "rotary", f"RoPE: each score's change at +{shift}"),
-                ("sinusoids-moved", "sinusoidal", f"added sinusoids: each score's change at +{shift}"),
+                ("rotary-moved", "rotary", f"RoPE, d = {families.D}: each score's change at +{shift}"),
+                ("sinusoids-moved", "sinusoidal", f"added sinusoids: the same change, d = {families.D}"),
             )
         ),
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
@@ -1205,7 +1209,7 @@ def llm_head() -> Slide:
         f"heads in {where}: {_heads(found)}",
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
-        also=(("RoPE off, on t−1", _digits(off)), (f"an even split, {reading.T} tokens", _digits(even))),
+        also=(("RoPE off, on t−1", _digits(off)), ("an even split, on t−1", _digits(even))),  # not 1/19: the caption
         caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}; an even split "
         f"gives each key a query sees 1/(t + 1). The lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
         f"names some): {' '.join(token.strip() for token in reading.tokens.tokens)}",
@@ -1256,7 +1260,8 @@ def llm_sink() -> Slide:
             (f"layer {decoder.SINK_LAYER}, mask off", _digits(unmasked)),
             ("even, mask off", _digits(spread)),
         ),
-        caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}. An even "
+        caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; layer "
+        f"{decoder.SINK_LAYER}'s numbers: its {reading.sink.shape[1]} cells' mean. An even "
         f"split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
         f"averaged as the cells are; mask off, every query sees all {reading.T} tokens, 1/{reading.T} each. "
         f"Token 0 is {reading.tokens.tokens[0]} (step 19).",
