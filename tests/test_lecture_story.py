@@ -982,7 +982,10 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     assert window == 128 and int(np.argmax(norms[1:256])) + 1 == 127  # measured: the spike is the window's last row
     caption = at("lastrow").caption
     assert int(np.argmax(norms)) == 0 and minilm.tokenize("dog bites man").tokens[0] == "[CLS]"  # row 0: [CLS]'s
-    assert caption.startswith("Row 0, where every input's first token ([CLS]) sits, is the longest. The spike at t = ")
+    assert caption.startswith(
+        "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest. The "
+        "spike at t = "
+    )
     assert "t = 127: the last position the model's usual tokenizer" in caption
     assert caption.endswith("asked directly, as here, the model reads up to 512 tokens and refuses more.")
     assert families.refusal(512) is None and families.refusal(513) is not None  # the caption's last sentence

@@ -837,7 +837,9 @@ def _spike(norms: np.ndarray) -> str:
     near = norms[1 : 2 * window]
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
-    first = "Row 0, where every input's first token ([CLS]) sits, is the longest. " * (int(np.argmax(norms)) == 0)
+    first = "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest. " * (
+        int(np.argmax(norms)) == 0
+    )
     return (
         f"{first}The spike at t = {window - 1}: the last position the model's usual tokenizer (text-to-tokens "
         "splitter) keeps before it cuts a text; asked directly, as here, the model reads up to "
