@@ -618,7 +618,7 @@ def table(d: int = WIDTH) -> Slide:
         f"wavelength, pair {d // 2 - 1}",
         float(waves[-1]),
         bool(waves[0] < waves[-1]),
-        "grows with i",  # under "wavelength, pair 3": "wavelengths grow with i" wrapped
+        "grows with i",  # under "wavelength, pair 3": "wavelengths grow with i" wrapped; a ratio here is a badge number
         (
             _grid(
                 "table",
@@ -696,7 +696,7 @@ def shift(k: int = 3) -> Slide:
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the sinusoid formula's offset property",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
-        "distance, not only where each row sits. Right: cell (t, s) is peₜ · peₛ, one value along each diagonal "
+        "distance, not only where each row sits. In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
         "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
         "moves: step 13 shows it, and that rotating query and key instead does not.",
     )
@@ -888,21 +888,22 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
     extremes = ex.extremes(rise)
     least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in extremes)
-    curve = figures.heldout_by_position(curves, T)  # the matched page's chart, each line named at its end
+    # the matched page's chart, each line named at its end, without the learned table's: its lines stop at 127, and
+    # its name, drawn in the column past the others, sat far from them (the bars say it has no row past 127)
+    beyond = {run: c for run, c in curves.items() if not run.startswith("learned")}
+    curve = figures.heldout_by_position(beyond, T)
     title = "loss on unseen text by position (a line per seed)"  # "held-out" is defined in the caption only
     shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
     shape["reference_colour"] = TEXT_COLOUR  # the window's end: not the learned table's orange
-    # "RoPE", as the claim writes it; the learned table's name, drawn in the column with the others, says where its
-    # lines stop (beside ALiBi's it read as a model as good past the window)
-    labels = {**SCHEME_LABELS, "learned": f"learned (to {T - 1})"}
+    labels = {**SCHEME_LABELS, "learned": f"learned (to {T - 1})"}  # "RoPE", as the claim writes it
     shape["colours"] = tuple((labels[k], c) for k, c in shape["colours"])
-    shape["front"] = tuple(labels[k] for k in shape.get("front", ()))
+    shape["front"] = tuple(labels[k] for k in shape.get("front", ()) if k != "learned")  # its lines: not drawn
     lines, window = curve.frames
     lines = lines.assign(scheme=lines.scheme.map(labels))
     window = window.assign(label="")  # the axis names the dashed line: its words in the plot crossed ALiBi's lines
     gap = float(lines.loss.max()) * 22 / shape["height"]  # a 20 px name's height in the y axis's units (from 0)
     ends = frames.line_ends(lines, key="scheme", x="position", y="loss", gap=gap)
-    # the names' room past the lines' end, to a round 200 ("learned (to 127)" the longest): the last tick sits inside
+    # the names' room past the lines' end, to a round 200 ("sinusoids" the longest): the last tick sits inside
     ends = ends.assign(room=float(np.ceil(lines.position.max() * 1.45 / 200) * 200))
     # the trained length and the bars' windows' edges, 128, 512, 1024 (none in the names' room; 0 sat on 128)
     shape["x_ticks"] = tuple(float(k * T) for k in (1, 4, 8) if k * T <= lines.position.max() + 1 + T / 2)
@@ -949,7 +950,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         "computed on this server: the small models trained here, alike but for position",
         f"{pair}: seeds' ranges overlap",
         tone="state",
-        hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} seeds a scheme",  # the claim's word
+        hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",  # claim's term
         also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
@@ -1103,7 +1104,7 @@ def decoder() -> Slide:
     if fetched is None:
         source, after, used = (
             f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
-            f"SmolLM2's first {layers} of its {of} layers (a part: the whole model's numbers differ)",
+            f"SmolLM2's first {layers} of its {of} layers (only part of the model: the whole model's numbers differ)",
             f"{layers} of {of} layers",
         )
     else:
@@ -1123,7 +1124,7 @@ def decoder() -> Slide:
         caption=f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
-        f"{number(sink, digits=2)}× longer: step 21 shows attention leans on it).",
+        f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).",
         also=(("RoPE off, mask only: 1 − cosine", _digits(1 - mask_only, 3)),),
     )
 
@@ -1214,7 +1215,7 @@ def llm_head() -> Slide:
         also=(("RoPE off, on t−1", _digits(off)), ("an even split, on t−1", _digits(even))),  # not 1/19: the caption
         caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}; an even split "
         f"gives each key a query sees 1/(t + 1). The lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
-        f"names some): {' '.join(token.strip() for token in reading.tokens.tokens)}",
+        f"names some): {reading.tokens.tokens[0]} {''.join(reading.tokens.tokens[1:]).strip()}",  # as typed
     )
 
 
@@ -1337,7 +1338,7 @@ STEPS: tuple[Step, ...] = (
          (Control("scale", "position scale", 0.001, options=(0.0001, 0.001, 0.01, 0.1, 1.0)),)),
     Step("table", "The sinusoid table", table,
          (Control("d", "width d (dimensions)", WIDTH, options=WIDTHS, aliases=("width",)),)),
-    Step("norms", "Every row has norm² d/2", norms,
+    Step("norms", "Every row the same length", norms,
          (Control("d", "width d (dimensions)", WIDTH, options=WIDTHS, aliases=("width",)),)),
     Step("shift", "A shift by k is one matrix", shift, (Control("k", "offset k", 3, options=(1, 3, 8, 20)),)),
     Step("rotary", "Rotary: only the offset matters", rotary,
