@@ -57,9 +57,10 @@ def test_steps_retell_the_claims_registrys_numbers():
     from posviz.models.minilm import encoder
 
     if encoder.float32_fetched():  # step 18 runs the fetched float32 model; the registry always the shipped int8 copy
-        assert by_key["sentences"].value == pytest.approx(registry[16].checks[0].expected, abs=1e-6)
+        assert by_key["sentences"].value == pytest.approx(registry[16].checks[0].expected, abs=1e-5)  # 5 digits
     else:
-        assert by_key["sentences"].value == pytest.approx(registry[16].checks[0].reproduced, abs=1e-12)
+        reproduced = registry[16].checks[0].reproduced  # the int8 copy's: within ±0.002, shown to two digits
+        assert by_key["sentences"].value == float(f"{reproduced:.2g}")
     assert by_key["shuffle"].value <= 1e-15 and by_key["offset"].value <= 1e-15
 
 

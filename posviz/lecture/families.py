@@ -172,7 +172,7 @@ def rows() -> tuple[Row, ...]:
             "rotary (RoPE)",
             "2: relative",
             "rotates query, key (SmolLM2)",
-            f"loss {rise['rope'].signed_mean}\noffsets past {T_train - 1} never trained on",  # a fact; the why is not
+            f"loss {rise['rope'].signed_mean}\noffsets past {T_train - 1} unseen (the cause? untested)",  # step 18
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
             f"rotation formula, d = {D}",
             "rotary",

@@ -748,7 +748,7 @@ def rotary(shift: int = 100) -> Slide:
             )
             for name, scheme, title in (
                 ("rotary-moved", "rotary", f"RoPE, d = {families.D}: each score's change at +{shift}"),
-                ("sinusoids-moved", "sinusoidal", f"added sinusoids: the same change, d = {families.D}"),
+                ("sinusoids-moved", "sinusoidal", f"added sinusoids, d = {families.D}: each score's change"),
             )
         ),
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
@@ -985,6 +985,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         pair.layer_distance, pair.layer_distance_plain, labels=(said, "position rows removed")
     )
     model = encoder.active_encoder()
+    kept = 5 if encoder.float32_fetched() else 2  # digits: the 8-bit copy's cosines are within ±0.002 of the model's
     shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
         "a copy with its parameters stored in 8 bits: cosines within "
         f"±{encoder.COSINE_TOLERANCE:g} of the published 32-bit model's (tested)"
@@ -997,7 +998,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         {
             "compared with": [f"{name}\n'{text}'" for name, text in REFERENCES],
             "cosine": cosines,
-            "shown": [number(c) for c in cosines],
+            "shown": [number(_digits(c, kept)) for c in cosines],  # as the headlines
         }
     )
     height = FIGURE_HEIGHT - 104  # its caption's two lines fit 720 px (721 at - 100)
@@ -1005,7 +1006,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         "MiniLM tells 'dog bites man' from 'man bites dog' only through its position rows, yet finds the two more "
         "alike than a paraphrase.",
         f"cosine, {said}",  # one line: two-line labels pushed the step past 720 px
-        pair.cosine,
+        _digits(pair.cosine, kept),
         not verdicts.same_direction(pair.cosine),
         "order matters",
         (
@@ -1038,7 +1039,10 @@ def real_sentences(scale: float = 1.0) -> Slide:
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
         f"{number(_digits(pair.layer_distance[0])).replace('-', '‑')}): each token's word + position row is "
         "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both).",  # ‑: 2.5e‑5 unsplit
-        also=(("no position rows", pair.cosine_plain), ("a paraphrase", cosines[2])),
+        also=(
+            ("cosine, no position rows", _digits(pair.cosine_plain, kept)),
+            ("a paraphrase", _digits(cosines[2], kept)),
+        ),
     )
 
 
