@@ -35,7 +35,7 @@ def test_the_sinusoid_steps_share_the_lessons_width():
     defaults = [lecture.STEPS[KEYS.index(k)].defaults() for k in ("table", "norms")]
     assert [d["d"] for d in defaults] == [8, 8] and lecture.steps.WIDTH == 8
     assert "d = 8" in at("shift").figures[0].shape["title"]
-    assert at("norms").verdict == "every row has ‖pe‖² = 4"  # the lesson's number at D = 8
+    assert at("norms").numbers[1] == ("‖peₜ‖², the longest row", "4")  # the lesson's number at D = 8, a headline
 
 
 def test_the_magnitude_step_says_what_its_slope_one_line_shows():
@@ -885,7 +885,7 @@ def _headline_sources():
 
     def norms(d):
         pe = sinusoidal(64, d)
-        return [float(np.abs((pe**2).sum(axis=1) - d / 2).max())]
+        return [float(np.abs((pe**2).sum(axis=1) - d / 2).max()), float((pe**2).sum(axis=1).max())]
 
     def smollm2():
         from posviz.experiments import whole

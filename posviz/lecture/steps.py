@@ -632,7 +632,7 @@ def table(d: int = WIDTH) -> Slide:
             _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10,000",
-        hall="the sinusoid formula, base 10,000",
+        hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
         also=(("wavelength, pair 0 (2π)", float(waves[0])), ("shuffle test, rows added", shuffled)),
         caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
         "however long the input.",
@@ -647,15 +647,16 @@ def norms(d: int = WIDTH) -> Slide:
     words = dict(title="‖peₜ‖² of every row: each bar reaches d/2", x_title="position t", y_title="‖peₜ‖²")
     bars = replace(bars, name="norms", shape={**bars.shape, **words, "height": FIGURE_HEIGHT - 60})  # and a caption
     return Slide(
-        "Every row peₜ (position t's row) has the same length: sin² + cos² = 1 per pair, so ‖peₜ‖² = d/2 (d: the "
-        "width, its number of dimensions).",
+        "Every row peₜ (position t's row) has the same length: sin² + cos² = 1 per pair, so its squared length "
+        "‖peₜ‖² = d/2 (d: the width, its number of dimensions).",
         "max |‖peₜ‖² − d/2| over 64 positions",
         deviation,
         verdicts.negligible(deviation),
-        f"every row has ‖pe‖² = {d // 2}",
+        "every row the same",  # its value, d/2, is the second headline
         (bars,),
         "'A sense of order': 4 for every row at d = 8",
         hall="the course notes: 4 for every row at d = 8",
+        also=(("‖peₜ‖², the longest row", float(squared.max())),),  # d/2 up to rounding: the lesson's 4 at d = 8
         caption="For step 1's shuffle test: no position's row is louder than another's, so what breaks the symmetry "
         "is where each row points, not its size.",
     )
@@ -694,7 +695,7 @@ def shift(k: int = 3) -> Slide:
             ),
         ),
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
-        hall="≈ 0: the sinusoid formula's offset property",
+        hall="≈ 0: the formula's offset property (rows k apart: one matrix)",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
         "distance, not only where each row sits. In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
         "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
@@ -757,7 +758,7 @@ def rotary(shift: int = 100) -> Slide:
         caption="ALiBi and T5 add a bias to the scores instead: ALiBi a penalty growing with t − s, T5 a learned "
         "bias for each bucket (a range of t − s), here a stand-in: random, not trained. The mask: step 14's causal "
         "mask, which hides each query's later keys. Learned or trained: fitted to data, not set by a formula; the "
-        f"learned table is MiniLM's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",  # never split
+        f"learned table is MiniLM's, a trained model's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
 
