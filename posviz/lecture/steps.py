@@ -1260,7 +1260,7 @@ def llm_sink() -> Slide:
         f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (masked, maskless),
         f"run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} with the "
-        f"causal mask and again without it; all {of} layers: the LLM page. An {SINK_WORDS}",
+        f"causal mask and again without it; all {of} layers: the app's SmolLM2 page. An {SINK_WORDS}",
         "at most 2× an even split",
         hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
