@@ -165,7 +165,7 @@ else:
             ui.Reading(f"{figures.PAIR_MOVES[2]} (same token order)", moves.positions_only),
         ]
     )
-    shown = f"{pairs.position} × {number(pairs.scale)}"
+    shown = figures.pair_signal(pairs.position, pairs.scale)  # the lecture's words
     st.caption(
         f"max abs differences against the reordered outputs; {shuffles.signal_words(pairs.position, pairs.scale)}"
     )

@@ -109,6 +109,18 @@ def dimension_curves(table: np.ndarray, dims: Sequence[int], *, start: int, show
 PAIR_MOVES = ("token + position", "tokens only", "positions only")  # lesson 003's moves, lecture and page
 
 
+def pair_signal(position: str, scale: float) -> str:
+    """The pair-move chart's words for E: the ramp as the lecture's steps 2-3 write it, a signal by name otherwise, with
+    its scale unless 1 (the lecture's step and the order page share it).
+
+    >>> pair_signal("ramp", 0.6), pair_signal("sinusoidal", 1.0), pair_signal("random", 0.5)
+    ('0.6(t + 1), the ramp', 'sinusoidal', 'random × 0.5')
+    """
+    if position == "ramp":
+        return f"{number(scale)}(t + 1), the ramp"
+    return position if scale == 1 else f"{position} × {number(scale)}"
+
+
 def pair_moves(together: float, tokens_only: float, positions_only: float, signal: str, *, height: int = 240) -> Figure:
     """Lesson 003's three moves as bars on a log axis, each labelled with its value (frame: 3 rows).
 

@@ -393,7 +393,7 @@ def pairs(position: str = "ramp") -> Slide:
         r.together,
         r.tokens_only,
         r.positions_only,
-        f"{number(scale)}(t + 1), the ramp" if position == "ramp" else position,  # steps 2-3's words for E
+        figures.pair_signal(position, scale),  # steps 2-3's words for the ramp
         height=FIGURE_HEIGHT,
     )
     return Slide(
