@@ -724,7 +724,7 @@ def rotary(shift: int = 100) -> Slide:
         - relative.fixed_content_scores(q, k, 24, scheme=scheme)
         for scheme in ("rotary", "sinusoidal")
     }
-    moved = relative.shift_change(q, k, 24, shift, scheme="rotary")
+    moved = float(np.abs(changes["rotary"]).max())  # relative.shift_change's number, from the map already computed
     domain = heatmaps.signed_domain(*changes.values())  # one colour scale: the two maps compare cell by cell
     past = "" if shift + families.T <= families.table_rows() else " MiniLM's table has no rows that far."
     return Slide(
