@@ -24,7 +24,8 @@ def at(key: str, **values: object) -> lecture.Slide:
 @pytest.mark.parametrize(
     ("key", "words"),
     [("ramp", "family 1"), ("ramp", "1 absolute, rows added to the input"), ("table", "added absolute rows"),
-     ("causal", "implicit"), ("rotary", "relative"), ("rotary", "bias to the scores"), ("real", "family 1"),
+     ("ramp", "2 relative, attention reads how far apart two tokens are"), ("causal", "implicit"),
+     ("rotary", "relative"), ("rotary", "bias to the scores"), ("real", "family 1"),
      ("llm", "family 2")],
 )  # fmt: skip
 def test_each_family_is_named_where_it_first_appears(key, words):
@@ -41,7 +42,12 @@ def test_the_sinusoid_steps_share_the_lessons_width():
 def test_the_magnitude_step_says_what_its_slope_one_line_shows():
     slide = at("magnitude")
     assert "invisible" not in slide.claim and "in proportion" in slide.claim and "only at scale 0" in slide.claim
-    assert slide.ok and slide.verdict == "small, but over the 10⁻⁵ tolerance: not equal"  # exercise 3 at 0.001
+    assert slide.ok and slide.verdict == "small, but over the tolerance: not equal"  # exercise 3 at 0.001
+    from posviz.experiments import lessons
+
+    outs = lessons.sentence_experiment().word_outputs("man", 0.001)
+    tolerance = max(1e-8 + 1e-5 * abs(v) for v in np.ravel(outs[1]))  # np.allclose's rule, written out
+    assert slide.numbers[1] == ("the tolerance, at most", number(tolerance)) and slide.value > tolerance
 
 
 def test_the_learned_tables_last_row_is_shown_failing():
@@ -118,7 +124,10 @@ def test_a_real_decoder_answers_exercise_2_beside_the_encoder(monkeypatch, tmp_p
         "first 5 of its 30 layers (only part of the model" in slide.caption
         and "states (a layer's output vectors)" in slide.caption
     )
-    assert len(slide.numbers) == 2  # step 18's MiniLM (a whole encoder) is not set beside a part of SmolLM2
+    assert len(slide.numbers) == 3 and slide.numbers[2] == ("both off: 0 up to rounding", "0")  # the baseline
+    assert not any(
+        "MiniLM" in label for label, _ in slide.numbers
+    )  # step 18's MiniLM (a whole encoder) is not set beside a part of SmolLM2
 
 
 def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_linear_axis(monkeypatch, tmp_path):
@@ -130,6 +139,7 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     expected = (
         ("SmolLM2, 5 of 30 layers: 1 − cosine", f"{1 - model:.3g}"),  # the bars' measure: their gap seen here too
         ("RoPE off, mask only: 1 − cosine", f"{1 - mask_only:.3g}"),  # three digits: "a little further" needs two
+        ("both off: 0 up to rounding", "0"),  # the claim's "alone" rests on it: a bar label before
     )
     assert slide.numbers == expected
     assert "5 of 30 layers" in slide.figures[0].shape["title"]
@@ -610,7 +620,7 @@ def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
 def test_the_trained_models_badge_names_the_two_headlines_whose_ranges_it_compares():
     for scheme in lecture.steps.BUYS_SCHEMES:
         shown = at("buys", scheme=scheme)
-        first, second = (label.split(":")[0] for label, _ in shown.numbers)
+        first, second, *_ = (label.split(":")[0] for label, _ in shown.numbers)
         assert (shown.verdict if shown.ok else shown.otherwise).startswith(f"{first}, {second}: seeds' ranges "), scheme
 
 
@@ -667,9 +677,9 @@ def test_no_green_check_sits_beside_a_failure(key):
         assert not re.search(r"\bfail", shown.claim + " " + shown.verdict, re.I), (key, shown.claim, shown.verdict)
 
 
-def test_the_ramp_step_says_position_broke_the_symmetry():
+def test_the_ramp_step_says_position_broke_the_order_blindness():
     shown = at("ramp")
-    assert shown.ok and "position broke the symmetry" in shown.verdict and "two sides differ" in shown.claim
+    assert shown.ok and "position broke the order-blindness" in shown.verdict and "two sides differ" in shown.claim
     assert not at("ramp", scale=0.0).ok  # a ramp of size 0: the otherwise words, not the check
 
 
@@ -801,7 +811,7 @@ def _rises(scheme: str, reach: int) -> list[float]:
     from posviz.experiments import matched
 
     rise = matched.rises(matched.family_curves(), 128, 64 * reach, 128 * reach)  # reach x T_train: [k/2, k) T
-    return [round(rise[k].mean, 2) for k in (scheme, "alibi" if scheme == "rope" else "rope")]  # beside RoPE's
+    return [round(rise[k].mean, rise[k].places) for k in (scheme, "alibi" if scheme == "rope" else "rope")]  # as bars
 
 
 def _sentence_cosines(scale: float) -> list[float]:
@@ -893,7 +903,10 @@ def _headline_sources():
         cosine = decoder.sentence_cosine if whole.whole_path() is None else whole.sentence_cosine
 
         gaps = (1 - cosine()[0], 1 - cosine("none")[0])  # the model, RoPE off (its causal mask alone)
-        return [float(f"{g:.3g}") for g in gaps]  # three digits, as shown
+        neither = 1 - cosine("none", causal=False)[0]  # both off: 0 up to rounding, the claim's baseline
+        return [float(f"{g:.3g}") for g in gaps] + [
+            0.0 if verdicts.same_direction(1 - neither) else float(f"{neither:.3g}")
+        ]
 
     return {
         "shuffle": (lambda seed: [lessons.order_experiment(seed=seed).max_diff], lesson),
@@ -910,7 +923,13 @@ def _headline_sources():
             lambda scale: [lessons.sentence_experiment(scale=scale).word_diff("man", with_position=True)],
             sentences,
         ),
-        "magnitude": (lambda scale: [lessons.sentence_experiment().word_distance("man", scale)], sentences),
+        "magnitude": (
+            lambda scale: [
+                lessons.sentence_experiment().word_distance("man", scale),
+                1e-8 + 1e-5 * np.abs(lessons.sentence_experiment().word_outputs("man", scale)[1]).max(),
+            ],
+            sentences,
+        ),
         "table": (table, "the sinusoid formula"),
         "norms": (norms, "'A sense of order'"),
         "shift": (shift, "the offset property of the sinusoid formula"),

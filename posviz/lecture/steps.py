@@ -318,15 +318,15 @@ def shuffle(seed: int = 42) -> Slide:
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
         "dimensions). attn(X), a transformer's attention (the model family of today's language models): each output "
         "row is a mean of all rows, each first multiplied by a random matrix, weighted by how well they match. A "
-        "seed: a fixed start for the random numbers, so they repeat."
+        "seed: a fixed start for the random numbers, so they repeat. The course notes: this lecture's written lessons."
         f"{_powers(r.max_diff)}",  # the shuffle's order itself is in the speaker notes
     )
 
 
 # The three ways position gets in, framed where the first appears (step 3) and met in this order
 FAMILIES = (
-    "1 absolute, rows added to the input (here); 2 relative, rotary or score biases (step 13); 3 implicit, the causal "
-    "mask (step 14)"
+    "1 absolute, rows added to the input (here); 2 relative, attention reads how far apart two tokens "
+    "are (step 13); 3 implicit, each token reads only the tokens before it (step 14)"
 )
 
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
@@ -378,7 +378,7 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         claim="Add step 2's ramp E (its position rows) to X and the shuffle test's two sides differ: family 1, "
         "absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
-        verdict="position broke the symmetry: what we want",
+        verdict="position broke the order-blindness: what we want",
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         hall="the course notes print 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
@@ -431,6 +431,8 @@ def forgot() -> Slide:
         source="the mistake in exercise 1 of the lesson 'Why attention needs position'",
         hall="a classic slip, from the course notes",
         tone="problem",
+        caption="Step 4's 'positions only' rightly compares with attn(X + E) as it was: no token moved there. Here "
+        "the tokens moved, so the reference must move with them: P attn(X), step 1's test.",
     )
 
 
@@ -499,7 +501,7 @@ def causal() -> Slide:
                 annotate=False,  # 8 columns of signed values ran into each other; the title holds the largest
             ),
         ),
-        "clearly not 0: the causal-mask caveat of 'A sense of order' (seed 42 setup)",
+        "clearly not 0: the causal-mask caveat of the lesson 'A sense of order' (seed 42 setup)",
         hall="not 0, as the course notes warn (seed 42)",
         caption="A decoder, a model writing left to right, masks so: no token reads the tokens after it.",
     )
@@ -564,21 +566,24 @@ def magnitude(scale: float = 0.001) -> Slide:
     distance = r.word_distance("man", scale)
     scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
     curve = figures.distance_curve(scales, distances, scale, distance, log=True)  # the magnitude page's, log-log
-    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 10})  # + caption
-    close = verdicts.numerically_equal(*r.word_outputs("man", scale))
+    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 30})  # + caption
+    outs = r.word_outputs("man", scale)
+    close, tolerance = verdicts.numerically_equal(*outs), verdicts.equal_tolerance(outs[1])
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
         "proportion near 0): it vanishes only at scale 0, no position at all (step 7).",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
-        "small, but over the 10⁻⁵ tolerance: not equal" if distance < 1 else "clearly different",
+        "small, but over the tolerance: not equal" if distance < 1 else "clearly different",
         (curve,),
         "exercise 3 of the lesson 'dog bites man': 0.084318 at 0.001",
-        "equal within 10⁻⁵: at this scale position is invisible",
+        "equal within the tolerance: at this scale position is invisible",
         hall="course notes: 0.084318 at scale 0.001",
         tone="state",
-        caption="The 10⁻⁵ tolerance: the largest difference still counted as equal (float rounding is near 10⁻¹⁶).",
+        also=(("the tolerance, at most", tolerance),),
+        caption="The tolerance: the largest difference still counted as equal, 10⁻⁵ × the size of each value compared "
+        "(+ 10⁻⁸); float rounding is near 10⁻¹⁶.",
     )
 
 
@@ -635,7 +640,8 @@ def table(d: int = WIDTH) -> Slide:
         hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
         also=(("wavelength, pair 0 (2π)", float(waves[0])), ("shuffle test, rows added", shuffled)),
         caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
-        "however long the input.",
+        f"however long the input. Each pair's wavelength is 10000^(2/{d}) = {number(float(waves[1] / waves[0]))}× the "
+        "last's.",
     )
 
 
@@ -654,11 +660,11 @@ def norms(d: int = WIDTH) -> Slide:
         verdicts.negligible(deviation),
         "every row the same",  # its value, d/2, is the second headline
         (bars,),
-        "'A sense of order': 4 for every row at d = 8",
+        "the lesson 'A sense of order': 4 for every row at d = 8",
         hall="the course notes: 4 for every row at d = 8",
         also=(("‖peₜ‖², the longest row", float(squared.max())),),  # d/2 up to rounding: the lesson's 4 at d = 8
-        caption="For step 1's shuffle test: no position's row is louder than another's, so what breaks the symmetry "
-        "is where each row points, not its size.",
+        caption="For step 1's shuffle test: no position's row is louder than another's, so what tells positions "
+        "apart is where each row points, not its size.",
     )
 
 
@@ -789,7 +795,7 @@ def real_model() -> Slide:
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
         (table_image, cosine),
-        f"the model's own parameters ({minilm.NAME}), read on this server",
+        f"the model's own parameters (MiniLM's published name: {minilm.NAME}), read on this server",
         hall="computed from the model's own parameters (its learned numbers)",
     )
 
@@ -944,7 +950,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
         f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
-        round(mine.mean, 2),
+        round(mine.mean, mine.places),  # as its bar writes it
         apart,
         f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars' lines
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
@@ -952,7 +958,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"{pair}: seeds' ranges overlap",
         tone="state",
         hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",  # claim's term
-        also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, 2)),),
+        also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, other.places)),),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
         f"longest sequence trained on; unseen (held-out): text never trained on ({windows}). Loss: how badly the "
@@ -1052,7 +1058,9 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
-HALL_PRECISION = "parameters stored in 4 and 8 bits, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
+HALL_PRECISION = (
+    "parameters rounded to 4 and 8 bits to save space, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
+)
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
     "SmolLM2, RoPE off": "RoPE off\nmask only",
@@ -1068,6 +1076,11 @@ def _carriers(model: float, mask_only: float) -> str:
     if model < mask_only:
         return f"{told}, RoPE (family 2) a little further."
     return f"{told}, further than with RoPE (family 2) on."
+
+
+def _gap_or_zero(cosine: float) -> float:
+    """1 − cosine to three digits, or 0 where the cosine is 1 up to rounding (step 19's headlines, as its bars)."""
+    return 0.0 if verdicts.same_direction(cosine) else _digits(1 - cosine, 3)
 
 
 def _apart(cosines: dict[str, float], layers: str) -> Figure:
@@ -1090,7 +1103,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         text="shown",
         title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
         x_title="1 − cosine (0: the same vector)",
-        height=FIGURE_HEIGHT - 90,
+        height=FIGURE_HEIGHT - 105,  # three headlines' two-line labels above it (+ the mask-off baseline's)
         span=(0.0, end),
         # a round step over the bars only, at most 3 ticks: at 390 px "0.000 0.001 … 0.006" ran into each other
         ticks=tuple(lecture_charts.round_ticks(max(gaps.values()), most=3)),
@@ -1104,7 +1117,7 @@ def decoder() -> Slide:
     fetched = whole_cosines()  # all 30 layers, when `posviz models fetch smollm2` has run
     smol = fetched or {run: sentence_cosine(rotation, causal=c) for run, (rotation, c) in SMOLLM2_RUNS.items()}
     model, sink = smol["SmolLM2"]
-    mask_only = smol["SmolLM2, RoPE off"][0]
+    mask_only, neither = smol["SmolLM2, RoPE off"][0], smol["and mask off"][0]
     layers, of = shipped_layers()
     if fetched is None:
         source, after, used = (
@@ -1130,7 +1143,11 @@ def decoder() -> Slide:
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).",
-        also=(("RoPE off, mask only: 1 − cosine", _digits(1 - mask_only, 3)),),
+        also=(
+            ("RoPE off, mask only: 1 − cosine", _digits(1 - mask_only, 3)),
+            # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
+            ("both off: 0 up to rounding" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
+        ),
     )
 
 

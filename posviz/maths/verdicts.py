@@ -86,6 +86,16 @@ def numerically_equal(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.allclose(a, b))
 
 
+def equal_tolerance(b: np.ndarray) -> float:
+    """The largest difference numerically_equal still calls equal anywhere in `b`: 1e-8 + 1e-5 max |b| (np.allclose's
+    per-element rule, at its largest element).
+
+    >>> round(equal_tolerance(np.array([1.0, -6.0])), 12)
+    6.001e-05
+    """
+    return float(1e-8 + 1e-5 * np.abs(np.asarray(b, dtype=float)).max())
+
+
 def depends_only_on_offset(matrix: np.ndarray) -> bool:
     """True if matrix[i, j] is constant along every diagonal, so it is a function of j - i alone.
 
