@@ -332,8 +332,8 @@ def learned_table_picture(table: frames.PositionTable, *, value_title: str | Non
     """A trained position table as a picture, its colours clipped at the 99th percentile of |value| (a few large
     values would leave the rest pale). `value_title` replaces the colour bar's title, which names the clip.
 
-    >>> learned_table_picture(_table()).shape["title"]
-    'position rows (8 positions × d = 4)'
+    >>> [learned_table_picture(_table()).shape[k] for k in ("title", "what")]
+    ['position rows (8 positions × d = 4)', 'dimension 0-3 →, position 0-7 ↓']
     """
     clip = heatmaps.robust_domain(table.table)
     rows, cols = table.table.shape
@@ -342,7 +342,7 @@ def learned_table_picture(table: frames.PositionTable, *, value_title: str | Non
         scheme=images.SIGNED_SCHEME,
         domain=clip,
         value_title=value_title or f"value (colours clipped at ±{number(clip[1])}, the 99th percentile)",
-        what="dimension →, position ↓",
+        what=f"dimension 0-{cols - 1} →, position 0-{rows - 1} ↓",  # the picture has no ticks: its ranges in words
     )
     return Figure("minilm-table", image=grids.reduced(table.table, 1, 1), shape=shape)
 
