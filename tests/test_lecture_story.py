@@ -137,8 +137,8 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     slide = at("decoder")
     model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
     expected = (
-        ("SmolLM2, 5 of 30 layers: 1 − cosine", f"{1 - model:.3g}"),  # the bars' measure: their gap seen here too
-        ("RoPE off, mask only: 1 − cosine", f"{1 - mask_only:.3g}"),  # three digits: "a little further" needs two
+        ("SmolLM2: 1 − cosine", f"{1 - model:.3g}"),  # the bars' measure: their gap seen here too
+        ("RoPE off, mask only", f"{1 - mask_only:.3g}"),  # three digits: "a little further" needs two
         ("both off: 0 up to rounding", "0"),  # the claim's "alone" rests on it: a bar label before
     )
     assert slide.numbers == expected
@@ -163,7 +163,7 @@ def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == float(f"{1 - model:.3g}") and not verdicts.same_direction(model) and sink > 1
-    assert slide.also == (("RoPE off, mask only: 1 − cosine", float(f"{1 - mask_only:.3g}")),)
+    assert slide.also == (("RoPE off, mask only", float(f"{1 - mask_only:.3g}")), ("both off: 0 up to rounding", 0.0))
     assert bars.loc[lecture.steps.SMOLLM2_BARS["SmolLM2, RoPE off"], "shown"] == f"{1 - mask_only:.3g}"
     assert verdicts.same_direction(whole.sentence_cosine("none", causal=False)[0])  # neither: a set
     assert "after all 30 layers" in slide.caption and "fetched whole SmolLM2" in slide.source

@@ -1131,7 +1131,7 @@ def decoder() -> Slide:
         used = f"all {of} layers"
     return Slide(
         f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
-        f"SmolLM2, {used}: 1 − cosine",  # the bars' measure: the gap RoPE adds is seen in the headlines too
+        "SmolLM2: 1 − cosine",  # the bars' measure (their title names the layers): short, so a phone's three align
         _digits(1 - model, 3),  # three digits: the claim's "a little further" rests on the second
         not verdicts.same_direction(model),
         "above 0: the orders differ",
@@ -1144,7 +1144,7 @@ def decoder() -> Slide:
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).",
         also=(
-            ("RoPE off, mask only: 1 − cosine", _digits(1 - mask_only, 3)),
+            ("RoPE off, mask only", _digits(1 - mask_only, 3)),
             # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
             ("both off: 0 up to rounding" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
         ),
