@@ -515,11 +515,13 @@ TERMS = [
     (r"\bALiBi\b", "rotary", "ALiBi a penalty growing with t − s"),
     (r"\bT5\b", "rotary", "T5 a learned bias for each bucket (a range of t − s)"),
     (r"\bbucket\b", "rotary", "bucket (a range of t − s)"),
-    (r"\bstand-in\b", "rotary", "a stand-in: random, not trained"),
+    (r"\blearned\b", "pairs", "learned, a table fitted to data"),
+    (r"\blog axis\b|\(log", "pairs", "Log axis: equal steps up multiply by equal factors"),
+    (r"\bstand-in\b", "pairs", "learned, a table fitted to data (MiniLM's: step 15), here a random stand-in"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),
     (r"\bdecoder\b", "causal", "A decoder, a model writing left to right"),
     (r"\bencoder\b", "real", "encoder (a model reading whole texts"),
-    (r"\bcosine\b", "real", "cosine (1: same direction)"),
+    (r"\bcosine\b", "real", "cosine (1: same direction, 0: at right angles)"),
     (r"\bheld-out\b", "buys", "text never trained on"),
     (r"\bnats per byte\b", "buys", "Loss: how badly the next byte is guessed, in nats (natural-log units) per byte"),
     (r"\bloss\b", "buys", "Loss: how badly the next byte is guessed"),
@@ -1019,10 +1021,10 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
         "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest. The "
         "spike at t = "
     )
-    assert "t = 127: the last position the model's usual tokenizer" in caption
+    assert "t = 127: the last position its training texts reached (its model card: they were cut there)" in caption
     assert caption.endswith("asked directly, as here, the model reads up to 512 tokens and refuses more.")
     assert families.refusal(512) is None and families.refusal(513) is not None  # the caption's last sentence
-    assert "keeps before it cuts a text" in caption and "128" not in caption  # one 128 on the step: the headline's
+    assert "128" not in caption  # one 128 on the step: the headline's
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said
     assert lecture.steps._spike(flat) == ""

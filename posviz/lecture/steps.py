@@ -326,7 +326,7 @@ def shuffle(seed: int = 42) -> Slide:
 # The three ways position gets in, framed where the first appears (step 3) and met in this order
 FAMILIES = (
     "1 absolute, rows added to the input (here); 2 relative, attention reads how far apart two tokens "
-    "are (step 13); 3 implicit, each token reads only the tokens before it (step 14)"
+    "are (step 13); 3 implicit, each token reads only itself and the tokens before it (step 14)"
 )
 
 RAMP_SCALE = 0.6  # the lesson's ramp, E = 0.6 (t + 1): step 3's default; steps 2 and 4 reuse it
@@ -394,7 +394,7 @@ def pairs(position: str = "ramp") -> Slide:
         r.tokens_only,
         r.positions_only,
         figures.pair_signal(position, scale),  # steps 2-3's words for the ramp
-        height=FIGURE_HEIGHT,
+        height=FIGURE_HEIGHT - 10,  # the caption's three lines under it
     )
     return Slide(
         "Move each token together with its position row and the outputs only follow the move; move tokens only or "
@@ -412,8 +412,8 @@ def pairs(position: str = "ramp") -> Slide:
         ),
         caption="P reorders the rows. Token + position: attn(P X + P E) against P attn(X + E); tokens only: attn(P X "
         "+ E) against P attn(X + E), step 3's test; positions only: attn(X + P E) against attn(X + E). The signals: "
-        "sinusoidal rows (step 10); learned, here a seeded random table (a real one: step 15); random, normally "
-        "distributed rows.",
+        "sinusoidal rows (step 10); learned, a table fitted to data (MiniLM's: step 15), here a random stand-in; "
+        "random, drawn from a bell curve around 0. Log axis: equal steps up multiply by equal factors.",
     )
 
 
@@ -520,8 +520,8 @@ def sentences_plain() -> Slide:
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
         "a pure reordering",
         (
-            *(  # CAPTIONED tall: the caption's two lines under them fit 720 px (736 px at full height)
-                _weights(name, w, frames.labelled(words), title, height=CAPTIONED)
+            *(  # under CAPTIONED: the caption's four lines under them fit 720 px (733 px at CAPTIONED)
+                _weights(name, w, frames.labelled(words), title, height=CAPTIONED - 14)
                 for name, w, words, title in (
                     ("plain-1", r.weights1_plain, r.words1, "W₁: dog bites man, no position"),
                     ("plain-2", r.weights2_plain, r.words2, "W₂: man bites dog, no position"),
@@ -531,9 +531,10 @@ def sentences_plain() -> Slide:
         "≈ 0 in the lesson 'dog bites man' (seed 2)",
         hall="random word vectors and matrices (seed 2): ≈ 0 in the course notes too",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
-        caption="W₁, W₂: attention matrices; out₁, out₂: the output of 'man' in each sentence. Each token has a query "
-        "vector (what it looks for) and a key vector (what it offers): a row is one token's query, a column a key, a "
-        "cell how well they match: their score (query · key) made a weight, positive, each row summing to 1 (softmax).",
+        caption="W₁, W₂: attention matrices; out₁, out₂: the output of 'man' in each sentence; P W₁ Pᵀ: W₁ with its "
+        "rows and its columns in the new order. Each token has a query vector (what it looks for) and a key vector "
+        "(what it offers): a row is one token's query, a column a key, a cell how well they match: their score "
+        "(query · key, the sum of their entries' products) made a weight, positive, each row summing to 1 (softmax).",
     )
 
 
@@ -790,7 +791,7 @@ def real_model() -> Slide:
     return Slide(
         f"A real encoder (a model reading whole texts), MiniLM, is family 1: a learned table of {pos.table.shape[0]} "
         "absolute rows added to the input; neighbours point alike.",
-        "median cosine (1: same direction) of neighbouring rows",
+        "median cosine (1: same direction, 0: at right angles) of neighbouring rows",
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
@@ -809,7 +810,8 @@ def last_row(T: int = 640) -> Slide:
     refusal = families.refusal(T)  # the real embedding layer asked for T positions
     missing = max(0, T - rows)
     curve = pd.DataFrame({"position": np.arange(min(T, rows)), "norm": pos.norms[: min(T, rows)]})
-    gap = frames.gap_frame(min(T, rows), T, f"no row: {missing} positions" if missing else "")
+    # the band's words name its positions, not their count: on a phone they sit left of the band, over rows that exist
+    gap = frames.gap_frame(min(T, rows), T, f"no row: {rows}-{T - 1}" if missing else "")
     spike = _spike(pos.norms)  # a caption line: the chart is that much shorter
     shape = dict(
         title=f"‖row t‖ of MiniLM's table, for an input of {T} tokens",
@@ -833,9 +835,10 @@ def last_row(T: int = 640) -> Slide:
 
 
 def _spike(norms: np.ndarray) -> str:
-    """Step 16's caption: what the spike in the norms is, when the data shows it (row W - 1 the longest of rows 1 to
-    2W and over 1.3× their median, W the window the model's own tokenizer cuts and pads to), else nothing; before it,
-    that row 0 (where the tokenizer puts [CLS]) is the longest, when it is."""
+    """Step 17's caption: what the spike in the norms is, when the data shows it (row W - 1 the longest of rows 1 to
+    2W and over 1.3× their median, W the window its tokenizer file cuts and pads to, the card's training length: "The
+    sequence length was limited to 128 tokens"), else nothing; before it, that row 0 (where the tokenizer puts
+    [CLS]) is the longest, when it is."""
     import json
 
     from posviz.models.minilm import text
@@ -848,9 +851,8 @@ def _spike(norms: np.ndarray) -> str:
         int(np.argmax(norms)) == 0
     )
     return (
-        f"{first}The spike at t = {window - 1}: the last position the model's usual tokenizer (text-to-tokens "
-        "splitter) keeps before it cuts a text; asked directly, as here, the model reads up to "
-        f"{norms.size} tokens and refuses more."
+        f"{first}The spike at t = {window - 1}: the last position its training texts reached (its model card: they "
+        f"were cut there); asked directly, as here, the model reads up to {norms.size} tokens and refuses more."
     )
 
 
