@@ -15,7 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from posviz.experiments.matched import DEFAULT_WINDOWS  # noqa: E402
 from tests.harness import PAGES, browser, serve, settle  # noqa: E402
+
+# The matched models' numbers as a user's server computes them (the tests' servers evaluate 1 window, for speed: a
+# screenshot of those is a screen no user sees)
+PRODUCT = {"POSVIZ_MATCHED_WINDOWS": str(DEFAULT_WINDOWS)}
 
 PHONE = {"width": 390, "height": 844}
 
@@ -64,7 +69,7 @@ def lecture(out: Path, steps: range) -> None:
     from posviz.lecture import STEPS
 
     out.mkdir(parents=True, exist_ok=True)
-    with serve() as (base, _), browser() as b:
+    with serve(env=PRODUCT) as (base, _), browser() as b:
         page = b.new_page(viewport={"width": 1280, "height": 720})
         for step in steps if steps else range(1, len(STEPS) + 1):
             page.goto(f"{base}/lecture?presenter=true&step={step}")
@@ -88,7 +93,7 @@ def main() -> None:
     out = Path(args[0] if args else "screenshots")
     extra = args[1] if len(args) > 1 else ""
     out.mkdir(parents=True, exist_ok=True)
-    with serve() as (base, _), browser() as b:
+    with serve(env=PRODUCT) as (base, _), browser() as b:
         (phone if "--phone" in sys.argv else pages)(b, base, out, extra)
 
 

@@ -79,15 +79,16 @@ def headline(label: str, value: str, help_text: str | None = None, *, compact: b
 
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
     """Numbers a claim rests on, (label, value), each in the headline's type, side by side in columns, with the
-    verdict under the first. Once a page: a container keyed "headlines" (the lecture keeps them side by side on a
-    phone, ui.screen.PHONE_LECTURE_CSS)."""
+    verdict under them, starting under the first (the row's width: in a third of it a badge wrapped to two lines).
+    Once a page: a container keyed "headlines" (the lecture keeps them side by side on a phone,
+    ui.screen.PHONE_LECTURE_CSS)."""
     box = st.container(key="headlines")
     columns = box.columns(len(numbers)) if len(numbers) > 1 else [box]
-    for i, (column, (label, value)) in enumerate(zip(columns, numbers, strict=True)):
+    for column, (label, value) in zip(columns, numbers, strict=True):
         with column:
             headline(label, value, compact=len(numbers) >= COMPACT)
-            if i == 0:
-                badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
+    with box:
+        badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
 
 
 class Badge(NamedTuple):

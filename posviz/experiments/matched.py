@@ -20,8 +20,10 @@ import numpy as np
 from posviz.maths import scaling
 from posviz.models import matched
 
+DEFAULT_WINDOWS = 8  # held-out windows a server evaluates unless POSVIZ_MATCHED_WINDOWS says otherwise
 
-def _windows_setting(value: str | None, default: int = 8) -> int:
+
+def _windows_setting(value: str | None, default: int = DEFAULT_WINDOWS) -> int:
     """POSVIZ_MATCHED_WINDOWS: how many held-out windows a server evaluates (more: smoother curves, slower start).
 
     >>> _windows_setting(None), _windows_setting("3"), _windows_setting("many")

@@ -897,6 +897,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     mine, other = rise[scheme], rise["alibi" if scheme == "rope" else "rope"]
     extremes = ex.extremes(rise)
     least, most = (" or ".join(SCHEME_NAMES[k] for k in group) for group in extremes)
+    # every scheme the claim names, in headline type: the chosen one, its comparison, then the claim's others
+    named = [rise[k] for group in extremes for k in group if k not in (scheme, other.scheme)]
     # the matched page's chart, each line named at its end, without the learned table's: its lines stop at 127, and
     # its name, drawn in the column past the others, sat far from them (the bars say it has no row past 127)
     beyond = {run: c for run, c in curves.items() if not run.startswith("learned")}
@@ -951,7 +953,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
         f"rose least with {least} and most with {most}.",
-        f"{SCHEME_LABELS[scheme]}: loss rise at {a}-{b - 1}",
+        f"{SCHEME_LABELS[scheme]}: loss rise",  # at the claim's a-b (the bars' title too)
         round(mine.mean, mine.places),  # as its bar writes it
         apart,
         f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars' lines
@@ -960,7 +962,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"{pair}: seeds' ranges overlap",
         tone="state",
         hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",  # claim's term
-        also=((f"{SCHEME_LABELS[other.scheme]}: loss rise at {a}-{b - 1}", round(other.mean, other.places)),),
+        also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
         f"longest sequence trained on; unseen (held-out): text never trained on ({windows}). Loss: how badly the "
@@ -1148,7 +1150,7 @@ def decoder() -> Slide:
         also=(
             ("RoPE off, mask only", _digits(1 - mask_only, 3)),
             # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
-            ("both off: 0 up to rounding" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
+            ("both off (≈ 0)" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
         ),
     )
 
