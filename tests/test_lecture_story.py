@@ -531,7 +531,7 @@ TERMS = [
     (r"\bT_train\b", "buys", "T_train = 128 bytes, the longest sequence trained on"),
     (r"\b[Bb]yte-level\b", "buys", "byte-level (each token a byte)"),
     (r"\btolerance\b", "magnitude", "tolerance: the largest difference still counted as equal"),
-    (r"\btrained\b", "rotary", "Learned or trained: fitted to data, not set by a formula"),
+    (r"\btrained\b", "rotary", "Trained: fitted to data"),
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
     (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),

@@ -315,11 +315,11 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16, the number the headline rounds to 4.4e-16",
         hall="the course notes print 4.44e-16 too (seed 42)",  # as the desk's line: 4.4e-16 is its rounding
-        caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X (its numbers: "
-        "dimensions). attn(X), a transformer's attention (the model family of today's language models): each output "
-        "row is a mean of all rows, each first multiplied by a random matrix, weighted by how well they match. A "
-        "seed: a fixed start for the random numbers, so they repeat. The course notes: this lecture's written lessons."
-        f"{_powers(r.max_diff)}",  # the shuffle's order itself is in the speaker notes
+        caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
+        "numbers: dimensions). attn(X), a transformer's attention (today's language models are transformers): "
+        "each output row is a mean of all rows, each first multiplied by a random matrix, "
+        "weighted by how well they match. A seed: a fixed start for the random numbers, so they repeat. The course "
+        f"notes: this lecture's written lessons.{_powers(r.max_diff)}",  # the shuffle's order: the speaker notes
     )
 
 
@@ -762,10 +762,11 @@ def rotary(shift: int = 100) -> Slide:
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
         hall="ALiBi, T5: a bias added to each score, set by t − s; mask: step 14",
         also=_moved_too(shift),
-        caption="ALiBi and T5 add a bias to the scores instead: ALiBi a penalty growing with t − s, T5 a learned "
-        "bias for each bucket (a range of t − s), here a stand-in: random, not trained. The mask: step 14's causal "
-        "mask, which hides each query's later keys. Learned or trained: fitted to data, not set by a formula; the "
-        f"learned table is MiniLM's, a trained model's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
+        caption=f"RoPE: rotary position embedding (d = {families.D}, the recap's width). ALiBi (attention with linear "
+        "biases) and T5 (a Google model's scheme) add a bias to the scores instead: ALiBi a penalty growing with "
+        "t − s, T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's "
+        "causal mask, which hides each query's later keys. Trained: fitted to data; the learned table is MiniLM's "
+        f"(step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
 
