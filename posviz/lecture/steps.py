@@ -765,8 +765,8 @@ def rotary(shift: int = 100) -> Slide:
         caption=f"RoPE: rotary position embedding (d = {families.D}, the recap's width). ALiBi (attention with linear "
         "biases) and T5 (a Google model's scheme) add a bias to the scores instead: ALiBi a penalty growing with "
         "t − s, T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's "
-        "causal mask, which hides each query's later keys. Trained: fitted to data; the learned table is MiniLM's "
-        f"(step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
+        "causal mask, which hides each query's later keys. Learned, trained: fitted to data; the learned table is "
+        f"MiniLM's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
 
