@@ -94,7 +94,7 @@ slide = shown()
 ui.claim(slide.claim)
 number, knobs = st.columns([3, 2], vertical_alignment="bottom")
 # a hall's words (they say where the number comes from: one line in the right column), the full source on a desk
-said = slide.projected_source if ui.presenter() else f"source: {slide.source}"
+said = slide.projected_source if ui.presenter() else slide.source  # a source or how the number was made: no prefix
 expected = f"step {s.step} / {N} · {said}"
 with number:
     ui.slide_numbers(slide)

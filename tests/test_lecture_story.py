@@ -276,7 +276,11 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     slide = at("recap")
     assert slide.claim.startswith("Back to step 1") and slide.ok
     assert slide.value == at("shuffle").value and verdicts.machine_zero(slide.value)  # step 1's number, recomputed
-    assert [v for _, v in slide.also] == [at("ramp").value, at("causal").value]  # step 3's 3.4998, step 14's 1.6508
+    from posviz.experiments import lessons
+
+    rotary = lessons.order_experiment(position="rotary").max_diff  # family 2 in step 1's test: RoPE on query and key
+    assert [v for _, v in slide.also] == [at("ramp").value, rotary, at("causal").value]  # 3.4998, family 2's, 1.6508
+    assert [label for label, _ in slide.also] == ["ramp (step 3)", "rotary (family 2)", "mask (step 14)"]
     assert not any(verdicts.machine_zero(v) for _, v in slide.also)
 
 
@@ -449,7 +453,7 @@ def test_the_second_headlines_hold_the_numbers_the_badges_held():
             number(max(families.bias_change("alibi"), families.bias_change("t5"), families.mask_change())),
         ),
         ("added sinusoids", number(added)),
-        ("a learned table", number(families.learned_change(), grouped=True)),
+        ("MiniLM's table", number(families.learned_change(), grouped=True)),
     )
     assert moved.numbers[2][1] != moved.shown  # the two differ: 5.35 vs 0
     assert not re.search(r"\d\.\d", moved.caption)  # no number left in caption type
@@ -520,7 +524,7 @@ TERMS = [
     (r"\bbucket\b", "rotary", "bucket (a range of t − s)"),
     (r"\blearned\b", "pairs", "learned, a table fitted to data"),
     (r"\blog axis\b|\(log", "pairs", "Log axis: equal steps up multiply by equal factors"),
-    (r"\bstand-in\b", "pairs", "learned, a table fitted to data (MiniLM's: step 15), here a random stand-in"),
+    (r"\bstand-in\b", "pairs", "learned, a table fitted to data (a real model's: step 15), here a random stand-in"),
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),
     (r"\bdecoder\b", "causal", "A decoder, a model writing left to right"),
     (r"\bencoder\b", "real", "encoder (a model reading whole texts"),
@@ -534,7 +538,7 @@ TERMS = [
     (r"\btrained\b", "rotary", "Learned, trained: fitted to data"),
     (r"\bstates\b", "decoder", "states (a layer's output vectors)"),
     (r"<\|im_start\|>|\bstart marker\b", "decoder", "<|im_start|>, the marker token each chat message starts with"),
-    (r"\bhead \d", "llm", "one of a layer's 9 attention maps"),
+    (r"\bhead \d", "llm", "one of a layer's 9 attention matrices"),
     (r"\bsink\b", "llmsink", "attention sink: a key that takes weight whatever the query"),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
@@ -615,7 +619,7 @@ def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
     """Were the heads to keep their weight on token 0 with the mask off, the claim must not credit position."""
     measured = decoder.sink_mask_off(decoder.read(decoder.DEFAULT_TEXT))
     assert at("llmsink").claim.endswith(
-        "but not with the mask off: position, through the mask (family 3), makes this attention sink."
+        "but not with the mask off: this attention sink depends on the mask (family 3), position's implicit carrier."
     )
     monkeypatch.setattr(decoder, "sink_mask_off", lambda reading: np.full_like(measured, 0.5))  # over 1/19
     said = at("llmsink").claim
@@ -861,7 +865,8 @@ def _sink() -> list[float]:
 def _recap() -> list[float]:
     from posviz.experiments import lessons
 
-    kwargs = ({}, dict(position="ramp", scale=0.6), dict(causal=True))  # step 1's test alone, with step 3's, step 14's
+    # step 1's test alone, with step 3's ramp, with rotary query and key (family 2), with step 14's mask
+    kwargs = ({}, dict(position="ramp", scale=0.6), dict(position="rotary"), dict(causal=True))
     return [lessons.order_experiment(**kw).max_diff for kw in kwargs]
 
 
@@ -1026,8 +1031,13 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
         "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest. The "
         "spike at t = "
     )
-    assert "t = 127: the last position its training texts reached (its model card: they were cut there)" in caption
-    assert caption.endswith("asked directly, as here, the model reads up to 512 tokens and refuses more.")
+    assert "t = 127: the last position its training texts reached (its published description: they were cut there)" in (
+        caption
+    )
+    assert caption.endswith(
+        "asked directly, as here, the model reads up to 512 tokens and refuses more (libraries cut a "
+        "longer text first)."
+    )
     assert families.refusal(512) is None and families.refusal(513) is not None  # the caption's last sentence
     assert "128" not in caption  # one 128 on the step: the headline's
     flat = norms.copy()

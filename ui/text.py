@@ -77,18 +77,25 @@ def headline(label: str, value: str, help_text: str | None = None, *, compact: b
     )
 
 
+GRID = 4  # headline numbers a phone sets two by two (ui.screen.PHONE_LECTURE_CSS: a fourth column wraps the row)
+
+
 def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
     """Numbers a claim rests on, (label, value), each in the headline's type, side by side in columns, with the
-    verdict under them, starting under the first (the row's width: in a third of it a badge wrapped to two lines).
-    Once a page: a container keyed "headlines" (the lecture keeps them side by side on a phone,
-    ui.screen.PHONE_LECTURE_CSS)."""
+    verdict under the first: under the whole row, from its left, for up to three (in a third of the row a badge
+    wrapped to two lines); in the first column for four, which a phone sets two by two (ui.screen.PHONE_LECTURE_CSS:
+    under the row it stood under the third number). Once a page: a container keyed "headlines"."""
     box = st.container(key="headlines")
     columns = box.columns(len(numbers)) if len(numbers) > 1 else [box]
-    for column, (label, value) in zip(columns, numbers, strict=True):
+    row = len(numbers) < GRID
+    for i, (column, (label, value)) in enumerate(zip(columns, numbers, strict=True)):
         with column:
             headline(label, value, compact=len(numbers) >= COMPACT)
-    with box:
-        badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
+            if i == 0 and not row:
+                badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
+    if row:
+        with box:
+            badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
 
 
 class Badge(NamedTuple):

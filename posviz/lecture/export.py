@@ -71,7 +71,7 @@ def section(place: int, total: int, entry: decks.Entry, slide: steps.Slide, with
         + "</div>"
         f"<div class='verdict {tone}'>{escape(shown)}</div>"
         f"<div class='figures'>{figures}</div>"
-        f"<footer>source: {escape(slide.projected_source)}{_settings(entry)}</footer>"  # a hall's words
+        f"<footer>{escape(slide.projected_source)}{_settings(entry)}</footer>"  # a hall's words
          + (speaker_notes(entry.key, slide.source) if with_notes else "") + "</section>"
     )
 

@@ -140,7 +140,7 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
         "Ten small models were trained here alike in text, bytes, starting weights and steps; only where position "
         "comes in differs. Read on text they never saw, out to eight times their window, each scheme's line shows "
         "what it buys past the window, and the two seeds of a scheme show how large a difference noise makes. The "
-        "window, 128 bytes, was chosen here; step 17's 127 is MiniLM's tokenizer's: the same number by chance.",
+        "window, 128 bytes, was chosen here; step 17's 127 ends MiniLM's training texts: the same number by chance.",
         "Why does the model with no position signal hold up past its window while RoPE's loss climbs?",
         "Its only position signal, the mask, works the same at any length. For RoPE, the usual explanation (not "
         "tested here): offsets past 127 never occurred in training, so its scores meet angles it never learned.",
@@ -185,10 +185,10 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     "recap": Note(
         "Three families: absolute rows added to the input (sinusoidal, learned), relative schemes that act on q "
         "and k or on the scores (rotary, ALiBi, T5), and the implicit order of a causal mask. Move every position "
-        "by 100 and only the absolute ones change the scores; family 2 has no headline here because its number at "
-        "step 13 (5.6e-15, rotary's scores unchanged by +100) answers that question, not step 1's shuffle test, and "
-        "a fourth headline number does not fit the screen's half, so the table's rotary row gives it. Past the "
-        "trained length a learned table runs out, while the others compute on values never trained.",
+        "by 100 and only the absolute ones change the scores (the last column's 0 means only the offset counts, not "
+        "order-blind); step 1's shuffle test breaks with each family: the ramp, rotary query and key (family 2's "
+        "headline, computed here), the mask. Past the trained length a learned table runs out, while the others "
+        "compute on values never trained.",
         "Which family lets a model read past its training length without an error?",
         "All but the learned table compute past it; whether the model then works is what the trained models' step "
         "measured.",

@@ -314,7 +314,7 @@ def shuffle(seed: int = 42) -> Slide:
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
         source="the lesson 'Why attention needs position' prints 4.44e-16, the number the headline rounds to 4.4e-16",
-        hall="the course notes print 4.44e-16 too (seed 42)",  # as the desk's line: 4.4e-16 is its rounding
+        hall="the course notes print 4.44e-16, which rounds to 4.4e-16",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X), a transformer's attention (today's language models are transformers): "
         "each output row is a mean of all rows, each first multiplied by a random matrix, "
@@ -412,8 +412,9 @@ def pairs(position: str = "ramp") -> Slide:
         ),
         caption="P reorders the rows. Token + position: attn(P X + P E) against P attn(X + E); tokens only: attn(P X "
         "+ E) against P attn(X + E), step 3's test; positions only: attn(X + P E) against attn(X + E). The signals: "
-        "sinusoidal rows (step 10); learned, a table fitted to data (MiniLM's: step 15), here a random stand-in; "
-        "random, drawn from a bell curve around 0. Log axis: equal steps up multiply by equal factors.",
+        "sinusoidal rows (sin and cos waves: step 10); learned, a table fitted to data (a real model's: step 15), here "
+        "a random stand-in; random, drawn from a bell curve around 0. Log axis: equal steps up multiply by equal "
+        "factors.",
     )
 
 
@@ -720,7 +721,7 @@ def _moved_too(shift: int) -> tuple[tuple[str, float], ...]:
         ("added sinusoids", relative.shift_change(q, k, 24, shift, scheme="sinusoidal")),
     ]
     if shift + families.T <= families.table_rows():
-        numbers.append(("a learned table", families.learned_change(shift)))
+        numbers.append(("MiniLM's table", families.learned_change(shift)))  # d = 384: a real model's, as it is
     return tuple(numbers)
 
 
@@ -760,13 +761,13 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
-        hall="ALiBi, T5: a bias added to each score, set by t − s; mask: step 14",
+        hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by t − s",
         also=_moved_too(shift),
-        caption=f"RoPE: rotary position embedding (d = {families.D}, the recap's width). ALiBi (attention with linear "
-        "biases) and T5 (a Google model's scheme) add a bias to the scores instead: ALiBi a penalty growing with "
-        "t − s, T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's "
-        "causal mask, which hides each query's later keys. Learned, trained: fitted to data; the learned table is "
-        f"MiniLM's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
+        caption=f"RoPE: short for rotary position embedding (d = {families.D} here, as at step 22). ALiBi (attention "
+        "with linear biases) and T5 (a Google model's scheme) add a bias to the scores instead: ALiBi a penalty "
+        "growing with t − s, T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: "
+        "step 14's causal mask, which hides each query's later keys. Learned, trained: fitted to data; MiniLM's table "
+        f"is a real model's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
 
@@ -798,7 +799,7 @@ def real_model() -> Slide:
         "a smooth code, learned without a formula",
         (table_image, cosine),
         f"the model's own parameters (MiniLM's published name: {minilm.NAME}), read on this server",
-        hall="computed from the model's own parameters (its learned numbers)",
+        hall="the model's own position table, as published (its learned numbers)",
     )
 
 
@@ -852,8 +853,9 @@ def _spike(norms: np.ndarray) -> str:
         int(np.argmax(norms)) == 0
     )
     return (
-        f"{first}The spike at t = {window - 1}: the last position its training texts reached (its model card: they "
-        f"were cut there); asked directly, as here, the model reads up to {norms.size} tokens and refuses more."
+        f"{first}The spike at t = {window - 1}: the last position its training texts reached (its published "
+        f"description: they were cut there); asked directly, as here, the model reads up to {norms.size} tokens and "
+        "refuses more (libraries cut a longer text first)."
     )
 
 
@@ -999,7 +1001,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     model = encoder.active_encoder()
     kept = 5 if encoder.float32_fetched() else 2  # digits: the 8-bit copy's cosines are within ±0.002 of the model's
     shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
-        "a copy with its parameters stored in 8 bits: cosines within "
+        "a copy with its parameters stored in 8 bits (256 levels each): cosines within "
         f"±{encoder.COSINE_TOLERANCE:g} of the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
@@ -1063,9 +1065,8 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "SmolLM2, RoPE off": ("none", True),
     "and mask off": ("none", False),
 }
-HALL_PRECISION = (
-    "parameters rounded to 4 and 8 bits to save space, computed in 32-bit floats"  # smollm2.PRECISION_WORDS, no float32
-)
+# smollm2.PRECISION_WORDS in a hall's words (no "float32")
+HALL_PRECISION = "parameters rounded to 4 and 8 bits (16 or 256 levels) to save space, computed in 32-bit floats"
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
     "SmolLM2, RoPE off": "RoPE off\nmask only",
@@ -1222,8 +1223,8 @@ def llm_head() -> Slide:
     where = f"the first {layers} layers (of {of})" if fetched is None else f"all {layers} layers"
     return Slide(
         f"{smollm2.NAME.split('-')[0]} adds no position rows, but RoPE (family 2) lets head {head} of layer {layer} "
-        f"(one of a layer's {reading.trace.weights.shape[1]} attention maps) read the previous token, and with RoPE "
-        f"off {without}.",
+        f"(one of a layer's {reading.trace.weights.shape[1]} attention matrices) read the previous token, and with "
+        f"RoPE off {without}.",
         f"layer {layer}, head {head}, on t−1",
         _digits(value),  # two digits, as the RoPE-off and even-split numbers beside it
         reading.roles[layer, head] == "previous-token",
@@ -1260,7 +1261,10 @@ def llm_sink() -> Slide:
     even = verdicts.uniform_sink(reading.T, reading.first)
     spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
     without, cause = (  # the claim's cause follows the measured rerun: an even split's share or more is no sink undone
-        ("but not with the mask off", "position, through the mask (family 3), makes this attention sink")
+        (
+            "but not with the mask off",
+            "this attention sink depends on the mask (family 3), position's implicit carrier",
+        )
         if unmasked < spread
         else ("and still with the mask off", "the mask does not make this attention sink")
     )
@@ -1323,27 +1327,27 @@ def recap() -> Slide:
     table = frames.cells_frame([r.scheme for r in every], families.table_columns(every, numbered))
     relative_change = max(r.change for r in every if not r.family.startswith("1"))
     absolute = {r.scheme: r.change for r in every if r.family.startswith("1")}
-    # step 1's shuffle test, recomputed where the lecture started, then with a family's signal: step 3's, step 14's
-    blind, ramped, masked = (
+    # step 1's shuffle test, recomputed where the lecture started, then with each family's signal in turn: step 3's
+    # ramp, rotary query and key (family 2: the table shows it blind to a shift, not to order), step 14's mask
+    blind, ramped, rotated, masked = (
         lessons.order_experiment(**kw).max_diff
-        for kw in ({}, dict(position="ramp", scale=RAMP_SCALE), dict(causal=True))
+        for kw in ({}, dict(position="ramp", scale=RAMP_SCALE), dict(position="rotary"), dict(causal=True))
     )
     return Slide(
         "Back to step 1: attention alone is order-blind, and three families break that: absolute rows added to the "
         "input, relative (rotary, score biases), implicit (a causal mask).",
-        "step 1: attention alone",
+        "step 1 alone",  # four short labels: one line each in a row of four
         blind,
         verdicts.machine_zero(blind)
-        and not verdicts.machine_zero(ramped)
-        and not verdicts.machine_zero(masked)
+        and not any(verdicts.machine_zero(v) for v in (ramped, rotated, masked))
         and verdicts.negligible(relative_change)
         and all(not verdicts.negligible(v) for v in absolute.values()),
-        "order-blind alone",
+        "order-blind",
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
-        hall=f"each cell names its step; loss rises: trained here, {len(matched.seeds())} seeds",
+        hall=f"last column: 0 if only the offset counts; loss: {len(matched.seeds())} seeds, trained here",
         caption=families.links(),
-        also=(("a ramp (step 3)", ramped), ("a causal mask (step 14)", masked)),
+        also=(("ramp (step 3)", ramped), ("rotary (family 2)", rotated), ("mask (step 14)", masked)),
     )
 
 
