@@ -798,7 +798,8 @@ def real_model() -> Slide:
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
         (table_image, cosine),
-        f"the model's own parameters (MiniLM's published name: {minilm.NAME}), read on this server",
+        f"the model's own parameters (its learned numbers; published as {minilm.NAME}), its position table stored as "
+        "published (32-bit floats), read on this server",
         hall="the model's own position table, as published (its learned numbers)",
     )
 
@@ -968,8 +969,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
-        f"longest sequence trained on; unseen (held-out): text never trained on ({windows}). Loss: how badly the "
-        f"next byte is guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE papers' results.{why}",
+        f"longest sequence trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
+        "bytes). Loss: how badly the next byte is guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE "
+        f"papers' results.{why}",
     )
 
 
@@ -1320,7 +1322,6 @@ def _whole_reading(path: str) -> object:
 
 def recap() -> Slide:
     from posviz.drawing import lecture_charts
-    from posviz.models import matched
 
     every = families.rows()
     numbered = {s.key: i + 1 for i, s in enumerate(STEPS)}  # each cell names the step that showed its number
@@ -1345,7 +1346,7 @@ def recap() -> Slide:
         "order-blind",
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
-        hall=f"last column: 0 if only the offset counts; loss: {len(matched.seeds())} seeds, trained here",
+        hall="headlines: step 1's test, each family; last column's 0: offset only",
         caption=families.links(),
         also=(("ramp (step 3)", ramped), ("rotary (family 2)", rotated), ("mask (step 14)", masked)),
     )
