@@ -1146,7 +1146,7 @@ def decoder() -> Slide:
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         source,
         "0 up to rounding: the decoder does not see the order here",
-        hall=f"run now on this server, {used}",
+        hall=f"run now on this server, {used}; parameters in 4 and 8 bits",  # the caveat, in hall type
         caption=f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
