@@ -250,6 +250,16 @@ DETAILS = """() => {
   return [...text, ...buttons];
 }"""
 # A headline label's short parenthesis and the word before it ("only (step 3)") split over two lines.
+# The verdict badge and the headline numbers' boxes: [left, top] of the badge, [left, top, bottom] of each number
+BADGE_PLACE = """() => {
+  const main = document.querySelector("[data-testid='stMain']");
+  const badge = main.querySelector(".st-key-headlines .stMarkdownBadge");
+  const numbers = [...main.querySelectorAll(".st-key-headlines .posviz-number")].map(n => n.getBoundingClientRect());
+  if (!badge || !numbers.length) return null;
+  const b = badge.getBoundingClientRect();
+  return {badge: [b.left, b.top], numbers: numbers.map(r => [r.left, r.top, r.bottom])};
+}"""
+
 SPLIT_PARENTHESES = """() => [...document.querySelectorAll('.posviz-label')].flatMap(label => {
   const node = label.firstChild;
   if (!node || node.nodeType !== Node.TEXT_NODE) return [];
@@ -310,6 +320,7 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
                 "shown panel": page.evaluate(SHOWN_PANEL),
                 "details": page.evaluate(DETAILS),
                 "split": page.evaluate(SPLIT_PARENTHESES),
+                "badge": page.evaluate(BADGE_PLACE),
                 "text px": page.evaluate(CHART_TEXT_PX),
             }
     finally:
@@ -447,6 +458,24 @@ def test_no_lecture_step_shows_how_its_figures_are_drawn_on_a_phone(phone_lectur
     lecture step: those belong to the pages."""
     found = {step: seen["details"] for step, seen in phone_lecture.items() if seen["details"]}
     assert found == {}, found
+
+
+@pytest.mark.browser
+def test_each_steps_badge_sits_under_its_first_headline_number_on_a_phone(phone_lecture):
+    """The verdict is the first number's: its badge starts at that number's left, below it, and above any number of a
+    later row (four numbers sit two by two: a badge drawn after the grid stood under the third, "unchanged" under
+    step 13's 5.3514)."""
+    misplaced = {}
+    for step, seen in phone_lecture.items():
+        if seen["badge"] is None:
+            continue
+        (left, top), numbers = seen["badge"]["badge"], seen["badge"]["numbers"]
+        first = numbers[0]
+        later = [n for n in numbers if n[1] >= first[2]]  # a number whose top is below the first's bottom
+        if abs(left - first[0]) > 8 or top < first[2] - 2 or any(top >= n[1] for n in later):
+            misplaced[step] = seen["badge"]
+    assert misplaced == {}, misplaced
+    assert sum(len(seen["badge"]["numbers"]) == 4 for seen in phone_lecture.values() if seen["badge"]) >= 2  # 13, 21
 
 
 @pytest.mark.browser
