@@ -280,7 +280,7 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
 
     rotary = lessons.order_experiment(position="rotary").max_diff  # family 2 in step 1's test: RoPE on query and key
     assert [v for _, v in slide.also] == [at("ramp").value, rotary, at("causal").value]  # 3.4998, family 2's, 1.6508
-    assert [label for label, _ in slide.also] == ["ramp (step 3)", "rotary (family 2)", "mask (step 14)"]
+    assert [label for label, _ in slide.also] == ["ramp (step 3)", "rotary (new here)", "mask (step 14)"]
     assert not any(verdicts.machine_zero(v) for _, v in slide.also)
 
 

@@ -1068,7 +1068,9 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
     "and mask off": ("none", False),
 }
 # smollm2.PRECISION_WORDS in a hall's words (no "float32")
-HALL_PRECISION = "parameters rounded to 4 and 8 bits (16 or 256 levels) to save space, computed in 32-bit floats"
+HALL_PRECISION = (
+    "parameters rounded to 4 and 8 bits (16 or 256 levels) to save space, computed in 32-bit floats (about 7 digits)"
+)
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
     "SmolLM2": "the model\nRoPE + mask",
     "SmolLM2, RoPE off": "RoPE off\nmask only",
@@ -1348,7 +1350,7 @@ def recap() -> Slide:
         families.source(),
         hall="headlines: step 1's test, each family; last column's 0: offset only",
         caption=families.links(),
-        also=(("ramp (step 3)", ramped), ("rotary (family 2)", rotated), ("mask (step 14)", masked)),
+        also=(("ramp (step 3)", ramped), ("rotary (new here)", rotated), ("mask (step 14)", masked)),
     )
 
 
