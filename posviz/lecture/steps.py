@@ -1104,7 +1104,8 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         {
             "run": [SMOLLM2_BARS[run] for run in cosines],
             "1 − cosine": list(gaps.values()),
-            "shown": ["0 up to rounding" if g == 0 else number(_digits(g, 3)) for g in gaps.values()],  # as headlined
+            # as headlined: the headlines' one rule (_gap_or_zero), rounding written out
+            "shown": [number(_gap_or_zero(c)) if gaps[run] else "0 up to rounding" for run, c in cosines.items()],
         }
     )
     shape = dict(
@@ -1142,7 +1143,7 @@ def decoder() -> Slide:
     return Slide(
         f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
         "SmolLM2: 1 − cosine",  # the bars' measure (their title names the layers): short, so a phone's three align
-        _digits(1 - model, 3),  # three digits: the claim's "a little further" rests on the second
+        _gap_or_zero(model),  # three digits: the claim's "a little further" rests on the second
         not verdicts.same_direction(model),
         "above 0: the orders differ",
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
@@ -1154,7 +1155,7 @@ def decoder() -> Slide:
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).",
         also=(
-            ("RoPE off, mask only", _digits(1 - mask_only, 3)),
+            ("RoPE off, mask only", _gap_or_zero(mask_only)),
             # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
             ("both off (≈ 0)" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
         ),
