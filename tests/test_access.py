@@ -271,6 +271,17 @@ SPLIT_PARENTHESES = """() => [...document.querySelectorAll('.posviz-label')].fla
   }).map(m => m[0]);
 })"""
 NAV_HEIGHT = "() => document.querySelector('.st-key-lecture-nav').getBoundingClientRect().height"
+# The line under the headline (where a phone's definitions stand): its font size and colour, beside the caption's
+# size under the figures and the claim's colour (the text's)
+LINE_STYLE = """() => {
+  const line = document.querySelector('.st-key-lecture-expected p');
+  const caption = document.querySelector('.st-key-lecture-caption p');
+  const claim = document.querySelector('.st-key-claim div');
+  if (!line) return null;
+  const s = getComputedStyle(line);
+  return [parseFloat(s.fontSize), caption ? parseFloat(getComputedStyle(caption).fontSize) : null, s.color,
+          getComputedStyle(claim).color];
+}"""
 # The step list's chosen name as a phone shows it (ui.step_list): the text drawn over the field, whether all of it
 # shows, its font size; and the field's own value (the name it stands for).
 JUMP_SHOWN = """() => {
@@ -313,6 +324,7 @@ def phone_lecture(app) -> dict[int, dict[str, object]]:
                 "cut": [t for t in page.evaluate(CHART_TEXT) + page.evaluate("() => window.posvizDrawn") if "…" in t]
                 + page.evaluate(BADGES_CUT),
                 "nav": page.evaluate(NAV_HEIGHT),
+                "line": page.evaluate(LINE_STYLE),
                 "jump": page.evaluate(JUMP_SHOWN),
                 "first": page.evaluate(FIRST_FIGURE),
                 "toggles": page.evaluate(SHOWN, ".posviz-flip"),
@@ -334,6 +346,20 @@ def test_no_chart_text_or_badge_is_cut_on_a_phone_on_any_lecture_step(phone_lect
     Streamlit draws on a lecture step ends in "…", and no badge splits into two boxes."""
     cut = {step: seen["cut"] for step, seen in phone_lecture.items() if seen["cut"]}
     assert cut == {}, cut
+
+
+@pytest.mark.browser
+def test_the_line_under_the_headline_is_as_large_as_a_caption_and_not_grey_on_a_phone(phone_lecture):
+    """It holds definitions ("attention sink: a key that takes weight whatever the query") in a caption's form, which
+    drew it 14 px grey, smaller and fainter than the caption under the figures: on a phone it is 16 px or more, at
+    least the caption's size, in the claim's colour."""
+    lines = {step: seen["line"] for step, seen in phone_lecture.items()}
+    wrong = {
+        step: line
+        for step, line in lines.items()
+        if line is None or line[0] < 16 or (line[1] is not None and line[0] < line[1]) or line[2] != line[3]
+    }
+    assert wrong == {}, wrong
 
 
 @pytest.mark.browser

@@ -173,6 +173,10 @@ PHONE_LECTURE_CSS = (
     " .st-key-headlines [data-testid='stHorizontalBlock']:has(> [data-testid='stColumn']:nth-child(4))"
     " > [data-testid='stColumn'] {flex: 1 1 40% !important}"
     " .st-key-headlines {margin-bottom: 0.5rem}"
+    # the line under the headline holds definitions a phone gives nowhere else: a caption's 16 px, the text's colour
+    # (it was 14 px grey, smaller and fainter than the caption under the figures)
+    " .st-key-lecture-expected [data-testid='stCaptionContainer'], .st-key-lecture-expected p"
+    " {font-size: 1rem !important; color: inherit !important}"
     # labels of two lines or one: the numbers on one baseline
     " .st-key-headlines [data-testid='stColumn'] .posviz-label {min-height: 3.2em; display: flex; align-items: end}}"
 )

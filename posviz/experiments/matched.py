@@ -115,6 +115,15 @@ class BinRow:
         return 3 if f"{self.low:+.2f}" == f"{self.high:+.2f}" and self.low != self.high else 2
 
     @property
+    def seeds_range(self) -> str:
+        """The seeds' lowest and highest, with their signs, in `signed`'s decimals.
+
+        >>> BinRow("alibi", 512, 1024, 0.2338, 0.2042, 0.2634, 2).seeds_range
+        '+0.20..+0.26'
+        """
+        return f"{self.low:+.{self.places}f}..{self.high:+.{self.places}f}"
+
+    @property
     def signed(self) -> str:
         """The mean and the seeds' range with their signs (a rise): 2 decimals, 3 where 2 would print two seeds'
         different values as one range "+0.26..+0.26", which reads as one seed counted twice.
@@ -122,8 +131,7 @@ class BinRow:
         >>> BinRow("none", 512, 1024, 0.2586, 0.2574, 0.2598, 2).signed
         '+0.259 (seeds +0.257..+0.260)'
         """
-        places = self.places
-        return f"{self.signed_mean} (seeds {self.low:+.{places}f}..{self.high:+.{places}f})"
+        return f"{self.signed_mean} (seeds {self.seeds_range})"
 
 
 def bin_table(curves: dict[tuple[str, int], np.ndarray], factor: int = FACTOR) -> list[BinRow]:

@@ -119,6 +119,12 @@ def table_rows() -> int:
     return int(minilm.default_model().position.shape[0])
 
 
+def alibi_slope_words() -> str:
+    """The ALiBi head's slope as a fraction, "1/32": the head the Relative biases page shows by default, whose
+    penalty the recap writes (step 13 says what the slope is)."""
+    return f"1/{1 / longer.alibi_slope(**ALIBI):g}"
+
+
 def minilm_width() -> int:
     """The width d of MiniLM's shipped position rows (the recap's learned-table cell is computed at it)."""
     from posviz.models import minilm
@@ -184,7 +190,7 @@ def rows() -> tuple[Row, ...]:
             "added to the scores (ALiBi, T5)",
             f"ALiBi: loss {rise['alibi'].signed_mean}\nT5: far offsets share one bucket",
             max(bias_change("alibi"), bias_change("t5")),
-            f"ALiBi −|t − s|/{1 / longer.alibi_slope(**ALIBI):g}, T5 stand-in",  # the head's penalty, no head number
+            f"ALiBi slope {alibi_slope_words()}, T5 stand-in",  # the head's penalty (step 13's word), no head number
             "rotary",
             "rotary",
         ),

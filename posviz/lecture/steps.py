@@ -166,7 +166,7 @@ def _gap(value: float) -> str:
 def _powers(value: float) -> str:
     """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
     said = powers(number(value, grouped=True))
-    rounding = ": zero up to float rounding (numbers kept to about 16 digits)" if verdicts.machine_zero(value) else ""
+    rounding = ": zero up to float rounding (floats keep about 16 digits)" if verdicts.machine_zero(value) else ""
     return f" {said}{rounding}." if said else ""
 
 
@@ -317,8 +317,8 @@ def shuffle(seed: int = 42) -> Slide:
         hall="the course notes print 4.44e-16, which rounds to 4.4e-16",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X), a transformer's attention (today's language models are transformers): "
-        "each output row is a mean of all rows, each first multiplied by a random matrix, "
-        "weighted by how well they match. A seed: a fixed start for the random numbers, so they repeat. The course "
+        "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
+        "weighted by how well they match. A seed: a fixed start for random numbers, so they repeat. The course "
         f"notes: this lecture's written lessons.{_powers(r.max_diff)}",  # the shuffle's order: the speaker notes
     )
 
@@ -622,10 +622,10 @@ def table(d: int = WIDTH) -> Slide:
     return Slide(
         "Sinusoid position rows break the shuffle test too: pair i (dimensions 2i, 2i + 1) turns around a circle, its "
         "wavelength (positions before it repeats) growing with i.",
-        f"wavelength, pair {d // 2 - 1}",
-        float(waves[-1]),
+        "wavelength, pair 0 (2π)",  # pair 0 first, then the slowest: read left to right as i grows
+        float(waves[0]),
         bool(waves[0] < waves[-1]),
-        "grows with i",  # under "wavelength, pair 3": "wavelengths grow with i" wrapped; a ratio here is a badge number
+        "grows with i",  # under the row: pair 0's and the slowest pair's wavelengths
         (
             _grid(
                 "table",
@@ -640,7 +640,7 @@ def table(d: int = WIDTH) -> Slide:
         ),
         "the sinusoid formula with base 10,000",
         hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
-        also=(("wavelength, pair 0 (2π)", float(waves[0])), ("shuffle test, rows added", shuffled)),
+        also=((f"wavelength, pair {d // 2 - 1}", float(waves[-1])), ("shuffle test, rows added", shuffled)),
         caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
         f"however long the input. Each pair's wavelength is 10000^(2/{d}) = {number(float(waves[1] / waves[0]))}× the "
         "last's.",
@@ -721,7 +721,7 @@ def _moved_too(shift: int) -> tuple[tuple[str, float], ...]:
         ("added sinusoids", relative.shift_change(q, k, 24, shift, scheme="sinusoidal")),
     ]
     if shift + families.T <= families.table_rows():
-        numbers.append(("MiniLM's table", families.learned_change(shift)))  # d = 384: a real model's, as it is
+        numbers.append(("MiniLM (step 15)", families.learned_change(shift)))  # d = 384: a real model's, as it is
     return tuple(numbers)
 
 
@@ -763,11 +763,12 @@ def rotary(shift: int = 100) -> Slide:
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
         hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by t − s",
         also=_moved_too(shift),
-        caption=f"RoPE: short for rotary position embedding (d = {families.D} here, as at step 22). ALiBi (attention "
-        "with linear biases) and T5 (a Google model's scheme) add a bias to the scores instead: ALiBi a penalty "
-        "growing with t − s, T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: "
-        "step 14's causal mask, which hides each query's later keys. Learned, trained: fitted to data; MiniLM's table "
-        f"is a real model's (step 15, d\u00a0=\u00a0{families.minilm_width()}).{past}",
+        caption=f"RoPE: short for rotary position embedding: vectors carry position by their angle (d = {families.D} "
+        "here, as at step 22). ALiBi (attention with linear biases) and T5 (a Google model's scheme) add a bias to the "
+        f"scores instead: ALiBi a penalty −slope × |t − s| (slope {families.alibi_slope_words()} here), T5 a learned "
+        "bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's causal mask, which hides "
+        "each query's later keys. Learned, trained: fitted to data; MiniLM: a real model, its table learned (step 15, "
+        f"d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
 
@@ -800,7 +801,7 @@ def real_model() -> Slide:
         (table_image, cosine),
         f"the model's own parameters (its learned numbers; published as {minilm.NAME}), its position table stored as "
         "published (32-bit floats), read on this server",
-        hall="the model's own position table, as published (its learned numbers)",
+        hall="the model's own parameters (its learned numbers): its position table",
     )
 
 
@@ -907,7 +908,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     # its name, drawn in the column past the others, sat far from them (the bars say it has no row past 127)
     beyond = {run: c for run, c in curves.items() if not run.startswith("learned")}
     curve = figures.heldout_by_position(beyond, T)
-    title = "loss on unseen text by position (a line per seed)"  # "held-out" is defined in the caption only
+    # "held-out" is defined in the caption only; mask only's two seeds' lines lie one on the other (0.001 apart)
+    title = "loss on unseen text, a line per seed (some overlap)"  # the x axis names the position
     shape = {**curve.shape, "title": title, "height": MATCHED_HEIGHT, "stroke": MATCHED_STROKE}
     shape["reference_colour"] = TEXT_COLOUR  # the window's end: not the learned table's orange
     labels = {**SCHEME_LABELS, "learned": f"learned (to {T - 1})"}  # "RoPE", as the claim writes it
@@ -954,18 +956,20 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
     pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
+    # their seeds' ranges written out, in hall type: drawn only, ALiBi's was a line about 5 px long
+    ranges = ", ".join(f"{SCHEME_LABELS[r.scheme]} {r.seeds_range}" for r in (mine, other))
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
         f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise",  # at the claim's a-b (the bars' title too)
         round(mine.mean, mine.places),  # as its bar writes it
         apart,
-        f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars' lines
+        f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the line under them writes both
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        "computed on this server: the small models trained here, alike but for position",
+        f"computed on this server: the small models trained here, alike but for position; seeds' ranges: {ranges}",
         f"{pair}: seeds' ranges overlap",
         tone="state",
-        hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",  # claim's term
+        hall=f"{len(matched.seeds())} runs (seeds) a scheme: {ranges}",  # loss: the caption's word
         also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
@@ -976,7 +980,6 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
 
 
 SENTENCES = ("dog bites man", "man bites dog")
-LAYER_WORDS = "a layer: attention over all tokens, then a small network on each token"  # step 16's hall line
 REFERENCES = (("the same sentence", "dog bites man"), ("reordered", "man bites dog"),
               ("a paraphrase", "a man was bitten by a dog"), ("unrelated", "the stock market fell today"))  # fmt: skip
 
@@ -1049,7 +1052,10 @@ def real_sentences(scale: float = 1.0) -> Slide:
         ),
         FETCHED_WORDS if encoder.float32_fetched() else shipped_note,
         "1 up to rounding: without position the encoder reads a bag of words",
-        hall=LAYER_WORDS,  # the right chart's unit in hall type; which copy of the model ran: the speaker view's line
+        # which copy of the model ran, in hall type (the caption says what a layer is)
+        hall="the published 32-bit model (fetched)"
+        if encoder.float32_fetched()
+        else f"8-bit copy (256 levels): cosines ±{encoder.COSINE_TOLERANCE:g} from the published model's",
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
         "fixed curve between; MiniLM has 6 layers); a sentence's vector: "
         "the mean of its tokens' outputs. At 0 layers run no token has mixed, yet the orders differ (1 − cosine "
@@ -1093,6 +1099,18 @@ def _gap_or_zero(cosine: float) -> float:
     return 0.0 if verdicts.same_direction(cosine) else _digits(1 - cosine, 3)
 
 
+def _past(ticks: list[float], end: float) -> tuple[float, ...]:
+    """Round ticks over the bars (at most 3: at 390 px "0.000 0.001 … 0.006" ran into each other) and one step past
+    the longest where the axis reaches it: 0, 0.002, 0.004 around 0.00388 and 0.00303, which 0, 0.002 left unticked.
+
+    >>> _past([0.0, 0.002], 0.0062), _past([0.0, 0.002], 0.0035), _past([0.0], 1.0)
+    ((0.0, 0.002, 0.004), (0.0, 0.002), (0.0,))
+    """
+    if len(ticks) > 1 and ticks[-1] + (ticks[1] - ticks[0]) <= end:
+        ticks = [*ticks, round(ticks[-1] + ticks[1] - ticks[0], 12)]
+    return tuple(ticks)
+
+
 def _apart(cosines: dict[str, float], layers: str) -> Figure:
     """Step 19's bars: 1 − cosine of each SmolLM2 run on a linear axis from 0, each value written at its bar's end
     (a cosine of 1 up to rounding is written so, with no bar)."""
@@ -1116,8 +1134,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         x_title="1 − cosine (0: the same vector)",
         height=FIGURE_HEIGHT - 105,  # three headlines' two-line labels above it (+ the mask-off baseline's)
         span=(0.0, end),
-        # a round step over the bars only, at most 3 ticks: at 390 px "0.000 0.001 … 0.006" ran into each other
-        ticks=tuple(lecture_charts.round_ticks(max(gaps.values()), most=3)),
+        ticks=_past(lecture_charts.round_ticks(max(gaps.values()), most=3), end),
     )
     return Figure("decoder-cosines", lecture_charts.across_bars, (bars,), shape)
 
@@ -1150,7 +1167,9 @@ def decoder() -> Slide:
         source,
         "0 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}; parameters in 4 and 8 bits",  # the caveat, in hall type
-        caption=f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
+        caption="RoPE off: no query or key turned; mask off: every token reads all. Parameters in 4 or 8 bits: "
+        "rounded to 16 or 256 levels. "
+        f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
         f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).",
@@ -1252,6 +1271,17 @@ def llm_head() -> Slide:
     )
 
 
+def _span(indices: list[int]) -> str:
+    """Sorted indices in words: "3-4" for a run, "1, 3" otherwise (step 21's layers).
+
+    >>> _span([3, 4]), _span([2, 3, 4]), _span([1, 3]), _span([4])
+    ('3-4', '2-4', '1, 3', '4')
+    """
+    if len(indices) > 1 and indices == list(range(indices[0], indices[-1] + 1)):
+        return f"{indices[0]}-{indices[-1]}"
+    return ", ".join(map(str, indices))
+
+
 MAP_HEIGHT = FIGURE_HEIGHT - 56  # step 21's two layer-by-head maps: a two-line caption fits under them
 SINK_WORDS = "attention sink: a key that takes weight whatever the query"  # step 21's term, ending its source line
 
@@ -1274,6 +1304,14 @@ def llm_sink() -> Slide:
         else ("and still with the mask off", "the mask does not make this attention sink")
     )
     times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
+    # the layers whose every head is a sink by that rule: where the map's weight is (not "many heads", which read
+    # as spread over all layers, while layers 0-1 are near 0)
+    whole = [i for i, heads in enumerate(reading.sink) if all(verdicts.SINK_FACTOR * even < w for w in heads)]
+    who = (
+        f"Every head of layer{'s' * (len(whole) > 1)} {_span(whole)} puts much of its weight"
+        if whole
+        else "Some heads put much of their weight"  # no layer wholly: the maps' cells over 2× the even split
+    )
     layers, of = reading.trace.weights.shape[0], decoder.shipped_layers()[1]  # run here; the whole model's
     masked = _retitled(  # both maps on one [0, 1] colour scale: they compare cell by cell
         llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
@@ -1283,8 +1321,7 @@ def llm_sink() -> Slide:
         llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
     )
     return Slide(
-        "Many heads put much of their weight on token 0, the one key every query sees under the causal mask, "
-        f"{without}: {cause}.",
+        f"{who} on token 0, the one key every query sees under the causal mask, {without}: {cause}.",
         f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
         _digits(reading.sink_mean),  # two digits, as the three numbers beside it
         reading.has_sink,
@@ -1346,9 +1383,11 @@ def recap() -> Slide:
         and not any(verdicts.machine_zero(v) for v in (ramped, rotated, masked))
         and verdicts.negligible(relative_change)
         and all(not verdicts.negligible(v) for v in absolute.values()),
-        "order-blind",
+        "order-blind",  # the first number's state, in blue: a green check under it read as the recap's verdict
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
+        "not the outcome this step is about: see the table",
+        tone="state",
         hall="headlines: step 1's test, each family; last column's 0: offset only",
         caption=families.links(),
         also=(("ramp (step 3)", ramped), ("rotary (new here)", rotated), ("mask (step 14)", masked)),
@@ -1385,7 +1424,7 @@ STEPS: tuple[Step, ...] = (
     Step("lastrow", "A learned table's last row", last_row,
          (Control("T", "input length T (tokens)", 640, options=(256, 512, 513, 640, 1024)),)),
     Step("buys", "What each scheme buys past its trained length", buys,
-         (Control("scheme", "the number for", "alibi", options=BUYS_SCHEMES, names=BUYS_NAMES),
+         (Control("scheme", "first number (and its badge)", "alibi", options=BUYS_SCHEMES, names=BUYS_NAMES),
           Control("reach", "read up to × the trained length", 8, options=(2, 4, 8))),
          slow=_matched_curves, slow_note=MATCHED_NOTE),
     Step("decoder", "A real decoder: no position rows", decoder),
