@@ -167,12 +167,14 @@ def test_the_lectures_pair_move_uses_the_order_pages_labels_and_names_its_signal
 
 
 def test_the_steps_that_wait_for_the_matched_models_say_so_and_share_the_pages_curves():
-    from posviz.experiments import matched
+    from posviz.experiments import decoder, matched
 
-    slow = [s for s in STEPS if s.slow is not None]
-    assert [s.key for s in slow] == ["buys", "recap"]
-    assert all("computed once per server" in s.slow_note for s in slow)
-    assert slow[0].slow() is matched.family_curves()  # one cache: the matched page's and the server's warm-up
+    slow = {s.key: s for s in STEPS if s.slow is not None}
+    assert list(slow) == ["buys", "decoder", "recap"]  # the matched curves; step 19's rerounded SmolLM2 runs
+    assert all("computed once per server" in s.slow_note for s in slow.values())
+    assert slow["buys"].slow() is matched.family_curves()  # one cache: the matched page's and the server's warm-up
+    assert slow["recap"].slow() is matched.family_curves()
+    assert slow["decoder"].slow() is decoder.rerounding()  # one cache: the server's warm-up computes it at start
 
 
 def test_a_second_caller_of_the_family_curves_waits_for_the_first_instead_of_computing_again(monkeypatch):

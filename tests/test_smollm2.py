@@ -387,3 +387,43 @@ def test_a_model_asked_for_by_two_threads_at_once_is_read_once():
     with ThreadPoolExecutor(2) as pool:
         first, second = pool.map(lambda _: smollm2.load(), range(2))
     assert first is second and smollm2._load.cache_info().misses == 1
+
+
+# --- rounding the shipped weights again (step 19's caption) ---------------------------------------------------
+
+
+def test_a_rerounded_copy_moves_each_weight_matrix_by_at_most_half_its_blocks_step_and_keeps_the_norms(model):
+    """Each 32-value block's step, (max - min) / 15 (Q4_1's 16 levels), written out here by loops over a row."""
+    copy = decoder.rerounded(model, np.random.default_rng(1))
+    for mine, theirs in zip(model.layers[:1], copy.layers[:1], strict=True):
+        for f in dataclasses.fields(mine):
+            w, moved = getattr(mine, f.name), getattr(theirs, f.name)
+            if w.ndim == 1:
+                assert moved is w  # the norms' vectors kept
+                continue
+            row, new = w[3], moved[3]
+            for start in range(0, row.size, 32):
+                block = row[start : start + 32].astype(np.float64)
+                step = (block.max() - block.min()) / 15
+                change = np.abs(new[start : start + 32] - block)
+                assert change.max() <= step / 2 + 1e-6, (f.name, start)
+            assert not np.array_equal(moved, w), f.name  # moved, not copied
+    with pytest.raises(ValueError, match="divisible by 32, got 33"):
+        decoder.rounding_step(np.zeros((2, 33)))
+
+
+def test_step_19s_caption_counts_the_rerounded_draws_where_rope_puts_the_sentences_further_apart():
+    from posviz import lecture
+    from posviz.experiments import whole
+
+    if whole.whole_path() is not None:
+        pytest.skip("with the whole SmolLM2 fetched, step 19 runs all 30 layers: the draws are of the first 5")
+    drawn = decoder.rerounding()
+    assert {len(v) for v in drawn.values()} == {decoder.ROUNDING_DRAWS}
+    assert np.all(drawn["both off"] < 1e-5)  # RoPE and mask off: order-blind in every copy, up to float32 rounding
+    further = int(np.sum(drawn["RoPE + mask"] > drawn["RoPE off"]))
+    caption = lecture.slide([s.key for s in lecture.STEPS].index("decoder")).caption
+    assert caption.endswith(
+        f"{decoder.ROUNDING_DRAWS} times: with RoPE the two end further apart than without in {further}."
+    )
+    assert 0 < further < decoder.ROUNDING_DRAWS  # the shipped copy's order is not every copy's (16 of 20 measured)

@@ -14,7 +14,7 @@ import threading
 
 from posviz import lecture
 from posviz.drawing import engine
-from posviz.experiments import matched
+from posviz.experiments import decoder, matched
 from posviz.models import smollm2
 
 _frozen = False
@@ -24,8 +24,8 @@ WARM_NICE = 10  # how much nicer the warm-up thread is than the server (Linux): 
 def warm_server() -> None:
     """Run once in a background thread at launch: the lecture's first step (its modules, its slide and its charts
     compiled in both modes: what a lecturer opens first on a new server), then SmolLM2's layers (~2-3 s to
-    dequantize), then the matched family's held-out curves (tens of seconds with 8 windows), the last two at a
-    lower CPU priority so that the sessions of the first visitors are not slowed by them."""
+    dequantize) and step 19's rerounded runs (~10 s), then the matched family's held-out curves (tens of seconds
+    with 8 windows), all but the first at a lower CPU priority so that the first visitors' sessions are not slowed."""
     for fig in lecture.slide(0).figures:
         if fig.builder is not None:
             for presenter in (False, "hall"):  # a desk, and the lecture projected (ui.screen.chart_screen)
@@ -35,6 +35,7 @@ def warm_server() -> None:
     except (AttributeError, OSError):
         pass
     smollm2.load()
+    decoder.rerounding()  # step 19's caption: its layers rounded again, 20 times (about 10 s)
     matched.warm()
 
 

@@ -566,6 +566,65 @@ def sentence_cosine(rotation: Rotation = "rope", causal: bool = True) -> tuple[f
     return sentence_pair(*states)
 
 
+# ----- how far rounding the weights moves step 19's 1 − cosine ---------------------------------------------------
+# The shipped layers are Q4_1 (32 values a block, 16 levels from the block's min to its max) and no full-precision
+# file is here: the next best measure is to round again as coarsely, as noise of one rounding step, and rerun.
+ROUNDING_BLOCK, ROUNDING_LEVELS = 32, 16
+ROUNDING_DRAWS = 20  # step 19's rerounded copies (about 0.3 s each), at seed 0
+ROUNDING_RUNS = {"RoPE + mask": ("rope", True), "RoPE off": ("none", True), "both off": ("none", False)}
+
+
+def rounding_step(w: np.ndarray) -> np.ndarray:
+    """Each value's rounding step in ROUNDING_BLOCK-value blocks along its row: (block max − block min) / 15.
+
+    >>> rounding_step(np.arange(64.0).reshape(1, 64))[0, [0, 31, 32]].tolist()
+    [2.066666666666667, 2.066666666666667, 2.066666666666667]
+    """
+    rows, cols = w.shape
+    if cols % ROUNDING_BLOCK:
+        raise ValueError(f"expected a row length divisible by {ROUNDING_BLOCK}, got {cols}")
+    blocks = w.reshape(rows, cols // ROUNDING_BLOCK, ROUNDING_BLOCK)
+    step = (blocks.max(axis=2) - blocks.min(axis=2)) / (ROUNDING_LEVELS - 1)
+    return np.repeat(step, ROUNDING_BLOCK, axis=1)
+
+
+def rerounded(model: SmolLM2, rng: np.random.Generator) -> SmolLM2:
+    """`model` with every weight matrix moved by uniform noise of ±half its rounding step (the norms' vectors kept)."""
+    from dataclasses import fields, replace
+
+    layers = []
+    for layer in model.layers:
+        moved = {
+            f.name: (w + rng.uniform(-0.5, 0.5, w.shape) * rounding_step(w)).astype(np.float32)
+            for f in fields(layer)
+            if (w := getattr(layer, f.name)).ndim == 2
+        }
+        layers.append(replace(layer, **moved))
+    return replace(model, layers=tuple(layers))
+
+
+def rounding_gaps(draws: int = 20, seed: int = 0) -> dict[str, np.ndarray]:
+    """1 − cosine of the two SENTENCES for each of step 19's runs (ROUNDING_RUNS) on `draws` rerounded copies of the
+    shipped layers: (draws,) each. Takes about 0.4 s a draw."""
+    if draws < 1:
+        raise ValueError(f"expected at least 1 draw, got {draws}")
+    shipped, rng = load(), np.random.default_rng(seed)
+    gaps: dict[str, list[float]] = {name: [] for name in ROUNDING_RUNS}
+    for _ in range(draws):
+        model = rerounded(shipped, rng)
+        for name, (rotation, causal) in ROUNDING_RUNS.items():
+            ids = [smollm2.tokenize(t).ids for t in SENTENCES]
+            states = [run(i, rotation=rotation, causal=causal, model=model).hidden[-1] for i in ids]
+            gaps[name].append(1 - sentence_pair(*states)[0])
+    return {name: np.array(v) for name, v in gaps.items()}
+
+
+@lru_cache(maxsize=1)
+def rerounding() -> dict[str, np.ndarray]:
+    """`rounding_gaps` at ROUNDING_DRAWS draws, seed 0: once per process (the server computes it at start)."""
+    return rounding_gaps(ROUNDING_DRAWS, 0)
+
+
 def sentence_pair(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """From the two SENTENCES' last states (T, d) each: the cosine of their word means (<|im_start|>, token 0, left
     out) and how many times longer the first one's token-0 state is than its words' (the sink)."""

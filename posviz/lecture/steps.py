@@ -1147,6 +1147,14 @@ def decoder() -> Slide:
     model, sink = smol["SmolLM2"]
     mask_only, neither = smol["SmolLM2, RoPE off"][0], smol["and mask off"][0]
     layers, of = shipped_layers()
+    # how far rounding the weights moves the claim's comparison: the shipped layers rounded again, as coarsely
+    redrawn = _rerounding() if fetched is None else None
+    rounded = (  # how often, not the shipped copy's one draw
+        f" Its weights rounded again as coarsely as stored, {len(redrawn['RoPE off'])} times: with RoPE the two end "
+        f"further apart than without in {int(np.sum(redrawn['RoPE + mask'] > redrawn['RoPE off']))}."
+        if redrawn is not None
+        else ""
+    )
     if fetched is None:
         source, after, used = (
             f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
@@ -1172,13 +1180,23 @@ def decoder() -> Slide:
         f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
         f"tokens' states (a layer's output vectors) "
         f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
-        f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).",
+        f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).{rounded}",
         also=(
             ("RoPE off, mask only", _gap_or_zero(mask_only)),
             # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
             ("both off (≈ 0)" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
         ),
     )
+
+
+def _rerounding() -> dict[str, np.ndarray]:
+    """Step 19's runs on its shipped layers rounded again as coarsely (`decoder.rerounding`: once per process)."""
+    from posviz.experiments import decoder
+
+    return decoder.rerounding()
+
+
+REROUNDING_NOTE = "SmolLM2 rounded again 20 times: computed once per server, from its start (about 10 s on two cores)"
 
 
 def whole_cosines() -> dict[str, tuple[float, float]] | None:
@@ -1427,7 +1445,7 @@ STEPS: tuple[Step, ...] = (
          (Control("scheme", "first number (and its badge)", "alibi", options=BUYS_SCHEMES, names=BUYS_NAMES),
           Control("reach", "read up to × the trained length", 8, options=(2, 4, 8))),
          slow=_matched_curves, slow_note=MATCHED_NOTE),
-    Step("decoder", "A real decoder: no position rows", decoder),
+    Step("decoder", "A real decoder: no position rows", decoder, slow=_rerounding, slow_note=REROUNDING_NOTE),
     Step("llm", "A modern LLM uses RoPE: a previous-token head", llm_head),
     Step("llmsink", "A modern LLM: the attention sink", llm_sink),
     Step("recap", "Recap: three families of position", recap, slow=_matched_curves, slow_note=MATCHED_NOTE),
