@@ -283,6 +283,10 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     assert [v for _, v in slide.also] == [at("ramp").value, rotary, at("causal").value]  # 3.4998, family 2's, 1.6508
     assert [label for label, _ in slide.also] == ["ramp (step 3)", "rotary (new here)", "mask (step 14)"]
     assert not any(verdicts.machine_zero(v) for _, v in slide.also)
+    # what the four numbers are, in both modes' line under them (a phone shows the source, a projector the hall)
+    assert slide.source.startswith("headlines: step 1's shuffle test alone, then with each family's signal added")
+    assert slide.hall.startswith("headlines: step 1's test, each family")
+    assert slide.tone == "state" and slide.verdict == "order-blind"  # a fact of the first number, not a green verdict
 
 
 def test_every_recap_score_cell_names_its_source_and_the_learned_one_is_minilms_shipped_table():

@@ -223,6 +223,8 @@ def table_columns(every: tuple[Row, ...], steps: dict[str, int] | None = None) -
 def source() -> str:
     """Where the recap's cells come from, column by column (the step's expected-value line)."""
     return (
+        "headlines: step 1's shuffle test alone, then with each family's signal added (the ramp, rotary query and key, "
+        "the mask); "
         f"scores: one seeded query and key drawn from N(0, 1) (normal, mean 0, standard deviation 1) at positions "
         f"0-{T - 1} and {SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )
@@ -234,7 +236,7 @@ def past_note() -> str:
     a, b = past_window()
     return (
         f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, mean of "
-        f"{len(matched.seeds())} seeds (step 18 draws their range as a line), of small models trained "
+        f"{len(matched.seeds())} seeds (step 18 shows their ranges), of small models trained "
         "here, not the papers' results"
     )
 
