@@ -175,6 +175,7 @@ def test_the_steps_that_wait_for_the_matched_models_say_so_and_share_the_pages_c
     assert slow["buys"].slow() is matched.family_curves()  # one cache: the matched page's and the server's warm-up
     assert slow["recap"].slow() is matched.family_curves()
     assert slow["decoder"].slow() is decoder.rerounding()  # one cache: the server's warm-up computes it at start
+    assert f"rounded again {decoder.ROUNDING_DRAWS} times" in slow["decoder"].slow_note
 
 
 def test_a_second_caller_of_the_family_curves_waits_for_the_first_instead_of_computing_again(monkeypatch):
