@@ -9,7 +9,7 @@ import pytest
 
 from posviz import lecture
 from posviz.drawing.display import number
-from posviz.experiments import decoder, whole
+from posviz.experiments import decoder, lessons, whole
 from posviz.lecture import families, notes
 from posviz.maths import biases, relative, verdicts
 from posviz.models.minilm import encoder
@@ -247,8 +247,8 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
-        assert past[row].startswith(f"loss {rise[scheme].signed_mean}\n"), row
-    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].signed_mean}\n")
+        assert past[row].startswith(f"loss {rise[scheme].written}\n"), row  # as step 18's bar: the seeds' range
+    assert past["bias on the scores"].startswith(f"ALiBi: loss {rise['alibi'].written}\n")
     last_bucket = biases.t5_bucket(np.array([90, 91, 1000]))
     assert last_bucket.tolist() == [30, 31, 31]
     assert "T5: far offsets share one bucket" in past["bias on the scores"]  # 91 on: bucket 31
@@ -285,7 +285,8 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     assert not any(verdicts.machine_zero(v) for _, v in slide.also)
     # what the four numbers are, in both modes' line under them (a phone shows the source, a projector the hall)
     assert slide.source.startswith("headlines: step 1's shuffle test alone, then with each family's signal added")
-    assert slide.hall.startswith("headlines: step 1's test, each family")
+    assert slide.hall == "headlines: step 1's shuffle test, alone and with each family added"
+    assert slide.caption.startswith("Rotary in step 1's test: a shuffle changes the offsets t − s")  # vs step 13
     assert slide.tone == "state" and slide.verdict == "order-blind"  # a fact of the first number, not a green verdict
 
 
@@ -360,7 +361,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     assert slide.numbers == expected
     assert not re.search(r"\d", slide.verdict + slide.otherwise)  # the badge in words, the numbers in headlines
     assert "not the ALiBi or RoPE papers' results" in slide.caption and "T_train = 128" in slide.caption
-    assert "Loss: how badly the next byte is guessed" in slide.caption  # the claim's word
+    assert slide.hall.startswith("loss: how badly the next byte is guessed")  # the claim's word, in a hall's type
     curve, bars = slide.figures
     labels = {**lecture.steps.SCHEME_LABELS, "learned": "learned (to 127)"}  # "RoPE", never the identifier "rope"
     drawn = set(labels.values()) - {"learned (to 127)"}  # its lines stop at 127: the bars say so
@@ -505,6 +506,7 @@ def screen_words(shown: lecture.Slide, presenter: bool = False) -> str:
 
 # A term a student may not know, the step that defines it (on its screen) and the words that define it there.
 FIRST_LAYERS = r"\bfirst \d+ (of its \d+ )?layers\b"  # step 19's part of SmolLM2
+RE_ROUNDING = r"\bre-roundings?\b"  # step 19's shipped layers rounded again: not drawn for the whole file
 EIGHT_BITS = r"\b8[ -]bits?\b"  # step 16's 8-bit MiniLM: with the published float32 one fetched, step 19 says it first
 TERMS = [
     (r"\btoken\b", "shuffle", "A token: a word or word piece, here a row of X"),
@@ -514,7 +516,7 @@ TERMS = [
     (r"\bSmolLM2\b", "decoder", "SmolLM2, a small LLM (large language model)"),
     (r"\bramp\b", "twins", "the ramp E = 0.6(t + 1)"),
     (r"\bposition rows?\b", "twins", "a position row (a row per position t"),
-    (r"\bseed\b", "shuffle", "A seed: a fixed start for random numbers, so they repeat"),
+    (r"\bseed\b", "shuffle", "A seed: a fixed start for random numbers"),
     (r"\btransformers?\b", "shuffle", "a transformer's attention (today's language models are transformers)"),
     (r"\bW₁", "plain", "W₁, W₂: attention matrices"),
     (r"\bwavelength", "table", "wavelength (positions before it repeats)"),
@@ -528,10 +530,12 @@ TERMS = [
     (r"\bRoPE\b", "rotary", "rotary (RoPE) turns each query and key vector by its position"),
     (r"\bALiBi\b", "rotary", "ALiBi a penalty −slope × |t − s|"),
     (r"\bslope\b", "rotary", "slope 1/32 here"),
-    (r"\bembedding\b", "rotary", "rotary position embedding: vectors carry position by their angle"),
+    (r"\bembedding\b", "rotary", "an embedding: the vector a token or a position gets"),
     (r"\bRoPE off\b", "decoder", "RoPE off: no query or key turned"),
     (r"\bmask off\b", "decoder", "mask off: every token reads all"),
     (r"\bparameters\b", "real", "parameters (its learned numbers"),
+    (r"\bmedian\b", "real", "median (middle)"),
+    (RE_ROUNDING, "decoder", "A re-rounding: its parameters rounded again as coarsely as stored"),
     (EIGHT_BITS, "sentences", "256 levels"),
     (r"\b4 (or|and) 8 bits\b", "decoder", "in 4 or 8 bits: rounded to 16 or 256 levels"),
     (r"\bmatri(x|ces)\b", "shuffle", "a random matrix (a grid of numbers"),
@@ -543,7 +547,7 @@ TERMS = [
     (r"\boffset t − s\b", "rotary", "a score sees only the offset t − s"),
     (r"\bdecoder\b", "causal", "A decoder, a model writing left to right"),
     (r"\bencoder\b", "real", "encoder (a model reading whole texts"),
-    (r"\bcosine\b", "real", "cosine (1: same direction, 0: at right angles)"),
+    (r"\bcosine\b", "real", "(1: same direction, 0: right angles)"),
     (r"\bheld-out\b", "buys", "text never trained on"),
     (r"\bnats per byte\b", "buys", "Loss: how badly the next byte is guessed, in nats (natural-log units) per byte"),
     (r"\bloss\b", "buys", "Loss: how badly the next byte is guessed"),
@@ -574,7 +578,7 @@ def test_the_real_model_steps_project_plain_words_for_formats_and_when_a_number_
     assert not re.search(JARGON, shown), re.search(JARGON, shown)
 
 
-WITHOUT_WHOLE_FILE = {FIRST_LAYERS}  # with the whole file fetched, step 19 runs all 30 layers and says so
+WITHOUT_WHOLE_FILE = {FIRST_LAYERS, RE_ROUNDING}  # with the whole file fetched, step 19 runs all 30 layers and says so
 
 
 @pytest.mark.parametrize(("pattern", "key", "definition"), TERMS, ids=[t[1] + ":" + t[0] for t in TERMS])
@@ -640,7 +644,8 @@ def test_the_sink_steps_claim_names_the_layers_whose_every_head_is_a_sink():
     whole = [str(i) for i in range(reading.sink.shape[0]) if (reading.sink[i] > 2 * even).all()]
     assert whole, "no layer is a sink in every head: the claim's other wording"
     named = f"{whole[0]}-{whole[-1]}" if len(whole) > 1 else whole[0]
-    assert at("llmsink").claim.startswith(f"Every head of layer{'s' * (len(whole) > 1)} {named} puts much of its ")
+    layers = f"layer{'s' * (len(whole) > 1)} {named}"
+    assert at("llmsink").claim.startswith(f"Every head of {layers} puts over twice an even split's weight on token 0")
     assert int(whole[0]) > 1  # layers 0-1 are not named: the weight is not in every layer
 
 
@@ -655,9 +660,9 @@ def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
     assert said.endswith("and still with the mask off: the mask does not make this attention sink."), said
 
 
-def test_the_trained_models_badge_names_the_two_headlines_whose_seeds_ranges_the_line_under_them_writes():
-    """Drawn only, ALiBi's range was a line about 5 px long: the line under the headlines writes both ranges, each
-    seed's rise recomputed from the curves here (the bars' window: 4-8 x T_train)."""
+def test_the_trained_models_badge_names_the_two_headlines_whose_seeds_ranges_their_bars_write():
+    """Drawn only, ALiBi's range was a line about 5 px long: each bar writes its seeds' range, each seed's rise
+    recomputed from the curves here (the bars' window: 4-8 x T_train)."""
     from posviz.models import matched
 
     T = matched.config().T_train
@@ -680,8 +685,11 @@ def test_the_trained_models_badge_names_the_two_headlines_whose_seeds_ranges_the
         word = "apart" if a_hi < b_lo or b_hi < a_lo else "overlap"
         first, second = (w.rsplit(" ", 1)[0] for w in written)
         assert (shown.verdict if shown.ok else shown.otherwise) == f"{first}, {second}: seeds' ranges {word}", scheme
-        assert shown.hall == f"2 runs (seeds) a scheme: {', '.join(written)}", scheme  # in hall type
-        assert shown.source.endswith(f"seeds' ranges: {', '.join(written)}"), scheme
+        bars = shown.figures[1].frames[0].set_index("category").shown
+        for w in written:  # each headline's range written at its bar, in the bars' type
+            name, spread = w.rsplit(" ", 1)
+            low, high = spread.split("..")
+            assert bars[name] == (spread if low != high else f"{float(low):+.{len(low) - 3}f}"), (scheme, name)
 
 
 def test_step_17_gives_ropes_usual_explanation_only_when_rope_rose_most():
@@ -1105,3 +1113,18 @@ def test_the_decoder_steps_note_compares_with_step_18_as_measured():
     said = notes.note("decoder").say
     assert "MiniLM, a whole encoder, moved the two further apart" in said and not re.search(r"\d×", said)
     assert 1 - at("sentences").value > at("decoder").value  # MiniLM's 1 − cosine above SmolLM2's, as the note says
+
+
+def test_step_9s_caption_says_below_which_scale_np_allclose_counts_the_two_outputs_equal():
+    """Its claim's "exactly 0 only at scale 0" beside the tolerance: the caption gives the scale under which the
+    rule, value by value, counts the two outputs of 'man' equal (found by halving; checked either side here)."""
+    caption = at("magnitude").caption
+    said = float(re.search(r"below a scale of about (\S+) ", caption).group(1))
+    sentence = lessons.sentence_experiment()
+
+    def equal(scale):
+        out1, out2 = sentence.word_outputs("man", scale)
+        return bool(np.all(np.abs(out1 - out2) <= 1e-8 + 1e-5 * np.abs(out2)))  # np.allclose's rule written out
+
+    assert equal(0.9 * said) and not equal(1.2 * said)
+    assert "exactly 0 only at scale 0" in at("magnitude").claim

@@ -124,6 +124,18 @@ class BinRow:
         return f"{self.low:+.{self.places}f}..{self.high:+.{self.places}f}"
 
     @property
+    def written(self) -> str:
+        """What a bar writes: the seeds' range where its two ends print apart, else the mean (seeds alike).
+
+        >>> BinRow("rope", 512, 1024, 2.526, 2.310, 2.742, 2).written
+        '+2.31..+2.74'
+        >>> BinRow("sinusoid", 512, 1024, 1.3061, 1.3057, 1.3064, 2).written
+        '+1.306'
+        """
+        low, high = self.seeds_range.split("..")
+        return self.signed_mean if low == high else self.seeds_range
+
+    @property
     def signed(self) -> str:
         """The mean and the seeds' range with their signs (a rise): 2 decimals, 3 where 2 would print two seeds'
         different values as one range "+0.26..+0.26", which reads as one seed counted twice.

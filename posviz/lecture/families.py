@@ -158,7 +158,7 @@ def rows() -> tuple[Row, ...]:
             "sinusoidal rows",
             "1: absolute",
             "added to the input",
-            f"loss {rise['sinusoid'].signed_mean}\na row for any t, from the formula",
+            f"loss {rise['sinusoid'].written}\na row for any t, from the formula",
             relative.shift_change(q, k, T, SHIFT, scheme="sinusoidal"),
             f"sin/cos formula, d = {D}",
             "rotary",
@@ -178,7 +178,7 @@ def rows() -> tuple[Row, ...]:
             "rotary (RoPE)",
             "2: relative",
             "rotates query, key (SmolLM2)",
-            f"loss {rise['rope'].signed_mean}\noffsets past {T_train - 1} unseen (the cause? untested)",  # step 18
+            f"loss {rise['rope'].written}\noffsets past {T_train - 1} unseen (the cause? untested)",  # step 18
             relative.shift_change(q, k, T, SHIFT, scheme="rotary"),
             f"rotation formula, d = {D}",
             "rotary",
@@ -188,7 +188,7 @@ def rows() -> tuple[Row, ...]:
             "bias on the scores",
             "2: relative",
             "added to the scores (ALiBi, T5)",
-            f"ALiBi: loss {rise['alibi'].signed_mean}\nT5: far offsets share one bucket",
+            f"ALiBi: loss {rise['alibi'].written}\nT5: far offsets share one bucket",
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi slope {alibi_slope_words()}, T5 stand-in",  # the head's penalty (step 13's word), no head number
             "rotary",
@@ -198,7 +198,7 @@ def rows() -> tuple[Row, ...]:
             "causal mask",
             "3: implicit",
             "masks later keys (SmolLM2 too)",
-            f"loss {rise['none'].signed_mean}\nno table, no angle to run out of",
+            f"loss {rise['none'].written}\nno table, no angle to run out of",
             mask_change(),
             f"keys s ≤ t kept, d = {D}",  # what the mask keeps ("mask s ≤ t" read as hiding them)
             "rotary",
@@ -235,9 +235,9 @@ def past_note() -> str:
     T_train = matched.config().T_train
     a, b = past_window()
     return (
-        f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, mean of "
-        f"{len(matched.seeds())} seeds (step 18 shows their ranges), of small models trained "
-        "here, not the papers' results"
+        f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, the "
+        f"{len(matched.seeds())} seeds' range as step 18's bars write it (one number where they agree), of small "
+        "models trained here, not the papers' results"
     )
 
 

@@ -166,7 +166,9 @@ def _gap(value: float) -> str:
 def _powers(value: float) -> str:
     """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
     said = powers(number(value, grouped=True))
-    rounding = ": zero up to float rounding (floats keep about 16 digits)" if verdicts.machine_zero(value) else ""
+    rounding = (
+        ": zero up to float rounding (64-bit floats, as here: about 16 digits)" if verdicts.machine_zero(value) else ""
+    )
     return f" {said}{rounding}." if said else ""
 
 
@@ -318,7 +320,7 @@ def shuffle(seed: int = 42) -> Slide:
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X), a transformer's attention (today's language models are transformers): "
         "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
-        "weighted by how well they match. A seed: a fixed start for random numbers, so they repeat. The course "
+        "weighted by how well they match. A seed: a fixed start for random numbers. The course "
         f"notes: this lecture's written lessons.{_powers(r.max_diff)}",  # the shuffle's order: the speaker notes
     )
 
@@ -571,9 +573,10 @@ def magnitude(scale: float = 0.001) -> Slide:
     curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 30})  # + caption
     outs = r.word_outputs("man", scale)
     close, tolerance = verdicts.numerically_equal(*outs), verdicts.equal_tolerance(outs[1])
+    below = _equal_below(lambda s: verdicts.numerically_equal(*r.word_outputs("man", s)))
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
-        "proportion near 0): it vanishes only at scale 0, no position at all (step 7).",
+        "proportion near 0): it is exactly 0 only at scale 0, no position at all (step 7).",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
@@ -585,8 +588,25 @@ def magnitude(scale: float = 0.001) -> Slide:
         tone="state",
         also=(("the tolerance, at most", tolerance),),
         caption="The tolerance: the largest difference still counted as equal, 10⁻⁵ × the size of each value compared "
-        "(+ 10⁻⁸); float rounding is near 10⁻¹⁶.",
+        f"(+ 10⁻⁸), value by value; float rounding is near 10⁻¹⁶. Counted as equal only below a scale of about "
+        f"{number(float(f'{below:.1g}'))} (searched here, value by value).",
     )
+
+
+def _equal_below(equal: Callable[[float], bool], high: float = 1.0, steps: int = 60) -> float:
+    """The scale under which `equal(scale)` holds (True at 0, False at `high`), found by halving [0, high]: step 9's
+    "counted as equal" edge.
+
+    >>> round(_equal_below(lambda s: s < 0.25), 6)
+    0.25
+    """
+    if equal(high) or not equal(0.0):
+        raise ValueError(f"expected equal at scale 0 and not at {high}, got {equal(0.0)} and {equal(high)}")
+    low = 0.0
+    for _ in range(steps):
+        mid = (low + high) / 2
+        low, high = (mid, high) if equal(mid) else (low, mid)
+    return low
 
 
 # ----- lesson 003: sinusoids --------------------------------------------------------------------------------------
@@ -763,11 +783,11 @@ def rotary(shift: int = 100) -> Slide:
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
         hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by t − s",
         also=_moved_too(shift),
-        caption=f"RoPE: short for rotary position embedding: vectors carry position by their angle (d = {families.D} "
-        "here, as at step 22). ALiBi (attention with linear biases) and T5 (a Google model's scheme) add a bias to the "
-        f"scores instead: ALiBi a penalty −slope × |t − s| (slope {families.alibi_slope_words()} here), T5 a learned "
-        "bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's causal mask, which hides "
-        "each query's later keys. Learned, trained: fitted to data; MiniLM: a real model, its table learned (step 15, "
+        caption="RoPE: rotary position embedding (an embedding: the vector a token or a position gets; here an "
+        f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (Google's) add a bias "
+        f"to the scores instead: ALiBi a penalty −slope × |t − s| (slope {families.alibi_slope_words()} here), T5 a "
+        "learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's causal mask, "
+        "which hides each query's later keys. Learned, trained: fitted to data; MiniLM: a real model (step 15, "
         f"d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
@@ -794,7 +814,7 @@ def real_model() -> Slide:
     return Slide(
         f"A real encoder (a model reading whole texts), MiniLM, is family 1: a learned table of {pos.table.shape[0]} "
         "absolute rows added to the input; neighbours point alike.",
-        "median cosine (1: same direction, 0: at right angles) of neighbouring rows",
+        "median (middle) cosine of neighbouring rows (1: same direction, 0: right angles)",
         pos.neighbour_cosine,
         verdicts.pointing_alike(pos.neighbour_cosine),
         "a smooth code, learned without a formula",
@@ -934,15 +954,15 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
             "value": [rise[k].mean if k in rise else 0.0 for k in matched.SCHEMES],
             "low": [rise[k].low if k in rise else 0.0 for k in matched.SCHEMES],
             "high": [rise[k].high if k in rise else 0.0 for k in matched.SCHEMES],
-            # the mean only: the range, drawn as the line, written beside it ran past a phone's edge and a projector's
-            "shown": [rise[k].signed_mean if k in rise else no_row for k in matched.SCHEMES],
+            # the seeds' range (the mean is the bar and the headline): drawn only, a range was a line of a few px
+            "shown": [rise[k].written if k in rise else no_row for k in matched.SCHEMES],
             "chosen": [k == scheme for k in matched.SCHEMES],
         }
     ).assign(text_at=lambda f: f[["value", "high"]].max(axis=1))
-    span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.6)  # room for the words
+    span = (min(0.0, float(bars.low.min())) * 1.2, float(bars.text_at.max()) * 1.9)  # room for a range "+2.31..+2.74"
     shape = dict(
         colours=tuple((labels[k], c) for k, c in SCHEME_COLOURS.items()),
-        title=f"loss at {a}-{b - 1} minus 0-{T - 1} (line: seeds' range)",
+        title=f"loss at {a}-{b - 1} minus 0-{T - 1}: seeds' range",
         x_title="nats per byte",
         span=span,
         ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
@@ -956,20 +976,18 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
     pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
-    # their seeds' ranges written out, in hall type: drawn only, ALiBi's was a line about 5 px long
-    ranges = ", ".join(f"{SCHEME_LABELS[r.scheme]} {r.seeds_range}" for r in (mine, other))
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
         f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise",  # at the claim's a-b (the bars' title too)
         round(mine.mean, mine.places),  # as its bar writes it
         apart,
-        f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the line under them writes both
+        f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars write them
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        f"computed on this server: the small models trained here, alike but for position; seeds' ranges: {ranges}",
+        "computed on this server: the small models trained here, alike but for position",
         f"{pair}: seeds' ranges overlap",
         tone="state",
-        hall=f"{len(matched.seeds())} runs (seeds) a scheme: {ranges}",  # loss: the caption's word
+        hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",  # claim's term
         also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
         caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
         f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
@@ -1084,14 +1102,16 @@ SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two shor
 }
 
 
-def _carriers(model: float, mask_only: float) -> str:
-    """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off)."""
+def _carriers(model: float, mask_only: float, held: tuple[int, int] | None = None) -> str:
+    """What carries the order in step 19's claim, read from the measured cosines (RoPE on, RoPE off); `held`: in how
+    many of how many re-roundings of the parameters the comparison holds (said with it)."""
     if verdicts.same_direction(mask_only):
         return "RoPE (family 2) and its causal mask (family 3) move the two sentences apart together."
     told = "its causal mask (family 3) alone moves the two sentences apart"
+    often = "" if held is None else f" (in {held[0]} of {held[1]} re-roundings)"
     if model < mask_only:
-        return f"{told}, RoPE (family 2) a little further."
-    return f"{told}, further than with RoPE (family 2) on."
+        return f"{told}, RoPE (family 2) a little further{often}."
+    return f"{told}, further than with RoPE (family 2) on{often}."
 
 
 def _gap_or_zero(cosine: float) -> float:
@@ -1132,7 +1152,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         text="shown",
         title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
         x_title="1 − cosine (0: the same vector)",
-        height=FIGURE_HEIGHT - 105,  # three headlines' two-line labels above it (+ the mask-off baseline's)
+        height=FIGURE_HEIGHT - 110,  # three headlines above it, a three-line claim and a four-line caption
         span=(0.0, end),
         ticks=_past(lecture_charts.round_ticks(max(gaps.values()), most=3), end),
     )
@@ -1147,11 +1167,15 @@ def decoder() -> Slide:
     model, sink = smol["SmolLM2"]
     mask_only, neither = smol["SmolLM2, RoPE off"][0], smol["and mask off"][0]
     layers, of = shipped_layers()
-    # how far rounding the weights moves the claim's comparison: the shipped layers rounded again, as coarsely
+    # how far rounding the parameters moves the claim's comparison: the shipped layers rounded again, as coarsely;
+    # in how many re-roundings the claim's order holds (RoPE further apart when the model's cosine is the lower)
     redrawn = _rerounding() if fetched is None else None
-    rounded = (  # how often, not the shipped copy's one draw
-        f" Its weights rounded again as coarsely as stored, {len(redrawn['RoPE off'])} times: with RoPE the two end "
-        f"further apart than without in {int(np.sum(redrawn['RoPE + mask'] > redrawn['RoPE off']))}."
+    held = None
+    if redrawn is not None:
+        on, off = redrawn["RoPE + mask"], redrawn["RoPE off"]
+        held = (int(np.sum((on > off) == (model < mask_only))), len(off))
+    rounded = (
+        f" A re-rounding: its parameters rounded again as coarsely as stored ({len(redrawn['RoPE off'])} in all)."
         if redrawn is not None
         else ""
     )
@@ -1166,7 +1190,7 @@ def decoder() -> Slide:
         after = f"all {of} layers"
         used = f"all {of} layers"
     return Slide(
-        f"SmolLM2, a small LLM (large language model), has no position rows: {_carriers(model, mask_only)}",
+        "SmolLM2, a small LLM (large language model), has no position rows: " + _carriers(model, mask_only, held),
         "SmolLM2: 1 − cosine",  # the bars' measure (their title names the layers): short, so a phone's three align
         _gap_or_zero(model),  # three digits: the claim's "a little further" rests on the second
         not verdicts.same_direction(model),
@@ -1326,17 +1350,23 @@ def llm_sink() -> Slide:
     # as spread over all layers, while layers 0-1 are near 0)
     whole = [i for i, heads in enumerate(reading.sink) if all(verdicts.SINK_FACTOR * even < w for w in heads)]
     who = (
-        f"Every head of layer{'s' * (len(whole) > 1)} {_span(whole)} puts much of its weight"
+        f"Every head of layer{'s' * (len(whole) > 1)} {_span(whole)} puts over twice an even split's weight"
         if whole
-        else "Some heads put much of their weight"  # no layer wholly: the maps' cells over 2× the even split
+        else "Some heads put over twice an even split's weight"  # no layer wholly: the maps' cells say which
     )
     layers, of = reading.trace.weights.shape[0], decoder.shipped_layers()[1]  # run here; the whole model's
     masked = _retitled(  # both maps on one [0, 1] colour scale: they compare cell by cell
-        llm_figures.sink_live(reading, height=MAP_HEIGHT, annotate=False),
+        llm_figures.sink_live(reading, height=MAP_HEIGHT),
         f"causal mask on: layers 0-{layers - 1} (of {of}), {reading.T} tokens",
     )
     maskless = _retitled(
         llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
+    )
+    # each head's weight written on the left (the claim is about every head of its layers), in cells widened by
+    # legends titled "weight" (the caption says of what: "weight on token 0" took a third of each map's width)
+    masked, maskless = (
+        replace(fig, shape={**fig.shape, "style": replace(fig.shape["style"], value_title="weight")})
+        for fig in (masked, maskless)
     )
     return Slide(
         f"{who} on token 0, the one key every query sees under the causal mask, {without}: {cause}.",
@@ -1406,8 +1436,11 @@ def recap() -> Slide:
         families.source(),
         "not the outcome this step is about: see the table",
         tone="state",
-        hall="headlines: step 1's test, each family; last column's 0: offset only",
-        caption=families.links(),
+        hall="headlines: step 1's shuffle test, alone and with each family added",
+        # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the last column's 0 means
+        caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
+        "position together, which keeps each offset. The last column's 0: only the offset counts (not order-blind). "
+        + families.links(),
         also=(("ramp (step 3)", ramped), ("rotary (new here)", rotated), ("mask (step 14)", masked)),
     )
 
