@@ -75,10 +75,10 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     )
     assert cos["unrelated"] < cos["a paraphrase"] < cos["reordered"] < 1  # the claim: less than a paraphrase differs
     assert set(slide.figures[1].frames[0].run) == {"the model", "position rows removed"}  # app_pages/sentences.py's
-    assert "At 0 layers run no token has mixed" in slide.caption
+    said = notes.note("sentences").say  # the 0-layer gap's reason: the speaker's, not the caption's
+    assert "At 0 layers run no token has mixed, yet the orders already differ a little" in said
     layers = slide.figures[1].frames[0].query("run == 'the model'").sort_values("layer")
     assert not verdicts.machine_zero(layers.distance.iloc[0])  # the word-position pairing, normalised: not rounding
-    assert f"the orders differ (1 − cosine {number(layers.distance.iloc[0], 2).replace('-', '‑')})" in slide.caption
     assert slide.numbers[2] == (
         "a paraphrase",
         refs.set_index(refs["compared with"].str.split("\n").str[0]).shown["a paraphrase"],
@@ -95,7 +95,7 @@ def test_the_sentence_cosine_has_reference_points_and_the_pages_legend():
     assert np.abs(raw[0].sum(axis=0) - raw[1].sum(axis=0)).max() < 1e-12
     normalised = [layer0.embed(rows, minilm.tokenize(text).ids) for text in ("dog bites man", "man bites dog")]
     assert np.abs(normalised[0].sum(axis=0) - normalised[1].sum(axis=0)).max() > 1e-3
-    assert "rescaled alone (to mean 0, spread 1; unscaled, the rows' sum is the same for both)" in slide.caption
+    assert "rescaled alone (to mean 0, spread 1); unscaled, the rows' sum is the same for both" in said
 
 
 def test_the_sentence_steps_two_line_bar_labels_are_centred_on_their_bars():
@@ -1128,3 +1128,14 @@ def test_step_9s_caption_says_below_which_scale_np_allclose_counts_the_two_outpu
 
     assert equal(0.9 * said) and not equal(1.2 * said)
     assert "exactly 0 only at scale 0" in at("magnitude").claim
+
+
+def test_step_17_names_the_long_last_rows_it_cannot_explain():
+    """The chart's second feature, the table's last rows rising to about twice the others' length, is said, with no
+    cause claimed: each named row over 1.3x the median length of rows 128 on (recomputed from the table here)."""
+    from posviz.models import minilm
+
+    norms = np.linalg.norm(minilm.position_table().table, axis=1)
+    long = [t for t in range(len(norms) - 8, len(norms)) if norms[t] > 1.3 * np.median(norms[128:])]
+    assert long == [510, 511]  # measured: 0.857 and 0.970 against a median of about 0.48
+    assert at("lastrow").caption.endswith(" Rows 510-511 are long too: not explained here.")

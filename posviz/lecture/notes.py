@@ -149,7 +149,8 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     "sentences": Note(
         "Through the whole encoder, the two orders get a cosine below 1, and 1 up to rounding with the position "
         "rows removed. The bars give the number a scale: the same sentence is 1, a paraphrase lower, an unrelated "
-        "sentence near 0.",
+        "sentence near 0. At 0 layers run no token has mixed, yet the orders already differ a little: each token's "
+        "word + position row is rescaled alone (to mean 0, spread 1); unscaled, the rows' sum is the same for both.",
         "Why is the reordered sentence closer to the original than the paraphrase is?",
         "The cosine compares wording: the same words in another order share more than other words with the same "
         "meaning.",
