@@ -412,7 +412,7 @@ def test_a_rerounded_copy_moves_each_weight_matrix_by_at_most_half_its_blocks_st
         decoder.rounding_step(np.zeros((2, 33)))
 
 
-def test_step_19s_caption_counts_the_rerounded_draws_where_rope_puts_the_sentences_further_apart():
+def test_step_19s_claim_counts_the_rerounded_draws_where_rope_puts_the_sentences_further_apart():
     from posviz import lecture
     from posviz.experiments import whole
 
@@ -422,8 +422,11 @@ def test_step_19s_caption_counts_the_rerounded_draws_where_rope_puts_the_sentenc
     assert {len(v) for v in drawn.values()} == {decoder.ROUNDING_DRAWS}
     assert np.all(drawn["both off"] < 1e-5)  # RoPE and mask off: order-blind in every copy, up to float32 rounding
     further = int(np.sum(drawn["RoPE + mask"] > drawn["RoPE off"]))
-    caption = lecture.slide([s.key for s in lecture.STEPS].index("decoder")).caption
-    assert caption.endswith(
-        f"{decoder.ROUNDING_DRAWS} times: with RoPE the two end further apart than without in {further}."
+    shown = lecture.slide([s.key for s in lecture.STEPS].index("decoder"))
+    assert shown.claim.endswith(
+        f"RoPE (family 2) a little further (in {further} of {decoder.ROUNDING_DRAWS} re-roundings)."
+    )
+    assert shown.caption.endswith(
+        f"A re-rounding: its parameters rounded again as coarsely as stored ({decoder.ROUNDING_DRAWS} in all)."
     )
     assert 0 < further < decoder.ROUNDING_DRAWS  # the shipped copy's order is not every copy's (16 of 20 measured)
