@@ -102,7 +102,7 @@ class BinRow:
 
     @property
     def signed_mean(self) -> str:
-        """The mean alone, with its sign, in `signed`'s decimals (a chart's bar or a table's cell; the range is drawn).
+        """The mean alone, with its sign, in `signed`'s decimals (`written` where the seeds print alike).
 
         >>> BinRow("none", 512, 1024, 0.2586, 0.2574, 0.2598, 2).signed_mean
         '+0.259'
