@@ -65,7 +65,7 @@ def test_distance_curve_marks_the_scale_but_not_scale_0_on_a_log_axis():
     at_zero = figures.distance_curve(scales, distances, 0.0, 0.0, log=True)
     assert at_zero.builder is lines_bars.lines and len(at_zero.frames) == 1
     linear = figures.distance_curve(scales, distances, 0.0, 0.0, log=False)
-    assert linear.builder is lines_bars.lines_marked and linear.shape["y_title"] == "max abs difference"
+    assert linear.builder is lines_bars.lines_marked and linear.shape["y_title"] == "largest |difference|"
 
 
 def test_table_axes_put_positions_down_and_dimensions_across_in_minus_1_to_1():

@@ -131,7 +131,7 @@ def pair_moves(together: float, tokens_only: float, positions_only: float, signa
     """
     moves = dict(zip(PAIR_MOVES, (together, tokens_only, positions_only), strict=True))
     shown = [number(v) for v in moves.values()]
-    shape = dict(title=pair_moves_title(signal), y_title="max abs difference", height=height)
+    shape = dict(title=pair_moves_title(signal), y_title="largest |difference|", height=height)
     return log_bars("pairs", moves, shown, ("what moves", "max difference"), **shape)
 
 
@@ -172,7 +172,7 @@ def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -
 def sink_errors(ways: Mapping[str, sinks.StreamingResult]) -> Figure:
     """Each streamed step's error against the recompute over the kept tokens, one bar group a way of positioning, each
     way in its own colour (a way whose every error rounds to 0 says so in its legend entry)."""
-    shape = dict(x="token", y="error", group="way", y_title="max abs difference", colours=colours.sink_colours(ways))
+    shape = dict(x="token", y="error", group="way", y_title="largest |difference|", colours=colours.sink_colours(ways))
     frame = frames.sink_errors_frame(ways)
     return Figure(
         "sink-errors",
@@ -210,7 +210,7 @@ def distance_curve(scales: np.ndarray, distances: np.ndarray, scale: float, dist
     )
     on_axis = scale > 0 or not log  # scale 0 has no place on a log axis
     logged = " (log)" if log else ""
-    shape = dict(x="scale", y="distance", x_title="position scale" + logged, y_title="max abs difference" + logged)
+    shape = dict(x="scale", y="distance", x_title="position scale" + logged, y_title="largest |difference|" + logged)
     title = "distance between the two outputs against the scale"
     builder, data = (lines_bars.lines_marked, (curve, point)) if on_axis else (lines_bars.lines, (curve,))
     return Figure("distance-curve", builder, data, dict(title=title, log_x=log, log_y=log, points=True, **shape))

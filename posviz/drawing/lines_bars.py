@@ -303,7 +303,7 @@ def step_errors(steps: Data, band: Data, *, title: Text) -> alt.LayerChart:
     """
     y = alt.Y(
         "shown:Q",
-        title="max abs difference (log)",
+        title="largest |difference| (log)",
         scale=alt.Scale(type="log"),
         axis=alt.Axis(format=".0e", tickCount=6),
     )

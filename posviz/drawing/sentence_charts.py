@@ -22,7 +22,7 @@ def layer_distances(frame: pd.DataFrame | alt.NamedData, *, title: Text, y_title
     axis)."""
     base = alt.Chart(frame, title=title_params(title), height=height)
     return base.mark_line(point=alt.OverlayMarkDef(size=70, filled=True), strokeWidth=3).encode(
-        x=alt.X("layer:O", title="attention layers run (0 = none)", axis=alt.Axis(labelAngle=0)),
+        x=alt.X("layer:O", title="layers run (0 = none)", axis=alt.Axis(labelAngle=0)),
         y=alt.Y("distance:Q", title=y_title),
         # sort=None: the frame's order, so the run with position keeps SERIES[0] whatever its label says
         color=alt.Color(

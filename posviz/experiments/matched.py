@@ -125,15 +125,16 @@ class BinRow:
 
     @property
     def written(self) -> str:
-        """What a bar writes: the seeds' range where its two ends print apart, else the mean (seeds alike).
+        """What a bar writes: the seeds' range where its two ends print apart, else the mean, said to be both seeds'
+        (a lone number read as a missing range).
 
         >>> BinRow("rope", 512, 1024, 2.526, 2.310, 2.742, 2).written
         '+2.31..+2.74'
         >>> BinRow("sinusoid", 512, 1024, 1.3061, 1.3057, 1.3064, 2).written
-        '+1.306'
+        '+1.306 (both seeds)'
         """
         low, high = self.seeds_range.split("..")
-        return self.signed_mean if low == high else self.seeds_range
+        return f"{self.signed_mean} ({'both' if self.seeds == 2 else 'all'} seeds)" if low == high else self.seeds_range
 
     @property
     def signed(self) -> str:

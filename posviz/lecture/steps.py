@@ -166,8 +166,8 @@ def _gap(value: float) -> str:
 def _powers(value: float) -> str:
     """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
     said = powers(number(value, grouped=True))
-    rounding = (
-        ": zero up to float rounding (64-bit floats, as here: about 16 digits)" if verdicts.machine_zero(value) else ""
+    rounding = ": zero up to float rounding (a float: a number kept to about 16 digits here)" * verdicts.machine_zero(
+        value
     )
     return f" {said}{rounding}." if said else ""
 
@@ -318,7 +318,7 @@ def shuffle(seed: int = 42) -> Slide:
         source="the lesson 'Why attention needs position' prints 4.44e-16, the number the headline rounds to 4.4e-16",
         hall="the course notes print 4.44e-16, which rounds to 4.4e-16",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
-        "numbers: dimensions). attn(X), a transformer's attention (today's language models are transformers): "
+        "numbers: dimensions). attn(X): attention, as in transformers (today's language models): "
         "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
         "weighted by how well they match. A seed: a fixed start for random numbers. The course "
         f"notes: this lecture's written lessons.{_powers(r.max_diff)}",  # the shuffle's order: the speaker notes
@@ -573,7 +573,6 @@ def magnitude(scale: float = 0.001) -> Slide:
     curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 30})  # + caption
     outs = r.word_outputs("man", scale)
     close, tolerance = verdicts.numerically_equal(*outs), verdicts.equal_tolerance(outs[1])
-    below = _equal_below(lambda s: verdicts.numerically_equal(*r.word_outputs("man", s)))
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
         "proportion near 0): it is exactly 0 only at scale 0, no position at all (step 7).",
@@ -588,25 +587,8 @@ def magnitude(scale: float = 0.001) -> Slide:
         tone="state",
         also=(("the tolerance, at most", tolerance),),
         caption="The tolerance: the largest difference still counted as equal, 10⁻⁵ × the size of each value compared "
-        f"(+ 10⁻⁸), value by value; float rounding is near 10⁻¹⁶. Counted as equal only below a scale of about "
-        f"{number(float(f'{below:.1g}'))} (searched here, value by value).",
+        "(+ 10⁻⁸), value by value; float rounding is near 10⁻¹⁶.",
     )
-
-
-def _equal_below(equal: Callable[[float], bool], high: float = 1.0, steps: int = 60) -> float:
-    """The scale under which `equal(scale)` holds (True at 0, False at `high`), found by halving [0, high]: step 9's
-    "counted as equal" edge.
-
-    >>> round(_equal_below(lambda s: s < 0.25), 6)
-    0.25
-    """
-    if equal(high) or not equal(0.0):
-        raise ValueError(f"expected equal at scale 0 and not at {high}, got {equal(0.0)} and {equal(high)}")
-    low = 0.0
-    for _ in range(steps):
-        mid = (low + high) / 2
-        low, high = (mid, high) if equal(mid) else (low, mid)
-    return low
 
 
 # ----- lesson 003: sinusoids --------------------------------------------------------------------------------------
@@ -784,10 +766,10 @@ def rotary(shift: int = 100) -> Slide:
         hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by t − s",
         also=_moved_too(shift),
         caption="RoPE: rotary position embedding (an embedding: the vector a token or a position gets; here an "
-        f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (Google's) add a bias "
-        f"to the scores instead: ALiBi a penalty −slope × |t − s| (slope {families.alibi_slope_words()} here), T5 a "
-        "learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's causal mask, "
-        "which hides each query's later keys. Learned, trained: fitted to data; MiniLM: a real model (step 15, "
+        f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (a Google model's) add "
+        f"a bias to the scores instead: ALiBi a penalty −slope × |t − s| (slope {families.alibi_slope_words()} here), "
+        "T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's causal "
+        "mask, which hides each query's later keys. Learned, trained: fitted to data; MiniLM: a real model (step 15, "
         f"d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
@@ -879,9 +861,9 @@ def _spike(norms: np.ndarray) -> str:
     end = f" Rows {_span(tail)} are long too: not explained here." if len(tail) > 1 else ""
     end = f" Row {tail[0]} is long too: not explained here." if len(tail) == 1 else end
     return (
-        f"{first}The spike at t = {window - 1}: the last position its training texts reached (its published "
-        f"description: they were cut there); asked directly, as here, the model reads up to {norms.size} tokens and "
-        f"refuses more (libraries cut a longer text first).{end}"
+        f"{first}The spike at t = {window - 1}: the last position its final training texts reached (its published "
+        "description: cut there; the rows past it come from earlier training); asked directly, as here, the model "
+        f"reads up to {norms.size} tokens and refuses more (libraries cut a longer text first).{end}"
     )
 
 
@@ -975,10 +957,18 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
     why = (
-        " A score sees only the offset (step 13), but offsets past T_train never occurred in training: RoPE's usual "
+        " A score sees only the offset (step 13); offsets past T_train never occurred in training: RoPE's usual "
         "explanation, not tested here."
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
+    # a rise is not a level: a scheme the claim says rose least that was already the worst inside the window
+    inside: dict[str, list[float]] = {}  # each scheme's seeds' mean loss inside the trained window
+    for run, c in curves.items():
+        inside.setdefault(run.rsplit("-seed", 1)[0], []).append(float(c[:T].mean()))
+    levels = {k: float(np.mean(inside[k])) for k in rise}
+    worst = [k for k in extremes[0] if levels[k] == max(levels.values())]
+    # said in hall type in place of the loss's words (the caption defines loss too)
+    level = "; ".join(f"{SCHEME_LABELS[k]} starts highest inside the window: a rise is not a level" for k in worst)
     pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
@@ -991,11 +981,11 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         "computed on this server: the small models trained here, alike but for position",
         f"{pair}: seeds' ranges overlap",
         tone="state",
-        hall=f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",  # claim's term
+        hall=level or f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",
         also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
-        caption=f"Decoders alike but for position, trained here: byte-level (each token a byte), "
-        f"{len(matched.seeds())} seeds a scheme (mask only: no rows, rotation or bias), T_train = {T} bytes, the "
-        f"longest sequence trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
+        caption=f"Decoders (step 14), each token a byte (about a character), {len(matched.seeds())} seeds a scheme "
+        f"(mask only: no rows, rotation or bias; learned: {T} rows), T_train = {T} bytes, the longest sequence "
+        f"trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
         "bytes). Loss: how badly the next byte is guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE "
         f"papers' results.{why}",
     )
@@ -1365,10 +1355,10 @@ def llm_sink() -> Slide:
     maskless = _retitled(
         llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
     )
-    # each head's weight written on the left (the claim is about every head of its layers), in cells widened by
-    # legends titled "weight" (the caption says of what: "weight on token 0" took a third of each map's width)
+    # each head's weight written in both maps (the claim is about every head of its layers, masked and not), in
+    # cells widened by legends titled "weight" (the caption says of what: "weight on token 0" took a third of a map)
     masked, maskless = (
-        replace(fig, shape={**fig.shape, "style": replace(fig.shape["style"], value_title="weight")})
+        replace(fig, shape={**fig.shape, "style": replace(fig.shape["style"], value_title="weight", annotate=True)})
         for fig in (masked, maskless)
     )
     return Slide(
