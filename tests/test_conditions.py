@@ -40,7 +40,7 @@ def test_a_load_is_measured_at_the_start_and_again_when_its_line_is_asked(monkey
 def test_every_benchmark_script_prints_its_measured_load():
     """Each script run from the command line prints a table (load_test and load_protocol through load_common)."""
     scripts = [p for p in sorted((ROOT / "benchmarks").glob("*.py")) if '__name__ == "__main__"' in p.read_text()]
-    assert len(scripts) == 15, [p.name for p in scripts]
+    assert len(scripts) == 16, [p.name for p in scripts]
     for path in scripts:
         text = path.read_text()
         assert "from benchmarks.conditions import Load" in text and "load.line()" in text, path.name
