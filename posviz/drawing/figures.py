@@ -159,7 +159,7 @@ def log_bars(
 
 def pair_moves_title(signal: str) -> str:
     """The pair-move chart's title, naming its position signal: the lecture's step and the order page share it."""
-    return f"E = {signal}: how far the outputs move from attn(X + E)'s, reordered as the tokens are (log axis)"
+    return f"E = {signal}: how far the outputs move from each test's reference (log axis)"
 
 
 def generation_errors(name: str, errors: np.ndarray, prefill: int, title: str) -> Figure:

@@ -223,8 +223,8 @@ def table_columns(every: tuple[Row, ...], steps: dict[str, int] | None = None) -
 def source() -> str:
     """Where the recap's cells come from, column by column (the step's expected-value line)."""
     return (
-        "headlines: step 1's shuffle test alone, then with each family's signal added (the ramp, rotary query and key, "
-        "the mask); "
+        "headlines: step 1's shuffle test with each family's signal added (the ramp, rotary query and key, the mask), "
+        "then alone; "
         f"scores: one seeded query and key drawn from N(0, 1) (normal, mean 0, standard deviation 1) at positions "
         f"0-{T - 1} and {SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )

@@ -315,8 +315,9 @@ def shuffle(seed: int = 42) -> Slide:
         claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: attention is order-blind",
-        source="the lesson 'Why attention needs position' prints 4.44e-16, the number the headline rounds to 4.4e-16",
-        hall="the course notes print 4.44e-16, which rounds to 4.4e-16",  # as the desk's line
+        source="max |…|: the largest difference; the lesson 'Why attention needs position' prints 4.44e-16, the "
+        "number the headline rounds to 4.4e-16",
+        hall="max |…|: the largest difference; the course notes print 4.44e-16",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X): attention, as in transformers (today's language models): "
         "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
@@ -517,7 +518,7 @@ def sentences_plain() -> Slide:
     r = lessons.sentence_experiment()
     gap = r.permuted_gap(with_position=False)
     return Slide(
-        "Without position, 'man bites dog' is 'dog bites man' reordered: its attention matrix W₂ is W₁ permuted.",
+        "Without position, 'man bites dog' is 'dog bites man' reordered: its attention matrix W₂ is W₁ reordered.",
         "max |W₂ − P W₁ Pᵀ|",
         gap,
         verdicts.machine_zero(gap) and verdicts.machine_zero(r.word_diff("man", with_position=False)),
@@ -575,7 +576,7 @@ def magnitude(scale: float = 0.001) -> Slide:
     close, tolerance = verdicts.numerically_equal(*outs), verdicts.equal_tolerance(outs[1])
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
-        "proportion near 0): it is exactly 0 only at scale 0, no position at all (step 7).",
+        "proportion near 0): 0 up to rounding only at scale 0, no position (step 7).",
         f"'man': max |out₁ − out₂| at scale {number(scale)}",
         distance,
         not close,
@@ -763,7 +764,7 @@ def rotary(shift: int = 100) -> Slide:
             )
         ),
         f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
-        hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by t − s",
+        hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by offset",
         also=_moved_too(shift),
         caption="RoPE: rotary position embedding (an embedding: the vector a token or a position gets; here an "
         f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (a Google model's) add "
@@ -802,7 +803,7 @@ def real_model() -> Slide:
         "a smooth code, learned without a formula",
         (table_image, cosine),
         f"the model's own parameters (its learned numbers; published as {minilm.NAME}), its position table stored as "
-        "published (32-bit floats), read on this server",
+        "published (32-bit floats: about 7 digits), read on this server",
         hall="the model's own parameters (its learned numbers): its position table",
     )
 
@@ -968,7 +969,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     levels = {k: float(np.mean(inside[k])) for k in rise}
     worst = [k for k in extremes[0] if levels[k] == max(levels.values())]
     # said in hall type in place of the loss's words (the caption defines loss too)
-    level = "; ".join(f"{SCHEME_LABELS[k]} starts highest inside the window: a rise is not a level" for k in worst)
+    level = "; ".join(f"{SCHEME_LABELS[k]} starts highest at 0-{T - 1}: a rise is not a level" for k in worst)
     pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
@@ -1196,8 +1197,8 @@ def decoder() -> Slide:
         "rounded to 16 or 256 levels. "
         f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
         f"tokens' states (a layer's output vectors) "
-        f"after {after}, without <|im_start|>, the marker token each chat message starts with (its state "
-        f"{number(sink, digits=2)}× as long as the words': step 21 shows attention leans on it).{rounded}",
+        f"after {after}, without <|im_start|>, the marker token each chat message starts with (step 21 shows "
+        f"attention leans on it).{rounded}",
         also=(
             ("RoPE off, mask only", _gap_or_zero(mask_only)),
             # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
@@ -1418,23 +1419,24 @@ def recap() -> Slide:
     return Slide(
         "Back to step 1: attention alone is order-blind, and three families break that: absolute rows added to the "
         "input, relative (rotary, score biases), implicit (a causal mask).",
-        "step 1 alone",  # four short labels: one line each in a row of four
-        blind,
+        # each family's signal first, step 1 alone last as their reference: the verdict, under the first number,
+        # is the families' (a badge "order-blind" under step 1's number read as the recap's verdict)
+        "ramp (step 3)",  # four short labels: one line each in a row of four
+        ramped,
         verdicts.machine_zero(blind)
         and not any(verdicts.machine_zero(v) for v in (ramped, rotated, masked))
         and verdicts.negligible(relative_change)
         and all(not verdicts.negligible(v) for v in absolute.values()),
-        "order-blind",  # the first number's state, in blue: a green check under it read as the recap's verdict
+        "each breaks it",
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
         "not the outcome this step is about: see the table",
-        tone="state",
-        hall="headlines: step 1's shuffle test, alone and with each family added",
+        hall="headlines: step 1's shuffle test with each family added, then alone",
         # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the last column's 0 means
         caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
-        "position together, which keeps each offset. The last column's 0: only the offset counts (not order-blind). "
-        + families.links(),
-        also=(("ramp (step 3)", ramped), ("rotary (new here)", rotated), ("mask (step 14)", masked)),
+        "position together, which keeps each offset. The last column's 0 or ≈ 0 (rotary, biases, mask): only the "
+        "offset counts (not order-blind). " + families.links(),
+        also=(("rotary (new here)", rotated), ("mask (step 14)", masked), ("step 1 alone", blind)),
     )
 
 
