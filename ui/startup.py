@@ -35,7 +35,7 @@ def warm_server() -> None:
     except (AttributeError, OSError):
         pass
     smollm2.load()
-    decoder.rerounding()  # step 19's caption: its layers rounded again, 20 times (about 10 s)
+    decoder.rerounding()  # step 19's claim: its layers rounded again, 20 times (about 10 s)
     matched.warm()
 
 

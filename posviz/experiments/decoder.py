@@ -609,11 +609,11 @@ def rounding_gaps(draws: int = 20, seed: int = 0) -> dict[str, np.ndarray]:
     if draws < 1:
         raise ValueError(f"expected at least 1 draw, got {draws}")
     shipped, rng = load(), np.random.default_rng(seed)
+    ids = [smollm2.tokenize(t).ids for t in SENTENCES]  # the same tokens for every copy and run
     gaps: dict[str, list[float]] = {name: [] for name in ROUNDING_RUNS}
     for _ in range(draws):
         model = rerounded(shipped, rng)
         for name, (rotation, causal) in ROUNDING_RUNS.items():
-            ids = [smollm2.tokenize(t).ids for t in SENTENCES]
             states = [run(i, rotation=rotation, causal=causal, model=model).hidden[-1] for i in ids]
             gaps[name].append(1 - sentence_pair(*states)[0])
     return {name: np.array(v) for name, v in gaps.items()}
