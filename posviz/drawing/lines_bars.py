@@ -89,13 +89,17 @@ def _haloed(base: alt.Chart, colour: str = ACCENT, **mark: object) -> list[alt.C
     return [base.mark_text(**mark, **HALO), base.mark_text(**mark, color=colour)]
 
 
-def hline(reference: Data, colour: str = ACCENT) -> alt.LayerChart:
-    """A dashed horizontal reference line at each row's `y`, with its `label` on a white halo above the line.
+def hline(reference: Data, colour: str = ACCENT, *, below: bool = False) -> alt.LayerChart:
+    """A dashed horizontal reference line at each row's `y`, with its `label` on a white halo above the line (or
+    `below` it from the plot's left edge, where a curve runs just above).
 
     `colour`: ACCENT, unless a series of the chart is near it in hue (then black, say)."""
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=colour, size=2)
-    labels = _haloed(base.encode(text="label:N"), colour, align="left", dx=4, dy=-10)
+    text = base.encode(text="label:N")
+    if below:  # from the plot's left edge: from its middle, a phone's narrow plot cut the label
+        text = text.encode(x=alt.XValue(0))
+    labels = _haloed(text, colour, align="left", dx=4, dy=14 if below else -10)
     return alt.layer(rule, *labels)
 
 
@@ -124,6 +128,11 @@ def marker(point: Data) -> alt.LayerChart:
 def lines_marked(curve: Data, point: Data, **shape: object) -> alt.LayerChart:
     """`lines` with a `marker` on it (the current setting on a curve)."""
     return lines(curve, **shape) + marker(point)
+
+
+def lines_marked_level(curve: Data, point: Data, level: Data, **shape: object) -> alt.LayerChart:
+    """`lines_marked` with a black dashed `hline` labelled under it (a threshold the curve is read against)."""
+    return lines_marked(curve, point, **shape) + hline(level, "black", below=True)
 
 
 def lines_with_reference(curve: Data, reference: Data, **shape: object) -> alt.LayerChart:

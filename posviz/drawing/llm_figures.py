@@ -85,30 +85,39 @@ def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, anno
     return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 
 
-def sink_live(reading: decoder.Reading, *, height: int = 240, annotate: bool = True) -> Figure:
-    """Each live layer's and head's mean weight on token 0, every value written unless `annotate` is False (the
-    lecture's 20 px values would run together) (frame: L x H rows)."""
+def sink_live(
+    reading: decoder.Reading, *, height: int = 240, value_title: str = "weight on token 0", annotate: bool = True
+) -> Figure:
+    """Each live layer's and head's mean weight on token 0, every value written unless `annotate` is False;
+    `value_title`: the legend's (a short one leaves the cells room) (frame: L x H rows)."""
     return _layer_heads(
         reading.sink,
         "llm-sink-live",
         f"live: weight on token 0, {reading.T} tokens",
-        value_title="weight on token 0",
+        value_title=value_title,
         annotate=annotate,
         height=height,
     )
 
 
-def sink_mask_off_live(reading: decoder.Reading, off: np.ndarray, *, height: int = 240) -> Figure:
+def sink_mask_off_live(
+    reading: decoder.Reading,
+    off: np.ndarray,
+    *,
+    height: int = 240,
+    value_title: str = "weight on token 0",
+    annotate: bool = False,
+) -> Figure:
     """`sink_live`'s map for the same tokens rerun with the causal mask off (`decoder.sink_mask_off`: every query sees
-    every key, RoPE kept), on the same [0, 1] scale, values unwritten (frame: L x H rows)."""
+    every key, RoPE kept), on the same [0, 1] scale, values written only if `annotate` (frame: L x H rows)."""
     if off.shape != reading.sink.shape:
         raise ValueError(f"expected the mask-off weights in the live shape {reading.sink.shape}, got {off.shape}")
     return _layer_heads(
         off,
         "llm-sink-mask-off",
         f"mask off: weight on token 0, {reading.T} tokens",
-        value_title="weight on token 0",
-        annotate=False,
+        value_title=value_title,
+        annotate=annotate,
         height=height,
     )
 

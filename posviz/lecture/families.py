@@ -188,7 +188,7 @@ def rows() -> tuple[Row, ...]:
             "bias on the scores",
             "2: relative",
             "added to the scores (ALiBi, T5)",
-            f"ALiBi: loss {rise['alibi'].written}\nT5: far offsets share one bucket",
+            f"ALiBi: loss {rise['alibi'].written}\nT5, not trained here: far offsets share a bucket",
             max(bias_change("alibi"), bias_change("t5")),
             f"ALiBi slope {alibi_slope_words()}, T5 stand-in",  # the head's penalty (step 13's word), no head number
             "rotary",

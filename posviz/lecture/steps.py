@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from posviz.drawing import figures, frames, heatmaps
+from posviz.drawing import figures, frames, heatmaps, lines_bars
 from posviz.drawing.display import number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
@@ -107,6 +107,15 @@ class Step:
 
     def defaults(self) -> dict[str, object]:
         return {c.name: c.default for c in self.controls}
+
+
+def _minus(value: float) -> str:
+    """`value` to two decimals as a heatmap's cell writes it (Vega's minus sign, "−", not "-").
+
+    >>> _minus(-5.0512), _minus(2.73)
+    ('−5.05', '2.73')
+    """
+    return f"{value:.2f}".replace("-", "\u2212")
 
 
 def _heat(
@@ -341,6 +350,7 @@ def twins(second: int = 4) -> Slide:
     labels = [f"copy at {r.first}", f"copy at {r.second}"]
     rows, parted = (t.out[[t.first, t.second]] for t in (r, ramped))
     domain = heatmaps.signed_domain(rows, parted)  # one colour scale: the two panels compare cell by cell
+    widest = int(np.argmax(np.abs(parted[0] - parted[1])))  # where the ramp's gap is (a phone's cells hide values)
     return Slide(
         "One token at two positions gets exactly the same output twice; add a position row (a row per position t, "
         f"here the ramp E = {number(RAMP_SCALE)}(t + 1)) and the two copies part.",
@@ -350,7 +360,14 @@ def twins(second: int = 4) -> Slide:
         "identical: cannot be told apart",  # one line in a column beside the ramp's headline
         (
             _heat(
-                "twins", rows, "the two copies' outputs", rows="", cols="dimension", row_labels=labels, domain=domain
+                "twins",
+                rows,
+                "the two copies' outputs",
+                rows="",
+                cols="dimension",
+                row_labels=labels,
+                domain=domain,
+                height=FIGURE_HEIGHT - 26,  # the caption's second line
             ),
             _heat(
                 "twins-ramp",
@@ -360,13 +377,15 @@ def twins(second: int = 4) -> Slide:
                 cols="dimension",
                 row_labels=labels,
                 domain=domain,
+                height=FIGURE_HEIGHT - 26,
             ),
         ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
         hall="exactly 0 in the course notes too (seed 42)",
         also=(("with the ramp added", ramped.row_diff),),
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
-        f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension.",
+        f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension; "
+        f"with it the gap is dimension {widest}'s: {_minus(parted[0, widest])} against {_minus(parted[1, widest])}.",
     )
 
 
@@ -571,9 +590,12 @@ def magnitude(scale: float = 0.001) -> Slide:
     distance = r.word_distance("man", scale)
     scales, distances = lessons.magnitude_curve("dog bites man", "man bites dog", "man")
     curve = figures.distance_curve(scales, distances, scale, distance, log=True)  # the magnitude page's, log-log
-    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 30})  # + caption
     outs = r.word_outputs("man", scale)
     close, tolerance = verdicts.numerically_equal(*outs), verdicts.equal_tolerance(outs[1])
+    if scale > 0:  # the tolerance drawn where the curve is read against it (a log axis has no scale 0 to mark)
+        level = frames.level_frame(tolerance, f"tolerance at {number(scale)}: {number(tolerance)}")
+        curve = replace(curve, builder=lines_bars.lines_marked_level, frames=(*curve.frames, level))
+    curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 30})  # + caption
     return Slide(
         "Shrink the position rows and the distance between the two outputs of 'man' shrinks with them (in "
         "proportion near 0): 0 up to rounding only at scale 0, no position (step 7).",
@@ -641,7 +663,7 @@ def table(d: int = WIDTH) -> Slide:
             ),
             _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
-        "the sinusoid formula with base 10,000",
+        "the sinusoid formula with base 10000",
         hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
         also=((f"wavelength, pair {d // 2 - 1}", float(waves[-1])), ("shuffle test, rows added", shuffled)),
         caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
@@ -768,9 +790,10 @@ def rotary(shift: int = 100) -> Slide:
         also=_moved_too(shift),
         caption="RoPE: rotary position embedding (an embedding: the vector a token or a position gets; here an "
         f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (a Google model's) add "
-        f"a bias to the scores instead: ALiBi a penalty −slope × |t − s| (slope {families.alibi_slope_words()} here), "
-        "T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's causal "
-        "mask, which hides each query's later keys. Learned, trained: fitted to data; MiniLM: a real model (step 15, "
+        "a bias to the scores (a number added to each) instead: ALiBi a penalty −slope × |t − s| (slope "
+        f"{families.alibi_slope_words()} here), "
+        "T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's, hiding "
+        "each query's later keys. Learned, trained: fitted to data; MiniLM: a real model (step 15, "
         f"d\u00a0=\u00a0{families.minilm_width()}).{past}",
     )
 
@@ -782,10 +805,12 @@ def real_model() -> Slide:
     table_image = figures.learned_table_picture(
         pos, value_title="value (the largest 1% of values share the end colours)"
     )
+    rows, width = pos.table.shape  # the raw table reads as noise: its title says the right map is where it is read
+    table_image = replace(table_image, shape={**table_image.shape, "title": f"the table: {rows} rows × d = {width}"})
     cosine = _grid(  # a chart with axes, square and as tall as the step allows; every value drawn (no block means)
         "real-cosine",
         pos.cosine,
-        "cosine between positions: MiniLM",
+        "its rows compared: cosine",
         rows="position t",
         cols="position s",  # step 13's key position s: one letter for the offset t − s
         domain=(-1.0, 1.0),
@@ -889,7 +914,7 @@ def _matched_curves() -> dict[str, np.ndarray]:
     return matched.family_curves()
 
 
-MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 17's two plots (were 128), above its three-line caption (158: past 720)
+MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 18's two plots (were 128), above its three-line caption (158: past 720)
 MATCHED_STROKE = 3.0  # px: step 17's loss lines, seen from a hall's back row (Vega draws 2)
 
 
@@ -958,8 +983,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
     why = (
-        " A score sees only the offset (step 13); offsets past T_train never occurred in training: RoPE's usual "
-        "explanation, not tested here."
+        " RoPE's usual explanation, untested here: a score sees only offsets (step 13), and none past T_train "
+        "occurred in training."
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
     # a rise is not a level: a scheme the claim says rose least that was already the worst inside the window
@@ -985,10 +1010,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         hall=level or f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",
         also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
         caption=f"Decoders (step 14), each token a byte (about a character), {len(matched.seeds())} seeds a scheme "
-        f"(mask only: no rows, rotation or bias; learned: {T} rows), T_train = {T} bytes, the longest sequence "
-        f"trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
-        "bytes). Loss: how badly the next byte is guessed, in nats (natural-log units) per byte; not the ALiBi or RoPE "
-        f"papers' results.{why}",
+        f"(headlines: their mean; mask only: no rows, rotation or bias; learned: {T} rows), T_train = {T} bytes, "
+        f"the longest sequence trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
+        "bytes). Loss: how badly the next byte is guessed, in nats (natural-log units) per byte; not the papers' "
+        f"results.{why}",
     )
 
 
@@ -1068,7 +1093,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"8-bit copy (256 levels): cosines ±{encoder.COSINE_TOLERANCE:g} from the published model's",
+        else f"8 bits: parameters rounded to 256 levels; cosines ±{encoder.COSINE_TOLERANCE:g} of 32 bits",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
@@ -1089,10 +1114,10 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
 HALL_PRECISION = (
     "parameters rounded to 4 and 8 bits (16 or 256 levels) to save space, computed in 32-bit floats (about 7 digits)"
 )
-SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, in two short lines (a phone's column)
-    "SmolLM2": "the model\nRoPE + mask",
-    "SmolLM2, RoPE off": "RoPE off\nmask only",
-    "and mask off": "RoPE off\nmask off",
+SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, one short line (two-line labels ran together)
+    "SmolLM2": "RoPE + mask",
+    "SmolLM2, RoPE off": "mask only",
+    "and mask off": "both off",
 }
 
 
@@ -1202,7 +1227,7 @@ def decoder() -> Slide:
         also=(
             ("RoPE off, mask only", _gap_or_zero(mask_only)),
             # the baseline the claim's "alone" rests on, as its bar writes it: rounding is 0, never a signed tiny value
-            ("both off (≈ 0)" if verdicts.same_direction(neither) else "both off", _gap_or_zero(neither)),
+            ("both off", _gap_or_zero(neither)),
         ),
     )
 
@@ -1318,7 +1343,7 @@ def _span(indices: list[int]) -> str:
     return ", ".join(map(str, indices))
 
 
-MAP_HEIGHT = FIGURE_HEIGHT - 56  # step 21's two layer-by-head maps: a two-line caption fits under them
+MAP_HEIGHT = FIGURE_HEIGHT - 66  # step 21's two layer-by-head maps: a three-line caption fits under them
 SINK_WORDS = "attention sink: a key that takes weight whatever the query"  # step 21's term, ending its source line
 
 
@@ -1348,19 +1373,22 @@ def llm_sink() -> Slide:
         if whole
         else "Some heads put over twice an even split's weight"  # no layer wholly: the maps' cells say which
     )
+    # the claim's weakest case in words: a phone's cells are too narrow for their values, and colour alone (0.2 against
+    # 0.3 in viridis) does not carry "over twice"
+    low = float(reading.sink[whole].min()) if whole else 0.0
+    many = f"layer{'s' * (len(whole) > 1)} {_span(whole)}"
+    lowest = f" The lowest head of {many}: {number(_digits(low, 3))}, {low / even:.1f}× even." if whole else ""
     layers, of = reading.trace.weights.shape[0], decoder.shipped_layers()[1]  # run here; the whole model's
-    masked = _retitled(  # both maps on one [0, 1] colour scale: they compare cell by cell
-        llm_figures.sink_live(reading, height=MAP_HEIGHT),
+    # both maps on one [0, 1] colour scale (they compare cell by cell), each head's weight written in both (the
+    # claim is about every head of its layers, masked and not), in cells widened by legends titled "weight" (the
+    # caption says of what: "weight on token 0" took a third of a map)
+    masked = _retitled(
+        llm_figures.sink_live(reading, height=MAP_HEIGHT, value_title="weight"),
         f"causal mask on: layers 0-{layers - 1} (of {of}), {reading.T} tokens",
     )
     maskless = _retitled(
-        llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT), "mask off (RoPE kept): the same heads"
-    )
-    # each head's weight written in both maps (the claim is about every head of its layers, masked and not), in
-    # cells widened by legends titled "weight" (the caption says of what: "weight on token 0" took a third of a map)
-    masked, maskless = (
-        replace(fig, shape={**fig.shape, "style": replace(fig.shape["style"], value_title="weight", annotate=True)})
-        for fig in (masked, maskless)
+        llm_figures.sink_mask_off_live(reading, off, height=MAP_HEIGHT, value_title="weight", annotate=True),
+        "mask off (RoPE kept): the same heads",
     )
     return Slide(
         f"{who} on token 0, the one key every query sees under the causal mask, {without}: {cause}.",
@@ -1382,7 +1410,7 @@ def llm_sink() -> Slide:
         f"{decoder.SINK_LAYER}'s numbers: its {reading.sink.shape[1]} cells' mean. An even "
         f"split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
         f"averaged as the cells are; mask off, every query sees all {reading.T} tokens, 1/{reading.T} each. "
-        f"Token 0 is {reading.tokens.tokens[0]} (step 19).",
+        f"Token 0 is {reading.tokens.tokens[0]} (step 19).{lowest}",
     )
 
 
