@@ -1111,8 +1111,8 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     caption = at("lastrow").caption
     assert int(np.argmax(norms)) == 0 and minilm.tokenize("dog bites man").tokens[0] == "[CLS]"  # row 0: [CLS]'s
     assert caption.startswith(
-        "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest. The "
-        "spike at t = "
+        "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest "
+        f"({float(norms[0]):.3g}). The spike at t = "  # its length: the line runs off the chart's top
     )
     assert "t = 127: the last position its final training texts reached (its published description: cut there" in (
         caption

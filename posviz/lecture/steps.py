@@ -879,9 +879,10 @@ def _spike(norms: np.ndarray) -> str:
     near = norms[1 : 2 * window]
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
-    first = "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest. " * (
-        int(np.argmax(norms)) == 0
-    )
+    first = (  # its length written: the line runs off the chart's top
+        "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest "
+        f"({number(_digits(float(norms[0]), 3))}). "
+    ) * (int(np.argmax(norms)) == 0)
     # the table's last rows stand out too (the chart's second feature): said, with no cause this step can show
     tail = [t for t in range(norms.size - 8, norms.size) if norms[t] > 1.3 * np.median(norms[window:])]
     end = f" Rows {_span(tail)} are long too: not explained here." if len(tail) > 1 else ""
