@@ -1094,7 +1094,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"8 bits: parameters rounded to 256 levels; cosines ±{encoder.COSINE_TOLERANCE:g} of 32 bits",
+        else f"8 bits: parameters rounded to 256 levels; ±{encoder.COSINE_TOLERANCE:g} of 32-bit cosines",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
