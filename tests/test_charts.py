@@ -727,6 +727,26 @@ def test_written_cell_values_take_the_text_colour_with_more_contrast_on_their_ce
         assert _written_colour(spec, value, domain) == best, (scheme, value, lum)
 
 
+@pytest.mark.parametrize("width", [81, 200])  # cells of 27 px (a phone's column of 9 heads at 3 here) and 67 px
+def test_a_compact_weight_map_writes_its_values_without_the_leading_zero_only_in_narrow_cells(width):
+    """Step 21's claim rests on each head's weight, which a phone's 26 px cells left to the tooltip: a compact style
+    writes ".38" where "0.38" does not fit (drawn by vl-convert, so Vega's own bandwidth decides)."""
+    import re
+
+    import vl_convert as vlc
+
+    cells = frames.matrix_frame(np.array([[0.38, 0.0413, 1.0], [0.2, 0.57, 0.03]]), ["a", "b"], ["0", "1", "2"])
+    compact = heatmaps.CellStyle.weights(compact=True, legend="none")
+    svg = vlc.vegalite_to_svg(heatmaps.token_heatmap(cells, title="w", style=compact).properties(width=width).to_dict())
+    written = [t for a, t in re.findall(r"<text([^>]*)>([^<]*)</text>", svg) if 'opacity="0"' not in a]
+    full = ["0.38", "0.04", "1.00", "0.20", "0.57", "0.03"]
+    assert written[:6] == (full if width / 3 >= heatmaps.VALUE_CELL_PX else [v.replace("0.", ".", 1) for v in full])
+    plain = heatmaps.CellStyle.weights(legend="none")
+    svg = vlc.vegalite_to_svg(heatmaps.token_heatmap(cells, title="w", style=plain).properties(width=width).to_dict())
+    shown = [t for a, t in re.findall(r"<text([^>]*)>([^<]*)</text>", svg) if 'opacity="0"' not in a]
+    assert (shown[:6] == full) == (width / 3 >= heatmaps.VALUE_CELL_PX)  # the plain style: all or none
+
+
 def test_a_cell_too_narrow_for_its_written_value_leaves_it_to_the_tooltip():
     """Step 2's values were packed edge to edge in a phone's 29 px cells: a value is drawn only where its cell is
     at least VALUE_CELL_PX wide (the x scale's band, so a phone's column and a hall's wide chart each get theirs)."""

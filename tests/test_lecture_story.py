@@ -261,7 +261,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     assert "T5, not trained here: far offsets share a bucket" in past["bias on the scores"]  # 91 on: bucket 31
     assert "offsets past 127 unseen (the cause? untested)" in past["rotary (RoPE)"]  # as step 18: the why untested
     assert "learned" not in rise  # no row past its table: words, not a number
-    assert "not the papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
+    assert "not the ALiBi or RoPE papers' results" in slide.source and "at 512-1023 minus 0-127" in slide.source
     assert all(verdicts.negligible(changes[s]) for s in ("rotary (RoPE)", "bias on the scores", "causal mask"))
 
 
@@ -369,7 +369,7 @@ def test_the_trained_models_step_headlines_the_chosen_schemes_rise_beside_ropes(
     )
     assert slide.numbers == expected
     assert not re.search(r"\d", slide.verdict + slide.otherwise)  # the badge in words, the numbers in headlines
-    assert "not the papers' results" in slide.caption and "T_train = 128" in slide.caption
+    assert "not the ALiBi or RoPE papers' results" in slide.caption and "T_train = 128" in slide.caption
     # the claim's word in a hall's type, or that a scheme which rose least started highest (its own test)
     assert slide.hall.startswith("loss: how badly the next byte is guessed") or "a rise is not a level" in slide.hall
     curve, bars = slide.figures
@@ -717,7 +717,7 @@ def test_step_17_gives_ropes_usual_explanation_only_when_rope_rose_most():
     shown = at("buys")
     rise = ex.rises(lecture.steps._matched_curves(), T, 4 * T, 8 * T)
     most = ex.extremes(rise)[1]
-    said = "RoPE's usual explanation, untested here: a score sees only offsets (step 13), and none past T_train"
+    said = "RoPE's usual explanation, untested here: scores see only offsets (step 13); none past T_train occurred"
     assert (said in shown.caption) == ("rope" in most), (most, shown.caption)
 
 

@@ -189,6 +189,8 @@ class CellStyle:
     `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
     `masked`: the cells have a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are
     drawn in MASKED_GREY with no value, so a hidden key does not look like a small weight.
+    `compact`: values from 0 to 1 (weights) are still written in cells narrower than VALUE_CELL_PX, down to
+    COMPACT_CELL_PX, without their leading 0 (".38"), as tables of correlations do: a phone's column of 9 heads.
 
     >>> CellStyle.weights().domain, CellStyle.signed(np.array([[-2.0, 1.0]]), row_title="t", col_title="u").domain
     ((0.0, 1.0), (-2.0, 2.0))
@@ -205,6 +207,7 @@ class CellStyle:
     legend: str = "bottom"
     row_label_limit: int = 120
     masked: bool = False
+    compact: bool = False
 
     @classmethod
     def weights(cls, **choices: object) -> CellStyle:
@@ -245,6 +248,7 @@ def token_heatmap(
 
 
 VALUE_CELL_PX = 36  # px: the narrowest cell a written value ("−3.52", 13 px type) fits in with room either side
+COMPACT_CELL_PX = 24  # px: the narrowest cell ".38" (13 px type, about 17 px) fits in with room either side
 
 
 def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> list[alt.Chart]:
@@ -279,14 +283,17 @@ def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> lis
     if style.masked:
         base = base.transform_filter("!datum.masked")  # a hidden key prints no value
     if style.annotate:
-        layers.append(
-            # size from engine.style (13 px, 21 px in a hall); a value narrower cells cannot hold (a phone's column)
-            # is left to the tooltip rather than packed edge to edge with its neighbours
-            base.mark_text(opacity=alt.ExprRef(f"bandwidth('x') >= {VALUE_CELL_PX} ? 1 : 0")).encode(
-                text=alt.Text("value:Q", format=".2f"),
-                color=alt.condition(dark_text(style.scheme, style.domain), alt.value("black"), alt.value("white")),
-            )
-        )
+        colour = alt.condition(dark_text(style.scheme, style.domain), alt.value("black"), alt.value("white"))
+        # size from engine.style (13 px, 21 px in a hall); a value narrower cells cannot hold (a phone's column)
+        # is left to the tooltip rather than packed edge to edge with its neighbours
+        if style.compact:
+            wide, two = f"bandwidth('x') >= {VALUE_CELL_PX}", "format(datum.value, '.2f')"
+            written = alt.ExprRef(f"{wide} ? {two} : replace({two}, '0.', '.')")  # "1.00" has no "0." to drop
+            shown = alt.ExprRef(f"bandwidth('x') >= {COMPACT_CELL_PX} ? 1 : 0")
+            layers.append(base.mark_text(text=written, opacity=shown).encode(color=colour))
+        else:
+            shown = alt.ExprRef(f"bandwidth('x') >= {VALUE_CELL_PX} ? 1 : 0")
+            layers.append(base.mark_text(opacity=shown).encode(text=alt.Text("value:Q", format=".2f"), color=colour))
     return layers
 
 

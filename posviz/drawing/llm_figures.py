@@ -79,8 +79,8 @@ def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, anno
     """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
     whole-model maps drawn side by side mean the same by the same colour."""
     frame = frames.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
-    style = heatmaps.CellStyle.weights(
-        row_title="", col_title="head", value_title=value_title, annotate=annotate, legend="right"
+    style = heatmaps.CellStyle.weights(  # compact: a phone's 9 heads still write their weights (".38")
+        row_title="", col_title="head", value_title=value_title, annotate=annotate, legend="right", compact=True
     )
     return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 

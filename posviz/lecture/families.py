@@ -237,7 +237,7 @@ def past_note() -> str:
     return (
         f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, the "
         f"{len(matched.seeds())} seeds' range as step 18's bars write it (one number where they agree), of small "
-        "models trained here, not the papers' results"
+        "models trained here, not the ALiBi or RoPE papers' results"
     )
 
 

@@ -710,8 +710,9 @@ def shift(k: int = 3) -> Slide:
                 "shift-matrix",
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
-                rows=f"dimension of peₜ₊{str(k).translate(SUBSCRIPTS)}",  # Mₖ peₜ = peₜ₊ₖ: a row per output dimension
-                cols="dimension of peₜ",
+                # Mₖ peₜ = peₜ₊ₖ: a row per output dimension (in words: subscripts in axis type read as specks)
+                rows=f"dimension of row t + {k}",
+                cols="dimension of row t",
                 domain=(-1.0, 1.0),
                 annotate=False,
                 height=CAPTIONED,  # the caption's three lines fit 720 px
@@ -730,7 +731,8 @@ def shift(k: int = 3) -> Slide:
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the formula's offset property (rows k apart: one matrix)",
         caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
-        "distance, not only where each row sits. In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
+        "distance, not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its own fixed angle. "
+        "In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
         "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
         "moves: step 13 shows it, and that rotating query and key instead does not.",
     )
@@ -916,7 +918,7 @@ def _matched_curves() -> dict[str, np.ndarray]:
 
 
 MATCHED_HEIGHT = FIGURE_HEIGHT - 85  # px: step 18's two plots (were 128), above its three-line caption (158: past 720)
-MATCHED_STROKE = 3.0  # px: step 17's loss lines, seen from a hall's back row (Vega draws 2)
+MATCHED_STROKE = 3.0  # px: step 18's loss lines, seen from a hall's back row (Vega draws 2)
 
 
 def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
@@ -984,8 +986,8 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
     why = (
-        " RoPE's usual explanation, untested here: a score sees only offsets (step 13), and none past T_train "
-        "occurred in training."
+        " RoPE's usual explanation, untested here: scores see only offsets (step 13); none past T_train occurred "
+        "in training."
     ) * ("rope" in extremes[1])
     apart = mine.high < other.low or other.high < mine.low
     # a rise is not a level: a scheme the claim says rose least that was already the worst inside the window
@@ -1011,10 +1013,10 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         hall=level or f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",
         also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
         caption=f"Decoders (step 14), each token a byte (about a character), {len(matched.seeds())} seeds a scheme "
-        f"(headlines: their mean; mask only: no rows, rotation or bias; learned: {T} rows), T_train = {T} bytes, "
+        f"(headlines: means; mask only: no rows, rotation or bias; learned: {T} rows), T_train = {T} bytes, "
         f"the longest sequence trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
-        "bytes). Loss: how badly the next byte is guessed, in nats (natural-log units) per byte; not the papers' "
-        f"results.{why}",
+        "bytes). Loss: how badly the next byte is guessed, in nats (natural-log units) per byte; not the ALiBi or "
+        f"RoPE papers' results.{why}",
     )
 
 
@@ -1094,7 +1096,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"8 bits: parameters rounded to 256 levels; ±{encoder.COSINE_TOLERANCE:g} of 32-bit cosines",
+        else f"parameters in 8 bits (256 levels each): cosines ±{encoder.COSINE_TOLERANCE:g} of the original",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
