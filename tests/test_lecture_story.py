@@ -295,7 +295,7 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     assert slide.tone == "shown" and slide.verdict == "each breaks it"
     # what the four numbers are, in both modes' line under them (a phone shows the source, a projector the hall)
     assert slide.source.startswith("headlines: step 1's shuffle test with each family's signal added")
-    assert slide.hall == "headlines: step 1's shuffle test with each family added, then alone"
+    assert slide.hall == "step 1's test with each family, then alone: a shuffle changes t − s"  # rotary vs step 13
     assert slide.caption.startswith("Rotary in step 1's test: a shuffle changes the offsets t − s")  # vs step 13
 
 

@@ -1462,7 +1462,7 @@ def recap() -> Slide:
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
         "not the outcome this step is about: see the table",
-        hall="headlines: step 1's shuffle test with each family added, then alone",
+        hall="step 1's test with each family, then alone: a shuffle changes t − s",  # why rotary breaks it here
         # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the last column's 0 means
         caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
         "position together, which keeps each offset. The last column's 0 or ≈ 0 (rotary, biases, mask): only the "
