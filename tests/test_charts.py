@@ -747,6 +747,23 @@ def test_a_compact_weight_map_writes_its_values_without_the_leading_zero_only_in
     assert (shown[:6] == full) == (width / 3 >= heatmaps.VALUE_CELL_PX)  # the plain style: all or none
 
 
+@pytest.mark.parametrize("width", [90, 200])  # cells of 30 px (step 2's 8 dimensions on a phone) and 67 px
+def test_a_compact_signed_map_writes_one_decimal_only_in_narrow_cells(width):
+    """Step 2's copies on a phone: "−5.05" needs VALUE_CELL_PX, "−5.1" fits COMPACT_SIGNED_PX (vl-convert draws)."""
+    import re
+
+    import vl_convert as vlc
+
+    m = np.array([[-5.0512, 0.03, 7.17], [-2.7349, 0.43, 5.32]])
+    cells = frames.matrix_frame(m, ["a", "b"], ["0", "1", "2"])
+    compact = heatmaps.CellStyle.signed(m, row_title="", col_title="dimension", compact=True, legend="none")
+    svg = vlc.vegalite_to_svg(heatmaps.token_heatmap(cells, title="w", style=compact).properties(width=width).to_dict())
+    written = [t for a, t in re.findall(r"<text([^>]*)>([^<]*)</text>", svg) if 'opacity="0"' not in a]
+    wide = width / 3 >= heatmaps.VALUE_CELL_PX
+    expected = [f"{v:.2f}" if wide else f"{v:.1f}" for v in m.ravel()]
+    assert written[:6] == [v.replace("-", "\u2212") for v in expected]  # Vega writes "−"
+
+
 def test_a_cell_too_narrow_for_its_written_value_leaves_it_to_the_tooltip():
     """Step 2's values were packed edge to edge in a phone's 29 px cells: a value is drawn only where its cell is
     at least VALUE_CELL_PX wide (the x scale's band, so a phone's column and a hall's wide chart each get theirs)."""

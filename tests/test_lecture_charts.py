@@ -21,7 +21,8 @@ def test_the_ramp_step_draws_e_beside_each_row_of_both_panels(scale):
     e = ramp(6, 8, scale)[:, 0]  # every feature of row t: scale (t + 1)
     for fig in shown.figures:
         rows = list(dict.fromkeys(fig.frames[0]["row"]))
-        assert rows == [f"position {t}, E = {number(v)}" for t, v in enumerate(e)], (fig.name, rows)
+        # one decimal each (every option is a multiple of 0.1), so that "E = 3.0" lines up under "E = 2.4"
+        assert rows == [f"position {t}, E = {v:.1f}" for t, v in enumerate(e)], (fig.name, rows)
     assert shown.figures[0].shape["title"].startswith(f"E = {number(scale)}(t + 1);")
 
 
@@ -101,7 +102,9 @@ def test_the_previous_token_heads_map_is_a_hall_size_square_chart_naming_each_ro
     assert weights.shape["square"] and weights.shape["height"] >= 10.5 * reading.T
     cells = weights.frames[0]
     rows = cells.drop_duplicates("row_index")["row"].tolist()
-    assert rows == [f"{t} {token.strip()}" for t, token in enumerate(reading.tokens.tokens)]
+    said = [token.strip() for token in reading.tokens.tokens]
+    quoted = [w if any(c.isalnum() for c in w) else f"'{w}'" for w in said]  # "10 ','": a bare "10 ," read as a typo
+    assert rows == [f"{t} {w}" for t, w in enumerate(quoted)] and "10 ','" in rows
     np.testing.assert_allclose(cells["value"].to_numpy().reshape(reading.T, reading.T), reading.trace.weights[1, 2])
     style = weights.shape["style"]
     assert "query" in style.row_title and "reading" in style.row_title and "key" in style.col_title

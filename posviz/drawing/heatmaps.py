@@ -189,8 +189,9 @@ class CellStyle:
     `row_label_limit`: pixels a row label may take before Vega cuts it with "…".
     `masked`: the cells have a boolean `masked` column (`masked_frame`); those cells (keys a causal mask hides) are
     drawn in MASKED_GREY with no value, so a hidden key does not look like a small weight.
-    `compact`: values from 0 to 1 (weights) are still written in cells narrower than VALUE_CELL_PX, down to
-    COMPACT_CELL_PX, without their leading 0 (".38"), as tables of correlations do: a phone's column of 9 heads.
+    `compact`: values are still written in cells narrower than VALUE_CELL_PX (a phone's column of 9 heads or 8
+    dimensions): weights (0 to 1) without their leading 0 (".38", as tables of correlations do) down to
+    COMPACT_CELL_PX, signed values to one decimal ("−5.1") down to COMPACT_SIGNED_PX.
 
     >>> CellStyle.weights().domain, CellStyle.signed(np.array([[-2.0, 1.0]]), row_title="t", col_title="u").domain
     ((0.0, 1.0), (-2.0, 2.0))
@@ -249,6 +250,7 @@ def token_heatmap(
 
 VALUE_CELL_PX = 36  # px: the narrowest cell a written value ("−3.52", 13 px type) fits in with room either side
 COMPACT_CELL_PX = 24  # px: the narrowest cell ".38" (13 px type, about 17 px) fits in with room either side
+COMPACT_SIGNED_PX = 28  # px: the same for "−5.1" (about 23 px)
 
 
 def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> list[alt.Chart]:
@@ -288,8 +290,13 @@ def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> lis
         # is left to the tooltip rather than packed edge to edge with its neighbours
         if style.compact:
             wide, two = f"bandwidth('x') >= {VALUE_CELL_PX}", "format(datum.value, '.2f')"
-            written = alt.ExprRef(f"{wide} ? {two} : replace({two}, '0.', '.')")  # "1.00" has no "0." to drop
-            shown = alt.ExprRef(f"bandwidth('x') >= {COMPACT_CELL_PX} ? 1 : 0")
+            if style.scheme == SIGNED_SCHEME:
+                written = alt.ExprRef(f"{wide} ? {two} : format(datum.value, '.1f')")
+                least = COMPACT_SIGNED_PX
+            else:  # weights: "1.00" has no "0." to drop
+                written = alt.ExprRef(f"{wide} ? {two} : replace({two}, '0.', '.')")
+                least = COMPACT_CELL_PX
+            shown = alt.ExprRef(f"bandwidth('x') >= {least} ? 1 : 0")
             layers.append(base.mark_text(text=written, opacity=shown).encode(color=colour))
         else:
             shown = alt.ExprRef(f"bandwidth('x') >= {VALUE_CELL_PX} ? 1 : 0")

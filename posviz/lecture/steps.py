@@ -135,6 +135,7 @@ def _heat(
     height: int = FIGURE_HEIGHT,
     angled: bool | None = None,
     note: str | None = None,
+    compact: bool = False,
 ) -> Figure:
     """A labelled matrix figure on a diverging (signed, on `domain`, default symmetric about 0) or [0, 1] weight
     scale; `causal`: masked keys drawn grey; `label_limit`: px a row label may take (default 120); `angled`: column
@@ -157,6 +158,7 @@ def _heat(
         angled=k > 8 if angled is None else angled,
         legend="right",
         masked=causal,
+        compact=compact,  # a phone's narrow cells still write values, shorter (`heatmaps.CellStyle`)
     )
     if label_limit is not None:
         choices["row_label_limit"] = label_limit
@@ -276,8 +278,14 @@ def _flat(largest: float, rounding: Callable[[float], bool] = verdicts.machine_z
 
 def _ramp_places(pos: np.ndarray) -> list[str]:
     """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every dimension of row t gets
-    the same value, E = scale (t + 1))."""
-    return [f"position {t}, E = {number(float(row[0]))}" for t, row in enumerate(pos)]
+    the same value, E = scale (t + 1)), all to the same decimals ("E = 3.0" under "E = 2.4" lined up).
+
+    >>> _ramp_places(np.array([[2.4], [3.0], [0.0]]))
+    ['position 0, E = 2.4', 'position 1, E = 3.0', 'position 2, E = 0.0']
+    """
+    shown = [number(float(row[0])) for row in pos]
+    places = max((len(v.split(".")[1]) for v in shown if "." in v and "e" not in v), default=0)
+    return [f"position {t}, E = {float(row[0]):.{places}f}" for t, row in enumerate(pos)]
 
 
 def _shuffle_panels(
@@ -368,6 +376,7 @@ def twins(second: int = 4) -> Slide:
                 row_labels=labels,
                 domain=domain,
                 height=FIGURE_HEIGHT - 26,  # the caption's second line
+                compact=True,  # "−5.1" on a phone: the caption's values and the identical rows can be read there
             ),
             _heat(
                 "twins-ramp",
@@ -378,6 +387,7 @@ def twins(second: int = 4) -> Slide:
                 row_labels=labels,
                 domain=domain,
                 height=FIGURE_HEIGHT - 26,
+                compact=True,
             ),
         ),
         "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
@@ -1007,7 +1017,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         apart,
         f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars write them
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
-        "computed on this server: the small models trained here, alike but for position",
+        # a phone shows this line, not the hall's: the rise-is-not-a-level caveat goes first here too
+        (f"{level}; " if level else "")
+        + "computed on this server: the small models trained here, alike but for position",
         f"{pair}: seeds' ranges overlap",
         tone="state",
         hall=level or f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",
@@ -1284,7 +1296,8 @@ def llm_head() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
-    said_tokens = [token.strip() for token in reading.tokens.tokens]
+    # a punctuation token quoted: "10 ','" (a bare "10 ," read as a typo)
+    said_tokens = [t if any(c.isalnum() for c in t) else f"'{t}'" for t in (tk.strip() for tk in reading.tokens.tokens)]
     picture = _heat(  # a square chart, each row its token (every other label where a row is under 20 px)
         f"llm-weights-{layer}-{head}",
         weights,
