@@ -156,7 +156,8 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     on, off = bars["1 − cosine"].iloc[:2]
     assert on == pytest.approx(1 - model) and off == pytest.approx(1 - mask_only) and on != pytest.approx(off)
     assert bars["shown"].iloc[:2].tolist() == [f"{1 - model:.3g}", f"{1 - mask_only:.3g}"]  # as the headlines
-    assert bars["1 − cosine"].iloc[2] == 0 and bars["shown"].iloc[2] == "0 up to rounding"  # neither: a set
+    assert bars["1 − cosine"].iloc[2] == 0 and bars["shown"].iloc[2] == "0"  # neither: as its headline writes it
+    assert slide.figures[0].shape["x_title"] == "1 − cosine (0: the same vector, up to rounding)"  # what that 0 is
     low, high = slide.figures[0].shape["span"]
     assert low == 0 and high > max(on, off)  # linear, from 0: the two bars' lengths compare as their values
     assert slide.figures[0].builder.__name__ == "across_bars"
@@ -295,7 +296,7 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     assert slide.tone == "shown" and slide.verdict == "each breaks it"
     # what the four numbers are, in both modes' line under them (a phone shows the source, a projector the hall)
     assert slide.source.startswith("headlines: step 1's shuffle test with each family's signal added")
-    assert slide.hall == "step 1's test with each family, then alone: a shuffle changes t − s"  # rotary vs step 13
+    assert slide.hall == "step 1's test per family, then alone; rotary: a shuffle moves t − s"  # vs step 13
     assert slide.caption.startswith("Rotary in step 1's test: a shuffle changes the offsets t − s")  # vs step 13
 
 
@@ -573,7 +574,8 @@ TERMS = [
     (r"\bsink\b", "llmsink", "attention sink: a key that takes weight whatever the query"),
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
-    (r"N\(0, 1\)", "recap", "N(0, 1) (normal, mean 0, standard deviation 1)"),
+    (r"N\(0, 1\)", "recap", "N(0, 1) (step 4's bell curve: mean 0, typical size 1)"),
+    (r"\bparaphrase\b", "sentences", "A paraphrase: the same meaning in other words"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
     (FIRST_LAYERS, "decoder", "first 5 of its 30 layers (only part of the model: the whole model's numbers differ)"),

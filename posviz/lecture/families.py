@@ -225,8 +225,8 @@ def source() -> str:
     return (
         "headlines: step 1's shuffle test with each family's signal added (the ramp, rotary query and key, the mask), "
         "then alone; "
-        f"scores: one seeded query and key drawn from N(0, 1) (normal, mean 0, standard deviation 1) at positions "
-        f"0-{T - 1} and {SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
+        "scores: one seeded query and key drawn from N(0, 1) (step 4's bell curve: mean 0, typical size 1) at "
+        f"positions 0-{T - 1} and {SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )
 
 

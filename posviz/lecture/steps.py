@@ -31,8 +31,6 @@ FIGURE_HEIGHT = 228  # px: with 20 px text every step still fits a 720 px screen
 CAPTIONED = FIGURE_HEIGHT - 30  # px: figures above a caption's lines (steps 1, 3 and 7 had 725 to 736 px)
 VALUE_COLUMNS = 8  # a figure is half of the 1120 px screen or more: 8 columns of printed values fit (twins: 2 x 8)
 
-SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")  # peₜ₊₃ in a label
-
 
 @dataclass(frozen=True)
 class Control:
@@ -334,7 +332,7 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="max |…|: the largest difference; the lesson 'Why attention needs position' prints 4.44e-16, the "
         "number the headline rounds to 4.4e-16",
-        hall="max |…|: the largest difference; the course notes print 4.44e-16",  # as the desk's line
+        hall="max |…|: the largest difference; course notes: 4.44e-16, rounded above",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X): attention, as in transformers (today's language models): "
         "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
@@ -711,7 +709,7 @@ def shift(k: int = 3) -> Slide:
     m = offset_matrix(k, WIDTH)
     return Slide(
         f"Moving k = {k} positions is one fixed matrix Mₖ for every row: a rotation of each pair.",
-        f"max |peₜ₊{str(k).translate(SUBSCRIPTS)} − Mₖ peₜ|  (k = {k})",  # step 11's peₜ
+        f"max |row t + {k} − Mₖ row t|  (k = {k})",  # in words: a subscript's "+3" read as a speck from the back
         residual,
         verdicts.negligible(residual),
         "one matrix shifts every row",
@@ -778,7 +776,7 @@ def rotary(shift: int = 100) -> Slide:
         f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
-        "unchanged",
+        "RoPE: unchanged",  # its own headline's: two of the four numbers beside it do change
         tuple(
             _grid(
                 name,
@@ -840,7 +838,7 @@ def real_model() -> Slide:
         "a smooth code, learned without a formula",
         (table_image, cosine),
         f"the model's own parameters (its learned numbers; published as {minilm.NAME}), its position table stored as "
-        "published (32-bit floats: about 7 digits), read on this server",
+        "published (32 bits a number: about 7 digits), read on this server",
         hall="the model's own parameters (its learned numbers): its position table",
     )
 
@@ -1112,7 +1110,8 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
-        "fixed curve between; MiniLM has 6 layers); a sentence's vector: the mean of its tokens' outputs.",
+        "fixed curve between; MiniLM has 6 layers); a sentence's vector: the mean of its tokens' outputs. A "
+        "paraphrase: the same meaning in other words.",
         also=(
             ("cosine, no position rows", _digits(pair.cosine_plain, kept)),
             ("a paraphrase", _digits(cosines[2], kept)),
@@ -1167,7 +1166,7 @@ def _past(ticks: list[float], end: float) -> tuple[float, ...]:
 
 def _apart(cosines: dict[str, float], layers: str) -> Figure:
     """Step 19's bars: 1 − cosine of each SmolLM2 run on a linear axis from 0, each value written at its bar's end
-    (a cosine of 1 up to rounding is written so, with no bar)."""
+    as its headline writes it (a cosine of 1 up to rounding: 0, with no bar; the axis title says so)."""
     from posviz.drawing import lecture_charts
 
     gaps = {run: 0.0 if verdicts.same_direction(c) else 1 - c for run, c in cosines.items()}
@@ -1176,8 +1175,8 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         {
             "run": [SMOLLM2_BARS[run] for run in cosines],
             "1 − cosine": list(gaps.values()),
-            # as headlined: the headlines' one rule (_gap_or_zero), rounding written out
-            "shown": [number(_gap_or_zero(c)) if gaps[run] else "0 up to rounding" for run, c in cosines.items()],
+            # as headlined: the headlines' one rule (_gap_or_zero); the axis title says what its 0 is
+            "shown": [number(_gap_or_zero(c)) for c in cosines.values()],
         }
     )
     shape = dict(
@@ -1185,7 +1184,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         value="1 − cosine",
         text="shown",
         title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
-        x_title="1 − cosine (0: the same vector)",
+        x_title="1 − cosine (0: the same vector, up to rounding)",
         height=FIGURE_HEIGHT - 110,  # three headlines above it, a three-line claim and a four-line caption
         span=(0.0, end),
         ticks=_past(lecture_charts.round_ticks(max(gaps.values()), most=3), end),
@@ -1475,7 +1474,7 @@ def recap() -> Slide:
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
         "not the outcome this step is about: see the table",
-        hall="step 1's test with each family, then alone: a shuffle changes t − s",  # why rotary breaks it here
+        hall="step 1's test per family, then alone; rotary: a shuffle moves t − s",  # why it breaks
         # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the last column's 0 means
         caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
         "position together, which keeps each offset. The last column's 0 or ≈ 0 (rotary, biases, mask): only the "
