@@ -776,7 +776,7 @@ def rotary(shift: int = 100) -> Slide:
         f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
-        "RoPE: unchanged",  # its own headline's: two of the four numbers beside it do change
+        "unchanged",  # under RoPE's number (a longer badge wrapped in its quarter of the row)
         tuple(
             _grid(
                 name,
@@ -1007,11 +1007,14 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
     # said in hall type in place of the loss's words (the caption defines loss too)
     level = "; ".join(f"{SCHEME_LABELS[k]} starts highest at 0-{T - 1}: a rise is not a level" for k in worst)
     pair = f"{SCHEME_LABELS[scheme]}, {SCHEME_LABELS[other.scheme]}"  # the two headlines, in their order
+    # one number of decimals for the headlines side by side (0.23 beside 0.259 read as a ranking): the most any of
+    # their bars needs (3 where 2 would print a scheme's two seeds alike)
+    places = max(r.places for r in (mine, other, *named))
     return Slide(
         f"Small models trained here on {T}-byte texts, alike but for position: at {a}-{b - 1} bytes, loss "
         f"rose least with {least} and most with {most}.",
         f"{SCHEME_LABELS[scheme]}: loss rise",  # at the claim's a-b (the bars' title too)
-        round(mine.mean, mine.places),  # as its bar writes it
+        round(mine.mean, places),
         apart,
         f"{pair}: seeds' ranges apart",  # which two headlines' ranges: the bars write them
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
@@ -1021,7 +1024,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         f"{pair}: seeds' ranges overlap",
         tone="state",
         hall=level or f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",
-        also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, r.places)) for r in (other, *named)),
+        also=tuple((f"{SCHEME_LABELS[r.scheme]}: loss rise", round(r.mean, places)) for r in (other, *named)),
         caption=f"Decoders (step 14), each token a byte (about a character), {len(matched.seeds())} seeds a scheme "
         f"(headlines: means; mask only: no rows, rotation or bias; learned: {T} rows), T_train = {T} bytes, "
         f"the longest sequence trained on; unseen (held-out): text never trained on ({windows} of {ex.FACTOR * T:,} "
@@ -1106,7 +1109,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"parameters in 8 bits (256 levels each): cosines ±{encoder.COSINE_TOLERANCE:g} of the original",
+        else f"8 bits (256 levels a parameter): ±{encoder.COSINE_TOLERANCE:g} of the published cosines",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
@@ -1475,10 +1478,11 @@ def recap() -> Slide:
         families.source(),
         "not the outcome this step is about: see the table",
         hall="step 1's test per family, then alone; rotary: a shuffle moves t − s",  # why it breaks
-        # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the last column's 0 means
+        # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the +100 column's 0 means (named: a
+        # phone stacks the table into cards, with no last column)
         caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
-        "position together, which keeps each offset. The last column's 0 or ≈ 0 (rotary, biases, mask): only the "
-        "offset counts (not order-blind). " + families.links(),
+        f"position together, which keeps each offset. Its '{families.COLUMNS[2]}' cells at 0 or ≈ 0 (rotary, biases, "
+        "mask): only the offset counts (not order-blind). " + families.links(),
         also=(("rotary (new here)", rotated), ("mask (step 14)", masked), ("step 1 alone", blind)),
     )
 
