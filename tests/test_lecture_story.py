@@ -649,8 +649,8 @@ def test_the_sink_steps_two_maps_are_the_masked_run_and_the_mask_off_rerun_recom
         cells = fig.frames[0].pivot(index="row_index", columns="col_index", values="value").to_numpy()
         np.testing.assert_allclose(cells, w[:, :, reading.first :, 0].mean(axis=2), atol=1e-6)
         assert fig.shape["style"].domain == (0.0, 1.0)  # one colour scale: the maps compare cell by cell
-    mask_off = at("llmsink").numbers[2]
-    assert mask_off == ("layer 3, mask off", f"{float(cells[3].mean()):.2g}")
+    highest = at("llmsink").numbers[2]  # the claim's layers (3-4 on this sentence) with the mask off
+    assert highest == ("highest, mask off", f"{float(cells[3:5].max()):.2g}")
 
 
 def test_the_sink_steps_claim_names_the_layers_whose_every_head_is_a_sink():
@@ -664,10 +664,11 @@ def test_the_sink_steps_claim_names_the_layers_whose_every_head_is_a_sink():
     layers = f"layer{'s' * (len(whole) > 1)} {named}"
     assert at("llmsink").claim.startswith(f"Every head of {layers} puts over twice an even split's weight on token 0")
     assert int(whole[0]) > 1  # layers 0-1 are not named: the weight is not in every layer
-    # the weakest head of those layers, in words (a phone's cells are too narrow to write it)
+    # the weakest head of those layers is the headline (a layer's mean said nothing of "every head"; a phone's cells
+    # are too narrow to write it), its ratio the badge
     low = float(min(reading.sink[int(i)].min() for i in whole))
-    assert f"The lowest head of {layers}: {low:.3g}, {low / even:.1f}× even." in at("llmsink").caption
-    assert low > 2 * even
+    assert at("llmsink").numbers[0] == (f"lowest, {layers}", f"{low:.2g}")
+    assert at("llmsink").verdict == f"{low / even:.1f}× even" and low > 2 * even
 
 
 def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
@@ -679,6 +680,10 @@ def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
     monkeypatch.setattr(decoder, "sink_mask_off", lambda reading: np.full_like(measured, 0.5))  # over 1/19
     said = at("llmsink").claim
     assert said.endswith("and still with the mask off: the mask does not make this attention sink."), said
+    one = measured.copy()
+    one[4, 0] = 0.06  # one head of the claim's layers over 1/19 with the mask off: "every head" no longer holds
+    monkeypatch.setattr(decoder, "sink_mask_off", lambda reading: one)
+    assert at("llmsink").claim.endswith("and still with the mask off: the mask does not make this attention sink.")
 
 
 def test_the_trained_models_badge_names_the_two_headlines_whose_seeds_ranges_their_bars_write():
@@ -733,12 +738,12 @@ def test_no_step_calls_a_column_of_a_row_both_feature_and_dimension():
 def test_the_sink_steps_badge_says_what_it_compares_in_words():
     shown = at("llmsink")
     reading = decoder.read(decoder.DEFAULT_TEXT)
-    ratio = reading.sink_mean / np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])
+    ratio = reading.sink[3:5].min() / np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])
     assert ratio > 2 and shown.ok and shown.verdict == f"{ratio:.1f}× even" and len(shown.verdict) <= 12
     assert [label for label, _ in shown.numbers] == [
-        "layer 3, masked",
+        "lowest, layers 3-4",
         "an even split",
-        "layer 3, mask off",
+        "highest, mask off",
         "even, mask off",
     ]
     assert "even split: a query's weight spread equally over the keys it sees" in shown.caption
@@ -945,10 +950,13 @@ def _sink() -> list[float]:
     even = np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])  # query t sees t + 1 keys
     from posviz.models import smollm2
 
-    off = smollm2.run(reading.tokens.ids, causal=False).weights[3]  # the mask off, RoPE kept: (H, T, T)
-    unmasked = float(f"{off[:, reading.first :, 0].mean():.2g}")  # to two digits, as shown
+    # the claim's layers 3-4: their lowest head masked, their highest with the mask off (RoPE kept), each a head's
+    # weight on token 0 averaged over the queries t >= first
+    on = smollm2.run(reading.tokens.ids).weights[3:5, :, reading.first :, 0].mean(axis=2)
+    off = smollm2.run(reading.tokens.ids, causal=False).weights[3:5, :, reading.first :, 0].mean(axis=2)
+    unmasked = float(f"{off.max():.2g}")  # to two digits, as shown
     assert unmasked < 1 / reading.T  # below an even split over all T keys: the claim's "they do not"
-    return [float(f"{reading.sink_mean:.2g}"), float(f"{even:.2g}"), unmasked, float(f"{1 / reading.T:.2g}")]
+    return [float(f"{on.min():.2g}"), float(f"{even:.2g}"), unmasked, float(f"{1 / reading.T:.2g}")]
 
 
 def _recap() -> list[float]:

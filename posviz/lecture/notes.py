@@ -176,8 +176,8 @@ NOTES: dict[str, Note] = {  # step key -> note; tests require one for every step
     "llmsink": Note(
         "Deeper heads put a large share of their weight on token 0. The softmax has to give its weight "
         "somewhere, and under the causal mask token 0 is the one key every query sees. Run with the mask off "
-        "(every query sees every key, RoPE kept), layer 3's weight on it falls below an even split: the third "
-        "headline, and the right map.",
+        "(every query sees every key, RoPE kept), even the highest of those heads falls below an even split: the "
+        "third headline, and the right map.",
         "Is token 0 important for its meaning?",
         "Not shown here: token 0 is always <|im_start|> in these runs, so this step cannot say whether any first "
         "token would take the weight.",

@@ -1371,31 +1371,29 @@ def llm_sink() -> Slide:
 
     reading = decoder.read(decoder.DEFAULT_TEXT)
     off = decoder.sink_mask_off(reading)  # (L, H): the same tokens and layers, every query sees every key, RoPE kept
-    unmasked = float(np.mean(off[decoder.SINK_LAYER]))
     even = verdicts.uniform_sink(reading.T, reading.first)
     spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
+    # the layers whose every head is a sink by the rule (verdicts.attention_sink): where the map's weight is (not
+    # "many heads", which read as spread over all layers, while layers 0-1 are near 0); none: the sink layer alone
+    whole = [i for i, heads in enumerate(reading.sink) if all(verdicts.SINK_FACTOR * even < w for w in heads)]
+    named = whole or [decoder.SINK_LAYER]
+    # the claim's weakest case is its headline: "every head" rests on the lowest head masked and on the highest
+    # with the mask off (a layer's mean said neither; a phone's cells are too narrow to carry it, colour alone less)
+    low, high = float(reading.sink[named].min()), float(off[named].max())
+    many = f"layer{'s' * (len(named) > 1)} {_span(named)}"
     without, cause = (  # the claim's cause follows the measured rerun: an even split's share or more is no sink undone
         (
             "but not with the mask off",
             "this attention sink depends on the mask (family 3), position's implicit carrier",
         )
-        if unmasked < spread
+        if high < spread
         else ("and still with the mask off", "the mask does not make this attention sink")
     )
-    times = reading.sink_mean / even  # the badge's ratio: the rule (verdicts.attention_sink) asks for over 2
-    # the layers whose every head is a sink by that rule: where the map's weight is (not "many heads", which read
-    # as spread over all layers, while layers 0-1 are near 0)
-    whole = [i for i, heads in enumerate(reading.sink) if all(verdicts.SINK_FACTOR * even < w for w in heads)]
     who = (
-        f"Every head of layer{'s' * (len(whole) > 1)} {_span(whole)} puts over twice an even split's weight"
+        f"Every head of {many} puts over twice an even split's weight"
         if whole
         else "Some heads put over twice an even split's weight"  # no layer wholly: the maps' cells say which
     )
-    # the claim's weakest case in words: a phone's cells are too narrow for their values, and colour alone (0.2 against
-    # 0.3 in viridis) does not carry "over twice"
-    low = float(reading.sink[whole].min()) if whole else 0.0
-    many = f"layer{'s' * (len(whole) > 1)} {_span(whole)}"
-    lowest = f" The lowest head of {many}: {number(_digits(low, 3))}, {low / even:.1f}× even." if whole else ""
     layers, of = reading.trace.weights.shape[0], decoder.shipped_layers()[1]  # run here; the whole model's
     # both maps on one [0, 1] colour scale (they compare cell by cell), each head's weight written in both (the
     # claim is about every head of its layers, masked and not), in cells widened by legends titled "weight" (the
@@ -1410,10 +1408,10 @@ def llm_sink() -> Slide:
     )
     return Slide(
         f"{who} on token 0, the one key every query sees under the causal mask, {without}: {cause}.",
-        f"layer {decoder.SINK_LAYER}, masked",  # the maps' legend: weight on token 0, on this sentence
-        _digits(reading.sink_mean),  # two digits, as the three numbers beside it
-        reading.has_sink,
-        f"{times:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
+        f"lowest, {many}",  # masked: the left map's; the maps' legend says weight on token 0
+        _digits(low),  # two digits, as the three numbers beside it
+        verdicts.attention_sink(low, reading.T, first=reading.first),  # the rule, on the claim's weakest head
+        f"{low / even:.1f}× even",  # beside "an even split": the longer words wrapped in a quarter of the row
         (masked, maskless),
         f"run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} with the "
         f"causal mask and again without it; all {of} layers: the app's SmolLM2 page. An {SINK_WORDS}",
@@ -1421,14 +1419,14 @@ def llm_sink() -> Slide:
         hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
             ("an even split", _digits(even)),
-            (f"layer {decoder.SINK_LAYER}, mask off", _digits(unmasked)),
+            ("highest, mask off", _digits(high)),
             ("even, mask off", _digits(spread)),
         ),
-        caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; layer "
-        f"{decoder.SINK_LAYER}'s numbers: its {reading.sink.shape[1]} cells' mean. An even "
-        f"split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
+        caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; "
+        f"headlines: {many}'s lowest cell, left, and highest, right. "
+        f"An even split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
         f"averaged as the cells are; mask off, every query sees all {reading.T} tokens, 1/{reading.T} each. "
-        f"Token 0 is {reading.tokens.tokens[0]} (step 19).{lowest}",
+        f"Token 0 is {reading.tokens.tokens[0]} (step 19).",
     )
 
 
