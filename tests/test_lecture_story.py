@@ -64,7 +64,7 @@ def test_the_learned_tables_last_row_is_shown_failing():
     slide = at("lastrow", T=640)
     assert slide.value == 640 - rows and slide.ok
     assert f"refuses a 640-token input: its table has {rows} rows" in slide.verdict
-    curve, gap = slide.figures[0].frames
+    curve, gap = slide.figures[0].frames[:2]
     assert curve.position.max() == rows - 1 and gap.start[0] == rows and gap.end[0] == 640
     fits = at("lastrow", T=512)
     assert fits.value == 0 and not fits.ok
@@ -806,7 +806,8 @@ def test_the_copies_gap_with_the_ramp_is_a_headline_not_a_chart_title():
         a, b = out.out[out.first], out.out[out.second]
         where = int(np.argmax(np.abs(a - b)))
         assert abs(abs(a[where] - b[where]) - ramped) < 1e-12
-        written = f"the gap is dimension {where}'s: {a[where]:.2f} against {b[where]:.2f}.".replace("-", "\u2212")
+        written = f"the gap is dimension {where}'s: {a[where]:.2f} against {b[where]:.2f} ".replace("-", "\u2212")
+        written += "(a narrow cell rounds to one decimal)."  # a phone writes "−5.1": said
         assert written in shown.caption  # as the cells write them: "−", not "-"
 
 
@@ -1137,9 +1138,14 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     )
     assert families.refusal(512) is None and families.refusal(513) is not None  # the caption's last sentence
     assert "128" not in caption  # one 128 on the step: the headline's
+    # the chart marks the two rows the caption names, each with its length (row 0's line runs off the top)
+    marks = at("lastrow").figures[0].frames[2]
+    assert marks["position"].tolist() == [0, 127]
+    assert marks["label"].tolist() == [f"t = {t}: {float(norms[t]):.3g}" for t in (0, 127)]
+    np.testing.assert_allclose(marks["norm"], norms[[0, 127]])
     flat = norms.copy()
-    flat[127] = np.median(norms[1:256])  # no spike there: nothing said
-    assert lecture.steps._spike(flat) == ""
+    flat[127] = np.median(norms[1:256])  # no spike there: nothing said, nothing marked
+    assert lecture.steps._spike(flat) == "" and lecture.steps._spike_marks(flat, 640).empty
     flat = norms.copy()
     flat[0] = 0.0  # row 0 no longer the longest: the spike alone
     assert lecture.steps._spike(flat).startswith("The spike at t = 127")

@@ -44,9 +44,12 @@ def text_table(cells: Data, *, title: Text, height: int = 260, row_title: str = 
     return alt.layer(band, centred, upper, lower, title=title_params(title), height=height)
 
 
-def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int = 240) -> alt.LayerChart:
+def table_end(
+    curve: Data, gap: Data, marks: Data | None = None, *, title: Text, y_title: str, height: int = 240
+) -> alt.LayerChart:
     """A learned table's row norms (`curve`: position, norm) and, past its last row, the positions with no row
-    (`gap`: a shaded band from start to end, labelled): the line stops where the table does."""
+    (`gap`: a shaded band from start to end, labelled): the line stops where the table does. `marks` (position,
+    norm, label) writes a label right of each named point: the rows a caption speaks of, found on the line."""
     x = alt.X("position:Q", title="position t", scale=alt.Scale(nice=False))
     line = (
         alt.Chart(curve).mark_line(color=SERIES_COLORS[0], strokeWidth=2).encode(x=x, y=alt.Y("norm:Q", title=y_title))
@@ -58,7 +61,17 @@ def table_end(curve: Data, gap: Data, *, title: Text, y_title: str, height: int 
     # a phone's band is too narrow for the words: they end at its left edge, where the line stays low
     before = words.mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6, align="right", dx=-6)
     before = before.transform_filter(on_phone()).encode(x="start:Q", y=alt.YValue(0), text="label:N")
-    return alt.layer(band, line, edge, centred, before, title=title_params(title), height=height)
+    layers = [band, line, edge, centred, before]
+    if marks is not None:
+        named = alt.Chart(marks).encode(x="position:Q", y="norm:Q")
+        words = named.encode(text="label:N").transform_joinaggregate(top="max(norm)")
+        written = dict(align="left", dx=8, color=TEXT_COLOUR, fontWeight="bold")
+        layers += [  # the highest label hangs below its point (above, it would grow the chart past the plot)
+            named.mark_point(color=TEXT_COLOUR, filled=True, size=40),
+            words.mark_text(baseline="top", **written).transform_filter("datum.norm == datum.top"),
+            words.mark_text(baseline="bottom", **written).transform_filter("datum.norm < datum.top"),
+        ]
+    return alt.layer(*layers, title=title_params(title), height=height)
 
 
 def across_bars(

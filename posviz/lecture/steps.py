@@ -393,7 +393,8 @@ def twins(second: int = 4) -> Slide:
         also=(("with the ramp added", ramped.row_diff),),
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
         f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension; "
-        f"with it the gap is dimension {widest}'s: {_minus(parted[0, widest])} against {_minus(parted[1, widest])}.",
+        f"with it the gap is dimension {widest}'s: {_minus(parted[0, widest])} against {_minus(parted[1, widest])} "
+        "(a narrow cell rounds to one decimal).",
     )
 
 
@@ -867,7 +868,7 @@ def last_row(T: int = 640) -> Slide:
         float(missing),
         refusal is not None,
         f"MiniLM refuses a {T}-token input: its table has {rows} rows (the model stops with an error)",
-        (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap), shape),),
+        (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap, _spike_marks(pos.norms, T)), shape),),
         f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
@@ -876,16 +877,35 @@ def last_row(T: int = 640) -> Slide:
     )
 
 
+def _spike_marks(norms: np.ndarray, T: int) -> pd.DataFrame:
+    """The rows step 17's caption names, marked on its chart with their lengths: row 0 (its line runs off the top)
+    and the spike at the training window's last row; no rows when the caption names none."""
+    window = _window()
+    rows = ([0] if int(np.argmax(norms)) == 0 else []) + [window - 1] if _spike(norms) else []
+    return pd.DataFrame(
+        {
+            "position": rows,
+            "norm": norms[rows],
+            "label": [f"t = {t}: {number(_digits(float(norms[t]), 3))}" for t in rows],
+        }
+    ).query("position < @T")
+
+
+def _window() -> int:
+    """The training window MiniLM's tokenizer file cuts and pads to (128): its card's training length."""
+    import json
+
+    from posviz.models.minilm import text
+
+    return int(json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"])
+
+
 def _spike(norms: np.ndarray) -> str:
     """Step 17's caption: what the spike in the norms is, when the data shows it (row W - 1 the longest of rows 1 to
     2W and over 1.3× their median, W the window its tokenizer file cuts and pads to, the card's training length: "The
     sequence length was limited to 128 tokens"), else nothing; before it, that row 0 (where the tokenizer puts
     [CLS]) is the longest, when it is."""
-    import json
-
-    from posviz.models.minilm import text
-
-    window = json.loads((text.DATA / "tokenizer.json").read_text())["truncation"]["max_length"]
+    window = _window()
     near = norms[1 : 2 * window]
     if int(np.argmax(near)) + 1 != window - 1 or near.max() < 1.3 * np.median(near):
         return ""
