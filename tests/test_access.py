@@ -525,6 +525,9 @@ def test_glued_makes_a_short_parenthesis_and_the_space_before_it_non_breaking():
     assert ui.text.glued("wavelength, pair 3") == "wavelength, pair\u00a03"  # a phone's column: never "pair / 3"
     assert ui.text.glued("differ: family 1.") == "differ: family\u00a01."
     assert ui.text.glued("pairs 3") == "pairs 3"  # a word that only ends like one is left alone
+    # a claim's sentence may break before a parenthesis (it broke "its causal / mask (family 3)"), never inside
+    said = "its causal mask (family 3) alone"
+    assert ui.text.glued(said, before=False) == "its causal mask (family\u00a03) alone"
 
 
 @pytest.mark.browser

@@ -96,11 +96,17 @@ _NUMBERED = re.compile(
 _EQUATION = re.compile(r"(?<!\S)\S{1,3} [=−] [^\s,;:()]{1,10}")
 
 
-def glued(label: str) -> str:
+def glued(label: str, *, before: bool = True) -> str:
     """`label` with the spaces in and before each short parenthesis, in each short equation, between a thing and its
     short number ("pair 3", "family 1") and between a count and its unit ("19 tokens") made non-breaking (a narrow
-    column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)")."""
-    return _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, _PARENTHESIS.sub(_unbroken, label)))
+    column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)").
+    `before` False leaves the space before a parenthesis breakable: a sentence in large type (a claim) wrapped "its
+    causal / mask (family 3)" a third of a line early."""
+    inside = _PARENTHESIS.sub(_unbroken, label) if before else _INSIDE.sub(_unbroken, label)
+    return _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, inside))
+
+
+_INSIDE = re.compile(r"\([^()]{1,16}\)")  # a short parenthesis alone, without the space before it
 
 
 def _unbroken(match: re.Match) -> str:

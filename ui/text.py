@@ -41,7 +41,7 @@ def claim(text: str) -> None:
     with st.container(key="claim"):
         st.markdown(
             f"<div style='font-size:{size};font-weight:600;line-height:1.25;margin:0 0 {gap}'>"
-            f"{html_text(glued(text))}</div>",  # "family 1" never split
+            f"{html_text(glued(text, before=False))}</div>",  # "family 1" never split; "mask / (family 3)" may
             unsafe_allow_html=True,
         )
 

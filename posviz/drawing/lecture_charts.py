@@ -85,17 +85,20 @@ def across_bars(
     height: int = 160,
     span: tuple[float, float] = (0.0, 1.2),
     ticks: tuple[float, ...] | None = None,
+    two_lines: bool = True,
 ) -> alt.LayerChart:
     """One horizontal bar of `value` per `category` (which may hold "\\n" for a second line), its `text` at the
     bar's end; bars keep the data's order, the linear value axis spans `span` (default 0 to 1.2: a cosine's scale,
     room for the text), ticked at `ticks` when given (Vega's own ticks may hide one past the plot's end). A two-line
-    label is centred on its bar (its first line half a line up)."""
+    label is centred on its bar (its first line half a line up); with `two_lines` False every label is one line,
+    centred on its bar (the two-line rule set one line half a line above its bar's middle)."""
     lines = "split(datum.label, '\\n')"  # a label's "\\n" starts its second line
+    baseline = "line-bottom" if two_lines else "middle"
     y = alt.Y(
         f"{category}:N",
         sort=None,
         title=None,
-        axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False, labelBaseline="line-bottom"),
+        axis=alt.Axis(labelExpr=lines, labelLimit=300, ticks=False, labelOverlap=False, labelBaseline=baseline),
     )
     axis = alt.Axis(values=list(ticks), format="~g") if ticks is not None else alt.Axis()  # 0.25, not 0.3
     x = alt.X(f"{value}:Q", title=x_title, scale=alt.Scale(domain=list(span), nice=False), axis=axis)

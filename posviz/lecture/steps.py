@@ -1149,7 +1149,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
 }
 # smollm2.PRECISION_WORDS in a hall's words (no "float32")
 HALL_PRECISION = (
-    "parameters rounded to 4 and 8 bits (16 or 256 levels) to save space, computed in 32-bit floats (about 7 digits)"
+    "parameters rounded to 4 or 8 bits (16 or 256 levels) to save space, computed in 32-bit floats (about 7 digits)"
 )
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, one short line (two-line labels ran together)
     "SmolLM2": "RoPE + mask",
@@ -1211,6 +1211,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         height=FIGURE_HEIGHT - 110,  # three headlines above it, a three-line claim and a four-line caption
         span=(0.0, end),
         ticks=_past(lecture_charts.round_ticks(max(gaps.values()), most=3), end),
+        two_lines=False,  # SMOLLM2_BARS: one line each
     )
     return Figure("decoder-cosines", lecture_charts.across_bars, (bars,), shape)
 
@@ -1254,7 +1255,7 @@ def decoder() -> Slide:
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
         source,
         "0 up to rounding: the decoder does not see the order here",
-        hall=f"run now on this server, {used}; parameters in 4 and 8 bits",  # the caveat, in hall type
+        hall=f"run now on this server, {used}; parameters in 4 or 8 bits",  # the caveat, in hall type
         caption="RoPE off: no query or key turned; mask off: every token reads all. Parameters in 4 or 8 bits: "
         "rounded to 16 or 256 levels. "
         f"Each sentence's vector ({' and '.join(repr(t) for t in SENTENCES)}): the mean of its three word "
