@@ -764,6 +764,22 @@ def test_a_compact_signed_map_writes_one_decimal_only_in_narrow_cells(width):
     assert written[:6] == [v.replace("-", "\u2212") for v in expected]  # Vega writes "−"
 
 
+def test_a_missing_cell_value_writes_nothing_in_either_style():
+    """A NaN cell (null in the data) must not write "null", "NaN" or "0.00" in its cell (vl-convert draws)."""
+    import re
+
+    import vl_convert as vlc
+
+    cells = frames.matrix_frame(np.array([[0.38, np.nan], [0.2, 0.57]]), ["a", "b"], ["0", "1"])
+    for compact in (False, True):
+        style_ = heatmaps.CellStyle.weights(compact=compact, legend="none")
+        spec = engine.inline(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", style=style_))
+        svg = vlc.vegalite_to_svg({**spec, "width": 300})
+        written = [t for a, t in re.findall(r"<text([^>]*)>([^<]*)</text>", svg) if 'opacity="0"' not in a]
+        assert written[:4] == ["0.38", "", "0.20", "0.57"] or written[:3] == ["0.38", "0.20", "0.57"], written
+        assert not {"null", "NaN", "0.00"} & set(written), written
+
+
 def test_a_cell_too_narrow_for_its_written_value_leaves_it_to_the_tooltip():
     """Step 2's values were packed edge to edge in a phone's 29 px cells: a value is drawn only where its cell is
     at least VALUE_CELL_PX wide (the x scale's band, so a phone's column and a hall's wide chart each get theirs)."""

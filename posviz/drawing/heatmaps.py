@@ -287,20 +287,16 @@ def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> lis
     if style.annotate:
         colour = alt.condition(dark_text(style.scheme, style.domain), alt.value("black"), alt.value("white"))
         # size from engine.style (13 px, 21 px in a hall); a value narrower cells cannot hold (a phone's column)
-        # is left to the tooltip rather than packed edge to edge with its neighbours
-        if style.compact:
-            wide, two = f"bandwidth('x') >= {VALUE_CELL_PX}", "format(datum.value, '.2f')"
-            if style.scheme == SIGNED_SCHEME:
-                written = alt.ExprRef(f"{wide} ? {two} : format(datum.value, '.1f')")
-                least = COMPACT_SIGNED_PX
-            else:  # weights: "1.00" has no "0." to drop
-                written = alt.ExprRef(f"{wide} ? {two} : replace({two}, '0.', '.')")
-                least = COMPACT_CELL_PX
-            shown = alt.ExprRef(f"bandwidth('x') >= {least} ? 1 : 0")
-            layers.append(base.mark_text(text=written, opacity=shown).encode(color=colour))
-        else:
-            shown = alt.ExprRef(f"bandwidth('x') >= {VALUE_CELL_PX} ? 1 : 0")
-            layers.append(base.mark_text(opacity=shown).encode(text=alt.Text("value:Q", format=".2f"), color=colour))
+        # is left to the tooltip rather than packed edge to edge with its neighbours, or, `compact`, written shorter
+        wide, two = f"bandwidth('x') >= {VALUE_CELL_PX}", "format(datum.value, '.2f')"
+        written, least = two, VALUE_CELL_PX
+        if style.compact and style.scheme == SIGNED_SCHEME:
+            written, least = f"{wide} ? {two} : format(datum.value, '.1f')", COMPACT_SIGNED_PX
+        elif style.compact:  # weights: "1.00" has no "0." to drop
+            written, least = f"{wide} ? {two} : replace({two}, '0.', '.')", COMPACT_CELL_PX
+        written = f"isValid(datum.value) ? ({written}) : ''"  # a missing value (null in the data) writes nothing
+        shown = alt.ExprRef(f"bandwidth('x') >= {least} ? 1 : 0")
+        layers.append(base.mark_text(text=alt.ExprRef(written), opacity=shown).encode(color=colour))
     return layers
 
 
