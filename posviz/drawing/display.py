@@ -37,6 +37,26 @@ def number(value: float, digits: int = 5, *, grouped: bool = False) -> str:
     return text.replace("e-0", "e-").replace("e+0", "e+")  # one exponent style: 6.9e-7 beside 1.0133e-6
 
 
+def aligned(values: list[float]) -> list[str]:
+    """Each value to the most decimals `number` gives any of them, so a column reads evenly ("3.0" under "2.4").
+
+    >>> aligned([2.4, 3.0, 0.0]), aligned([0.234, 2.5])
+    (['2.4', '3.0', '0.0'], ['0.234', '2.500'])
+    """
+    shown = [number(v) for v in values]
+    places = max((len(v.split(".")[1]) for v in shown if "." in v and "e" not in v), default=0)
+    return [f"{float(v):.{places}f}" for v in values]
+
+
+def fixed(value: float, places: int = 2) -> str:
+    """`value` to `places` decimals as a chart's Vega format writes it: a minus sign ("−"), not a hyphen.
+
+    >>> fixed(-5.0512), fixed(2.73), fixed(-0.04, 1)
+    ('−5.05', '2.73', '−0.0')
+    """
+    return f"{value:.{places}f}".replace("-", "\u2212")
+
+
 SUPERSCRIPTS = str.maketrans("0123456789-+", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺")
 
 

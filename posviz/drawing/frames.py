@@ -509,8 +509,13 @@ def level_frame(y: float, label: str) -> pd.DataFrame:
 
 
 def labelled(labels: Sequence[str]) -> list[str]:
-    """Unique axis labels "0 dog", "1 bites", ... so repeated words keep their own row."""
-    return [f"{i} {w}" for i, w in enumerate(labels)]
+    """Unique axis labels "0 dog", "1 bites", ... so repeated words keep their own row; a token with no letter or
+    digit is quoted ("10 ','": a bare "10 ," read as a typo).
+
+    >>> labelled(["dog", ",", "<|im_start|>"])
+    ['0 dog', "1 ','", '2 <|im_start|>']
+    """
+    return [f"{i} {w}" if any(c.isalnum() for c in w) else f"{i} '{w}'" for i, w in enumerate(labels)]
 
 
 def masked_frame(frame: pd.DataFrame) -> pd.DataFrame:

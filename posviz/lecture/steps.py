@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from posviz.drawing import figures, frames, heatmaps, lines_bars
-from posviz.drawing.display import number, powers
+from posviz.drawing.display import aligned, fixed, number, powers
 from posviz.drawing.figures import Figure
 from posviz.experiments import lessons
 from posviz.lecture import families
@@ -105,15 +105,6 @@ class Step:
 
     def defaults(self) -> dict[str, object]:
         return {c.name: c.default for c in self.controls}
-
-
-def _minus(value: float) -> str:
-    """`value` to two decimals as a heatmap's cell writes it (Vega's minus sign, "−", not "-").
-
-    >>> _minus(-5.0512), _minus(2.73)
-    ('−5.05', '2.73')
-    """
-    return f"{value:.2f}".replace("-", "\u2212")
 
 
 def _heat(
@@ -281,9 +272,7 @@ def _ramp_places(pos: np.ndarray) -> list[str]:
     >>> _ramp_places(np.array([[2.4], [3.0], [0.0]]))
     ['position 0, E = 2.4', 'position 1, E = 3.0', 'position 2, E = 0.0']
     """
-    shown = [number(float(row[0])) for row in pos]
-    places = max((len(v.split(".")[1]) for v in shown if "." in v and "e" not in v), default=0)
-    return [f"position {t}, E = {float(row[0]):.{places}f}" for t, row in enumerate(pos)]
+    return [f"position {t}, E = {e}" for t, e in enumerate(aligned([float(row[0]) for row in pos]))]
 
 
 def _shuffle_panels(
@@ -393,7 +382,7 @@ def twins(second: int = 4) -> Slide:
         also=(("with the ramp added", ramped.row_diff),),
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
         f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension; "
-        f"with it the gap is dimension {widest}'s: {_minus(parted[0, widest])} against {_minus(parted[1, widest])} "
+        f"with it the gap is dimension {widest}'s: {fixed(parted[0, widest])} against {fixed(parted[1, widest])} "
         "(a narrow cell rounds to one decimal).",
     )
 
@@ -1319,8 +1308,7 @@ def llm_head() -> Slide:
     reading = decoder.read(decoder.DEFAULT_TEXT)
     layer, head = 1, 2
     weights = reading.trace.weights[layer, head].astype(np.float64)
-    # a punctuation token quoted: "10 ','" (a bare "10 ," read as a typo)
-    said_tokens = [t if any(c.isalnum() for c in t) else f"'{t}'" for t in (tk.strip() for tk in reading.tokens.tokens)]
+    said_tokens = [t.strip() for t in reading.tokens.tokens]  # labelled quotes a punctuation token: "10 ','"
     picture = _heat(  # a square chart, each row its token (every other label where a row is under 20 px)
         f"llm-weights-{layer}-{head}",
         weights,
