@@ -764,6 +764,20 @@ def test_a_compact_signed_map_writes_one_decimal_only_in_narrow_cells(width):
     assert written[:6] == [v.replace("-", "\u2212") for v in expected]  # Vega writes "−"
 
 
+def test_a_boxed_heatmap_outlines_exactly_its_boxed_cells():
+    """Step 21's headlines come from two layers' cells: those cells, and no others, get an accent outline (drawn by
+    vl-convert)."""
+    import vl_convert as vlc
+
+    cells = frames.matrix_frame(np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]]), ["a", "b"], ["0", "1", "2"])
+    cells["boxed"] = cells["row_index"] == 1
+    for boxed in (True, False):
+        style_ = heatmaps.CellStyle.weights(boxed=boxed, legend="none")
+        spec = engine.inline(engine.chart_spec(heatmaps.token_heatmap, cells, title="w", style=style_))
+        svg = vlc.vegalite_to_svg({**spec, "width": 300})
+        assert svg.count(f'stroke="{colours.ACCENT}"') == (3 if boxed else 0)
+
+
 def test_a_missing_cell_value_writes_nothing_in_either_style():
     """A NaN cell (null in the data) must not write "null", "NaN" or "0.00" in its cell (vl-convert draws)."""
     import re

@@ -668,7 +668,11 @@ def test_the_sink_steps_claim_names_the_layers_whose_every_head_is_a_sink():
     # are too narrow to write it), its ratio the badge
     low = float(min(reading.sink[int(i)].min() for i in whole))
     assert at("llmsink").numbers[0] == (f"lowest, {layers}", f"{low:.2g}")
-    assert at("llmsink").verdict == f"{low / even:.1f}× even" and low > 2 * even
+    assert at("llmsink").verdict == "over 2× even" and low > 2 * even  # the rule's words: 0.28 / 0.098 read as 2.9
+    for fig in at("llmsink").figures:  # the headlines' cells outlined on both maps: the claim's layers, every head
+        cells = fig.frames[0]
+        assert sorted(set(cells.loc[cells["boxed"], "row_index"])) == [int(i) for i in whole]
+        assert cells["boxed"].sum() == len(whole) * reading.sink.shape[1] and fig.shape["style"].boxed
 
 
 def test_the_sink_steps_claim_follows_the_mask_off_rerun(monkeypatch):
@@ -739,7 +743,7 @@ def test_the_sink_steps_badge_says_what_it_compares_in_words():
     shown = at("llmsink")
     reading = decoder.read(decoder.DEFAULT_TEXT)
     ratio = reading.sink[3:5].min() / np.mean([1 / (t + 1) for t in range(reading.first, reading.T)])
-    assert ratio > 2 and shown.ok and shown.verdict == f"{ratio:.1f}× even" and len(shown.verdict) <= 12
+    assert ratio > 2 and shown.ok and shown.verdict == "over 2× even" and len(shown.verdict) <= 12
     assert [label for label, _ in shown.numbers] == [
         "lowest, layers 3-4",
         "an even split",

@@ -16,7 +16,7 @@ import altair as alt
 import numpy as np
 
 from posviz.drawing import images
-from posviz.drawing.colours import MASKED_GREY, TEXT_COLOUR
+from posviz.drawing.colours import ACCENT, MASKED_GREY, TEXT_COLOUR
 from posviz.drawing.engine import Bounds, Data, Live, Text, live_expr, live_text, title_params
 from posviz.drawing.images import SIGNED_SCHEME, WEIGHT_SCHEME
 from posviz.drawing.layout import PANEL_SPACING
@@ -192,6 +192,8 @@ class CellStyle:
     `compact`: values are still written in cells narrower than VALUE_CELL_PX (a phone's column of 9 heads or 8
     dimensions): weights (0 to 1) without their leading 0 (".38", as tables of correlations do) down to
     COMPACT_CELL_PX, signed values to one decimal ("−5.1") down to COMPACT_SIGNED_PX.
+    `boxed`: the cells have a boolean `boxed` column; those cells are outlined in the accent colour (the cells a
+    headline is taken from, found on the map).
 
     >>> CellStyle.weights().domain, CellStyle.signed(np.array([[-2.0, 1.0]]), row_title="t", col_title="u").domain
     ((0.0, 1.0), (-2.0, 2.0))
@@ -209,6 +211,7 @@ class CellStyle:
     row_label_limit: int = 120
     masked: bool = False
     compact: bool = False
+    boxed: bool = False
 
     @classmethod
     def weights(cls, **choices: object) -> CellStyle:
@@ -282,6 +285,8 @@ def _cell_layers(base: alt.Chart, style: CellStyle, panels: bool = False) -> lis
             color=alt.condition("datum.masked", alt.value(MASKED_GREY), colour) if style.masked else colour
         )
     ]
+    if style.boxed:  # drawn over every cell's colour, under the values
+        layers.append(base.transform_filter("datum.boxed").mark_rect(fill=None, stroke=ACCENT, strokeWidth=3))
     if style.masked:
         base = base.transform_filter("!datum.masked")  # a hidden key prints no value
     if style.annotate:

@@ -9,6 +9,8 @@ Letters: L live layers, M whole-model layers, H query heads, G key/value heads, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -75,21 +77,36 @@ def by_distance(reading: decoder.Reading, layer: int, *, height: int = 280, lege
     return Figure(f"llm-distance-{layer}", lines_bars.lines, (frame,), {**shape, **words})
 
 
-def _layer_heads(m: np.ndarray, name: str, title: str, *, value_title: str, annotate: bool, height: int) -> Figure:
+def _layer_heads(
+    m: np.ndarray, name: str, title: str, *, value_title: str, annotate: bool, height: int, boxed: Sequence[int] = ()
+) -> Figure:
     """A (layers, heads) matrix of weights or shares as a heatmap on the fixed [0, 1] scale, so that the live and the
-    whole-model maps drawn side by side mean the same by the same colour."""
+    whole-model maps drawn side by side mean the same by the same colour; the `boxed` layers' cells outlined."""
     frame = frames.matrix_frame(m, [f"layer {i}" for i in range(m.shape[0])], [str(h) for h in range(m.shape[1])])
+    frame["boxed"] = frame["row_index"].isin(list(boxed))
     style = heatmaps.CellStyle.weights(  # compact: a phone's 9 heads still write their weights (".38")
-        row_title="", col_title="head", value_title=value_title, annotate=annotate, legend="right", compact=True
+        row_title="",
+        col_title="head",
+        value_title=value_title,
+        annotate=annotate,
+        legend="right",
+        compact=True,
+        boxed=bool(boxed),
     )
     return Figure(name, heatmaps.token_heatmap, (frame,), dict(title=title, style=style, height=height))
 
 
 def sink_live(
-    reading: decoder.Reading, *, height: int = 240, value_title: str = "weight on token 0", annotate: bool = True
+    reading: decoder.Reading,
+    *,
+    height: int = 240,
+    value_title: str = "weight on token 0",
+    annotate: bool = True,
+    boxed: Sequence[int] = (),
 ) -> Figure:
     """Each live layer's and head's mean weight on token 0, every value written unless `annotate` is False;
-    `value_title`: the legend's (a short one leaves the cells room) (frame: L x H rows)."""
+    `value_title`: the legend's (a short one leaves the cells room); the `boxed` layers outlined (frame: L x H
+    rows)."""
     return _layer_heads(
         reading.sink,
         "llm-sink-live",
@@ -97,6 +114,7 @@ def sink_live(
         value_title=value_title,
         annotate=annotate,
         height=height,
+        boxed=boxed,
     )
 
 
@@ -107,9 +125,11 @@ def sink_mask_off_live(
     height: int = 240,
     value_title: str = "weight on token 0",
     annotate: bool = False,
+    boxed: Sequence[int] = (),
 ) -> Figure:
     """`sink_live`'s map for the same tokens rerun with the causal mask off (`decoder.sink_mask_off`: every query sees
-    every key, RoPE kept), on the same [0, 1] scale, values written only if `annotate` (frame: L x H rows)."""
+    every key, RoPE kept), on the same [0, 1] scale, values written only if `annotate`, the `boxed` layers outlined
+    (frame: L x H rows)."""
     if off.shape != reading.sink.shape:
         raise ValueError(f"expected the mask-off weights in the live shape {reading.sink.shape}, got {off.shape}")
     return _layer_heads(
@@ -119,6 +139,7 @@ def sink_mask_off_live(
         value_title=value_title,
         annotate=annotate,
         height=height,
+        boxed=boxed,
     )
 
 
