@@ -1144,9 +1144,11 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     assert "128" not in caption  # one 128 on the step: the headline's
     # the chart marks the two rows the caption names, each with its length (row 0's line runs off the top)
     marks = at("lastrow").figures[0].frames[2]
-    assert marks["position"].tolist() == [0, 127]
-    assert marks["label"].tolist() == [f"t = {t}: {float(norms[t]):.3g}" for t in (0, 127)]
-    np.testing.assert_allclose(marks["norm"], norms[[0, 127]])
+    assert marks["position"].tolist() == [0, 127, 511]  # and the last of the long last rows the caption names
+    assert marks["label"].tolist() == [f"t = {t}: {float(f'{norms[t]:.3g}'):g}" for t in (0, 127, 511)]
+    np.testing.assert_allclose(marks["norm"], norms[[0, 127, 511]])
+    assert marks["end"].tolist() == [False, False, True]  # the last row's label stands left of it, off the band
+    assert at("lastrow", T=256).figures[0].frames[2]["position"].tolist() == [0, 127]  # past T: not drawn
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said, nothing marked
     assert lecture.steps._spike(flat) == "" and lecture.steps._spike_marks(flat, 640).empty

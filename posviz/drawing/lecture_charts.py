@@ -49,7 +49,8 @@ def table_end(
 ) -> alt.LayerChart:
     """A learned table's row norms (`curve`: position, norm) and, past its last row, the positions with no row
     (`gap`: a shaded band from start to end, labelled): the line stops where the table does. `marks` (position,
-    norm, label) writes a label right of each named point: the rows a caption speaks of, found on the line."""
+    norm, label, end) writes a label beside each named point, left of it where `end` (the table's last row): the rows a
+    caption speaks of, found on the line."""
     x = alt.X("position:Q", title="position t", scale=alt.Scale(nice=False))
     line = (
         alt.Chart(curve).mark_line(color=SERIES_COLORS[0], strokeWidth=2).encode(x=x, y=alt.Y("norm:Q", title=y_title))
@@ -65,11 +66,14 @@ def table_end(
     if marks is not None:
         named = alt.Chart(marks).encode(x="position:Q", y="norm:Q")
         words = named.encode(text="label:N").transform_joinaggregate(top="max(norm)")
-        written = dict(align="left", dx=8, color=TEXT_COLOUR, fontWeight="bold")
-        layers += [  # the highest label hangs below its point (above, it would grow the chart past the plot)
+        written = dict(color=TEXT_COLOUR, fontWeight="bold")
+        left, right = dict(align="left", dx=8, **written), dict(align="right", dx=-8, **written)
+        layers += [  # the highest label hangs below its point (above, it would grow the chart past the plot); the
+            # table's last row's label stands left of it (right, it would run into the band or off a phone's chart)
             named.mark_point(color=TEXT_COLOUR, filled=True, size=40),
-            words.mark_text(baseline="top", **written).transform_filter("datum.norm == datum.top"),
-            words.mark_text(baseline="bottom", **written).transform_filter("datum.norm < datum.top"),
+            words.mark_text(baseline="top", **left).transform_filter("datum.norm == datum.top"),
+            words.mark_text(baseline="bottom", **left).transform_filter("datum.norm < datum.top && !datum.end"),
+            words.mark_text(baseline="bottom", **right).transform_filter("datum.norm < datum.top && datum.end"),
         ]
     return alt.layer(*layers, title=title_params(title), height=height)
 

@@ -553,9 +553,10 @@ def sentences_plain() -> Slide:
         hall="random word vectors and matrices (seed 2): ≈ 0 in the course notes too",
         also=(("'man': max |out₁ − out₂|", r.word_diff("man", with_position=False)),),
         caption="W₁, W₂: attention matrices; out₁, out₂: the output of 'man' in each sentence; P W₁ Pᵀ: W₁ with its "
-        "rows and its columns in the new order. Each token has a query vector (what it looks for) and a key vector "
-        "(what it offers): a row is one token's query, a column a key, a cell how well they match: their score "
-        "(query · key, the sum of their entries' products) made a weight, positive, each row summing to 1 (softmax).",
+        "rows (P) and its columns (Pᵀ: P's rows as columns) in the new order. Each token has a query vector (what it "
+        "looks for) and a key vector (what it offers): a row is one token's query, a column a key, a cell how well "
+        "they match: their score (query · key, the sum of their entries' products) made a weight, positive, each row "
+        "summing to 1 (softmax).",
     )
 
 
@@ -870,14 +871,22 @@ def _spike_marks(norms: np.ndarray, T: int) -> pd.DataFrame:
     """The rows step 17's caption names, marked on its chart with their lengths: row 0 (its line runs off the top)
     and the spike at the training window's last row; no rows when the caption names none."""
     window = _window()
-    rows = ([0] if int(np.argmax(norms)) == 0 else []) + [window - 1] if _spike(norms) else []
+    rows = ([0] if int(np.argmax(norms)) == 0 else []) + [window - 1] + _tail(norms)[-1:] if _spike(norms) else []
     return pd.DataFrame(
         {
             "position": rows,
             "norm": norms[rows],
             "label": [f"t = {t}: {number(_digits(float(norms[t]), 3))}" for t in rows],
+            "end": [t == norms.size - 1 for t in rows],  # its label stands left of it, off the band
         }
     ).query("position < @T")
+
+
+def _tail(norms: np.ndarray) -> list[int]:
+    """The table's last 8 rows that stand out (over 1.3× the median of the rows past the training window): the
+    chart's second feature, said with no cause this step can show."""
+    window = _window()
+    return [t for t in range(norms.size - 8, norms.size) if norms[t] > 1.3 * np.median(norms[window:])]
 
 
 def _window() -> int:
@@ -902,8 +911,7 @@ def _spike(norms: np.ndarray) -> str:
         "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest "
         f"({number(_digits(float(norms[0]), 3))}). "
     ) * (int(np.argmax(norms)) == 0)
-    # the table's last rows stand out too (the chart's second feature): said, with no cause this step can show
-    tail = [t for t in range(norms.size - 8, norms.size) if norms[t] > 1.3 * np.median(norms[window:])]
+    tail = _tail(norms)
     end = f" Rows {_span(tail)} are long too: not explained here." if len(tail) > 1 else ""
     end = f" Row {tail[0]} is long too: not explained here." if len(tail) == 1 else end
     return (
@@ -1000,7 +1008,7 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         ticks=lecture_charts.spread_ticks(float(bars.low.min()), float(bars.high.max())),
         height=MATCHED_HEIGHT,
     )
-    windows = f"{ex.WINDOWS} window{'s' if ex.WINDOWS > 1 else ''}"
+    windows = f"{ex.WINDOWS} stretch{'es' if ex.WINDOWS > 1 else ''}"  # "windows": undefined for a first year
     # why RoPE rises most, said only when it does: the usual explanation, which this experiment does not test
     why = (
         " RoPE's usual explanation, untested here: scores see only offsets (step 13); none past T_train occurred "
@@ -1118,7 +1126,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"8 bits (256 levels a parameter): ±{encoder.COSINE_TOLERANCE:g} of the published cosines",
+        else f"8 bits (256 levels) a parameter: ±{encoder.COSINE_TOLERANCE:g} of the 32-bit model's cosines",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
