@@ -665,9 +665,9 @@ def table(d: int = WIDTH) -> Slide:
         "the sinusoid formula with base 10000",
         hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
         also=((f"wavelength, pair {d // 2 - 1}", float(waves[-1])), ("shuffle test, rows added", shuffled)),
-        caption="For step 1's shuffle test: added absolute rows like step 3's ramp (family 1), but no value leaves ±1 "
-        f"however long the input. Each pair's wavelength is 10000^(2/{d}) = {number(float(waves[1] / waves[0]))}× the "
-        "last's.",
+        caption="Step 1's shuffle test breaks as with step 3's ramp: these too are absolute rows added (family 1), but "
+        f"no value leaves ±1 however long the input. Each pair's wavelength is 10000^(2/{d}) = "
+        f"{number(float(waves[1] / waves[0]))}× the last's.",
     )
 
 
@@ -689,8 +689,8 @@ def norms(d: int = WIDTH) -> Slide:
         "the lesson 'A sense of order': 4 for every row at d = 8",
         hall="the course notes: 4 for every row at d = 8",
         also=(("‖peₜ‖², the longest row", float(squared.max())),),  # d/2 up to rounding: the lesson's 4 at d = 8
-        caption="For step 1's shuffle test: no position's row is louder than another's, so what tells positions "
-        "apart is where each row points, not its size.",
+        caption="Step 1's shuffle test is broken by rows that tell positions apart: here no row is louder than "
+        "another, so it is where each row points that does, not its size.",
     )
 
 
@@ -729,9 +729,9 @@ def shift(k: int = 3) -> Slide:
         ),
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the formula's offset property (rows k apart: one matrix)",
-        caption="For step 1's shuffle test: rows k apart relate by one Mₖ wherever they sit, so attention can read "
-        "distance, not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its own fixed angle. "
-        "In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
+        caption="Step 1's shuffle test changes distances t − s: rows k apart relate by one Mₖ wherever they sit, so "
+        "attention can read distance, not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its "
+        "own fixed angle. In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
         "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
         "moves: step 13 shows it, and that rotating query and key instead does not.",
     )
