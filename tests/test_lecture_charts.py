@@ -157,7 +157,7 @@ def test_the_decoder_steps_axis_is_ticked_apart_over_the_bars_only():
     """Step 19's axis ran "0.000 0.001 … 0.006" past the bars, labels touching on a phone: at most 3 ticks over the
     bars, a round step apart, and one step past the longest where the axis reaches (0, 0.002 left 0.00388 and 0.00303
     with one tick between them)."""
-    bars = at("decoder").figures[-1]
+    bars = at("decoder").figures[0]
     ticks, gaps = bars.shape["ticks"], bars.frames[0]["1 − cosine"]
     over = [t for t in ticks if t <= gaps.max()]
     assert 2 <= len(over) <= 3 and ticks[0] == 0.0 and len(ticks) - len(over) <= 1

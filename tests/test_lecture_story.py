@@ -163,12 +163,28 @@ def test_the_decoder_step_headlines_rope_off_and_draws_the_gap_it_makes_on_a_lin
     assert slide.figures[0].builder.__name__ == "across_bars"
 
 
+def test_the_decoder_step_draws_each_re_rounding_its_claim_counts(monkeypatch, tmp_path):
+    """Its claim says "in 16 of 20 re-roundings": the 20 are drawn, one dot each (RoPE + mask minus mask only,
+    recomputed from `decoder.rounding_gaps`), the count written, and its 4 the other way seen below 0."""
+    monkeypatch.setenv("POSVIZ_CACHE", str(tmp_path))  # an empty cache: the shipped 5 layers, re-rounded
+    slide = at("decoder")
+    assert len(slide.figures) == 2 and slide.figures[1].builder.__name__ == "ranked_dots"
+    dots = slide.figures[1].frames[0]
+    redrawn = decoder.rounding_gaps(decoder.ROUNDING_DRAWS, 0)
+    gaps = np.sort(redrawn["RoPE + mask"] - redrawn["RoPE off"])[::-1]
+    np.testing.assert_allclose(dots["value"], gaps)
+    above = int((gaps > 0).sum())
+    assert dots["above"].tolist() == (gaps > 0).tolist() and set(dots["label"]) == {f"{above} of {gaps.size} above 0"}
+    assert f"(in {above} of {gaps.size} re-roundings)" in slide.claim and 0 < above < gaps.size
+
+
 def test_the_decoder_step_runs_all_30_layers_and_its_claim_follows_the_measured_cosines_when_fetched():
     from posviz.experiments import whole
 
     if whole.whole_path() is None:
         pytest.skip("the whole SmolLM2 is not in the cache: `posviz models fetch smollm2` (POSVIZ_CACHE)")
     slide = at("decoder")
+    assert len(slide.figures) == 1  # no re-roundings of the whole file: no dots
     bars = slide.figures[0].frames[0].set_index("run")
     (model, sink), mask_only = whole.sentence_cosine(), whole.sentence_cosine("none")[0]
     assert slide.value == float(f"{1 - model:.3g}") and not verdicts.same_direction(model) and sink > 1
@@ -811,7 +827,7 @@ def test_the_copies_gap_with_the_ramp_is_a_headline_not_a_chart_title():
         where = int(np.argmax(np.abs(a - b)))
         assert abs(abs(a[where] - b[where]) - ramped) < 1e-12
         written = f"the gap is dimension {where}'s: {a[where]:.2f} against {b[where]:.2f} ".replace("-", "\u2212")
-        written += "(a narrow cell rounds to one decimal)."  # a phone writes "−5.1": said
+        written += "(a phone's narrow cells round to one decimal)."  # a phone writes "−5.1": said
         assert written in shown.caption  # as the cells write them: "−", not "-"
 
 

@@ -112,6 +112,24 @@ def across_bars(
     return alt.layer(bar, values, title=title_params(title), height=height)
 
 
+def ranked_dots(dots: Data, *, title: Text, x_title: str, height: int = 120) -> alt.LayerChart:
+    """One dot per row of `dots` (value, rank, above, label), each on its own line in rank order (`rank` 0 at the
+    top), coloured by whether it is above 0 (`above`: blue, else vermillion), a rule at 0, and `label` (the same in
+    every row: a count, said once) written at the plot's bottom right, away from the highest dots: paired
+    differences whose sign is the point."""
+    x = alt.X("value:Q", title=x_title, axis=alt.Axis(format="~g", tickCount=4))
+    y = alt.Y("rank:O", axis=None)
+    base = alt.Chart(dots)
+    colour = alt.condition("datum.above", alt.value(SERIES_COLORS[0]), alt.value(ACCENT))
+    points = base.mark_circle(size=60, opacity=1).encode(x=x, y=y, color=colour, tooltip=[alt.Tooltip("value:Q")])
+    zero = alt.Chart(dots).mark_rule(color=TEXT_COLOUR, strokeDash=[4, 3]).encode(x=alt.datum(0))
+    said = base.transform_filter("datum.rank == 0").mark_text(
+        align="right", baseline="bottom", fontWeight="bold", color=TEXT_COLOUR
+    )
+    words = said.encode(x=alt.XValue("width"), y=alt.YValue("height"), text="label:N")  # below the highest dots
+    return alt.layer(zero, points, words, title=title_params(title), height=height)
+
+
 def spread_bars(
     data: Data,
     *,

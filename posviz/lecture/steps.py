@@ -383,7 +383,7 @@ def twins(second: int = 4) -> Slide:
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
         f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension; "
         f"with it the gap is dimension {widest}'s: {fixed(parted[0, widest])} against {fixed(parted[1, widest])} "
-        "(a narrow cell rounds to one decimal).",
+        "(a phone's narrow cells round to one decimal).",
     )
 
 
@@ -1203,7 +1203,7 @@ def _apart(cosines: dict[str, float], layers: str) -> Figure:
         category="run",
         value="1 − cosine",
         text="shown",
-        title=f"1 − cosine of the two orders, SmolLM2 ({layers})",
+        title=f"1 − cosine of the two orders ({layers})",  # half a row beside the re-roundings
         x_title="1 − cosine (0: the same vector, up to rounding)",
         height=FIGURE_HEIGHT - 110,  # three headlines above it, a three-line claim and a four-line caption
         span=(0.0, end),
@@ -1229,7 +1229,8 @@ def decoder() -> Slide:
         on, off = redrawn["RoPE + mask"], redrawn["RoPE off"]
         held = (int(np.sum((on > off) == (model < mask_only))), len(off))
     rounded = (
-        f" A re-rounding: its parameters rounded again as coarsely as stored ({len(redrawn['RoPE off'])} in all)."
+        f" A re-rounding: its parameters rounded again as coarsely as stored ({len(redrawn['RoPE off'])} in all: a "
+        "dot each, right)."
         if redrawn is not None
         else ""
     )
@@ -1249,7 +1250,8 @@ def decoder() -> Slide:
         _gap_or_zero(model),  # three digits: the claim's "a little further" rests on the second
         not verdicts.same_direction(model),
         "above 0: the orders differ",
-        (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),),
+        (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),)
+        + ((_rerounded(redrawn),) if redrawn is not None else ()),
         source,
         "0 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}; parameters in 4 or 8 bits",  # the caveat, in hall type
@@ -1265,6 +1267,30 @@ def decoder() -> Slide:
             ("both off", _gap_or_zero(neither)),
         ),
     )
+
+
+def _rerounded(redrawn: dict[str, np.ndarray]) -> Figure:
+    """Step 19's re-roundings drawn: each one's 1 − cosine with RoPE and the mask minus with the mask only, a dot
+    each in rank order, the count above 0 written (the claim's "in 16 of 20"; 4 go the other way, seen)."""
+    from posviz.drawing import lecture_charts
+
+    gaps = redrawn["RoPE + mask"] - redrawn["RoPE off"]
+    order = np.argsort(-gaps)
+    above = int(np.sum(gaps > 0))
+    dots = pd.DataFrame(
+        {
+            "value": gaps[order],
+            "rank": np.arange(gaps.size),
+            "above": gaps[order] > 0,
+            "label": f"{above} of {gaps.size} above 0",
+        }
+    )
+    shape = dict(
+        title=f"{gaps.size} re-roundings: RoPE + mask minus mask only",
+        x_title="difference in 1 − cosine",
+        height=FIGURE_HEIGHT - 110,  # as the bars beside it
+    )
+    return Figure("decoder-rerounded", lecture_charts.ranked_dots, (dots,), shape)
 
 
 def _rerounding() -> dict[str, np.ndarray]:
