@@ -165,3 +165,22 @@ def test_the_decoder_steps_axis_is_ticked_apart_over_the_bars_only():
     step = np.diff(ticks)
     np.testing.assert_allclose(step, step[0])
     assert f"{step[0]:.0e}"[0] in "125"
+
+
+def test_the_trained_models_line_names_are_written_in_their_hues_darkened_to_4_5_to_1():
+    """Step 18 names each line in its colour past its end; light blue read at 2.3:1 in a hall: each name's fill is
+    its line's colour darkened (same hue) until it keeps 4.5:1 on white, the lines keep their own colours."""
+    from posviz.drawing import colours, engine
+
+    fig = at("buys").figures[0]
+    spec = engine.chart_spec(fig.builder, *fig.frames, presenter="hall", **fig.shape)
+    fills = [leaf for leaf in spec_leaves(spec) if isinstance(leaf, dict) and "fill" in leaf.get("encoding", {})]
+    (names,) = [f for f in fills if f.get("mark", {}).get("type") == "text"]
+    lines = dict(fig.shape["colours"])
+    scale = names["encoding"]["fill"]["scale"]
+    assert scale["domain"] == list(lines)
+    for name, shown in zip(scale["domain"], scale["range"], strict=True):
+        assert 1.05 / (colours._luminance(shown) + 0.05) >= 4.5, (name, shown)
+        r, g, b = (int(lines[name][i : i + 2], 16) for i in (1, 3, 5))
+        r2, g2, b2 = (int(shown[i : i + 2], 16) for i in (1, 3, 5))
+        assert max(abs(r2 * g - g2 * r), abs(g2 * b - b2 * g)) <= 255 * 2  # one hue: each channel scaled alike

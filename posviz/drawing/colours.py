@@ -50,6 +50,29 @@ SINK_COLOURS = {"cache": "#0072B2", "original": "#E69F00", "rotated_at_insert": 
 SINK_SERIES = {way: f"error, {short}" for way, short in SINK_SHORT.items()}
 
 
+def _luminance(colour: str) -> float:
+    """WCAG relative luminance of a "#rrggbb" colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def readable(colour: str, ratio: float = 4.5) -> str:
+    """`colour` darkened toward black in small steps until text in it keeps `ratio` contrast on white (WCAG AA for
+    normal text): a series' name written in its line's hue ("sinusoids" in #56B4E9 read at 2.3:1 from a hall).
+
+    >>> readable("#56B4E9"), readable("#000000")
+    ('#3b7ca1', '#000000')
+    """
+    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    for step in range(101):
+        k = 1 - step / 100
+        shade = f"#{round(r * k):02x}{round(g * k):02x}{round(b * k):02x}"
+        if 1.05 / (_luminance(shade) + 0.05) >= ratio:
+            return shade
+    return "#000000"
+
+
 def method_colours(names: list[str] | tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """Each series name with its method's colour (METHOD_COLOURS), by the name's first word ("yarn (x a²)": yarn).
 
