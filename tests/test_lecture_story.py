@@ -172,9 +172,15 @@ def test_the_decoder_step_draws_each_re_rounding_its_claim_counts(monkeypatch, t
     dots = slide.figures[1].frames[0]
     redrawn = decoder.rounding_gaps(decoder.ROUNDING_DRAWS, 0)
     gaps = np.sort(redrawn["RoPE + mask"] - redrawn["RoPE off"])[::-1]
-    np.testing.assert_allclose(dots["value"], gaps)
+    drawn = dots[~dots["stored"]]
+    np.testing.assert_allclose(drawn["value"], gaps)
     above = int((gaps > 0).sum())
-    assert dots["above"].tolist() == (gaps > 0).tolist() and set(dots["label"]) == {f"{above} of {gaps.size} above 0"}
+    assert drawn["above"].tolist() == (gaps > 0).tolist() and set(dots["label"]) == {f"{above} of {gaps.size} above 0"}
+    # the model as stored, a ring among them: its headlines' two gaps subtracted (the reader could not find it)
+    model, mask_only = decoder.sentence_cosine()[0], decoder.sentence_cosine("none")[0]
+    (ring,) = dots.loc[dots["stored"], "value"]
+    assert ring == pytest.approx((1 - model) - (1 - mask_only)) and dots["value"].is_monotonic_decreasing
+    assert dots["rank"].tolist() == list(range(gaps.size + 1))
     assert f"(in {above} of {gaps.size} re-roundings)" in slide.claim and 0 < above < gaps.size
 
 
@@ -827,7 +833,7 @@ def test_the_copies_gap_with_the_ramp_is_a_headline_not_a_chart_title():
         where = int(np.argmax(np.abs(a - b)))
         assert abs(abs(a[where] - b[where]) - ramped) < 1e-12
         written = f"the gap is dimension {where}'s: {a[where]:.2f} against {b[where]:.2f} ".replace("-", "\u2212")
-        written += "(a phone's narrow cells round to one decimal)."  # a phone writes "−5.1": said
+        written += "(on a phone, narrow cells round to one decimal)."  # a phone writes "−5.1": said
         assert written in shown.caption  # as the cells write them: "−", not "-"
 
 
@@ -895,7 +901,7 @@ def test_the_trained_models_lines_are_named_at_their_ends():
     spec = engine.chart_spec(curve.builder, *curve.frames, presenter="hall", **curve.shape)
     leaves = spec_leaves(spec)
     names = [leaf for leaf in leaves if leaf.get("encoding", {}).get("text", {}).get("field") == "scheme"]
-    assert len(names) == 1 and names[0]["encoding"]["color"]["legend"] is None
+    assert len(names) == 1 and names[0]["encoding"]["fill"]["legend"] is None
     ticks = {tuple(x["axis"]["values"]) for leaf in leaves if "axis" in (x := leaf.get("encoding", {}).get("x", {}))}
     T = 128  # the trained length, the window's dashed line: ticked with the bars' window edges
     assert ticks == {(T, 4.0 * T, 8.0 * T)} and 8 * T < ends.room.min()  # no tick in the names' room

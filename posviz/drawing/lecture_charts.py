@@ -59,9 +59,10 @@ def table_end(
     edge = alt.Chart(gap).mark_rule(color=ACCENT, size=2).encode(x="start:Q")
     words = alt.Chart(gap).mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6)
     centred = words.transform_filter(on_phone(False)).encode(x="mid:Q", y=alt.YValue(0), text="label:N")
-    # a phone's band is too narrow for the words: they end at its left edge, where the line stays low
-    before = words.mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6, align="right", dx=-6)
-    before = before.transform_filter(on_phone()).encode(x="start:Q", y=alt.YValue(0), text="label:N")
+    # a phone's band is too narrow for the words on one line: two, broken at the colon ("no row" / "512-639"), in
+    # the band (to its left they stood over rows that exist)
+    before = words.mark_text(color=ACCENT, fontWeight="bold", baseline="top", dy=6, lineBreak=": ")
+    before = before.transform_filter(on_phone()).encode(x="mid:Q", y=alt.YValue(0), text="label:N")
     layers = [band, line, edge, centred, before]
     if marks is not None:
         named = alt.Chart(marks).encode(x="position:Q", y="norm:Q")
@@ -113,21 +114,26 @@ def across_bars(
 
 
 def ranked_dots(dots: Data, *, title: Text, x_title: str, height: int = 120) -> alt.LayerChart:
-    """One dot per row of `dots` (value, rank, above, label), each on its own line in rank order (`rank` 0 at the
-    top), coloured by whether it is above 0 (`above`: blue, else vermillion), a rule at 0, and `label` (the same in
-    every row: a count, said once) written at the plot's bottom right, away from the highest dots: paired
-    differences whose sign is the point."""
+    """One dot per row of `dots` (value, rank, above, stored, label), each on its own line in rank order (`rank` 0 at
+    the top), coloured by whether it is above 0 (`above`: blue, else vermillion), the `stored` row a dark ring (one
+    run set among the others), a rule at 0, and `label` (the same in every row: a count, said once) written at the
+    plot's bottom right, away from the highest dots: paired differences whose sign is the point."""
     x = alt.X("value:Q", title=x_title, axis=alt.Axis(format="~g", tickCount=4))
     y = alt.Y("rank:O", axis=None)
-    base = alt.Chart(dots)
+    base = alt.Chart(dots).encode(x=x, y=y, tooltip=[alt.Tooltip("value:Q")])
     colour = alt.condition("datum.above", alt.value(SERIES_COLORS[0]), alt.value(ACCENT))
-    points = base.mark_circle(size=60, opacity=1).encode(x=x, y=y, color=colour, tooltip=[alt.Tooltip("value:Q")])
+    points = base.transform_filter("!datum.stored").mark_circle(size=60, opacity=1).encode(color=colour)
+    ring = base.transform_filter("datum.stored").mark_point(size=140, strokeWidth=2.5, color=TEXT_COLOUR, opacity=1)
     zero = alt.Chart(dots).mark_rule(color=TEXT_COLOUR, strokeDash=[4, 3]).encode(x=alt.datum(0))
-    said = base.transform_filter("datum.rank == 0").mark_text(
-        align="right", baseline="bottom", fontWeight="bold", color=TEXT_COLOUR
+    said = (
+        alt.Chart(dots)
+        .transform_filter("datum.rank == 0")
+        .mark_text(align="right", baseline="bottom", fontWeight="bold", color=TEXT_COLOUR)
     )
     words = said.encode(x=alt.XValue("width"), y=alt.YValue("height"), text="label:N")  # below the highest dots
-    return alt.layer(zero, points, words, title=title_params(title), height=height)
+    key = said.mark_text(align="left", baseline="top", fontWeight="bold", color=TEXT_COLOUR)  # the lowest rank's left
+    key = key.encode(x=alt.XValue(0), y=alt.YValue(0), text=alt.value("○ as stored"))  # the dots: the title's
+    return alt.layer(zero, points, ring, words, key, title=title_params(title), height=height)
 
 
 def spread_bars(

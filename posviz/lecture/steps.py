@@ -321,7 +321,7 @@ def shuffle(seed: int = 42) -> Slide:
         verdict="0 up to rounding: attention is order-blind",
         source="max |…|: the largest difference; the lesson 'Why attention needs position' prints 4.44e-16, the "
         "number the headline rounds to 4.4e-16",
-        hall="max |…|: the largest difference; course notes: 4.44e-16, rounded above",  # as the desk's line
+        hall="max |…|: the largest difference; course notes: 4.44e-16, to 3 digits",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X): attention, as in transformers (today's language models): "
         "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
@@ -383,7 +383,7 @@ def twins(second: int = 4) -> Slide:
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
         f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension; "
         f"with it the gap is dimension {widest}'s: {fixed(parted[0, widest])} against {fixed(parted[1, widest])} "
-        "(a phone's narrow cells round to one decimal).",
+        "(on a phone, narrow cells round to one decimal).",
     )
 
 
@@ -665,7 +665,7 @@ def table(d: int = WIDTH) -> Slide:
         "the sinusoid formula with base 10000",
         hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
         also=((f"wavelength, pair {d // 2 - 1}", float(waves[-1])), ("shuffle test, rows added", shuffled)),
-        caption="Step 1's shuffle test breaks as with step 3's ramp: these too are absolute rows added (family 1), but "
+        caption="Step 1's shuffle test breaks as with step 3's ramp: these too are added absolute rows (family 1), but "
         f"no value leaves ±1 however long the input. Each pair's wavelength is 10000^(2/{d}) = "
         f"{number(float(waves[1] / waves[0]))}× the last's.",
     )
@@ -1126,7 +1126,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"8 bits (256 levels) a parameter: ±{encoder.COSINE_TOLERANCE:g} of the 32-bit model's cosines",
+        else f"parameters at 8 bits (256 levels): ±{encoder.COSINE_TOLERANCE:g} of the unrounded cosines",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
@@ -1146,7 +1146,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
 }
 # smollm2.PRECISION_WORDS in a hall's words (no "float32")
 HALL_PRECISION = (
-    "parameters rounded to 4 or 8 bits (16 or 256 levels) to save space, computed in 32-bit floats (about 7 digits)"
+    "parameters rounded to 4 or 8 bits, 16 or 256 levels, to save space, computed in 32-bit floats (about 7 digits)"
 )
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, one short line (two-line labels ran together)
     "SmolLM2": "RoPE + mask",
@@ -1230,7 +1230,7 @@ def decoder() -> Slide:
         held = (int(np.sum((on > off) == (model < mask_only))), len(off))
     rounded = (
         f" A re-rounding: its parameters rounded again as coarsely as stored ({len(redrawn['RoPE off'])} in all: a "
-        "dot each, right)."
+        "dot each, right; the ring: as stored, as the headlines)."
         if redrawn is not None
         else ""
     )
@@ -1251,7 +1251,7 @@ def decoder() -> Slide:
         not verdicts.same_direction(model),
         "above 0: the orders differ",
         (_apart({run: cosine for run, (cosine, _) in smol.items()}, used),)
-        + ((_rerounded(redrawn),) if redrawn is not None else ()),
+        + ((_rerounded(redrawn, (1 - model) - (1 - mask_only)),) if redrawn is not None else ()),
         source,
         "0 up to rounding: the decoder does not see the order here",
         hall=f"run now on this server, {used}; parameters in 4 or 8 bits",  # the caveat, in hall type
@@ -1269,24 +1269,27 @@ def decoder() -> Slide:
     )
 
 
-def _rerounded(redrawn: dict[str, np.ndarray]) -> Figure:
+def _rerounded(redrawn: dict[str, np.ndarray], stored: float) -> Figure:
     """Step 19's re-roundings drawn: each one's 1 − cosine with RoPE and the mask minus with the mask only, a dot
-    each in rank order, the count above 0 written (the claim's "in 16 of 20"; 4 go the other way, seen)."""
+    each in rank order, the count above 0 written (the claim's "in 16 of 20"; 4 go the other way, seen), and the
+    stored model's own difference (`stored`: the headlines' two gaps subtracted) as a ring among them."""
     from posviz.drawing import lecture_charts
 
     gaps = redrawn["RoPE + mask"] - redrawn["RoPE off"]
-    order = np.argsort(-gaps)
     above = int(np.sum(gaps > 0))
+    values = np.append(gaps, stored)
+    order = np.argsort(-values, kind="stable")
     dots = pd.DataFrame(
         {
-            "value": gaps[order],
-            "rank": np.arange(gaps.size),
-            "above": gaps[order] > 0,
+            "value": values[order],
+            "rank": np.arange(values.size),
+            "above": values[order] > 0,
+            "stored": order == gaps.size,  # the ring: the model as shipped, not a re-rounding
             "label": f"{above} of {gaps.size} above 0",
         }
     )
     shape = dict(
-        title=f"{gaps.size} re-roundings: RoPE + mask minus mask only",
+        title=f"RoPE + mask minus mask only, {gaps.size} re-roundings",
         x_title="difference in 1 − cosine",
         height=FIGURE_HEIGHT - 110,  # as the bars beside it
     )
