@@ -204,6 +204,9 @@ def scaled_scores(logits: decoder.ScaledLogits, *, height: int = 300, legend: st
 ROPE_RUNS = (("RoPE on", SERIES_COLORS[0]), ("RoPE off", METHOD_COLOURS["unscaled"]))  # the ablation in grey
 
 
+PROFILE_DISTANCES = 16  # distances 0-15 drawn: past them few queries remain (one at 18 in 19 tokens), bars crowd
+
+
 def head_profile_rope_off(
     reading: decoder.Reading, off: np.ndarray, layer: int, h: int, *, height: int = 240
 ) -> Figure:
@@ -211,7 +214,7 @@ def head_profile_rope_off(
     (L, H, T, T) with RoPE off and the mask kept (decoder.rope_off, run once by the caller, who reads t − 1 from it
     too). The lecture's step 20, which claims the head reads t − 1 only with its rotation."""
     without = decoder.by_distance(off[layer, h], first=reading.first)
-    runs = {"RoPE on": reading.by_distance(layer)[h, :16], "RoPE off": without[:16]}
+    runs = {"RoPE on": reading.by_distance(layer)[h, :PROFILE_DISTANCES], "RoPE off": without[:PROFILE_DISTANCES]}
     frame = pd.DataFrame(
         [{DISTANCE: n, "mean weight": float(w), "run": run} for run, curve in runs.items() for n, w in enumerate(curve)]
     )

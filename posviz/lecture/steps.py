@@ -1381,7 +1381,8 @@ def llm_head() -> Slide:
         (
             _retitled(
                 llm_figures.head_profile_rope_off(reading, rope_off, layer, head, height=FIGURE_HEIGHT - 90),
-                f"layer {layer}, head {head}: weight by distance",
+                f"layer {layer}, head {head}: distances 0-{min(llm_figures.PROFILE_DISTANCES, reading.T) - 1} "
+                f"(of 0-{reading.T - 1})",  # the rest: few queries each
             ),
             picture,
         ),
