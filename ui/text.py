@@ -218,7 +218,7 @@ PHONE_GRID_CSS = (
     " .posviz-text-grid td {display: block; width: 100%; box-sizing: border-box}"
     " .posviz-text-grid thead {position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0)}"
     " .posviz-text-grid {font-size: 1rem !important}"
-    " .posviz-text-grid tbody th {text-align: left !important; padding: 0.6rem 0 0.2rem !important}"
+    " .posviz-text-grid tbody th {text-align: left !important; padding: 0.6rem 0.5rem 0.2rem !important}"  # as a cell's
     " .posviz-text-grid td {text-align: left !important; padding: 0.3rem 0.5rem !important; margin-bottom: 3px}"
     " .posviz-text-grid td::before {content: attr(data-label); display: block; font-size: 0.8rem; font-weight: 600;"
     " color: #31333f}}</style>"
