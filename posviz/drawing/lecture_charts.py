@@ -114,12 +114,13 @@ def across_bars(
 
 
 def ranked_dots(dots: Data, *, title: Text, x_title: str, height: int = 120) -> alt.LayerChart:
-    """One dot per row of `dots` (value, rank, above, stored, label), each on its own line in rank order (`rank` 0 at
-    the top), coloured by whether it is above 0 (`above`: blue, else vermillion), the `stored` row a dark ring (one
-    run set among the others), a rule at 0, and `label` (the same in every row: a count, said once) written at the
-    plot's bottom right, away from the highest dots: paired differences whose sign is the point."""
+    """One dot per row of `dots` (value, rank, above, stored, label, below), each on its own line in rank order
+    (`rank` 0 at the top), coloured by whether it is above 0 (`above`: blue, else vermillion), the `stored` row a dark
+    ring (one run set among the others), a rule at 0; `label` and `below` (the same in every row: counts, said once)
+    written in their dots' colours, at the plot's bottom right and top left, away from the dots: paired differences
+    whose sign is the point."""
     x = alt.X("value:Q", title=x_title, axis=alt.Axis(format="~g", tickCount=4))
-    y = alt.Y("rank:O", axis=None)
+    y = alt.Y("rank:O", title="sorted", axis=alt.Axis(labels=False, ticks=False, domain=False))  # height: rank
     base = alt.Chart(dots).encode(x=x, y=y, tooltip=[alt.Tooltip("value:Q")])
     colour = alt.condition("datum.above", alt.value(SERIES_COLORS[0]), alt.value(ACCENT))
     points = base.transform_filter("!datum.stored").mark_circle(size=60, opacity=1).encode(color=colour)
@@ -131,15 +132,15 @@ def ranked_dots(dots: Data, *, title: Text, x_title: str, height: int = 120) -> 
         .mark_rule(color=TEXT_COLOUR, strokeDash=[4, 3])
         .encode(x=alt.X("zero:Q", title=x_title))
     )
-    said = (
-        alt.Chart(dots)
-        .transform_filter("datum.rank == 0")
-        .mark_text(align="right", baseline="bottom", fontWeight="bold", color=TEXT_COLOUR)
-    )
-    words = said.encode(x=alt.XValue("width"), y=alt.YValue("height"), text="label:N")  # below the highest dots
-    key = said.mark_text(align="left", baseline="top", fontWeight="bold", color=TEXT_COLOUR)  # the lowest rank's left
-    key = key.encode(x=alt.XValue(0), y=alt.YValue(0), text=alt.value("○ as stored"))  # the dots: the title's
-    return alt.layer(zero, points, ring, words, key, title=title_params(title), height=height)
+    said = alt.Chart(dots).transform_filter("datum.rank == 0")
+    above = said.mark_text(align="right", baseline="bottom", fontWeight="bold", color=readable(SERIES_COLORS[0]))
+    words = above.encode(x=alt.XValue("width"), y=alt.YValue("height"), text="label:N")  # below the highest dots
+    # top left, over the lowest dots' side: the ring's key, then the count below 0 in its dots' colour
+    key = said.mark_text(align="left", baseline="top", fontWeight="bold", color=TEXT_COLOUR)
+    key = key.encode(x=alt.XValue(0), y=alt.YValue(0), text=alt.value("○ as stored"))
+    below = said.mark_text(align="left", baseline="top", fontWeight="bold", color=readable(ACCENT), dy=24)
+    below = below.encode(x=alt.XValue(0), y=alt.YValue(0), text="below:N")
+    return alt.layer(zero, points, ring, words, key, below, title=title_params(title), height=height)
 
 
 def spread_bars(

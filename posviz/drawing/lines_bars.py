@@ -78,7 +78,7 @@ def lines(
     return alt.layer(line, dots, title=title_params(title), height=height)
 
 
-HALO = dict(color="white", stroke="white", strokeWidth=5, strokeJoin="round", opacity=0.9)
+HALO = dict(color="white", stroke="white", strokeWidth=5, strokeJoin="round", opacity=1)  # 0.9 let a crossing line show
 
 
 def _haloed(base: alt.Chart, colour: str = ACCENT, **mark: object) -> list[alt.Chart]:

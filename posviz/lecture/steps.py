@@ -729,8 +729,8 @@ def shift(k: int = 3) -> Slide:
         ),
         "≈ 0: the offset property of the sinusoid formula (the claim above)",
         hall="≈ 0: the formula's offset property (rows k apart: one matrix)",
-        caption="Step 1's shuffle test changes distances t − s: rows k apart relate by one Mₖ wherever they sit, so "
-        "attention can read distance, not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its "
+        caption="Rows k apart relate by one Mₖ wherever they sit, so attention can read distance t − s (what step 1's "
+        "shuffle test changes), not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its "
         "own fixed angle. In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
         "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
         "moves: step 13 shows it, and that rotating query and key instead does not.",
@@ -763,7 +763,7 @@ def rotary(shift: int = 100) -> Slide:
     past = "" if shift + families.T <= families.table_rows() else " MiniLM's table has no rows that far."
     return Slide(
         "Family 2, relative: rotary (RoPE) turns each query and key vector by its position, so a score sees only "
-        "the offset t − s: move every position and no score changes.",
+        "the offset t − s: move every position and no RoPE score changes.",
         f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
@@ -1286,6 +1286,7 @@ def _rerounded(redrawn: dict[str, np.ndarray], stored: float) -> Figure:
             "above": values[order] > 0,
             "stored": order == gaps.size,  # the ring: the model as shipped, not a re-rounding
             "label": f"{above} of {gaps.size} above 0",
+            "below": f"{gaps.size - above} below",
         }
     )
     shape = dict(
