@@ -512,6 +512,15 @@ def test_a_headline_labels_parenthesis_wraps_with_its_words_on_a_phone(phone_lec
     assert split == {}, split
 
 
+def test_a_grid_cell_writes_its_measured_numbers_in_bold_and_its_step_numbers_plain():
+    """The recap's numbers sat in 18 px regular type among their words: a back row finds them bold."""
+    cell = ui.text._cell_lines("max change 5.6e-15 (step 13)\nALiBi: loss +0.30..+0.36, d = 16, 512 rows")
+    assert cell.count("<strong>") == 2 and "<strong>5&#46;6e-15</strong>" not in cell  # html_text keeps "." here
+    assert "<strong>5.6e-15</strong>" in cell and "<strong>+0.30..+0.36</strong>" in cell
+    assert "13" in cell and "<strong>13" not in cell and "<strong>16" not in cell and "<strong>512" not in cell
+    assert "<strong>0</strong>" in ui.text._cell_lines("max change 0 (step 13)")
+
+
 def test_glued_makes_a_short_parenthesis_and_the_space_before_it_non_breaking():
     assert ui.text.glued("tokens only (step 3)") == "tokens only\u00a0(step\u00a03)"
     assert ui.text.glued("wavelength, slowest pair (3)") == "wavelength, slowest pair\u00a0(3)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -225,6 +226,24 @@ PHONE_GRID_CSS = (
 )
 
 
+def _cell_lines(text: str) -> str:
+    """A grid cell's lines as HTML, its measured numbers in bold (what a back row reads; "(step 13)" stays plain)."""
+
+    def bold(line: str) -> str:
+        pieces, at = [], 0
+        for found in _MEASURED.finditer(line):
+            pieces += [html_text(line[at : found.start()]), f"<strong>{html_text(found.group())}</strong>"]
+            at = found.end()
+        return "".join([*pieces, html_text(line[at:])])
+
+    return "<br>".join(bold(line) for line in text.split("\n"))
+
+
+# a measured number: a decimal ("+1.306", "5.6e-15"), a range of two ("+0.20..+0.26"), a change of 0; not a step's
+# number or a count ("step 13", "d = 16", "512 rows": no decimal point)
+_MEASURED = re.compile(r"[+−-]?\d+\.\d+(?:e-\d+)?(?:\.\.[+−-]?\d+\.\d+)?|(?<=change )0\b")
+
+
 def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_: object) -> None:
     """A table of words (`frames.cells_frame`: row, column, text) as an HTML table: a screen reader reads it
     cell by cell, and its cells wrap on a phone instead of overlapping as a chart's text marks do. A cell's line
@@ -249,7 +268,7 @@ def text_grid(cells: pd.DataFrame, *, title: str = "", row_title: str = "", **_:
         f"{html_text(str(r))}</th>"
         + "".join(
             f"<td role='cell' data-label='{html_text(str(c))}' style='{cell}'>"
-            f"{'<br>'.join(html_text(line) for line in str(text.get((r, c), '')).split(chr(10)))}</td>"
+            f"{_cell_lines(str(text.get((r, c), '')))}</td>"
             for c in columns
         )
         + "</tr>"
