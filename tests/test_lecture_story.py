@@ -316,10 +316,10 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     assert labels == ["ramp (step 3)", "rotary (new here)", "mask (step 14)", "step 1 alone"]
     assert not any(verdicts.machine_zero(v) for v in numbers[:3]) and verdicts.machine_zero(numbers[3])
     # the badge, under the first number, is the families' verdict (under step 1's number it read as the recap's)
-    assert slide.tone == "shown" and slide.verdict == "each breaks it"
+    assert slide.tone == "shown" and slide.verdict == "3 break it"
     # what the four numbers are, in both modes' line under them (a phone shows the source, a projector the hall)
     assert slide.source.startswith("headlines: step 1's shuffle test with each family's signal added")
-    assert slide.hall == "step 1's test per family, then alone; rotary: a shuffle moves t − s"  # vs step 13
+    assert slide.hall == "step 1's test per family; rotary: a shift keeps t − s, a shuffle not"  # vs step 13
     assert slide.caption.startswith("Rotary in step 1's test: a shuffle changes the offsets t − s")  # vs step 13
 
 

@@ -503,9 +503,10 @@ def point_frame(x: float, y: float, label: str) -> pd.DataFrame:
     return pd.DataFrame({"x": [float(x)], "y": [float(y)], "label": [label]})
 
 
-def level_frame(y: float, label: str) -> pd.DataFrame:
-    """One labelled level (y, label), for `hline`."""
-    return pd.DataFrame({"y": [float(y)], "label": [label]})
+def level_frame(y: float, label: str, short: str = "") -> pd.DataFrame:
+    """One labelled level (y, label, short), for `hline`: `short` (default `label`) is what a phone's narrow plot
+    writes, where a long label ran under a marker's line."""
+    return pd.DataFrame({"y": [float(y)], "label": [label], "short": [short or label]})
 
 
 def labelled(labels: Sequence[str]) -> list[str]:

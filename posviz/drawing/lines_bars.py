@@ -97,8 +97,10 @@ def hline(reference: Data, colour: str = ACCENT, *, below: bool = False) -> alt.
     base = alt.Chart(reference).encode(y="y:Q")
     rule = base.mark_rule(strokeDash=[6, 4], color=colour, size=2)
     text = base.encode(text="label:N")
-    if below:  # from the plot's left edge: from its middle, a phone's narrow plot cut the label
-        text = text.encode(x=alt.XValue(0))
+    if below:  # from the plot's left edge: from its middle, a phone's narrow plot cut the label; a phone writes
+        # `short`, clear of a marker's line across the plot's middle
+        said = f"{on_phone()} && datum.short ? datum.short : datum.label"
+        text = base.encode(x=alt.XValue(0)).transform_calculate(shown=said).encode(text="shown:N")
     labels = _haloed(text, colour, align="left", dx=4, dy=14 if below else -10)
     return alt.layer(rule, *labels)
 

@@ -318,7 +318,7 @@ def shuffle(seed: int = 42) -> Slide:
         blind=True,
         claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
-        verdict="0 up to rounding: attention is order-blind",
+        verdict="0 up to rounding: order-blind (outputs only reshuffled)",  # the term in words, where it is met
         source="max |…|: the largest difference; the lesson 'Why attention needs position' prints 4.44e-16, the "
         "number the headline rounds to 4.4e-16",
         hall="max |…|: the largest difference; course notes: 4.44e-16, to 3 digits",  # as the desk's line
@@ -433,8 +433,8 @@ def pairs(position: str = "ramp") -> Slide:
         caption="P reorders the rows. Token + position: attn(P X + P E) against P attn(X + E); tokens only: attn(P X "
         "+ E) against P attn(X + E), step 3's test; positions only: attn(X + P E) against attn(X + E). The signals: "
         "sinusoidal rows (sin and cos waves: step 10); learned, a table fitted to data (a real model's: step 15), here "
-        "a random stand-in; random, drawn from a bell curve around 0. Log axis: equal steps up multiply by equal "
-        "factors.",
+        "a random stand-in (one fixed table, a last row); random, drawn afresh from a bell curve around 0. Log axis: "
+        "equal steps up multiply by equal factors.",
     )
 
 
@@ -592,7 +592,9 @@ def magnitude(scale: float = 0.001) -> Slide:
     outs = r.word_outputs("man", scale)
     close, tolerance = verdicts.numerically_equal(*outs), verdicts.equal_tolerance(outs[1])
     if scale > 0:  # the tolerance drawn where the curve is read against it (a log axis has no scale 0 to mark)
-        level = frames.level_frame(tolerance, f"tolerance at {number(scale)}: {number(tolerance)}")
+        level = frames.level_frame(
+            tolerance, f"tolerance at {number(scale)}: {number(tolerance)}", f"tolerance: {number(tolerance)}"
+        )  # the scale is the marker's own label; on a phone the long label ran under its line
         curve = replace(curve, builder=lines_bars.lines_marked_level, frames=(*curve.frames, level))
     curve = replace(curve, name="magnitude-curve", shape={**curve.shape, "height": FIGURE_HEIGHT - 30})  # + caption
     return Slide(
@@ -731,9 +733,9 @@ def shift(k: int = 3) -> Slide:
         hall="≈ 0: the formula's offset property (rows k apart: one matrix)",
         caption="Rows k apart relate by one Mₖ wherever they sit, so attention can read distance t − s (what step 1's "
         "shuffle test changes), not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its "
-        "own fixed angle. In pe · peᵀ, cell (t, s) is peₜ · peₛ, one value along each diagonal "
-        "(where t − s is the same). Added to the tokens, though, they still change a score when every position "
-        "moves: step 13 shows it, and that rotating query and key instead does not.",
+        "own fixed angle. In pe · peᵀ (pe: the table, row t peₜ), cell (t, s) is peₜ · peₛ, one value along each "
+        "diagonal (where t − s is the same). Added to the tokens, though, they still change a score when every "
+        "position moves: step 13 shows it, and that rotating query and key instead does not.",
     )
 
 
@@ -767,7 +769,7 @@ def rotary(shift: int = 100) -> Slide:
         f"RoPE, +{shift}",  # the largest change of any score when every position moves by `shift`
         moved,
         verdicts.negligible(moved),
-        "unchanged",  # under RoPE's number (a longer badge wrapped in its quarter of the row)
+        "RoPE: ≈ 0",  # under RoPE's number, named: a bare "unchanged" read as all four's verdict (longer words wrapped)
         tuple(
             _grid(
                 name,
@@ -1521,11 +1523,11 @@ def recap() -> Slide:
         and not any(verdicts.machine_zero(v) for v in (ramped, rotated, masked))
         and verdicts.negligible(relative_change)
         and all(not verdicts.negligible(v) for v in absolute.values()),
-        "each breaks it",
+        "3 break it",  # the three families; not "each": "step 1 alone" stands in the same row (longer words wrapped)
         (Figure("recap-table", lecture_charts.text_table, (table,), dict(title="", height=FIGURE_HEIGHT)),),
         families.source(),
         "not the outcome this step is about: see the table",
-        hall="step 1's test per family, then alone; rotary: a shuffle moves t − s",  # why it breaks
+        hall="step 1's test per family; rotary: a shift keeps t − s, a shuffle not",  # why it breaks
         # why rotary breaks step 1's test yet was "unchanged" at step 13, and what the +100 column's 0 means (named: a
         # phone stacks the table into cards, with no last column)
         caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
