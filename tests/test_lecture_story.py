@@ -56,6 +56,7 @@ def test_the_magnitude_step_says_what_its_slope_one_line_shows():
         level = shown.figures[0].frames[-1]
         assert level["y"].tolist() == [max(1e-8 + 1e-5 * abs(v) for v in np.ravel(outs[1]))]
         assert level["label"].tolist() == [f"tolerance at {number(scale)}: {number(level['y'][0])}"]
+        assert level["short"].tolist() == [f"tolerance: {number(level['y'][0])}"]  # a phone's: clear of the marker
 
 
 def test_the_learned_tables_last_row_is_shown_failing():
