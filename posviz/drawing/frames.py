@@ -504,9 +504,9 @@ def point_frame(x: float, y: float, label: str) -> pd.DataFrame:
 
 
 def level_frame(y: float, label: str, short: str = "") -> pd.DataFrame:
-    """One labelled level (y, label, short), for `hline`: `short` (default `label`) is what a phone's narrow plot
-    writes, where a long label ran under a marker's line."""
-    return pd.DataFrame({"y": [float(y)], "label": [label], "short": [short or label]})
+    """One labelled level (y, label), for `hline`; with `short`, a `short` column: what a phone's narrow plot writes
+    (`hline(below=True)`), where a long label ran under a marker's line."""
+    return pd.DataFrame({"y": [float(y)], "label": [label], **({"short": [short]} if short else {})})
 
 
 def labelled(labels: Sequence[str]) -> list[str]:
