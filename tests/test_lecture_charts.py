@@ -170,7 +170,7 @@ def test_the_decoder_steps_axis_is_ticked_apart_over_the_bars_only():
 def test_the_trained_models_line_names_are_written_in_their_hues_darkened_to_4_5_to_1():
     """Step 18 names each line in its colour past its end; light blue read at 2.3:1 in a hall: each name's fill is
     its line's colour darkened (same hue) until it keeps 4.5:1 on white, the lines keep their own colours."""
-    from posviz.drawing import colours, engine
+    from posviz.drawing import engine, images
 
     fig = at("buys").figures[0]
     spec = engine.chart_spec(fig.builder, *fig.frames, presenter="hall", **fig.shape)
@@ -180,7 +180,8 @@ def test_the_trained_models_line_names_are_written_in_their_hues_darkened_to_4_5
     scale = names["encoding"]["fill"]["scale"]
     assert scale["domain"] == list(lines)
     for name, shown in zip(scale["domain"], scale["range"], strict=True):
-        assert 1.05 / (colours._luminance(shown) + 0.05) >= 4.5, (name, shown)
+        rgb = np.array([int(shown[i : i + 2], 16) for i in (1, 3, 5)])
+        assert 1.05 / (float(images.luminance(rgb)) + 0.05) >= 4.5, (name, shown)
         r, g, b = (int(lines[name][i : i + 2], 16) for i in (1, 3, 5))
         r2, g2, b2 = (int(shown[i : i + 2], 16) for i in (1, 3, 5))
         assert max(abs(r2 * g - g2 * r), abs(g2 * b - b2 * g)) <= 255 * 2  # one hue: each channel scaled alike

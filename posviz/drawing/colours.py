@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
+from posviz.drawing import images
 from posviz.experiments.longer import BIAS_NAMES, SINK_SHORT, sink_exact
 from posviz.maths import biases, sinks
 
@@ -50,13 +53,6 @@ SINK_COLOURS = {"cache": "#0072B2", "original": "#E69F00", "rotated_at_insert": 
 SINK_SERIES = {way: f"error, {short}" for way, short in SINK_SHORT.items()}
 
 
-def _luminance(colour: str) -> float:
-    """WCAG relative luminance of a "#rrggbb" colour."""
-    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-
 def readable(colour: str, ratio: float = 4.5) -> str:
     """`colour` darkened toward black in small steps until text in it keeps `ratio` contrast on white (WCAG AA for
     normal text): a series' name written in its line's hue ("sinusoids" in #56B4E9 read at 2.3:1 from a hall).
@@ -64,12 +60,11 @@ def readable(colour: str, ratio: float = 4.5) -> str:
     >>> readable("#56B4E9"), readable("#000000")
     ('#3b7ca1', '#000000')
     """
-    r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
     for step in range(101):
-        k = 1 - step / 100
-        shade = f"#{round(r * k):02x}{round(g * k):02x}{round(b * k):02x}"
-        if 1.05 / (_luminance(shade) + 0.05) >= ratio:
-            return shade
+        shade = np.round(rgb * (1 - step / 100)).astype(int)
+        if 1.05 / (float(images.luminance(shade)) + 0.05) >= ratio:  # WCAG contrast against white
+            return "#" + "".join(f"{c:02x}" for c in shade)
     return "#000000"
 
 

@@ -891,6 +891,7 @@ def _tail(norms: np.ndarray) -> list[int]:
     return [t for t in range(norms.size - 8, norms.size) if norms[t] > 1.3 * np.median(norms[window:])]
 
 
+@lru_cache(maxsize=1)
 def _window() -> int:
     """The training window MiniLM's tokenizer file cuts and pads to (128): its card's training length."""
     import json
