@@ -1175,7 +1175,10 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
     assert at("lastrow", T=256).figures[0].frames[2]["position"].tolist() == [0, 127]  # past T: not drawn
     flat = norms.copy()
     flat[127] = np.median(norms[1:256])  # no spike there: nothing said, nothing marked
-    assert lecture.steps._spike(flat) == "" and lecture.steps._spike_marks(flat, 640).empty
+    assert (
+        lecture.steps._spike(flat) == ""
+        and lecture.steps._spike_marks(flat, 640, named=bool(lecture.steps._spike(flat))).empty
+    )
     flat = norms.copy()
     flat[0] = 0.0  # row 0 no longer the longest: the spike alone
     assert lecture.steps._spike(flat).startswith("The spike at t = 127")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 import pandas as pd
@@ -860,7 +860,14 @@ def last_row(T: int = 640) -> Slide:
         float(missing),
         refusal is not None,
         f"MiniLM refuses a {T}-token input: its table has {rows} rows (the model stops with an error)",
-        (Figure("lastrow-norms", lecture_charts.table_end, (curve, gap, _spike_marks(pos.norms, T)), shape),),
+        (
+            Figure(
+                "lastrow-norms",
+                lecture_charts.table_end,
+                (curve, gap, _spike_marks(pos.norms, T, named=bool(spike))),
+                shape,
+            ),
+        ),
         f"the model's own table: {rows} rows, positions 0 to {rows - 1}",
         f"all {T} positions have a row: a {T}-token input fits",
         tone="problem",
@@ -869,11 +876,12 @@ def last_row(T: int = 640) -> Slide:
     )
 
 
-def _spike_marks(norms: np.ndarray, T: int) -> pd.DataFrame:
+def _spike_marks(norms: np.ndarray, T: int, *, named: bool) -> pd.DataFrame:
     """The rows step 17's caption names, marked on its chart with their lengths: row 0 (its line runs off the top)
-    and the spike at the training window's last row; no rows when the caption names none."""
+    and the spike at the training window's last row; no rows when the caption names none (named: _spike's caption
+    is not empty)."""
     window = _window()
-    rows = ([0] if int(np.argmax(norms)) == 0 else []) + [window - 1] + _tail(norms)[-1:] if _spike(norms) else []
+    rows = ([0] if int(np.argmax(norms)) == 0 else []) + [window - 1] + _tail(norms)[-1:] if named else []
     return pd.DataFrame(
         {
             "position": rows,
@@ -1426,7 +1434,8 @@ def llm_sink() -> Slide:
     spread = 1 / reading.T  # an even split with the mask off: every query sees all T keys
     # the layers whose every head is a sink by the rule (verdicts.attention_sink): where the map's weight is (not
     # "many heads", which read as spread over all layers, while layers 0-1 are near 0); none: the sink layer alone
-    whole = [i for i, heads in enumerate(reading.sink) if all(verdicts.SINK_FACTOR * even < w for w in heads)]
+    sink = partial(verdicts.attention_sink, T=reading.T, first=reading.first)
+    whole = [i for i, heads in enumerate(reading.sink) if all(sink(float(w)) for w in heads)]
     named = whole or [decoder.SINK_LAYER]
     # the claim's weakest case is its headline: "every head" rests on the lowest head masked and on the highest
     # with the mask off (a layer's mean said neither; a phone's cells are too narrow to carry it, colour alone less)
@@ -1463,7 +1472,7 @@ def llm_sink() -> Slide:
         f"{who} on token 0, the one key every query sees under the causal mask, {without}: {cause}.",
         f"lowest, {many}",  # masked: the left map's; the maps' legend says weight on token 0
         _digits(low),  # two digits, as the three numbers beside it
-        verdicts.attention_sink(low, reading.T, first=reading.first),  # the rule, on the claim's weakest head
+        sink(low),  # the rule, on the claim's weakest head
         "over 2× even",  # the rule's words: a ratio of the rounded headlines (0.28 / 0.098) read as 2.9, not 2.8
         (masked, maskless),
         f"run now on the lecture sentence, {reading.T} tokens, through SmolLM2's layers 0-{layers - 1} with the "
