@@ -5,6 +5,7 @@ import pytest
 
 from posviz import lecture
 from posviz.drawing.display import number
+from posviz.experiments import lessons
 from posviz.maths.encodings import ramp
 from tests.harness import spec_leaves
 
@@ -16,14 +17,20 @@ def at(key: str, **values: object) -> lecture.Slide:
 
 
 @pytest.mark.parametrize("scale", [0.1, 0.6, 1.2])
-def test_the_ramp_step_draws_e_beside_each_row_of_both_panels(scale):
+def test_the_ramp_step_labels_each_output_row_with_the_e_it_was_computed_with(scale):
     shown = at("ramp", scale=scale)
     e = ramp(6, 8, scale)[:, 0]  # every feature of row t: scale (t + 1)
-    for fig in shown.figures:
-        rows = list(dict.fromkeys(fig.frames[0]["row"]))
-        # one decimal each (every option is a multiple of 0.1), so that "E = 3.0" lines up under "E = 2.4"
-        assert rows == [f"position {t}, E = {v:.1f}" for t, v in enumerate(e)], (fig.name, rows)
-    assert shown.figures[0].shape["title"].startswith(f"E = {number(scale)}(t + 1);")
+    r = lessons.order_experiment(position="ramp", scale=scale)
+    # left, attend then shuffle: an output row is the unshuffled output of the position its token came from, which
+    # had that position's E (found by matching rows, not read from the permutation)
+    origin = [int(np.argmin(np.abs(r.out - row).sum(axis=1))) for row in r.reference]
+    assert sorted(origin) == list(range(6)) and origin != list(range(6))
+    left, right = (list(dict.fromkeys(fig.frames[0]["row"])) for fig in shown.figures)
+    # one decimal each (every option is a multiple of 0.1), so that "E = 3.0" lines up under "E = 2.4"
+    assert left == [f"position {t}, E = {e[o]:.1f}" for t, o in enumerate(origin)], left
+    assert right == [f"position {t}, E = {v:.1f}" for t, v in enumerate(e)], right  # E added after the shuffle
+    titles = [f.shape["title"] for f in shown.figures]
+    assert titles == [f"add E = {number(scale)}(t + 1), attend, shuffle", "shuffle, add E, attend"]
 
 
 @pytest.mark.parametrize("d", [4, 8, 16, 64])

@@ -265,25 +265,36 @@ def _flat(largest: float, rounding: Callable[[float], bool] = verdicts.machine_z
     return f"every cell within\n{number(largest)} of 0" if rounding(largest) else None
 
 
-def _ramp_places(pos: np.ndarray) -> list[str]:
-    """Row labels that draw a ramp's rows where they are added: "position 0, E = 0.6" (every dimension of row t gets
-    the same value, E = scale (t + 1)), all to the same decimals ("E = 3.0" under "E = 2.4" lined up).
+def _ramp_places(pos: np.ndarray, order: np.ndarray | None = None) -> list[str]:
+    """Row labels that say which ramp row each output row was computed with: "position 0, E = 0.6" (every dimension
+    of row t gets the same value, E = scale (t + 1)), all to the same decimals ("E = 3.0" under "E = 2.4" lined up).
+    `order`: the rows' origins when the outputs were shuffled after attending (row t came from position order[t],
+    with that position's E: the ramp moved with its token).
 
     >>> _ramp_places(np.array([[2.4], [3.0], [0.0]]))
     ['position 0, E = 2.4', 'position 1, E = 3.0', 'position 2, E = 0.0']
+    >>> _ramp_places(np.array([[2.4], [3.0], [0.0]]), np.array([2, 0, 1]))
+    ['position 0, E = 0.0', 'position 1, E = 2.4', 'position 2, E = 3.0']
     """
-    return [f"position {t}, E = {e}" for t, e in enumerate(aligned([float(row[0]) for row in pos]))]
+    values = [float(row[0]) for row in pos]
+    order = np.arange(len(values)) if order is None else order
+    return [f"position {t}, E = {e}" for t, e in enumerate(aligned([values[i] for i in order]))]
 
 
 def _shuffle_panels(
-    name: str, r: lessons.OrderResult, reference_title: str, places: list[str] | None = None
+    name: str,
+    r: lessons.OrderResult,
+    reference_title: str,
+    places: tuple[list[str], list[str]] | None = None,
+    shuffled_title: str = "shuffle, then attend",
 ) -> tuple[Figure, Figure]:
-    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: the rows'
-    labels (default "position t")."""
+    """The shuffle test's two sides on one colour scale: the reference, and shuffle-then-attend; `places`: each
+    side's row labels (default "position t")."""
     domain = heatmaps.signed_domain(r.reference, r.out_perm)
+    first, second = places or (None, None)
     return (
-        _outputs(f"{name}-reference", r.reference, reference_title, domain, places),
-        _outputs(f"{name}-shuffled", r.out_perm, "shuffle, then attend", domain, places),
+        _outputs(f"{name}-reference", r.reference, reference_title, domain, first),
+        _outputs(f"{name}-shuffled", r.out_perm, shuffled_title, domain, second),
     )
 
 
@@ -293,14 +304,15 @@ def _shuffle_slide(
     reference_title: str,
     *,
     blind: bool,
-    places: list[str] | None = None,
+    places: tuple[list[str], list[str]] | None = None,
+    shuffled_title: str = "shuffle, then attend",
     **words: str,
 ) -> Slide:
     """A slide of one shuffle test: its number is r.max_diff, shown when it is 0 up to rounding exactly if the step is
     there to show attention `blind` to order; its figures the test's two sides (rows labelled `places`). `words`:
     the slide's texts; with a caption the panels are CAPTIONED tall, so that its lines still fit 720 px."""
     shown = verdicts.machine_zero(r.max_diff) == blind
-    panels = _shuffle_panels(name, r, reference_title, places)
+    panels = _shuffle_panels(name, r, reference_title, places, shuffled_title)
     if words.get("caption"):
         panels = tuple(replace(f, shape={**f.shape, "height": CAPTIONED}) for f in panels)
     return Slide(value=r.max_diff, ok=shown, figures=panels, **words)
@@ -392,9 +404,12 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
     return _shuffle_slide(
         r,
         "ramp",
-        f"E = {number(scale)}(t + 1); attend, then shuffle",  # E's formula, its values beside the rows
+        f"add E = {number(scale)}(t + 1), attend, shuffle",  # E's formula, its values beside the rows
         blind=False,
-        places=_ramp_places(r.pos),  # E drawn where it is added: each row's slot keeps its ramp value
+        # each output row's E as it was computed: left, the E of the position its token came from (it moved with
+        # its row); right, its own slot's (added after the shuffle)
+        places=(_ramp_places(r.pos, r.perm), _ramp_places(r.pos)),
+        shuffled_title="shuffle, add E, attend",
         claim="Add step 2's ramp E (its position rows) to X and the shuffle test's two sides differ: family 1, "
         "absolute rows added to the input.",
         label="max |attn(P X + E) − P attn(X + E)|",
@@ -402,7 +417,8 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         hall="the course notes print 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
-        caption=f"Three ways position gets in: {FAMILIES}.",
+        caption=f"Three ways position gets in: {FAMILIES}. Each row's E: left, the one its token brought; right, its "
+        "slot's.",
     )
 
 
