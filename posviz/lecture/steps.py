@@ -847,7 +847,7 @@ def real_model() -> Slide:
         "a smooth code, learned without a formula",
         (table_image, cosine),
         f"the model's own parameters (its learned numbers; published as {minilm.NAME}), its position table stored as "
-        "published (32 bits a number: about 7 digits), read on this server",
+        "published (32 bits, binary digits, a number: about 7 decimal digits), read on this server",
         hall="the model's own parameters (its learned numbers): its position table",
     )
 
@@ -1156,9 +1156,9 @@ def real_sentences(scale: float = 1.0) -> Slide:
         else f"parameters at 8 bits (256 levels): ±{encoder.COSINE_TOLERANCE:g} of the unrounded cosines",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
-        caption="A layer: attention over all tokens, then a small network on each token alone (two matrix products, a "
-        "fixed curve between; MiniLM has 6 layers); a sentence's vector: the mean of its tokens' outputs. A "
-        "paraphrase: the same meaning in other words.",
+        caption="A layer: attention over all tokens, then a small network on each token alone (times a matrix, "
+        "each number bent by a fixed curve, times another; MiniLM has 6 layers); a sentence's vector: the mean of its "
+        "tokens' outputs. A paraphrase: the same meaning in other words.",
         also=(
             ("cosine, no position rows", _digits(pair.cosine_plain, kept)),
             ("a paraphrase", _digits(cosines[2], kept)),
@@ -1173,7 +1173,7 @@ SMOLLM2_RUNS = {  # step 19's SmolLM2 runs: (rotation, causal) for decoder.sente
 }
 # smollm2.PRECISION_WORDS in a hall's words (no "float32")
 HALL_PRECISION = (
-    "parameters rounded to 4 or 8 bits, 16 or 256 levels, to save space, computed in 32-bit floats (about 7 digits)"
+    "parameters rounded to 4 or 8 bits, 16 or 256 levels, to save space; arithmetic in 32-bit floats, about 7 digits"
 )
 SMOLLM2_BARS = {  # step 19's bar label for each run: what it keeps, one short line (two-line labels ran together)
     "SmolLM2": "RoPE + mask",
@@ -1263,12 +1263,12 @@ def decoder() -> Slide:
     )
     if fetched is None:
         source, after, used = (
-            f"SmolLM2's first {layers} layers, run now on this server ({HALL_PRECISION})",
+            f"SmolLM2's first {layers} layers, run now on this server: {HALL_PRECISION}",
             f"SmolLM2's first {layers} of its {of} layers (only part of the model: the whole model's numbers differ)",
             f"{layers} of {of} layers",
         )
     else:
-        source = f"the fetched whole SmolLM2, run now on this server ({HALL_PRECISION})"
+        source = f"the fetched whole SmolLM2, run now on this server: {HALL_PRECISION}"
         after = f"all {of} layers"
         used = f"all {of} layers"
     return Slide(
