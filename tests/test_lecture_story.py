@@ -834,9 +834,11 @@ def test_the_copies_gap_with_the_ramp_is_a_headline_not_a_chart_title():
         a, b = out.out[out.first], out.out[out.second]
         where = int(np.argmax(np.abs(a - b)))
         assert abs(abs(a[where] - b[where]) - ramped) < 1e-12
-        written = f"the gap is dimension {where}'s: {a[where]:.2f} against {b[where]:.2f} ".replace("-", "\u2212")
-        written += "(on a phone, narrow cells round to one decimal)."  # a phone writes "−5.1": said
-        assert written in shown.caption  # as the cells write them: "−", not "-"
+        values = f"{a[where]:.2f} against {b[where]:.2f}".replace("-", "\u2212")  # as the cells write them
+        assert f"dimension {where}: {values}" in shown.source  # under the headline on a desk or a phone
+        projected = values.replace(" against ", "\u00a0vs\u00a0")  # one unbroken pair in hall type
+        assert f"{projected} (dimension {where})" in shown.hall
+        assert f"the gap is dimension {where}'s" in shown.caption and "cells round to one decimal" in shown.caption
 
 
 def test_step_1s_shuffle_order_is_in_the_speaker_notes_not_on_screen():

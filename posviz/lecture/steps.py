@@ -389,13 +389,16 @@ def twins(second: int = 4) -> Slide:
                 compact=True,
             ),
         ),
-        "exactly 0 in the lesson 'Why attention needs position' (seed 42)",
-        hall="exactly 0 in the course notes too (seed 42)",
+        "exactly 0 in the lesson 'Why attention needs position' (seed 42); with the ramp, dimension "
+        f"{widest}: {fixed(parted[0, widest])} against {fixed(parted[1, widest])}",
+        # the ramp's gap as the two values it is the difference of, in hall type (a phone's cells round them)
+        hall=f"0 in the course notes too; ramp: {fixed(parted[0, widest])}\u00a0vs\u00a0{fixed(parted[1, widest])} "
+        f"(dimension {widest})",
         also=(("with the ramp added", ramped.row_diff),),
         caption=f"The gap: the largest difference between the copies' output rows over their {r.out.shape[1]} "
         f"dimensions (the charts' columns). The ramp's row t holds {number(RAMP_SCALE)}(t + 1) in every dimension; "
-        f"with it the gap is dimension {widest}'s: {fixed(parted[0, widest])} against {fixed(parted[1, widest])} "
-        "(on a phone, narrow cells round to one decimal).",
+        f"with it the gap is dimension {widest}'s, its two values written above (on a phone, narrow cells round to "
+        "one decimal).",
     )
 
 
