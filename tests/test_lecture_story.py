@@ -745,6 +745,8 @@ def test_the_trained_models_badge_names_the_two_headlines_whose_seeds_ranges_the
             low, high = spread.split("..")
             alike = f"{float(low):+.{len(low) - 3}f} (both seeds)"  # one number, said to be both seeds'
             assert bars[name] == (spread if low != high else alike), (scheme, name)
+        # and in the line under the headlines, which a phone shows in its text type
+        assert f"seeds' ranges: {written[0]}, {written[1]}; " in shown.source, (scheme, shown.source)
 
 
 def test_step_17_gives_ropes_usual_explanation_only_when_rope_rose_most():

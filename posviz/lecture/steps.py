@@ -1067,7 +1067,9 @@ def buys(scheme: str = "alibi", reach: int = 8) -> Slide:
         (curve, Figure("buys-rise", lecture_charts.spread_bars, (bars,), shape)),
         # a phone shows this line, not the hall's: the rise-is-not-a-level caveat goes first here too
         (f"{level}; " if level else "")
-        + "computed on this server: the small models trained here, alike but for position",
+        # the badge's two ranges in words too: a phone's bar labels are small
+        + f"seeds' ranges: {SCHEME_LABELS[scheme]} {mine.seeds_range}, {SCHEME_LABELS[other.scheme]} "
+        f"{other.seeds_range}; computed on this server: the small models trained here, alike but for position",
         f"{pair}: seeds' ranges overlap",
         tone="state",
         hall=level or f"loss: how badly the next byte is guessed; {len(matched.seeds())} runs (seeds) a scheme",
