@@ -1161,8 +1161,9 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
         "Row 0, where every input's first token sits (the marker [CLS], put before the text), is the longest "
         f"({float(norms[0]):.3g}). The spike at t = "  # its length: the line runs off the chart's top
     )
-    assert "t = 127: the last position its final training texts reached (its published description: cut there" in (
-        caption
+    assert (
+        "t = 127: MiniLM's final training cut its texts after that position (its published description), so the "
+        "rows past it were last trained earlier" in caption
     )
     assert (
         "asked directly, as here, the model reads up to 512 tokens and refuses more (libraries cut a "
@@ -1204,7 +1205,7 @@ def test_step_17_names_the_long_last_rows_it_cannot_explain():
     norms = np.linalg.norm(minilm.position_table().table, axis=1)
     long = [t for t in range(len(norms) - 8, len(norms)) if norms[t] > 1.3 * np.median(norms[128:])]
     assert long == [510, 511]  # measured: 0.857 and 0.970 against a median of about 0.48
-    assert at("lastrow").caption.endswith(" Rows 510-511 are long too: not explained here.")
+    assert at("lastrow").caption.endswith(" Rows 510-511 are long too, for a reason its description does not give.")
 
 
 def test_the_trained_models_step_says_when_a_scheme_that_rose_least_starts_highest():

@@ -942,11 +942,12 @@ def _spike(norms: np.ndarray) -> str:
         f"({number(_digits(float(norms[0]), 3))}). "
     ) * (int(np.argmax(norms)) == 0)
     tail = _tail(norms)
-    end = f" Rows {_span(tail)} are long too: not explained here." if len(tail) > 1 else ""
-    end = f" Row {tail[0]} is long too: not explained here." if len(tail) == 1 else end
+    # said, with no cause claimed: neither the card nor the training description gives one
+    end = f" Rows {_span(tail)} are long too, for a reason its description does not give." if len(tail) > 1 else ""
+    end = f" Row {tail[0]} is long too, for a reason its description does not give." if len(tail) == 1 else end
     return (
-        f"{first}The spike at t = {window - 1}: the last position its final training texts reached (its published "
-        "description: cut there; the rows past it come from earlier training); asked directly, as here, the model "
+        f"{first}The spike at t = {window - 1}: MiniLM's final training cut its texts after that position (its "
+        "published description), so the rows past it were last trained earlier; asked directly, as here, the model "
         f"reads up to {norms.size} tokens and refuses more (libraries cut a longer text first).{end}"
     )
 
