@@ -452,8 +452,8 @@ def pairs(position: str = "ramp") -> Slide:
         caption="P reorders the rows. Token + position: attn(P X + P E) against P attn(X + E); tokens only: attn(P X "
         "+ E) against P attn(X + E), step 3's test; positions only: attn(X + P E) against attn(X + E). The signals: "
         "sinusoidal rows (sin and cos waves: step 10); learned, a table fitted to data (a real model's: step 15), here "
-        "a random stand-in (one fixed table, a last row); random, drawn afresh from a bell curve around 0. Log axis: "
-        "equal steps up multiply by equal factors.",
+        "a random stand-in (one fixed table with a last row, as a learned one has); random, drawn afresh from a bell "
+        "curve around 0. Log axis: equal steps up multiply by equal factors.",
     )
 
 
@@ -811,8 +811,8 @@ def rotary(shift: int = 100) -> Slide:
         hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by offset",
         also=_moved_too(shift),
         caption="RoPE: rotary position embedding (an embedding: the vector a token or a position gets; here an "
-        f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (a Google model's) add "
-        "a bias to the scores (a number added to each) instead: ALiBi a penalty −slope × |t − s| (slope "
+        f"angle per position; d = {families.D}). ALiBi (attention with linear biases) and T5 (a Google model's "
+        "scheme) add a bias to the scores (a number added to each) instead: ALiBi a penalty −slope × |t − s| (slope "
         f"{families.alibi_slope_words()} here), "
         "T5 a learned bias for each bucket (a range of t − s), here a random stand-in. The mask: step 14's, hiding "
         "each query's later keys. Learned, trained: fitted to data; MiniLM: a real model (step 15, "
