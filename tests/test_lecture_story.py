@@ -1225,7 +1225,7 @@ def test_the_trained_models_step_says_when_a_scheme_that_rose_least_starts_highe
         if highest in ex.extremes(rise)[0]:
             name = lecture.steps.SCHEME_LABELS[highest]
             assert shown.hall == f"{name} starts highest at 0-{T - 1}: a rise is not a level", reach
-            assert shown.source.startswith(shown.hall + "; computed on this server"), reach  # a phone's line too
+            assert shown.source.startswith(shown.hall + "; seeds' ranges: "), reach  # a phone's line too
         else:
             assert shown.hall.startswith("loss: how badly the next byte is guessed"), reach
-            assert shown.source.startswith("computed on this server"), reach
+            assert shown.source.startswith("seeds' ranges: "), reach
