@@ -224,20 +224,18 @@ def source() -> str:
     """Where the recap's cells come from, column by column (the step's expected-value line)."""
     return (
         "headlines: step 1's shuffle test with each family's signal added (the ramp, rotary query and key, the mask), "
-        "then alone; "
-        "scores: one seeded query and key drawn from N(0, 1) (step 4's bell curve: mean 0, typical size 1) at "
+        "then alone; scores: a seeded query and key from N(0, 1) (step 4's bell curve: mean 0, typical size 1) at "
         f"positions 0-{T - 1} and {SHIFT}-{SHIFT + T - 1}, each cell's source under its number; {past_note()}"
     )
 
 
 def past_note() -> str:
-    """What the "past the trained length" column measured, in one line (the recap's expected value ends with it)."""
-    T_train = matched.config().T_train
+    """What the "past the trained length" column measured, in one clause (the recap's expected value ends with it):
+    the cells write step 18's seeds' ranges; the column's heading names the step."""
     a, b = past_window()
     return (
-        f"'past the trained length': held-out loss at {a}-{b - 1} minus 0-{T_train - 1}, nats per byte, the "
-        f"{len(matched.seeds())} seeds' range as step 18's bars write it (one number where they agree), of small "
-        "models trained here, not the ALiBi or RoPE papers' results"
+        f"past: step 18's loss rise, at {a}-{b - 1} minus 0-{matched.config().T_train - 1} bytes, "
+        f"{len(matched.seeds())} seeds, small models trained here, not the ALiBi or RoPE papers' results"
     )
 
 
