@@ -1425,8 +1425,9 @@ def llm_head() -> Slide:
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
         also=(("RoPE off, on t−1", _digits(off)), ("an even split, on t−1", _digits(even))),  # not 1/19: the caption
-        caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}; an even split "
-        f"gives each key a query sees 1/(t + 1). The lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
+        caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first} (earlier ones see "
+        "too few keys to tell a habit from arithmetic); an even split gives each key a query sees 1/(t + 1). The "
+        f"lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
         f"names some): {reading.tokens.tokens[0]} {''.join(reading.tokens.tokens[1:]).strip()}",  # as typed
     )
 
