@@ -162,7 +162,7 @@ def spread_bars(
         "value:Q",
         title=x_title,
         scale=alt.Scale(domain=list(span), nice=False),
-        axis=alt.Axis(values=list(ticks)) if ticks else alt.Axis(),
+        axis=alt.Axis(values=list(ticks), labelFlush=False) if ticks else alt.Axis(labelFlush=False),  # 0 under 0
     )
     base = alt.Chart(data).encode(y=y)
     scale = alt.Scale(domain=[k for k, _ in colours], range=[c for _, c in colours])
