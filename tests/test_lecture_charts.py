@@ -69,7 +69,8 @@ def test_the_two_sinusoid_table_steps_offer_the_same_widths_and_old_links_still_
 def test_the_shift_steps_matrix_has_axis_titles_naming_what_it_maps(k):
     matrix = at("shift", k=k).figures[0]
     style = matrix.shape["style"]
-    assert style.row_title == f"dimension of row t + {k}" and style.col_title == "dimension of row t"  # Mₖ peₜ = peₜ₊ₖ
+    # Mₖ peₜ = pe₍ₜ₊ₖ₎
+    assert style.row_title == f"dimension of row (t + {k})" and style.col_title == "dimension of row t"
 
 
 def test_the_causal_step_draws_the_shuffle_tests_difference_beside_its_masked_weights():

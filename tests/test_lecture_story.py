@@ -575,7 +575,7 @@ TERMS = [
     (r"\bparameters\b", "real", "parameters (its learned numbers"),
     (r"\bmedian\b", "real", "median (middle)"),
     (RE_ROUNDING, "decoder", "A re-rounding: its parameters rounded again as coarsely as stored"),
-    (EIGHT_BITS, "sentences", "256 levels"),
+    (EIGHT_BITS, "sentences", "8 bits (binary digits"),
     (r"\b4 (or|and) 8 bits\b", "decoder", "in 4 or 8 bits: rounded to 16 or 256 levels"),
     (r"\bmatri(x|ces)\b", "shuffle", "a random matrix (a grid of numbers"),
     (r"\bT5\b", "rotary", "T5 a learned bias for each bucket (a range of t − s)"),
@@ -1166,7 +1166,7 @@ def test_the_last_row_step_says_what_its_norm_spike_is_from_the_table_and_the_to
         "rows past it were last trained earlier" in caption
     )
     assert (
-        "asked directly, as here, the model reads up to 512 tokens and refuses more (libraries cut a "
+        "asked directly, as here, the model reads up to 512 tokens and refuses more (software using it cuts a "
         "longer text first)." in caption
     )
     assert families.refusal(512) is None and families.refusal(513) is not None  # the caption's last sentence

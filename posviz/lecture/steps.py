@@ -166,6 +166,7 @@ def _gap(value: float) -> str:
 def _powers(value: float) -> str:
     """A sentence explaining the e-notation of `value`'s headline (step 1, where it is first shown): "" if none."""
     said = powers(number(value, grouped=True))
+    # here: the app's arithmetic (steps 15 and 19 meet models' stored numbers, kept to about 7 digits)
     rounding = ": zero up to float rounding (a float: a number kept to about 16 digits here)" * verdicts.machine_zero(
         value
     )
@@ -331,9 +332,9 @@ def shuffle(seed: int = 42) -> Slide:
         claim="Shuffle the token rows X (P X) and attention's outputs attn(X) shuffle the same way.",  # one line
         label="max |attn(P X) − P attn(X)|",
         verdict="0 up to rounding: order-blind (outputs only reshuffled)",  # the term in words, where it is met
-        source="max |…|: the largest difference; the lesson 'Why attention needs position' prints 4.44e-16, the "
-        "number the headline rounds to 4.4e-16",
-        hall="max |…|: the largest difference; course notes: 4.44e-16, to 3 digits",  # as the desk's line
+        source="max |…|: the largest difference; the lesson 'Why attention needs position' prints 4.44e-16 (seed "
+        "42), the number the headline rounds to 4.4e-16",
+        hall="max |…|: largest difference; notes (seed 42): 4.44e-16, to 3 digits",  # as the desk's line
         caption="P X: X's rows in a new order. A token: a word or word piece, here a row of X, a vector (its "
         "numbers: dimensions). attn(X): attention, as in transformers (today's language models): "
         "each output row is a mean of all rows, each first times a random matrix (a grid of numbers), "
@@ -420,8 +421,8 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         hall="the course notes print 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
-        caption=f"Three ways position gets in: {FAMILIES}. Each row's E: left, the one its token brought; right, its "
-        "slot's.",
+        caption=f"Three ways position gets in: {FAMILIES}. Each row's E: in 'add E, attend, shuffle', the one its "
+        "token brought; in 'shuffle, add E, attend', its slot's.",
     )
 
 
@@ -584,7 +585,7 @@ def sentences_position(scale: float = 0.5) -> Slide:
     diff = r.word_diff("man", with_position=True)
     return Slide(
         "Add a random position row to each token before attention and the matrices stop being reorderings: 'man' "
-        "now means two things.",
+        "now gets two different outputs.",
         f"'man': max |out₁ − out₂| with position × {number(scale)}",
         diff,
         not verdicts.machine_zero(diff),
@@ -721,7 +722,7 @@ def shift(k: int = 3) -> Slide:
     m = offset_matrix(k, WIDTH)
     return Slide(
         f"Moving k = {k} positions is one fixed matrix Mₖ for every row: a rotation of each pair.",
-        f"max |row t + {k} − Mₖ row t|  (k = {k})",  # in words: a subscript's "+3" read as a speck from the back
+        f"max |row (t + {k}) − Mₖ row t|  (k = {k})",  # in words: a subscript's "+3" read as a speck from the back
         residual,
         verdicts.negligible(residual),
         "one matrix shifts every row",
@@ -731,7 +732,7 @@ def shift(k: int = 3) -> Slide:
                 m,
                 f"Mₖ, k = {k}, d = {WIDTH}: 2 × 2 rotations on the diagonal",
                 # Mₖ peₜ = peₜ₊ₖ: a row per output dimension (in words: subscripts in axis type read as specks)
-                rows=f"dimension of row t + {k}",
+                rows=f"dimension of row (t + {k})",
                 cols="dimension of row t",
                 domain=(-1.0, 1.0),
                 annotate=False,
@@ -740,7 +741,7 @@ def shift(k: int = 3) -> Slide:
             _grid(
                 "shift-similarity",
                 properties.similarity(pe[:32]),
-                "pe · peᵀ: constant along diagonals",
+                "row t · row s: constant along diagonals",  # pe · peᵀ in words (a small ᵀ read as a quote)
                 rows="position t",
                 cols="position s",  # step 13's key position s: one letter for the offset t − s
                 domain=heatmaps.signed_domain(properties.similarity(pe[:32])),
@@ -752,9 +753,9 @@ def shift(k: int = 3) -> Slide:
         hall="≈ 0: the formula's offset property (rows k apart: one matrix)",
         caption="Rows k apart relate by one Mₖ wherever they sit, so attention can read distance t − s (what step 1's "
         "shuffle test changes), not only where each row sits. Mₖ peₜ: Mₖ times row t, each pair turned by its "
-        "own fixed angle. In pe · peᵀ (pe: the table, row t peₜ), cell (t, s) is peₜ · peₛ, one value along each "
-        "diagonal (where t − s is the same). Added to the tokens, though, they still change a score when every "
-        "position moves: step 13 shows it, and that rotating query and key instead does not.",
+        "own fixed angle. In 'row t · row s', pe · peᵀ (pe: the table, row t peₜ), cell (t, s) is peₜ · peₛ, one "
+        "value along each diagonal (where t − s is the same). Added to the tokens, though, they still change a score "
+        "when every position moves: step 13 shows it, and that rotating query and key instead does not.",
     )
 
 
@@ -948,7 +949,7 @@ def _spike(norms: np.ndarray) -> str:
     return (
         f"{first}The spike at t = {window - 1}: MiniLM's final training cut its texts after that position (its "
         "published description), so the rows past it were last trained earlier; asked directly, as here, the model "
-        f"reads up to {norms.size} tokens and refuses more (libraries cut a longer text first).{end}"
+        f"reads up to {norms.size} tokens and refuses more (software using it cuts a longer text first).{end}"
     )
 
 
@@ -1110,7 +1111,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
     model = encoder.active_encoder()
     kept = 5 if encoder.float32_fetched() else 2  # digits: the 8-bit copy's cosines are within ±0.002 of the model's
     shipped_note = (  # minilm.PRECISION in a hall's words: int8, float32 are format names
-        "a copy with its parameters stored in 8 bits (256 levels each): cosines within "
+        "a copy with its parameters stored in 8 bits (binary digits: 256 levels each): cosines within "
         f"±{encoder.COSINE_TOLERANCE:g} of the published 32-bit model's (tested)"
     )
     first = encoder.embed_sentence(model, minilm.tokenize(SENTENCES[0]).ids, scale)
@@ -1159,7 +1160,7 @@ def real_sentences(scale: float = 1.0) -> Slide:
         # which copy of the model ran, in hall type (the caption says what a layer is)
         hall="the published 32-bit model (fetched)"
         if encoder.float32_fetched()
-        else f"parameters at 8 bits (256 levels): ±{encoder.COSINE_TOLERANCE:g} of the unrounded cosines",
+        else f"parameters at 8 bits (binary digits): ±{encoder.COSINE_TOLERANCE:g} of the unrounded cosines",
         # the 0-layer gap's reason (each token's row rescaled alone) is the speaker note's: beyond a first year, and
         # its 2.5e-5 sat in caption type with the chart drawing it as 0
         caption="A layer: attention over all tokens, then a small network on each token alone (times a matrix, "
@@ -1263,7 +1264,7 @@ def decoder() -> Slide:
         held = (int(np.sum((on > off) == (model < mask_only))), len(off))
     rounded = (
         f" A re-rounding: its parameters rounded again as coarsely as stored ({len(redrawn['RoPE off'])} in all: a "
-        "dot each, right; the ring: as stored, as the headlines)."
+        "dot each in 'RoPE + mask minus mask only'; the ring: as stored, as the headlines)."
         if redrawn is not None
         else ""
     )
@@ -1508,7 +1509,7 @@ def llm_sink() -> Slide:
             ("even, mask off", _digits(spread)),
         ),
         caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; "
-        f"headlines: the outlined cells ({many}): the lowest, left, the highest, right. "
+        f"headlines: the outlined cells ({many}): the lowest with the mask on, the highest with it off. "
         f"An even split: a query's weight spread equally over the keys it sees: under the mask 1/(t + 1) on token 0, "
         f"averaged as the cells are; mask off, every query sees all {reading.T} tokens, 1/{reading.T} each. "
         f"Token 0 is {reading.tokens.tokens[0]} (step 19).",
