@@ -221,7 +221,7 @@ def test_the_previous_token_head_step_counts_the_shipped_heads_without_the_whole
     assert found and f"previous-token heads in the first 5 layers (of 30): {named}" in slide.source
     words = "<|im_start|> " + decoder.DEFAULT_TEXT  # as typed: "dog ," read as a glitch
     assert slide.caption.startswith(
-        f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first}"
+        f"On t−1 and each bar: the mean weight that far back over the queries t ≥ {reading.first} that reach it"
     )
     assert slide.caption.endswith(
         f"The lecture sentence, tokens t = 0 to {reading.T - 1} (the map names some): {words}"
@@ -314,7 +314,7 @@ def test_the_recap_returns_to_step_1s_test_with_each_familys_signal():
     numbers = [slide.value, *(v for _, v in slide.also)]
     assert numbers == [at("ramp").value, rotary, at("causal").value, at("shuffle").value]  # 3.4998, 0.458, 1.65, 4e-16
     labels = [slide.label, *(label for label, _ in slide.also)]
-    assert labels == ["ramp (step 3)", "rotary (new here)", "mask (step 14)", "step 1 alone"]
+    assert labels == ["ramp (step 3)", "rotary, shuffled", "mask (step 14)", "step 1 alone"]
     assert not any(verdicts.machine_zero(v) for v in numbers[:3]) and verdicts.machine_zero(numbers[3])
     # the badge, under the first number, is the families' verdict (under step 1's number it read as the recap's)
     assert slide.tone == "shown" and slide.verdict == "3 break it"
@@ -602,6 +602,7 @@ TERMS = [
     (r"\bpair i\b", "table", "pair i (dimensions 2i, 2i + 1)"),
     (r"peₜ", "norms", "peₜ (position t's row)"),
     (r"N\(0, 1\)", "recap", "N(0, 1) (step 4's bell curve: mean 0, typical size 1)"),
+    (r"\bbell curve\b", "pairs", "a bell curve (mean 0, typical size 1"),
     (r"\bparaphrase\b", "sentences", "A paraphrase: the same meaning in other words"),
     # the real models' steps (17-21): what was computed when, and on which part of the model
     (r"\brun now\b", "decoder", "run now on this server"),
@@ -674,7 +675,7 @@ def test_the_sink_steps_two_maps_are_the_masked_run_and_the_mask_off_rerun_recom
         np.testing.assert_allclose(cells, w[:, :, reading.first :, 0].mean(axis=2), atol=1e-6)
         assert fig.shape["style"].domain == (0.0, 1.0)  # one colour scale: the maps compare cell by cell
     highest = at("llmsink").numbers[2]  # the claim's layers (3-4 on this sentence) with the mask off
-    assert highest == ("highest, mask off", f"{float(cells[3:5].max()):.2g}")
+    assert highest == ("highest, 3-4, mask off", f"{float(cells[3:5].max()):.2g}")
 
 
 def test_the_sink_steps_claim_names_the_layers_whose_every_head_is_a_sink():
@@ -773,7 +774,7 @@ def test_the_sink_steps_badge_says_what_it_compares_in_words():
     assert [label for label, _ in shown.numbers] == [
         "lowest, layers 3-4",
         "an even split",
-        "highest, mask off",
+        "highest, 3-4, mask off",
         "even, mask off",
     ]
     assert "even split: a query's weight spread equally over the keys it sees" in shown.caption

@@ -428,6 +428,6 @@ def test_step_19s_claim_counts_the_rerounded_draws_where_rope_puts_the_sentences
     )
     assert shown.caption.endswith(
         f"A re-rounding: its parameters rounded again as coarsely as stored ({decoder.ROUNDING_DRAWS} in all: a dot "
-        "each, right; the ring: as stored, as the headlines)."
+        "each in 'RoPE + mask minus mask only'; the ring: as stored, as the headlines)."
     )
     assert 0 < further < decoder.ROUNDING_DRAWS  # the shipped copy's order is not every copy's (16 of 20 measured)

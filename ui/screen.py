@@ -101,9 +101,18 @@ def glued(label: str, *, before: bool = True) -> str:
     short number ("pair 3", "family 1") and between a count and its unit ("19 tokens") made non-breaking (a narrow
     column wraps "wavelength, slowest pair (3)" as "wavelength, slowest / pair (3)", not "... pair / (3)").
     `before` False leaves the space before a parenthesis breakable: a sentence in large type (a claim) wrapped "its
-    causal / mask (family 3)" a third of a line early."""
+    causal / mask (family 3)" a third of a line early. A number's exponent is never split from its sign.
+
+    >>> glued("prints 4.44e-16 (seed 42)") == "prints 4.44e-\u206016\u00a0(seed\u00a042)"
+    True
+    """
     inside = _PARENTHESIS.sub(_unbroken, label) if before else _INSIDE.sub(_unbroken, label)
-    return _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, inside))
+    return _EXPONENT.sub("\\1\u2060\\2", _NUMBERED.sub(_unbroken, _EQUATION.sub(_unbroken, inside)))
+
+
+# A number's exponent, "4.44e-16": a word joiner after its sign, so that a phone never breaks it as "4.44e-" / "16"
+# (a browser may break after a hyphen)
+_EXPONENT = re.compile(r"(\de[-−+])(\d)")
 
 
 _INSIDE = re.compile(r"\([^()]{1,16}\)")  # a short parenthesis alone, without the space before it

@@ -87,7 +87,7 @@ def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
     wrapped to two lines); in the first column for four, which a phone sets two by two (ui.screen.PHONE_LECTURE_CSS:
     under the row it stood under the third number). Once a page: a container keyed "headlines"."""
     box = st.container(key="headlines")
-    columns = box.columns(len(numbers)) if len(numbers) > 1 else [box]
+    columns = box.columns(_widths(numbers)) if len(numbers) > 1 else [box]
     row = len(numbers) < GRID
     for i, (column, (label, value)) in enumerate(zip(columns, numbers, strict=True)):
         with column:
@@ -97,6 +97,19 @@ def headlines(numbers: Sequence[tuple[str, str]], verdict: Badge) -> None:
     if row:
         with box:
             badge(verdict.ok, verdict.yes, verdict.no, state=verdict.state, problem=verdict.problem)
+
+
+def _widths(numbers: Sequence[tuple[str, str]]) -> list[float]:
+    """Each headline's share of its row: what its label or its number needs, whichever is wider, in a label's
+    characters (a number's is about 2.5 of them at 2.6 rem bold, 3.2 at 3.4 rem: `headline`'s sizes), so that a
+    long label ("highest, 3-4, mask off") is not wrapped in a quarter while a short one leaves room (equal
+    columns set their numbers on different lines). A phone sets them equal again (ui.screen.PHONE_LECTURE_CSS).
+
+    >>> _widths([("lowest, layers 3-4", "0.28"), ("an even split", "0.098")])
+    [18, 16.0]
+    """
+    digit = 2.5 if len(numbers) >= COMPACT else 3.2
+    return [max(len(label), digit * len(value)) for label, value in numbers]
 
 
 class Badge(NamedTuple):

@@ -454,7 +454,7 @@ def pairs(position: str = "ramp") -> Slide:
         "+ E) against P attn(X + E), step 3's test; positions only: attn(X + P E) against attn(X + E). The signals: "
         "sinusoidal rows (sin and cos waves: step 10); learned, a table fitted to data (a real model's: step 15), here "
         "a random stand-in (one fixed table with a last row, as a learned one has); random, drawn afresh from a bell "
-        "curve around 0. Log axis: equal steps up multiply by equal factors.",
+        "curve (mean 0, typical size 1: most values near 0). Log axis: equal steps up multiply by equal factors.",
     )
 
 
@@ -1426,8 +1426,8 @@ def llm_head() -> Slide:
         f"not a previous-token head on this text ({decoder.ROLE_RULE})",
         hall="layers and heads counted from 0; run now on the lecture sentence",
         also=(("RoPE off, on t−1", _digits(off)), ("an even split, on t−1", _digits(even))),  # not 1/19: the caption
-        caption=f"On t−1: the mean weight on the previous token over the queries t ≥ {reading.first} (earlier ones see "
-        "too few keys to tell a habit from arithmetic); an even split gives each key a query sees 1/(t + 1). The "
+        caption=f"On t−1 and each bar: the mean weight that far back over the queries t ≥ {reading.first} that reach "
+        "it (earlier ones see too few keys); an even split gives each key a query sees 1/(t + 1). The "
         f"lecture sentence, tokens t = 0 to {reading.T - 1} (the map "
         f"names some): {reading.tokens.tokens[0]} {''.join(reading.tokens.tokens[1:]).strip()}",  # as typed
     )
@@ -1505,7 +1505,8 @@ def llm_sink() -> Slide:
         hall=SINK_WORDS,  # the claim's term defined in hall type, not in the caption
         also=(  # each weight beside its even split, two digits where the comparison needs no more
             ("an even split", _digits(even)),
-            ("highest, mask off", _digits(high)),
+            # its scope as the lowest's (other layers reach 0.06), short: "layers" is the label beside it
+            (f"highest, {many.removeprefix('layers ').removeprefix('layer ')}, mask off", _digits(high)),
             ("even, mask off", _digits(spread)),
         ),
         caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; "
@@ -1567,7 +1568,7 @@ def recap() -> Slide:
         caption="Rotary in step 1's test: a shuffle changes the offsets t − s, so outputs move; step 13 moved every "
         f"position together, which keeps each offset. Its '{families.COLUMNS[2]}' cells at 0 or ≈ 0 (rotary, biases, "
         "mask): only the offset counts (not order-blind). " + families.links(),
-        also=(("rotary (new here)", rotated), ("mask (step 14)", masked), ("step 1 alone", blind)),
+        also=(("rotary, shuffled", rotated), ("mask (step 14)", masked), ("step 1 alone", blind)),
     )
 
 
