@@ -27,7 +27,7 @@ def test_the_ramp_step_labels_each_output_row_with_the_e_it_was_computed_with(sc
     assert sorted(origin) == list(range(6)) and origin != list(range(6))
     left, right = (list(dict.fromkeys(fig.frames[0]["row"])) for fig in shown.figures)
     # one decimal each (every option is a multiple of 0.1), so that "E = 3.0" lines up under "E = 2.4"
-    assert left == [f"position {t}, E = {e[o]:.1f}" for t, o in enumerate(origin)], left
+    assert left == [f"position {t}, E = {e[o]:.1f} (from {o})" for t, o in enumerate(origin)], left
     assert right == [f"position {t}, E = {v:.1f}" for t, v in enumerate(e)], right  # E added after the shuffle
     titles = [f.shape["title"] for f in shown.figures]
     assert titles == [f"add E = {number(scale)}(t + 1), attend, shuffle", "shuffle, add E, attend"]

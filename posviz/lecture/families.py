@@ -66,6 +66,7 @@ class Row:
     computed: str  # what `change` was computed from, in a few words
     shown_at: str  # the key of the lecture step that shows `change` before the recap
     met_at: str  # the key of the lecture step where the scheme is first met (its family cell names it)
+    past_last_at: str = ""  # the key of a step other than SHOWN_AT that shows the past cell's last line, if any
 
 
 def _content(d: int = D) -> tuple[np.ndarray, np.ndarray]:
@@ -168,11 +169,12 @@ def rows() -> tuple[Row, ...]:
             "learned table",
             "1: absolute",
             "added to the input",
-            f"trained here: no row past {T_train - 1}\nMiniLM: {last} rows, row {last} {refuses}",  # two tables
+            f"trained here: no row past {T_train - 1}\nMiniLM: {last} rows, {last} {refuses}",  # two tables
             learned_change(),
             f"MiniLM's own rows, d = {width}",
             "rotary",
             "real",
+            "lastrow",  # MiniLM's refusal is step 17's, not the trained models' step 18
         ),
         Row(
             "rotary (RoPE)",
@@ -210,12 +212,12 @@ def rows() -> tuple[Row, ...]:
 def table_columns(every: tuple[Row, ...], steps: dict[str, int] | None = None) -> dict[str, list[str]]:
     """The recap table's cells by column heading (COLUMNS), one per row of `every`; with `steps` (step key -> its
     number in the lecture), each cell says where it was shown first: the family cell (where the scheme is first met),
-    the past column's heading, each score cell."""
+    the past column's heading (and a past cell's last line shown on another step), each score cell."""
     where = {key: f" (step {n})" for key, n in (steps or {}).items()}
     return {
         # one column for family and entry: the table fits a 720 px screen in 20 px
         COLUMNS[0]: [f"{r.family}{where.get(r.met_at, '')}\n{r.enters}" for r in every],
-        COLUMNS[1] + where.get(SHOWN_AT, ""): [r.past for r in every],
+        COLUMNS[1] + where.get(SHOWN_AT, ""): [r.past + where.get(r.past_last_at, "") for r in every],
         COLUMNS[2]: [f"max change {number(r.change)}{where.get(r.shown_at, '')}\n{r.computed}" for r in every],
     }
 

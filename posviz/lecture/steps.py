@@ -242,7 +242,8 @@ def _outputs(
     places: list[str] | None = None,
     note: str | None = None,
 ) -> Figure:
-    limit = None if places is None else 200  # "position 5, E = 3.6" in 20 px type
+    # "position 5, E = 3.6" in 20 px type; "position 5, E = 1.8 (from 2)" wider
+    limit = None if places is None else 200 if max(map(len, places)) <= 20 else 280
     places = places or [f"position {i}" for i in range(m.shape[0])]
     return _heat(
         name,
@@ -270,16 +271,18 @@ def _ramp_places(pos: np.ndarray, order: np.ndarray | None = None) -> list[str]:
     """Row labels that say which ramp row each output row was computed with: "position 0, E = 0.6" (every dimension
     of row t gets the same value, E = scale (t + 1)), all to the same decimals ("E = 3.0" under "E = 2.4" lined up).
     `order`: the rows' origins when the outputs were shuffled after attending (row t came from position order[t],
-    with that position's E: the ramp moved with its token).
+    with that position's E: the ramp moved with its token), said in the label ("(from 3)").
 
     >>> _ramp_places(np.array([[2.4], [3.0], [0.0]]))
     ['position 0, E = 2.4', 'position 1, E = 3.0', 'position 2, E = 0.0']
     >>> _ramp_places(np.array([[2.4], [3.0], [0.0]]), np.array([2, 0, 1]))
-    ['position 0, E = 0.0', 'position 1, E = 2.4', 'position 2, E = 3.0']
+    ['position 0, E = 0.0 (from 2)', 'position 1, E = 2.4 (from 0)', 'position 2, E = 3.0 (from 1)']
     """
     values = [float(row[0]) for row in pos]
+    came = [""] * len(values) if order is None else [f" (from {int(i)})" for i in order]  # where E was added
     order = np.arange(len(values)) if order is None else order
-    return [f"position {t}, E = {e}" for t, e in enumerate(aligned([values[i] for i in order]))]
+    written = aligned([values[i] for i in order])
+    return [f"position {t}, E = {e}{c}" for t, (e, c) in enumerate(zip(written, came, strict=True))]
 
 
 def _shuffle_panels(
@@ -421,8 +424,8 @@ def ramp(scale: float = RAMP_SCALE) -> Slide:
         source="the lesson 'Why attention needs position' prints 3.4998 at scale 0.6",
         hall="the course notes print 3.4998 at scale 0.6",
         otherwise="order-blind again: a ramp of size 0 is no position at all",
-        caption=f"Three ways position gets in: {FAMILIES}. Each row's E: in 'add E, attend, shuffle', the one its "
-        "token brought; in 'shuffle, add E, attend', its slot's.",
+        caption=f"Three families, the ways position gets in: {FAMILIES}. Each row's E: in 'add E, attend, shuffle', "
+        "the one its token brought; in 'shuffle, add E, attend', its slot's.",
     )
 
 
@@ -808,7 +811,8 @@ def rotary(shift: int = 100) -> Slide:
                 ("sinusoids-moved", "sinusoidal", f"added sinusoids, d = {families.D}: each score's change"),
             )
         ),
-        f"each: the largest change of any score at +{shift}; RoPE's formula (Su et al., the RoFormer paper), computed",
+        f"each: the largest change of any score at +{shift}; RoPE's formula as its paper, RoFormer (Su et al.), "
+        "gives it, computed here",
         hall=f"each: the largest score change at +{shift}; ALiBi, T5: bias by offset",
         also=_moved_too(shift),
         caption="RoPE: rotary position embedding (an embedding: the vector a token or a position gets; here an "
@@ -851,7 +855,7 @@ def real_model() -> Slide:
         "a smooth code, learned without a formula",
         (table_image, cosine),
         f"the model's own parameters (its learned numbers; published as {minilm.NAME}), its position table stored as "
-        "published (32 bits, binary digits, a number: about 7 decimal digits), read on this server",
+        "published (32 binary digits, bits, per number: about 7 decimal digits), read on this server",
         hall="the model's own parameters (its learned numbers): its position table",
     )
 
