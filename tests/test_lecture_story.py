@@ -275,7 +275,7 @@ def test_the_recap_table_has_the_families_and_every_live_cell_agrees_with_the_co
     past = {r: cell[(r, "past the trained length (step 18)")] for r in dict.fromkeys(table.row)}
     assert (
         past["learned table"].startswith("trained here: no row past 127\n")  # which table first: two are met
-        and past["learned table"].endswith("MiniLM: 512 rows, 512 refused (step 17)")
+        and past["learned table"].endswith("MiniLM: 513+ tokens refused (step 17)")
     )
     rise = families.measured()
     for row, scheme in (("sinusoidal rows", "sinusoid"), ("rotary (RoPE)", "rope"), ("causal mask", "none")):
@@ -676,7 +676,7 @@ def test_the_sink_steps_two_maps_are_the_masked_run_and_the_mask_off_rerun_recom
         np.testing.assert_allclose(cells, w[:, :, reading.first :, 0].mean(axis=2), atol=1e-6)
         assert fig.shape["style"].domain == (0.0, 1.0)  # one colour scale: the maps compare cell by cell
     highest = at("llmsink").numbers[2]  # the claim's layers (3-4 on this sentence) with the mask off
-    assert highest == ("highest, 3-4, mask off", f"{float(cells[3:5].max()):.2g}")
+    assert highest == ("highest, 3-4, mask off", f"{float(cells[3:5].max()):.2f}")  # as the map writes it
 
 
 def test_the_sink_steps_claim_names_the_layers_whose_every_head_is_a_sink():
@@ -989,7 +989,7 @@ def _sink() -> list[float]:
     # weight on token 0 averaged over the queries t >= first
     on = smollm2.run(reading.tokens.ids).weights[3:5, :, reading.first :, 0].mean(axis=2)
     off = smollm2.run(reading.tokens.ids, causal=False).weights[3:5, :, reading.first :, 0].mean(axis=2)
-    unmasked = float(f"{off.max():.2g}")  # to two digits, as shown
+    unmasked = float(f"{off.max():.2f}")  # to two decimals, as the mask-off map writes its cells
     assert unmasked < 1 / reading.T  # below an even split over all T keys: the claim's "they do not"
     return [float(f"{on.min():.2g}"), float(f"{even:.2g}"), unmasked, float(f"{1 / reading.T:.2g}")]
 

@@ -169,7 +169,7 @@ def rows() -> tuple[Row, ...]:
             "learned table",
             "1: absolute",
             "added to the input",
-            f"trained here: no row past {T_train - 1}\nMiniLM: {last} rows, {last} {refuses}",  # two tables
+            f"trained here: no row past {T_train - 1}\nMiniLM: {last + 1}+ tokens {refuses}",  # two tables
             learned_change(),
             f"MiniLM's own rows, d = {width}",
             "rotary",

@@ -688,7 +688,7 @@ def table(d: int = WIDTH) -> Slide:
             _wavelengths(d, height=FIGURE_HEIGHT - 50),
         ),
         "the sinusoid formula with base 10000",
-        hall="the sinusoid formula; its base: the 10000 in t / 10000^(2i/d)",
+        hall=f"the sinusoid formula; its base: the 10000 in t / 10000^(2i/d), d = {d}",  # d: the control's, 13 px
         also=((f"wavelength, pair {d // 2 - 1}", float(waves[-1])), ("shuffle test, rows added", shuffled)),
         caption="Step 1's shuffle test breaks as with step 3's ramp: these too are added absolute rows (family 1), but "
         f"no value leaves ±1 however long the input. Each pair's wavelength is 10000^(2/{d}) = "
@@ -1510,7 +1510,8 @@ def llm_sink() -> Slide:
         also=(  # each weight beside its even split, two digits where the comparison needs no more
             ("an even split", _digits(even)),
             # its scope as the lowest's (other layers reach 0.06), short: "layers" is the label beside it
-            (f"highest, {many.removeprefix('layers ').removeprefix('layer ')}, mask off", _digits(high)),
+            # to the map's two decimals: 0.014 could not be found among its cells' 0.01
+            (f"highest, {many.removeprefix('layers ').removeprefix('layer ')}, mask off", round(high, 2)),
             ("even, mask off", _digits(spread)),
         ),
         caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; "
