@@ -633,8 +633,9 @@ def magnitude(scale: float = 0.001) -> Slide:
         hall="course notes: 0.084318 at scale 0.001",
         tone="state",
         also=(("the tolerance, at most", tolerance),),
-        caption="The tolerance: the largest difference still counted as equal, 10⁻⁵ × the size of each value compared "
-        "(+ 10⁻⁸), value by value; float rounding is near 10⁻¹⁶.",
+        # e-notation, as step 1 taught it and every headline writes it (a superscript's digits were 9 px in a hall)
+        caption="The tolerance: the largest difference still counted as equal, 1e-5 × the size of each value compared "
+        "(+ 1e-8), value by value; float rounding is near 1e-16.",
     )
 
 
