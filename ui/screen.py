@@ -151,7 +151,9 @@ HALL_CSS = (
     "<style>[data-testid='stMain'] .stMarkdownBadge {font-size: 1.25rem !important}"
     " .st-key-lecture-expected [data-testid='stCaptionContainer'], .st-key-lecture-expected p"
     " {font-size: 1.25rem !important; line-height: 1.2}"
-    " [data-testid='stMain'] [data-testid='stMarkdownContainer'] p > strong:only-child {font-size: 1.5rem}</style>"
+    " [data-testid='stMain'] [data-testid='stMarkdownContainer'] p > strong:only-child {font-size: 1.5rem}"
+    # a picture's key ("dimension 0-383 →, position 0-511 ↓": its only axes) in a hall's 20 px too
+    " [data-testid='stImageCaption'] * {font-size: 1.25rem !important}</style>"
 )
 
 
