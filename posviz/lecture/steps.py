@@ -279,10 +279,10 @@ def _ramp_places(pos: np.ndarray, order: np.ndarray | None = None) -> list[str]:
     ['position 0, E = 0.0 (from 2)', 'position 1, E = 2.4 (from 0)', 'position 2, E = 3.0 (from 1)']
     """
     values = [float(row[0]) for row in pos]
-    came = [""] * len(values) if order is None else [f" (from {int(i)})" for i in order]  # where E was added
-    order = np.arange(len(values)) if order is None else order
-    written = aligned([values[i] for i in order])
-    return [f"position {t}, E = {e}{c}" for t, (e, c) in enumerate(zip(written, came, strict=True))]
+    origins = range(len(values)) if order is None else [int(i) for i in order]
+    written = aligned([values[i] for i in origins])
+    came = (lambda i: "") if order is None else (lambda i: f" (from {i})")  # where E was added, when it moved
+    return [f"position {t}, E = {e}{came(i)}" for t, (e, i) in enumerate(zip(written, origins, strict=True))]
 
 
 def _shuffle_panels(
@@ -1512,7 +1512,7 @@ def llm_sink() -> Slide:
             ("an even split", _digits(even)),
             # its scope as the lowest's (other layers reach 0.06), short: "layers" is the label beside it
             # to the map's two decimals: 0.014 could not be found among its cells' 0.01
-            (f"highest, {many.removeprefix('layers ').removeprefix('layer ')}, mask off", round(high, 2)),
+            (f"highest, {_span(named)}, mask off", round(high, 2)),
             ("even, mask off", _digits(spread)),
         ),
         caption=f"A cell: one head's weight on token 0, averaged over the queries t ≥ {reading.first}; "
